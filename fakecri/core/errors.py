@@ -1,0 +1,52 @@
+"""Errors the core raises. The server maps each class to one gRPC code (server/status.py).
+
+Every message names the object it is about, so a caller can tell what went wrong
+without reading server logs.
+"""
+from __future__ import annotations
+
+
+class CoreError(Exception):
+    """Base class. `code` is the gRPC status name the server will answer with."""
+
+    code = "UNKNOWN"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(CoreError):
+    code = "NOT_FOUND"
+
+
+class AlreadyExists(CoreError):
+    code = "ALREADY_EXISTS"
+
+
+class FailedPrecondition(CoreError):
+    code = "FAILED_PRECONDITION"
+
+
+class InvalidArgument(CoreError):
+    code = "INVALID_ARGUMENT"
+
+
+class ResourceExhausted(CoreError):
+    code = "RESOURCE_EXHAUSTED"
+
+
+class Unauthenticated(CoreError):
+    code = "UNAUTHENTICATED"
+
+
+class PermissionDenied(CoreError):
+    code = "PERMISSION_DENIED"
+
+
+class Unavailable(CoreError):
+    code = "UNAVAILABLE"
+
+
+class DeadlineExceeded(CoreError):
+    code = "DEADLINE_EXCEEDED"

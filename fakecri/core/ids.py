@@ -1,0 +1,31 @@
+"""Injected identity: 64 lowercase hex characters, like containerd's ids."""
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+
+class IdSource(Protocol):
+    def new_id(self) -> str: ...
+
+
+class RandomIds:
+    """Random 256-bit ids; a seed makes the sequence reproducible."""
+
+    def __init__(self, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def new_id(self) -> str:
+        return f"{self._rng.getrandbits(256):064x}"
+
+
+class SequentialIds:
+    """Readable ids for tests: a prefix byte pattern plus a counter, still 64 hex."""
+
+    def __init__(self, start: int = 1) -> None:
+        self._next = start
+
+    def new_id(self) -> str:
+        n = self._next
+        self._next += 1
+        return f"{n:064x}"
