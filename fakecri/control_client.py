@@ -1,0 +1,111 @@
+"""A small synchronous client for fakecri's control API (fakecri.control.v1).
+
+Kept apart from fakecri.client on purpose: that package speaks only standard CRI so it
+works against any runtime, while this one exists only for fakecri.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+
+from fakecri.api.control.v1 import control_pb2 as cpb
+from fakecri.api.control.v1 import control_pb2_grpc as cgrpc
+
+
+def _target(endpoint: str) -> str:
+    if endpoint.startswith("unix://"):
+        return "unix:" + endpoint[len("unix://"):]
+    if endpoint.startswith("tcp://"):
+        return endpoint[len("tcp://"):]
+    if endpoint.startswith("/"):
+        return "unix:" + endpoint
+    return endpoint
+
+
+def _fault_dict(f: cpb.Fault) -> dict[str, Any]:
+    return {
+        "name": f.name, "type": f.type, "target": f.target, "stage": f.stage, "toxicity": f.toxicity,
+        "count": f.count, "attributes": dict(f.attributes), "hits": f.hits,
+    }
+
+
+class ControlClient:
+    def __init__(self, endpoint: str, *, timeout: float = 30.0) -> None:
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self._channel = grpc.insecure_channel(_target(endpoint))
+        self._stub = cgrpc.ControlStub(self._channel)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> ControlClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # faults
+    def add_fault(self, fault: dict[str, Any] | Any) -> dict[str, Any]:
+        data = fault if isinstance(fault, dict) else fault.to_dict()
+        msg = cpb.Fault(
+            name=data.get("name", ""), type=data.get("type", ""), target=data.get("target", ""),
+            stage=data.get("stage", ""), toxicity=float(data.get("toxicity", 0) or 0), count=int(data.get("count", 0)),
+            attributes={str(k): str(v) for k, v in (data.get("attributes") or {}).items()},
+        )
+        return _fault_dict(self._stub.AddFault(cpb.AddFaultRequest(fault=msg), timeout=self.timeout))
+
+    def list_faults(self) -> list[dict[str, Any]]:
+        return [_fault_dict(f) for f in self._stub.ListFaults(cpb.ListFaultsRequest(), timeout=self.timeout).faults]
+
+    def remove_fault(self, name: str) -> None:
+        self._stub.RemoveFault(cpb.RemoveFaultRequest(name=name), timeout=self.timeout)
+
+    def reset_faults(self) -> None:
+        self._stub.ResetFaults(cpb.ResetFaultsRequest(), timeout=self.timeout)
+
+    # scripted behaviour
+    def exit_container(self, container_id: str, exit_code: int, *, reason: str = "", message: str = "") -> None:
+        self._stub.ExitContainer(
+            cpb.ExitContainerRequest(container_id=container_id, exit_code=exit_code, reason=reason, message=message),
+            timeout=self.timeout,
+        )
+
+    def oom_kill(self, container_id: str) -> None:
+        self.exit_container(container_id, 137, reason="OOMKilled")
+
+    def set_condition(self, type: str, status: bool, *, reason: str = "", message: str = "",
+                      duration: float = 0.0) -> None:
+        self._stub.SetCondition(
+            cpb.SetConditionRequest(type=type, status=status, reason=reason, message=message,
+                                    duration_seconds=duration),
+            timeout=self.timeout,
+        )
+
+    def restart(self, downtime: float = 1.0, *, wipe: bool = False) -> None:
+        self._stub.RestartRuntime(cpb.RestartRuntimeRequest(downtime_seconds=downtime, wipe_state=wipe),
+                                  timeout=self.timeout)
+
+    def advance_clock(self, seconds: float) -> int:
+        return self._stub.AdvanceClock(cpb.AdvanceClockRequest(seconds=seconds), timeout=self.timeout).now_ns
+
+    def reset(self) -> None:
+        self._stub.Reset(cpb.ResetRequest(), timeout=self.timeout)
+
+    # logs
+    def call_log(self) -> list[dict[str, Any]]:
+        resp = self._stub.GetCallLog(cpb.GetCallLogRequest(), timeout=self.timeout)
+        return [
+            {"method": c.method, "summary": c.summary, "code": c.code, "duration_seconds": c.duration_seconds,
+             "at_ns": c.at_ns}
+            for c in resp.calls
+        ]
+
+    def fault_log(self) -> list[dict[str, Any]]:
+        resp = self._stub.GetFaultLog(cpb.GetFaultLogRequest(), timeout=self.timeout)
+        return [{"fault": r.fault, "type": r.type, "hit": r.hit, "at_ns": r.at_ns} for r in resp.records]
+
+    def server_info(self) -> dict[str, Any]:
+        resp = self._stub.GetServerInfo(cpb.GetServerInfoRequest(), timeout=self.timeout)
+        return {"seed": resp.seed, "counters": dict(resp.counters), "errors": list(resp.errors)}
