@@ -1,0 +1,277 @@
+"""FaultPlan: the faults in force, and the seeded decisions they make for each call.
+
+Every fault draws from its own random stream, derived from the plan's seed and the
+fault's name, so decisions do not depend on the order faults were added in. Faults
+that fire together are combined in name order.
+"""
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections import deque
+from typing import Callable
+
+from fakecri.core import errors
+from fakecri.core.clock import NS_PER_S, SystemClock
+from fakecri.faults import registry
+from fakecri.faults.entry import Entry, jittered
+from fakecri.faults.events import EventFaults
+from fakecri.faults.methods import compile_glob
+from fakecri.faults.model import (
+    CallAction, ConditionOverride, Fault, FaultRecord, FaultSpecError, PullAction, RestartAction,
+)
+from fakecri.faults.rng import derive_rng
+
+DEFAULT_LOG_SIZE = 10_000
+
+_PULL_MESSAGES = {
+    "not_found": "pulling {ref}: the registry has no such repository or tag",
+    "auth": "pulling {ref}: the registry refused anonymous access (401 Unauthorized)",
+    "rate_limited": "pulling {ref}: the registry's pull rate limit was reached (429 Too Many Requests)",
+}
+
+
+class FaultPlan:
+    """The faults in force for one server. Not thread-safe: the server's event loop owns it."""
+
+    def __init__(
+        self,
+        seed: int = 0,
+        *,
+        on_fire: Callable[[FaultRecord], None] | None = None,
+        now_ns: Callable[[], int] | None = None,
+        log_size: int = DEFAULT_LOG_SIZE,
+    ) -> None:
+        self._seed = seed
+        self._on_fire = on_fire
+        self._now_ns = now_ns or SystemClock().now_ns
+        self._log: deque[FaultRecord] = deque(maxlen=log_size)
+        self.counters: dict[str, int] = {}
+        self._entries: dict[str, Entry] = {}
+        self._by_kind: dict[str, list[Entry]] = {}
+        self._rpc: list[Entry] = []
+        self._numbers: dict[str, int] = {}
+        self._serial = 0
+        self._pending_restart: RestartAction | None = None
+
+    # ---- the collection -------------------------------------------------
+
+    @property
+    def seed(self) -> int:
+        return self._seed
+
+    @property
+    def log(self) -> list[FaultRecord]:
+        return list(self._log)
+
+    def add(self, fault: Fault) -> Fault:
+        """Validate and add a fault; return a copy as stored (with its name filled in)."""
+        try:
+            normal, params = registry.validate(fault)
+        except FaultSpecError as exc:
+            raise errors.InvalidArgument(str(exc)) from None
+        if not normal.name:
+            normal = dataclasses.replace(normal, name=self._default_name(normal.type))
+        elif normal.name in self._entries:
+            raise errors.AlreadyExists(f"a fault named {normal.name!r} already exists")
+        normal = dataclasses.replace(normal, attributes=dict(normal.attributes), hits=0)
+        kind = registry.kind_of(normal.type)
+        self._serial += 1
+        entry = Entry(
+            fault=normal, params=params, kind=kind,
+            rng=derive_rng(self._seed, "fault", normal.name), serial=self._serial,
+            matcher=compile_glob(normal.target), added_ns=self._now_ns(),
+        )
+        if kind == registry.RESTART and params["at"] is None and normal.target in ("", "*"):
+            # No call to wait for: the restart is due now; the server collects it.
+            self._pending_restart = self._restart_of(entry)
+            self._fire(entry, "at once", keep=False)
+            return dataclasses.replace(normal, attributes=dict(normal.attributes))
+        self._entries[normal.name] = entry
+        self._rebuild()
+        return self._copy(entry)
+
+    def remove(self, name: str) -> None:
+        if name not in self._entries:
+            raise errors.NotFound(f"no fault named {name!r}")
+        del self._entries[name]
+        self._rebuild()
+
+    def list(self) -> list[Fault]:
+        self._expire_conditions(self._now_ns())
+        return [self._copy(e) for e in self._entries.values()]
+
+    def reset(self) -> None:
+        """Remove every fault (the log and counters stay; see clear_log)."""
+        self._entries.clear()
+        self._numbers.clear()
+        self._pending_restart = None
+        self._rebuild()
+
+    def clear_log(self) -> None:
+        self._log.clear()
+        self.counters.clear()
+
+    def take_restart(self) -> RestartAction | None:
+        """A restart added to happen at once, handed out a single time."""
+        action, self._pending_restart = self._pending_restart, None
+        return action
+
+    # ---- decisions -------------------------------------------------------
+
+    def on_call(self, method: str, stage: str) -> CallAction | None:
+        """Decide what happens to one call of `method` ("ListContainers") at `stage`."""
+        entries = self._rpc
+        if not entries:
+            return None
+        delay, hang = 0.0, False
+        error: tuple[str, str] | None = None
+        restart: RestartAction | None = None
+        fired: list[str] = []
+        for e in entries:
+            if e.fault.stage != stage or not e.matches(method):
+                continue
+            ftype = e.fault.type
+            if ftype == "restart":
+                e.matched += 1
+                if e.matched != (e.params["at"] or 1):
+                    continue
+                if restart is None:
+                    restart = self._restart_of(e)
+                self._fire(e, f"{method} ({stage}), call {e.matched}", keep=False)
+                fired.append(e.fault.name)
+                continue
+            if not e.applies(e.rng):
+                continue
+            if ftype == "latency":
+                delay += jittered(e.rng, e.params["delay"], e.params["jitter"])
+            elif ftype == "hang":
+                hang = True
+            elif ftype == "error" and error is None:
+                code = e.params["code"]
+                message = e.params["message"] or f"fakecri fault {e.fault.name} injected {code} into {method}"
+                error = (code, message)
+            self._fire(e, f"{method} ({stage})")
+            fired.append(e.fault.name)
+        if not fired:
+            return None
+        return CallAction(delay_s=delay, hang=hang, error=error, restart=restart, faults=tuple(fired))
+
+    def on_pull(self, reference: str) -> PullAction | None:
+        """Decide what happens to one pull of `reference` (as the client asked for it)."""
+        entries = self._by_kind.get(registry.PULL)
+        if not entries:
+            return None
+        delay = 0.0
+        error: tuple[str, str] | None = None
+        fired = False
+        for e in entries:
+            if not e.matches(reference) or not e.applies(e.rng):
+                continue
+            if e.fault.type == "slow_pull":
+                delay += jittered(e.rng, e.params["delay"], e.params["jitter"])
+            elif error is None:
+                reason = e.params["reason"]
+                code = e.params["code"] or registry.PULL_REASONS[reason]
+                error = (code, e.params["message"] or _PULL_MESSAGES[reason].format(ref=reference))
+            self._fire(e, f"pull {reference}")
+            fired = True
+        return PullAction(error=error, delay_s=delay) if fired else None
+
+    def quirks(self) -> frozenset[str]:
+        return frozenset(e.params["name"] for e in self._by_kind.get(registry.QUIRK, []))
+
+    def quirk_hit(self, quirk: str, hit: str) -> bool:
+        """Log that `quirk` changed what the server did (`hit` says to what). False if not active."""
+        for e in self._by_kind.get(registry.QUIRK, []):
+            if e.params["name"] == quirk:
+                self._fire(e, hit)
+                return True
+        return False
+
+    def conditions(self, now_ns: int) -> dict[str, ConditionOverride]:
+        """Conditions forced at `now_ns`, by type; expired condition faults are removed."""
+        self._expire_conditions(now_ns)
+        out: dict[str, ConditionOverride] = {}
+        for e in self._by_kind.get(registry.CONDITION, []):
+            p = e.params
+            if p["condition"] in out:
+                continue
+            out[p["condition"]] = ConditionOverride(
+                status=p["status"], reason=p["reason"], message=p["message"], until_ns=self._until(e),
+            )
+            if not e.reported:
+                e.reported = True
+                self._fire(e, f"{p['condition']}={'true' if p['status'] else 'false'}")
+        return out
+
+    def subscriber(self, index: int) -> EventFaults:
+        """Event faults for the `index`th GetContainerEvents stream, with its own random streams."""
+        return EventFaults(self, index)
+
+    # ---- used by EventFaults ----------------------------------------------
+
+    def event_entries(self) -> list[Entry]:
+        return self._by_kind.get(registry.EVENT, [])
+
+    def subscriber_rng(self, index: int, fault_name: str) -> random.Random:
+        return derive_rng(self._seed, "subscriber", index, fault_name)
+
+    def fire(self, entry: Entry, hit: str) -> None:
+        self._fire(entry, hit)
+
+    # ---- internals ----------------------------------------------------------
+
+    def _fire(self, entry: Entry, hit: str, *, keep: bool = True) -> None:
+        fault = entry.fault
+        fault.hits += 1
+        self.counters[fault.name] = self.counters.get(fault.name, 0) + 1
+        record = FaultRecord(fault=fault.name, type=fault.type, hit=hit, at_ns=self._now_ns())
+        self._log.append(record)
+        if fault.count > 0:
+            fault.count -= 1
+            if fault.count == 0:
+                keep = False
+        if not keep and self._entries.get(fault.name) is entry:
+            del self._entries[fault.name]
+            self._rebuild()
+        if self._on_fire is not None:
+            self._on_fire(record)
+
+    def _default_name(self, type_name: str) -> str:
+        n = self._numbers.get(type_name, 0)
+        while True:
+            n += 1
+            name = f"{type_name}_{n}"
+            if name not in self._entries:
+                self._numbers[type_name] = n
+                return name
+
+    def _rebuild(self) -> None:
+        by_kind: dict[str, list[Entry]] = {}
+        for e in sorted(self._entries.values(), key=lambda x: x.fault.name):
+            by_kind.setdefault(e.kind, []).append(e)
+        self._by_kind = by_kind
+        # Restarts are decided alongside the other RPC faults, in one name-ordered pass.
+        self._rpc = sorted(by_kind.get(registry.CALL, []) + by_kind.get(registry.RESTART, []),
+                           key=lambda x: x.fault.name)
+
+    def _copy(self, entry: Entry) -> Fault:
+        return dataclasses.replace(entry.fault, attributes=dict(entry.fault.attributes))
+
+    def _restart_of(self, entry: Entry) -> RestartAction:
+        return RestartAction(downtime_s=entry.params["downtime"], wipe=entry.params["wipe"])
+
+    def _until(self, entry: Entry) -> int | None:
+        duration = entry.params["duration"]
+        if not duration:
+            return None
+        return entry.added_ns + int(duration * NS_PER_S)
+
+    def _expire_conditions(self, now_ns: int) -> None:
+        expired = [e for e in self._by_kind.get(registry.CONDITION, [])
+                   if (until := self._until(e)) is not None and now_ns >= until]
+        for e in expired:
+            del self._entries[e.fault.name]
+        if expired:
+            self._rebuild()
