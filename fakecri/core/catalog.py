@@ -1,0 +1,309 @@
+"""The image catalog: what the fake registry knows, and who may pull what.
+
+A catalog is built from a dict (or a JSON / YAML file holding one):
+
+    allow_unknown: true            # any well-formed reference pulls (default)
+    default_pull_duration_s: 0.05
+    pinned: [registry.k8s.io/pause]
+    images:
+      - tags: [busybox:latest, busybox:1.36]   # normalised when loaded
+        digest: sha256:<64 hex>                # optional; derived when absent
+        id: sha256:<64 hex>                    # optional; derived from the digest
+        size: 4261550                          # optional; derived when absent
+        pull_duration_s: 0.2
+        username: nobody
+        uid: 65534
+        pinned: false
+    unknown: [docker.io/library/gone, "quay.io/old/*"]   # pulls are NotFound
+    auth:
+      - references: ["registry.example.com/*"]
+        username: alice
+        password: s3cret                       # or `auth` (base64 user:pass),
+                                               # or `registry_token` / `identity_token`
+
+A pattern without glob characters is a reference: with an explicit tag or digest it
+matches exactly, without one it matches the whole repository. Glob patterns are
+matched against the fully normalised form (`docker.io/library/busybox:latest`).
+"""
+from __future__ import annotations
+
+import base64
+import fnmatch
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fakecri.core.errors import InvalidArgument
+from fakecri.core.references import NormalizedRef, is_digest, normalize
+
+DEFAULT_PULL_DURATION_S = 0.05
+DEFAULT_PINNED = ("registry.k8s.io/pause",)
+_MIB = 1024 * 1024
+
+_TOP_KEYS = {"allow_unknown", "default_pull_duration_s", "pinned", "images", "unknown", "auth"}
+_IMAGE_KEYS = {"tags", "digest", "id", "size", "pull_duration_s", "username", "uid", "pinned"}
+_CRED_KEYS = ("username", "password", "auth", "registry_token", "identity_token")
+_AUTH_KEYS = {"references", *_CRED_KEYS}
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def derived_digest(seed: str) -> str:
+    """A stable manifest digest for something the catalog does not describe."""
+    return "sha256:" + sha256_hex("fakecri-manifest\0" + seed)
+
+
+def derived_id(digest: str) -> str:
+    """A stable image (config) id for a manifest digest."""
+    return "sha256:" + sha256_hex("fakecri-config\0" + digest)
+
+
+def derived_size(digest: str) -> int:
+    """A plausible, non-zero image size between 2 and 130 MiB."""
+    return 2 * _MIB + int(digest[7:15], 16) % (128 * _MIB)
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogImage:
+    """One image the catalog describes; digest, id and size are always resolved."""
+
+    tags: tuple[str, ...]
+    digest: str
+    id: str
+    size: int
+    pull_duration_s: float | None = None
+    username: str = ""
+    uid: int | None = None
+    pinned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class AuthRule:
+    """References behind credentials, and the credentials that open them."""
+
+    patterns: tuple[str, ...]
+    username: str = ""
+    password: str = ""
+    auth: str = ""
+    registry_token: str = ""
+    identity_token: str = ""
+
+    def accepts(self, creds: Mapping[str, Any] | None) -> bool:
+        """True when `creds` (keys as in runtime.v1.AuthConfig) satisfy this rule."""
+        if not creds:
+            return False
+        given = {k: str(creds.get(k) or "") for k in _CRED_KEYS}
+        if given["auth"] and not given["username"]:
+            given["username"], given["password"] = _decode_basic(given["auth"])
+        if self.auth and not self.username:
+            user, password = _decode_basic(self.auth)
+        else:
+            user, password = self.username, self.password
+        if user and given["username"] == user and given["password"] == password:
+            return True
+        if self.registry_token and given["registry_token"] == self.registry_token:
+            return True
+        return bool(self.identity_token) and given["identity_token"] == self.identity_token
+
+
+def _decode_basic(auth: str) -> tuple[str, str]:
+    try:
+        user, _, password = base64.b64decode(auth, validate=True).decode().partition(":")
+    except (ValueError, UnicodeDecodeError):
+        return "", ""
+    return user, password
+
+
+def matches(pattern: str, ref: NormalizedRef) -> bool:
+    """Does `pattern` (a reference or a glob) cover `ref`?"""
+    if any(c in pattern for c in "*?["):
+        forms = {str(ref), ref.name, ref.tagged or "", ref.digested or ""} - {""}
+        return any(fnmatch.fnmatchcase(f, pattern) for f in forms)
+    pat = normalize(pattern)
+    if pat.name != ref.name:
+        return False
+    if pat.digest:
+        return pat.digest == ref.digest
+    return pat.tag_implicit or pat.tag == ref.tag
+
+
+class Catalog:
+    """Lookup over catalog images, unknown references and auth rules."""
+
+    def __init__(
+        self,
+        images: tuple[CatalogImage, ...] = (),
+        *,
+        unknown: tuple[str, ...] = (),
+        auth: tuple[AuthRule, ...] = (),
+        allow_unknown: bool = True,
+        default_pull_duration_s: float = DEFAULT_PULL_DURATION_S,
+        pinned: tuple[str, ...] = DEFAULT_PINNED,
+    ) -> None:
+        self.images = images
+        self.unknown = unknown
+        self.auth = auth
+        self.allow_unknown = allow_unknown
+        self.default_pull_duration_s = default_pull_duration_s
+        self.pinned = pinned
+        self._by_tag = {t: img for img in images for t in img.tags}
+        self._by_digest = {img.digest: img for img in images}
+
+    def find(self, ref: NormalizedRef) -> CatalogImage | None:
+        """The catalog image `ref` names: by digest when it has one, else by tag."""
+        if ref.digest:
+            return self._by_digest.get(ref.digest)
+        return self._by_tag.get(ref.tagged or "")
+
+    def is_unknown(self, ref: NormalizedRef) -> bool:
+        return any(matches(p, ref) for p in self.unknown)
+
+    def auth_rule(self, ref: NormalizedRef) -> AuthRule | None:
+        return next((r for r in self.auth if any(matches(p, ref) for p in r.patterns)), None)
+
+    def is_pinned(self, ref: NormalizedRef) -> bool:
+        return any(matches(p, ref) for p in self.pinned)
+
+    def pull_duration_s(self, ref: NormalizedRef) -> float:
+        entry = self.find(ref)
+        if entry is not None and entry.pull_duration_s is not None:
+            return entry.pull_duration_s
+        return self.default_pull_duration_s
+
+    # ------------------------------------------------------------ loading
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> Catalog:
+        """Load a JSON (`.json`) or YAML (anything else) catalog file."""
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as e:
+            raise InvalidArgument(f"image catalog {p}: cannot read it: {e.strerror or e}") from e
+        if p.suffix == ".json":
+            try:
+                data = json.loads(text)
+            except ValueError as e:
+                raise InvalidArgument(f"image catalog {p}: not valid JSON: {e}") from e
+        else:
+            import yaml  # a declared dependency, needed only for YAML catalogs
+
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as e:
+                raise InvalidArgument(f"image catalog {p}: not valid YAML: {e}") from e
+        return cls.from_dict(data if data is not None else {}, source=str(p))
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, source: str = "<dict>") -> Catalog:
+        """Validate and build; InvalidArgument names the source and the bad key."""
+        where = f"image catalog {source}"
+        if not isinstance(data, Mapping):
+            raise InvalidArgument(f"{where}: the top level must be a mapping")
+        _no_extra(data, _TOP_KEYS, where)
+        images = tuple(
+            _image(entry, f"{where}: images[{i}]") for i, entry in enumerate(_list(data, "images", where))
+        )
+        unknown = tuple(_pattern(p, f"{where}: unknown") for p in _list(data, "unknown", where))
+        pinned = tuple(_pattern(p, f"{where}: pinned") for p in data.get("pinned", DEFAULT_PINNED) or ())
+        rules = tuple(_auth_rule(r, f"{where}: auth[{i}]") for i, r in enumerate(_list(data, "auth", where)))
+        allow = data.get("allow_unknown", True)
+        if not isinstance(allow, bool):
+            raise InvalidArgument(f"{where}: allow_unknown must be true or false")
+        duration = _duration(data.get("default_pull_duration_s", DEFAULT_PULL_DURATION_S), where, "default_pull_duration_s")
+        return cls(images, unknown=unknown, auth=rules, allow_unknown=allow,
+                   default_pull_duration_s=duration, pinned=pinned)
+
+
+def _no_extra(d: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    extra = sorted(set(d) - allowed)
+    if extra:
+        raise InvalidArgument(f"{where}: unknown key {extra[0]!r} (known: {', '.join(sorted(allowed))})")
+
+
+def _list(d: Mapping[str, Any], key: str, where: str) -> list[Any]:
+    value = d.get(key) or []
+    if not isinstance(value, list):
+        raise InvalidArgument(f"{where}: {key} must be a list")
+    return value
+
+
+def _pattern(p: Any, where: str) -> str:
+    if not isinstance(p, str) or not p:
+        raise InvalidArgument(f"{where}: pattern {p!r} must be a non-empty string")
+    if not any(c in p for c in "*?["):
+        _normalized(p, where)
+    return p
+
+
+def _normalized(ref: str, where: str) -> NormalizedRef:
+    try:
+        return normalize(ref)
+    except InvalidArgument as e:
+        raise InvalidArgument(f"{where}: {e.message}") from e
+
+
+def _duration(value: Any, where: str, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise InvalidArgument(f"{where}: {key} must be a number of seconds >= 0, not {value!r}")
+    return float(value)
+
+
+def _image(entry: Any, where: str) -> CatalogImage:
+    if not isinstance(entry, Mapping):
+        raise InvalidArgument(f"{where} must be a mapping")
+    _no_extra(entry, _IMAGE_KEYS, where)
+    tags = []
+    for t in entry.get("tags") or []:
+        ref = _normalized(str(t), f"{where}: tags")
+        if ref.digest or not ref.tag:
+            raise InvalidArgument(f"{where}: tag {t!r} must be a tagged reference without a digest")
+        tags.append(ref.tagged)
+    digest = entry.get("digest")
+    if digest is not None and (not isinstance(digest, str) or not is_digest(digest)):
+        raise InvalidArgument(f"{where}: digest {digest!r} is not an algorithm:hex digest")
+    image_id = entry.get("id")
+    if image_id is not None:
+        if isinstance(image_id, str) and len(image_id) == 64:
+            image_id = "sha256:" + image_id
+        if not isinstance(image_id, str) or not image_id.startswith("sha256:") or not is_digest(image_id):
+            raise InvalidArgument(f"{where}: id {entry.get('id')!r} is not sha256:<64 lowercase hex>")
+    if not tags and digest is None:
+        raise InvalidArgument(f"{where} needs at least one tag or a digest")
+    if digest is None:
+        digest = derived_digest(image_id or tags[0])
+    size = entry.get("size")
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size <= 0):
+        raise InvalidArgument(f"{where}: size must be a positive integer, not {size!r}")
+    uid = entry.get("uid")
+    if uid is not None and (isinstance(uid, bool) or not isinstance(uid, int) or uid < 0):
+        raise InvalidArgument(f"{where}: uid must be an integer >= 0, not {uid!r}")
+    duration = entry.get("pull_duration_s")
+    return CatalogImage(
+        tags=tuple(tags),
+        digest=digest,
+        id=image_id or derived_id(digest),
+        size=size or derived_size(digest),
+        pull_duration_s=None if duration is None else _duration(duration, where, "pull_duration_s"),
+        username=str(entry.get("username") or ""),
+        uid=uid,
+        pinned=bool(entry.get("pinned", False)),
+    )
+
+
+def _auth_rule(entry: Any, where: str) -> AuthRule:
+    if not isinstance(entry, Mapping):
+        raise InvalidArgument(f"{where} must be a mapping")
+    _no_extra(entry, _AUTH_KEYS, where)
+    patterns = tuple(_pattern(p, f"{where}: references") for p in entry.get("references") or [])
+    if not patterns:
+        raise InvalidArgument(f"{where}: references must list at least one reference or pattern")
+    creds = {k: str(entry.get(k) or "") for k in _CRED_KEYS}
+    if not (creds["username"] or creds["auth"] or creds["registry_token"] or creds["identity_token"]):
+        raise InvalidArgument(f"{where} needs username/password, auth, registry_token or identity_token")
+    return AuthRule(patterns, **creds)

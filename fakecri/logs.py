@@ -1,0 +1,85 @@
+"""Structured logging: readable lines on a terminal, one JSON object per line otherwise.
+
+    configure_logging(fmt="auto", level="info")
+    log = get_logger("fakecri.server")
+    log.info("rpc", method="RunPodSandbox", code="OK", duration_ms=1.2)
+"""
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any, TextIO
+
+import structlog
+
+FORMATS = ("auto", "console", "json")
+LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+}
+
+
+def resolve_format(fmt: str, stream: TextIO) -> str:
+    """`auto` becomes `console` on a TTY and `json` otherwise."""
+    if fmt not in FORMATS:
+        raise ValueError(f"log format {fmt!r} is not one of {', '.join(FORMATS)}")
+    if fmt != "auto":
+        return fmt
+    isatty = getattr(stream, "isatty", None)
+    return "console" if isatty is not None and isatty() else "json"
+
+
+def configure_logging(fmt: str = "auto", level: str = "info", stream: TextIO | None = None) -> str:
+    """Set up structlog for the whole process; returns the format chosen."""
+    out = stream if stream is not None else sys.stderr
+    chosen = resolve_format(fmt, out)
+    levelno = LEVELS.get(level.lower()) if isinstance(level, str) else None
+    if levelno is None:
+        raise ValueError(f"log level {level!r} is not one of {', '.join(LEVELS)}")
+    shared: list[Any] = [
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
+    if chosen == "json":
+        renderer: Any = structlog.processors.JSONRenderer()
+        tail: list[Any] = [structlog.processors.format_exc_info]
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=bool(getattr(out, "isatty", lambda: False)()))
+        tail = []
+    structlog.configure(
+        processors=[structlog.contextvars.merge_contextvars, *shared, structlog.processors.StackInfoRenderer(),
+                    *tail, renderer],
+        wrapper_class=structlog.make_filtering_bound_logger(levelno),
+        logger_factory=structlog.PrintLoggerFactory(file=out),
+        cache_logger_on_first_use=False,
+    )
+    formatter = structlog.stdlib.ProcessorFormatter(
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *tail, renderer],
+        foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared],
+    )
+    _route_stdlib(out, levelno, formatter)
+    return chosen
+
+
+_stdlib_handler: logging.Handler | None = None
+
+
+def _route_stdlib(out: TextIO, levelno: int, formatter: logging.Formatter) -> None:
+    """Send standard-library logging (grpc, asyncio) to the same stream and level."""
+    global _stdlib_handler
+    root = logging.getLogger()
+    if _stdlib_handler is not None:
+        root.removeHandler(_stdlib_handler)
+    _stdlib_handler = logging.StreamHandler(out)
+    _stdlib_handler.setFormatter(formatter)
+    _stdlib_handler.setLevel(levelno)
+    root.addHandler(_stdlib_handler)
+    root.setLevel(min(root.level or logging.WARNING, levelno))
+
+
+def get_logger(name: str) -> Any:
+    """A structlog logger whose lines carry `logger=name`."""
+    return structlog.get_logger().bind(logger=name)

@@ -1,0 +1,140 @@
+"""Settings from a config file and FAKECRI_* environment variables.
+
+Both use the keys of the `fakecri serve` flags: `--drop-events` is the key
+`drop_events` in a file and `FAKECRI_DROP_EVENTS` in the environment. The result
+is meant as click's `default_map`, so flags win over the environment, which wins
+over the file.
+
+    # fakecri.toml                      # fakecri.yaml
+    seed = 7                            seed: 7
+    drop_events = "5%"                  drop_events: 5%
+    latency = ["ListContainers=200ms"]  latency: [ListContainers=200ms]
+
+A file is TOML (`.toml`), YAML (`.yaml`, `.yml`) or JSON (`.json`). Repeatable
+flags take a list in a file and comma-separated values in the environment.
+Unknown keys in a file are errors; unknown FAKECRI_* variables are ignored,
+since other commands (and the pytest plugin) read variables of their own.
+Without --config, FAKECRI_CONFIG names the file.
+"""
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ENV_PREFIX = "FAKECRI_"
+CONFIG_ENV = ENV_PREFIX + "CONFIG"
+_SCALARS = (str, int, float, bool)
+
+
+class SettingsError(ValueError):
+    """A config file or variable that cannot be used; the message names it."""
+
+
+def key_for_flag(flag: str) -> str:
+    """`--drop-events` -> `drop_events`."""
+    return flag.lstrip("-").replace("-", "_")
+
+
+def env_name(key: str) -> str:
+    """`drop_events` -> `FAKECRI_DROP_EVENTS`."""
+    return ENV_PREFIX + key.upper()
+
+
+def schema_from_click(command: Any, exclude: Collection[str] = ("config",)) -> dict[str, Any]:
+    """`known_keys`, `list_keys` and `aliases` for `load_settings`, read from a
+    click command: a repeatable option is a list key, and a flag whose name differs
+    from its parameter (`--faults` stored as `faults_file`) gets an alias."""
+    known, lists, aliases = set(), set(), {}
+    for param in command.params:
+        if param.name in exclude or not getattr(param, "opts", None):
+            continue
+        known.add(param.name)
+        if getattr(param, "multiple", False):
+            lists.add(param.name)
+        for opt in param.opts:
+            key = key_for_flag(opt)
+            if opt.startswith("--") and key != param.name:
+                aliases[key] = param.name
+    return {"known_keys": known, "list_keys": lists, "aliases": aliases}
+
+
+def load_settings(
+    config_path: str | None,
+    environ: Mapping[str, str],
+    known_keys: Collection[str],
+    *,
+    list_keys: Collection[str] = (),
+    aliases: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """Settings from the file (if any) with the environment merged over them.
+
+    Keys in the result are `known_keys` names; `aliases` maps other accepted
+    names (flag spellings) onto them."""
+    known = set(known_keys)
+    names = {**{k: k for k in known}, **(aliases or {})}
+    path = config_path or environ.get(CONFIG_ENV) or None
+    settings: dict[str, Any] = {}
+    if path:
+        for raw_key, value in _read_file(path).items():
+            key = _canonical(raw_key, names)
+            if key is None:
+                raise SettingsError(
+                    f"config file {path}: unknown key {raw_key!r} (known: {', '.join(sorted(names))})"
+                )
+            if value is None:
+                continue
+            settings[key] = _file_value(value, key in list_keys, f"config file {path}: key {raw_key!r}")
+    for var, value in environ.items():
+        if not var.startswith(ENV_PREFIX) or var == CONFIG_ENV or value == "":
+            continue
+        key = _canonical(var[len(ENV_PREFIX):].lower(), names)
+        if key is None:
+            continue
+        settings[key] = [v.strip() for v in value.split(",") if v.strip()] if key in list_keys else value
+    return settings
+
+
+def _canonical(raw: str, names: Mapping[str, str]) -> str | None:
+    return names.get(raw.replace("-", "_")) if isinstance(raw, str) else None
+
+
+def _file_value(value: Any, is_list: bool, where: str) -> Any:
+    if isinstance(value, list):
+        if not is_list:
+            raise SettingsError(f"{where} takes one value, not a list")
+        if not all(isinstance(v, _SCALARS) for v in value):
+            raise SettingsError(f"{where} must be a list of plain values (strings or numbers)")
+        return list(value)
+    if not isinstance(value, _SCALARS):
+        raise SettingsError(f"{where} must be a string, number or boolean, not a {type(value).__name__}")
+    return [value] if is_list else value
+
+
+def _read_file(path: str) -> dict[str, Any]:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SettingsError(f"config file {path}: cannot read it: {e.strerror or e}") from e
+    suffix = p.suffix.lower()
+    try:
+        if suffix == ".toml":
+            data: Any = tomllib.loads(text)
+        elif suffix in (".yaml", ".yml"):
+            data = yaml.safe_load(text)
+        elif suffix == ".json":
+            data = json.loads(text)
+        else:
+            raise SettingsError(f"config file {path}: use a .toml, .yaml, .yml or .json file")
+    except (tomllib.TOMLDecodeError, yaml.YAMLError, json.JSONDecodeError) as e:
+        raise SettingsError(f"config file {path}: not valid {suffix[1:].upper()}: {e}") from e
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SettingsError(f"config file {path}: the top level must be a table of keys")
+    return data

@@ -1,0 +1,205 @@
+"""ImageStore: pull, lookups, removal, fs usage, persistence, limits."""
+import re
+
+import pytest
+
+from fakecri.core.catalog import Catalog
+from fakecri.core.clock import FakeClock
+from fakecri.core.errors import InvalidArgument, NotFound, ResourceExhausted
+from fakecri.core.images import IMAGE_FS_MOUNTPOINT, ImageStore
+
+ID_RE = re.compile(r"sha256:[0-9a-f]{64}")
+DIGEST = "sha256:" + "cd" * 32
+
+
+@pytest.fixture
+def store():
+    return ImageStore(FakeClock())
+
+
+def test_pull_records_normalised_tag_id_digest_and_size(store):
+    img = store.pull("busybox")
+    assert ID_RE.fullmatch(img.id)
+    assert img.repo_tags == ["docker.io/library/busybox:latest"]
+    [rd] = img.repo_digests
+    assert rd.startswith("docker.io/library/busybox@sha256:") and ID_RE.fullmatch(rd.split("@")[1])
+    assert img.size > 0
+    assert img.rev == 1 and img.wire is None
+
+
+def test_pulls_are_deterministic_across_stores():
+    a, b = ImageStore(FakeClock()).pull("nginx:1.27"), ImageStore(FakeClock()).pull("nginx:1.27")
+    assert (a.id, a.repo_digests, a.size) == (b.id, b.repo_digests, b.size)
+
+
+def test_different_tags_without_catalog_are_different_images(store):
+    assert store.pull("nginx:1").id != store.pull("nginx:2").id
+    assert len(store) == 2
+
+
+def test_pull_by_digest_has_no_tags_and_keeps_the_digest(store):
+    img = store.pull(f"quay.io/x/y@{DIGEST}")
+    assert img.repo_tags == []
+    assert img.repo_digests == [f"quay.io/x/y@{DIGEST}"]
+    again = store.pull(f"quay.io/x/y@{DIGEST}")
+    assert again is img and again.id == img.id and len(store) == 1
+
+
+def test_same_digest_gives_same_id_in_a_fresh_store(store):
+    first = store.pull(f"busybox@{DIGEST}").id
+    assert ImageStore(FakeClock()).pull(f"busybox@{DIGEST}").id == first
+
+
+def test_tag_then_its_digest_is_one_image(store):
+    img = store.pull("busybox:1.36")
+    digest = img.repo_digests[0].split("@")[1]
+    assert store.pull(f"busybox@{digest}") is img
+    assert img.repo_tags == ["docker.io/library/busybox:1.36"] and len(store) == 1
+
+
+def test_repull_bumps_rev_and_clears_wire(store):
+    img = store.pull("busybox")
+    img.wire = b"cached"
+    store.pull("busybox")
+    assert img.rev == 2 and img.wire is None
+
+
+def test_catalog_maps_two_tags_to_one_image():
+    cat = Catalog.from_dict({"images": [{"tags": ["app:1", "app:stable"], "size": 1234}]})
+    store = ImageStore(FakeClock(), cat)
+    a, b = store.pull("app:1"), store.pull("docker.io/library/app:stable")
+    assert a is b and a.size == 1234
+    assert a.repo_tags == ["docker.io/library/app:1", "docker.io/library/app:stable"]
+    assert len(a.repo_digests) == 1
+
+
+def test_image_ref_is_the_repo_digest_of_the_pulled_repository():
+    cat = Catalog.from_dict({"images": [{"tags": ["quay.io/x/app:1", "ghcr.io/y/app:1"], "digest": DIGEST}]})
+    store = ImageStore(FakeClock(), cat)
+    a, b = store.pull("quay.io/x/app:1"), store.pull("ghcr.io/y/app:1")
+    assert a is b and len(a.repo_digests) == 2
+    assert store.image_ref("ghcr.io/y/app:1", a) == f"ghcr.io/y/app@{DIGEST}"
+    assert store.image_ref("quay.io/x/app:1", a) == f"quay.io/x/app@{DIGEST}"
+
+
+def test_a_tag_moves_to_the_image_that_now_holds_it():
+    first = Catalog.from_dict({"images": [{"tags": ["app:live"], "digest": DIGEST}]})
+    store = ImageStore(FakeClock(), first)
+    old = store.pull("app:live")
+    store.catalog = Catalog.from_dict({"images": [{"tags": ["app:live"], "digest": "sha256:" + "ef" * 32}]})
+    new = store.pull("app:live")
+    assert new is not old and old.repo_tags == [] and new.repo_tags == ["docker.io/library/app:live"]
+    assert store.status("app:live") is new
+    assert store.status(f"app@{DIGEST}") is old
+
+
+def test_status_by_tag_digest_id_prefix_and_missing(store):
+    img = store.pull("busybox")
+    assert store.status("busybox") is img
+    assert store.status("docker.io/library/busybox:latest") is img
+    assert store.status(img.repo_digests[0]) is img
+    assert store.status(img.id) is img
+    assert store.status(img.id[7:]) is img
+    assert store.status(img.id[7:19]) is img
+    assert store.status(img.id[:19]) is img
+    assert store.status("busybox:other") is None
+    assert store.status("sha256:" + "0" * 64) is None
+
+
+def test_status_of_ambiguous_prefix_is_invalid_argument():
+    cat = Catalog.from_dict(
+        {"images": [{"tags": ["a:1"], "id": "sha256:ab" + "1" * 62}, {"tags": ["b:1"], "id": "sha256:ab" + "2" * 62}]}
+    )
+    store = ImageStore(FakeClock(), cat)
+    store.pull("a:1"), store.pull("b:1")
+    with pytest.raises(InvalidArgument, match="'ab'"):
+        store.status("ab")
+
+
+def test_status_of_malformed_reference_is_invalid_argument(store):
+    with pytest.raises(InvalidArgument, match="Not/Valid"):
+        store.status("quay.io/Not/Valid")
+
+
+def test_resolve_missing_is_not_found_naming_ref(store):
+    with pytest.raises(NotFound, match="'nginx'"):
+        store.resolve("nginx")
+    img = store.pull("nginx")
+    assert store.resolve("nginx") is img
+
+
+def test_list_with_and_without_filter(store):
+    b1, b2, n = store.pull("busybox:1"), store.pull("busybox:2"), store.pull("nginx")
+    assert store.list() == [b1, b2, n]
+    assert store.list("busybox") == [b1, b2]
+    assert store.list("busybox:2") == [b2]
+    assert store.list(n.id) == [n]
+    assert store.list(n.id[7:14]) == [n]
+    assert store.list(n.id[:14]) == [n]
+    assert store.list("redis") == []
+
+
+def test_remove_is_idempotent_and_drops_every_tag(store):
+    img = store.pull("busybox:1")
+    store.pull(img.repo_digests[0])
+    before = store.generation
+    store.remove("busybox:1")
+    assert store.status("busybox:1") is None and store.status(img.repo_digests[0]) is None
+    assert len(store) == 0 and store.generation > before
+    store.remove("busybox:1")
+    store.remove(img.id)
+
+
+def test_fs_usage_sums_sizes(store):
+    a, b = store.pull("a"), store.pull("b")
+    usage = store.fs_usage(123)
+    assert usage.used_bytes == a.size + b.size
+    assert usage.inodes_used > 0 and usage.mountpoint == IMAGE_FS_MOUNTPOINT and usage.timestamp_ns == 123
+    assert store.fs_usage().timestamp_ns == store.clock.now_ns()
+
+
+def test_max_images_is_resource_exhausted_naming_the_ref():
+    store = ImageStore(FakeClock(), max_images=1)
+    img = store.pull("a")
+    assert store.pull("a") is img  # re-pulling a present image is fine
+    with pytest.raises(ResourceExhausted, match="'b'"):
+        store.pull("b")
+    assert len(store) == 1
+
+
+def test_round_trip_through_to_dict(store):
+    cat = Catalog.from_dict({"images": [{"tags": ["app:1"], "username": "app", "uid": 1000}]})
+    store = ImageStore(FakeClock(), cat)
+    a, b = store.pull("app:1"), store.pull(f"x/y@{DIGEST}")
+    copy = ImageStore.from_dict(store.to_dict(), FakeClock())
+    ca = copy.status("app:1")
+    assert (ca.id, ca.repo_tags, ca.repo_digests, ca.size, ca.uid, ca.username) == (
+        a.id, a.repo_tags, a.repo_digests, a.size, 1000, "app",
+    )
+    assert copy.status(f"x/y@{DIGEST}").id == b.id
+    assert copy.to_dict() == store.to_dict()
+
+
+@pytest.mark.parametrize(
+    "snapshot",
+    [{}, {"images": [{"id": "nope", "repo_tags": [], "repo_digests": [], "size": 1}]},
+     {"images": [{"id": "sha256:" + "a" * 64, "repo_tags": [], "repo_digests": [], "size": 0}]}],
+)
+def test_malformed_snapshot_is_invalid_argument(snapshot):
+    with pytest.raises(InvalidArgument, match="image state"):
+        ImageStore.from_dict(snapshot, FakeClock())
+
+
+def test_pull_duration_default_and_per_image():
+    cat = Catalog.from_dict(
+        {"default_pull_duration_s": 0.2, "images": [{"tags": ["slow:1"], "pull_duration_s": 3}]}
+    )
+    store = ImageStore(FakeClock(), cat)
+    assert store.pull_duration_s("slow:1") == 3.0
+    assert store.pull_duration_s("fast") == 0.2
+    assert ImageStore(FakeClock()).pull_duration_s("busybox") == pytest.approx(0.05)
+
+
+def test_pause_image_is_pinned_by_default(store):
+    assert store.pull("registry.k8s.io/pause:3.10").pinned
+    assert not store.pull("busybox").pinned

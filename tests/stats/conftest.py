@@ -1,0 +1,35 @@
+"""Record factories for the stats tests."""
+import pytest
+
+from fakecri.core.clock import NS_PER_S
+from fakecri.core.records import Container, ContainerState, Resources, Sandbox, SandboxState
+
+T0 = 1_767_225_600 * NS_PER_S
+MIB = 1024 * 1024
+
+
+def make_container(cid="c" * 64, *, state=ContainerState.RUNNING, started=T0, finished=0, limit=0, swap=0):
+    return Container(
+        id=cid, sandbox_id="s" * 64, name="app", attempt=0, state=state, created_at=T0 - NS_PER_S,
+        image="busybox", image_ref="docker.io/library/busybox@sha256:" + "0" * 64, image_id="sha256:" + "1" * 64,
+        labels={"k": "v"}, annotations={"a": "b"}, started_at=started, finished_at=finished,
+        resources=Resources(memory_limit_in_bytes=limit, memory_swap_limit_in_bytes=swap),
+    )
+
+
+def make_sandbox(state=SandboxState.READY, limit=0):
+    return Sandbox(
+        id="s" * 64, name="pod", namespace="ns", uid="u1", attempt=0, state=state, created_at=T0 - 5 * NS_PER_S,
+        labels={"app": "x"}, annotations={}, resources=Resources(memory_limit_in_bytes=limit) if limit else None,
+    )
+
+
+
+@pytest.fixture(name="container", scope="session")
+def container_factory():
+    return make_container
+
+
+@pytest.fixture(name="sandbox", scope="session")
+def sandbox_factory():
+    return make_sandbox
