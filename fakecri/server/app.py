@@ -1,0 +1,310 @@
+"""FakeCRIServer: binds the sockets, runs the grpc.aio servers and side services.
+
+Use it in-process (tests, the pytest plugin) as a context manager that runs the
+event loop on a background thread, or from `fakecri serve` with `serve_forever()`.
+"""
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import fcntl
+import os
+import socket
+import stat
+import tempfile
+import threading
+from typing import Any, Callable
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from fakecri.api.control.v1 import control_pb2 as cpb
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.core.clock import Clock
+from fakecri.core.ids import IdSource
+from fakecri.server.config import ServerConfig
+from fakecri.server.control_service import ControlService
+from fakecri.server.handlers import generic_handler
+from fakecri.server.image_service import ImageService
+from fakecri.server.runtime_service import RuntimeService
+from fakecri.server.state import ServerState
+
+log = structlog.get_logger("fakecri")
+
+RUNTIME_SERVICE = pb.DESCRIPTOR.services_by_name["RuntimeService"]
+IMAGE_SERVICE = pb.DESCRIPTOR.services_by_name["ImageService"]
+CONTROL_SERVICE = cpb.DESCRIPTOR.services_by_name["Control"]
+UNIX_PATH_MAX = 107
+
+
+class StartupError(Exception):
+    """The server cannot start; the message says why and what to do."""
+
+
+class ServerErrors(AssertionError):
+    """Raised by check(): a handler raised inside the server."""
+
+
+def short_socket_path(name: str = "cri.sock") -> str:
+    """A fresh socket path short enough for AF_UNIX (pytest's tmp_path can exceed 108 bytes)."""
+    return os.path.join(tempfile.mkdtemp(prefix="fc-", dir="/tmp"), name)
+
+
+class _SocketGuard:
+    """Refuses paths that are not sockets and a second live server on the same path."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._lock_fd: int | None = None
+
+    def acquire(self) -> None:
+        path = self.path
+        if len(path.encode()) > UNIX_PATH_MAX:
+            raise StartupError(f"socket path {path!r} is longer than {UNIX_PATH_MAX} bytes; choose a shorter one")
+        parent = os.path.dirname(os.path.abspath(path))
+        os.makedirs(parent, exist_ok=True)
+        lock_path = path + ".lock"
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StartupError(f"another fakecri is serving on {path} (lock {lock_path} is held)") from None
+        self._lock_fd = fd
+        if os.path.lexists(path):
+            mode = os.lstat(path).st_mode
+            if not stat.S_ISSOCK(mode):
+                self.release()
+                kind = "a directory" if stat.S_ISDIR(mode) else "not a socket"
+                raise StartupError(f"{path} exists and is {kind}; refusing to replace it")
+            if _socket_is_live(path):
+                self.release()
+                raise StartupError(f"another server is listening on {path}")
+            os.unlink(path)  # stale socket from a process that died
+
+    def release(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+
+def _socket_is_live(path: str) -> bool:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(0.5)
+    try:
+        s.connect(path)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+class FakeCRIServer:
+    def __init__(
+        self,
+        config: ServerConfig | None = None,
+        *,
+        clock: Clock | None = None,
+        ids: IdSource | None = None,
+        **overrides: Any,
+    ) -> None:
+        config = dataclasses.replace(config or ServerConfig(), **overrides)
+        if not config.socket and not config.listen:
+            config.socket = short_socket_path()
+        config.validate()
+        self.config = config
+        self._clock = clock
+        self._ids = ids
+        self.state: ServerState | None = None
+        self.tcp_port: int | None = None
+        self._servers: list[grpc.aio.Server] = []
+        self._guards: list[_SocketGuard] = []
+        self._side_services: list[Any] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._stopped: asyncio.Event | None = None
+
+    # ------------------------------------------------------------ addresses
+
+    @property
+    def endpoint(self) -> str:
+        if self.config.socket:
+            return f"unix://{os.path.abspath(self.config.socket)}"
+        return f"tcp://127.0.0.1:{self.tcp_port}"
+
+    @property
+    def control_endpoint(self) -> str | None:
+        if self.config.no_control:
+            return None
+        if self.config.control_socket:
+            return f"unix://{os.path.abspath(self.config.control_socket)}"
+        return self.endpoint
+
+    # ------------------------------------------------------------ async lifecycle
+
+    def _new_server(self) -> grpc.aio.Server:
+        size = self.config.max_message_bytes
+        return grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", size),
+                ("grpc.max_send_message_length", size),
+                ("grpc.so_reuseport", 0),
+            ]
+        )
+
+    def _bind_unix(self, server: grpc.aio.Server, path: str) -> None:
+        guard = _SocketGuard(path)
+        guard.acquire()
+        self._guards.append(guard)
+        server.add_insecure_port(f"unix://{os.path.abspath(path)}")
+
+    async def start_async(self) -> None:
+        cfg = self.config
+        state = ServerState(cfg, clock=self._clock, ids=self._ids)
+        self.state = state
+        self._stopped = asyncio.Event()
+        main = self._new_server()
+        main.add_generic_rpc_handlers(
+            [
+                generic_handler(RUNTIME_SERVICE, RuntimeService(state), state),
+                generic_handler(IMAGE_SERVICE, ImageService(state), state),
+            ]
+        )
+        health_servicer = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, main)
+        service_names = [RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name, health.SERVICE_NAME,
+                         reflection.SERVICE_NAME]
+        control_handler = generic_handler(CONTROL_SERVICE, ControlService(state), state, gated=False)
+        if not cfg.no_control and not cfg.control_socket:
+            main.add_generic_rpc_handlers([control_handler])
+            service_names.append(CONTROL_SERVICE.full_name)
+        reflection.enable_server_reflection(service_names, main)
+        try:
+            if cfg.socket:
+                self._bind_unix(main, cfg.socket)
+            if cfg.listen:
+                host, _, port = cfg.listen.rpartition(":")
+                self.tcp_port = main.add_insecure_port(f"{host or '127.0.0.1'}:{port}")
+                if not self.tcp_port:
+                    raise StartupError(f"cannot listen on {cfg.listen}")
+            await main.start()
+            self._servers.append(main)
+            if cfg.socket:
+                os.chmod(cfg.socket, cfg.socket_mode)
+            if cfg.control_socket and not cfg.no_control:
+                ctl = self._new_server()
+                ctl.add_generic_rpc_handlers([control_handler])
+                self._bind_unix(ctl, cfg.control_socket)
+                await ctl.start()
+                self._servers.append(ctl)
+                os.chmod(cfg.control_socket, cfg.control_socket_mode)
+            for name in ("", RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name):
+                await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+            await self._start_side_services(state)
+            await state.apply_pending_restart()
+        except BaseException:
+            await self.stop_async()
+            raise
+        log.info("fakecri ready", endpoint=self.endpoint, seed=cfg.seed)
+
+    async def _start_side_services(self, state: ServerState) -> None:
+        from fakecri.server.side import start_side_services
+
+        self._side_services = await start_side_services(self, state)
+
+    async def stop_async(self, grace: float = 0.5) -> None:
+        if self.state is not None:
+            self.state.bus.close_all("UNAVAILABLE", "the runtime is shutting down")
+        for svc in reversed(self._side_services):
+            await svc.stop()
+        self._side_services = []
+        for server in self._servers:
+            await server.stop(grace)
+        self._servers = []
+        for guard in self._guards:
+            guard.release()
+        for path in (self.config.socket, self.config.control_socket):
+            if path and os.path.exists(path):
+                os.unlink(path)
+        self._guards = []
+        if self._stopped is not None:
+            self._stopped.set()
+
+    async def serve_forever(self) -> None:
+        assert self._stopped is not None, "call start_async() first"
+        await self._stopped.wait()
+
+    # ------------------------------------------------------------ threaded lifecycle
+
+    def start(self, timeout: float = 15.0) -> FakeCRIServer:
+        """Run the server on a background thread; returns once it accepts calls."""
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self.start_async())
+            except BaseException as exc:  # reported to the caller of start()
+                failure.append(exc)
+                ready.set()
+                loop.close()
+                return
+            ready.set()
+            try:
+                loop.run_until_complete(self.serve_forever())
+            finally:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.close()
+
+        self._thread = threading.Thread(target=run, name="fakecri-server", daemon=True)
+        self._thread.start()
+        if not ready.wait(timeout):
+            raise StartupError(f"the server did not start within {timeout}s")
+        if failure:
+            self._thread.join(timeout)
+            raise failure[0]
+        return self
+
+    def stop(self, timeout: float = 15.0) -> None:
+        if self._loop is None or self._thread is None:
+            return
+        if self._thread.is_alive():
+            fut = asyncio.run_coroutine_threadsafe(self.stop_async(), self._loop)
+            fut.result(timeout)
+            self._thread.join(timeout)
+        self._thread = None
+        self._loop = None
+
+    def call(self, fn: Callable[..., Any], *args: Any, timeout: float = 15.0) -> Any:
+        """Run `fn(*args)` on the server's loop (where the state lives) and return its result."""
+        if self._loop is None:
+            raise RuntimeError("the server is not running on a background thread")
+
+        async def run() -> Any:
+            result = fn(*args)
+            if asyncio.iscoroutine(result):
+                result = await result
+            return result
+
+        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)
+
+    def reset(self) -> None:
+        self.call(lambda: self.state.reset())
+
+    def check(self) -> None:
+        """Raise ServerErrors if a handler raised since the last reset."""
+        errs = self.call(lambda: list(self.state.server_errors))
+        if errs:
+            raise ServerErrors("fakecri raised inside a handler:\n" + "\n".join(errs))
+
+    def __enter__(self) -> FakeCRIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

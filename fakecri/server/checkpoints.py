@@ -1,0 +1,73 @@
+"""CheckpointContainer / CheckpointPod / RestorePod archives.
+
+A checkpoint is a real tar file at the path the caller names, holding one JSON
+document (`fakecri-checkpoint.json`) that the core produced. Restoring reads it back
+and recreates the pod with fresh ids.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import tarfile
+from typing import TYPE_CHECKING, Any
+
+from fakecri.core import errors
+
+if TYPE_CHECKING:
+    from fakecri.server.state import ServerState
+
+MEMBER = "fakecri-checkpoint.json"
+FORMAT = "fakecri-checkpoint/1"
+
+
+def write_archive(path: str, doc: dict[str, Any]) -> None:
+    if not path:
+        raise errors.InvalidArgument("checkpoint: a location (archive path) is required")
+    data = json.dumps({"format": FORMAT, **doc}, sort_keys=True).encode()
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise errors.InvalidArgument(f"checkpoint: directory {parent} does not exist")
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with tarfile.open(tmp, "w") as tar:
+        info = tarfile.TarInfo(MEMBER)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    os.replace(tmp, path)
+
+
+def read_archive(path: str) -> dict[str, Any]:
+    if not path:
+        raise errors.InvalidArgument("RestorePod: checkpoint_path is required")
+    if not os.path.exists(path):
+        raise errors.NotFound(f"RestorePod: checkpoint archive {path} does not exist")
+    try:
+        with tarfile.open(path, "r") as tar:
+            member = tar.extractfile(MEMBER)
+            if member is None:
+                raise KeyError(MEMBER)
+            doc = json.loads(member.read())
+    except (tarfile.TarError, KeyError, ValueError) as exc:
+        raise errors.InvalidArgument(f"RestorePod: {path} is not a fakecri checkpoint ({exc})") from None
+    if doc.get("format") != FORMAT:
+        raise errors.InvalidArgument(f"RestorePod: {path} has unknown format {doc.get('format')!r}")
+    return doc
+
+
+class Checkpoints:
+    def __init__(self, state: ServerState) -> None:
+        self.st = state
+
+    async def checkpoint_container(self, container_id: str, location: str) -> None:
+        doc = self.st.runtime.checkpoint_container(container_id)
+        write_archive(location, {"kind": "container", "container": doc})
+
+    async def checkpoint_pod(self, sandbox_id: str, path: str, container_ids: list[str]) -> None:
+        doc = self.st.runtime.checkpoint_pod(sandbox_id, container_ids)
+        write_archive(path, {"kind": "pod", "pod": doc})
+
+    async def restore_pod(self, request):
+        doc = read_archive(request.checkpoint_path)
+        if doc.get("kind") != "pod":
+            raise errors.InvalidArgument(f"RestorePod: {request.checkpoint_path} holds a container, not a pod")
+        return self.st.runtime.restore_pod(doc["pod"])

@@ -1,0 +1,119 @@
+"""fakecri.control.v1.Control: faults, scripted exits, conditions, restarts, reset, logs."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from fakecri.api.control.v1 import control_pb2 as cpb
+from fakecri.core import errors
+from fakecri.core.clock import FakeClock
+from fakecri.faults.model import Fault
+
+if TYPE_CHECKING:
+    from fakecri.server.state import ServerState
+
+_REASON_BY_CODE = {0: "Completed", 137: "OOMKilled"}
+
+
+def fault_to_pb(f: Fault) -> cpb.Fault:
+    return cpb.Fault(
+        name=f.name, type=f.type, target=f.target, stage=f.stage, toxicity=f.toxicity, count=f.count,
+        attributes=f.attributes, hits=f.hits,
+    )
+
+
+def fault_from_pb(msg: cpb.Fault) -> Fault:
+    return Fault.from_dict(
+        {
+            "name": msg.name,
+            "type": msg.type,
+            "target": msg.target,
+            "stage": msg.stage or "before",
+            "toxicity": msg.toxicity or 1.0,
+            "count": msg.count,
+            "attributes": dict(msg.attributes),
+        }
+    )
+
+
+class ControlService:
+    def __init__(self, state: ServerState) -> None:
+        self.st = state
+
+    async def AddFault(self, request, context):
+        if not request.fault.type:
+            raise errors.InvalidArgument("AddFault: fault.type is required")
+        added = self.st.plan.add(fault_from_pb(request.fault))
+        await self.st.apply_pending_restart()
+        return fault_to_pb(added)
+
+    async def ListFaults(self, request, context):
+        return cpb.ListFaultsResponse(faults=[fault_to_pb(f) for f in self.st.plan.list()])
+
+    async def RemoveFault(self, request, context):
+        self.st.plan.remove(request.name)
+        return cpb.RemoveFaultResponse()
+
+    async def ResetFaults(self, request, context):
+        self.st.plan.reset()
+        self.st.plan.clear_log()
+        return cpb.ResetFaultsResponse()
+
+    async def ExitContainer(self, request, context):
+        reason = request.reason or _REASON_BY_CODE.get(request.exit_code, "Error")
+        self.st.runtime.exit_container(request.container_id, request.exit_code, reason, request.message)
+        return cpb.ExitContainerResponse()
+
+    async def SetCondition(self, request, context):
+        if request.type not in ("RuntimeReady", "NetworkReady"):
+            raise errors.InvalidArgument(
+                f"SetCondition: condition {request.type!r} is not RuntimeReady or NetworkReady"
+            )
+        attrs = {
+            "condition": request.type,
+            "status": "true" if request.status else "false",
+            "reason": request.reason,
+            "message": request.message,
+        }
+        if request.duration_seconds > 0:
+            attrs["duration"] = f"{request.duration_seconds}s"
+        self.st.plan.add(Fault(type="condition", attributes=attrs))
+        return cpb.SetConditionResponse()
+
+    async def RestartRuntime(self, request, context):
+        if request.downtime_seconds < 0:
+            raise errors.InvalidArgument("RestartRuntime: downtime_seconds must not be negative")
+        await self.st.restart(request.downtime_seconds, request.wipe_state)
+        return cpb.RestartRuntimeResponse()
+
+    async def AdvanceClock(self, request, context):
+        clock = self.st.clock
+        if not isinstance(clock, FakeClock):
+            raise errors.FailedPrecondition("AdvanceClock: the server runs on the system clock (start it with a fake clock)")
+        if request.seconds < 0:
+            raise errors.InvalidArgument("AdvanceClock: seconds must not be negative")
+        clock.advance(request.seconds)
+        self.st.tick()
+        return cpb.AdvanceClockResponse(now_ns=clock.now_ns())
+
+    async def Reset(self, request, context):
+        self.st.reset()
+        return cpb.ResetResponse()
+
+    async def GetCallLog(self, request, context):
+        return cpb.GetCallLogResponse(
+            calls=[
+                cpb.CallRecord(method=c.method, summary=c.summary, code=c.code, duration_seconds=c.duration_s,
+                               at_ns=c.at_ns)
+                for c in self.st.call_log
+            ]
+        )
+
+    async def GetFaultLog(self, request, context):
+        return cpb.GetFaultLogResponse(
+            records=[cpb.FaultRecord(fault=r.fault, type=r.type, hit=str(r.hit), at_ns=r.at_ns) for r in self.st.plan.log]
+        )
+
+    async def GetServerInfo(self, request, context):
+        return cpb.GetServerInfoResponse(
+            seed=self.st.config.seed, counters=dict(self.st.counters), errors=list(self.st.server_errors)
+        )

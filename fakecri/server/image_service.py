@@ -1,0 +1,94 @@
+"""runtime.v1.ImageService over the core ImageStore."""
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.core import errors
+from fakecri.server import translate as tr
+from fakecri.server.wire import batches
+
+if TYPE_CHECKING:
+    from fakecri.server.state import ServerState
+
+STREAM_BATCH = 5000
+
+
+def _auth(msg: pb.AuthConfig) -> dict[str, str] | None:
+    fields = {
+        "username": msg.username,
+        "password": msg.password,
+        "auth": msg.auth,
+        "server_address": msg.server_address,
+        "identity_token": msg.identity_token,
+        "registry_token": msg.registry_token,
+    }
+    fields = {k: v for k, v in fields.items() if v}
+    return fields or None
+
+
+class ImageService:
+    def __init__(self, state: ServerState) -> None:
+        self.st = state
+
+    def _fragments(self, f) -> list[bytes]:
+        return [tr.image_fragment(img) for img in self.st.images.list(f.image.image)]
+
+    async def ListImages(self, request, context):
+        return b"".join(self._fragments(request.filter))
+
+    async def StreamImages(self, request, context):
+        for chunk in batches(self._fragments(request.filter), STREAM_BATCH):
+            yield chunk
+
+    async def ImageStatus(self, request, context):
+        ref = request.image.image
+        if not ref:
+            raise errors.InvalidArgument("ImageStatus: image.image is required")
+        img = self.st.images.status(ref)
+        if img is None:
+            # CRI: a missing image is an empty response, not an error.
+            return pb.ImageStatusResponse()
+        resp = pb.ImageStatusResponse(image=tr.image_item(img))
+        if request.verbose:
+            resp.info.update(tr.image_info(img))
+        return resp
+
+    async def PullImage(self, request, context):
+        ref = request.image.image
+        if not ref:
+            raise errors.InvalidArgument("PullImage: image.image is required")
+        images = self.st.images
+        images.check_pull(ref, _auth(request.auth) if request.HasField("auth") else None)  # fail before waiting
+        action = self.st.plan.on_pull(ref)
+        duration = images.pull_duration_s(ref) + (action.delay_s if action else 0.0)
+        remaining = context.time_remaining()
+        if remaining is not None and duration > remaining:
+            await asyncio.sleep(max(0.0, remaining))
+            raise errors.DeadlineExceeded(f"PullImage {ref}: the deadline passed before the pull finished")
+        await self.st.wait(duration)
+        if action is not None and action.error is not None:
+            code, message = action.error
+            raise errors.from_code(code, message or f"PullImage {ref}: failed by a fault")
+        img = images.pull(ref, _auth(request.auth) if request.HasField("auth") else None)
+        return pb.PullImageResponse(image_ref=images.image_ref(ref, img))
+
+    async def RemoveImage(self, request, context):
+        ref = request.image.image
+        if not ref:
+            raise errors.InvalidArgument("RemoveImage: image.image is required")
+        self.st.images.remove(ref)
+        return pb.RemoveImageResponse()
+
+    async def ImageFsInfo(self, request, context):
+        now = self.st.clock.now_ns()
+        usage = self.st.images.fs_usage(now)
+        image_fs = pb.FilesystemUsage(
+            timestamp=usage.timestamp_ns,
+            fs_id=pb.FilesystemIdentifier(mountpoint=usage.mountpoint),
+        )
+        image_fs.used_bytes.value = usage.used_bytes
+        image_fs.inodes_used.value = usage.inodes_used
+        container_fs = self.st.stats.container_filesystem(now)
+        return pb.ImageFsInfoResponse(image_filesystems=[image_fs], container_filesystems=[container_fs])

@@ -1,0 +1,330 @@
+"""runtime.v1.RuntimeService: protobuf in, core calls, protobuf (or cached wire bytes) out.
+
+No business rules live here; they are in fakecri.core. Errors raised by the core are
+turned into status codes by the wrapper in handlers.py, through status.py.
+"""
+from __future__ import annotations
+
+import posixpath
+from typing import TYPE_CHECKING
+
+from fakecri import __version__
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.core import errors
+from fakecri.core.records import ContainerState, SandboxState
+from fakecri.server import translate as tr
+from fakecri.server.bus import SubscriptionClosed
+from fakecri.server.wire import batches
+
+if TYPE_CHECKING:
+    from fakecri.server.state import ServerState
+
+STREAM_BATCH = 5000  # items per Stream* message, as containerd batches them
+
+
+def _selector(msg) -> dict[str, str] | None:
+    return dict(msg.label_selector) if msg.label_selector else None
+
+
+class RuntimeService:
+    def __init__(self, state: ServerState) -> None:
+        self.st = state
+
+    # ------------------------------------------------------------ runtime info
+
+    async def Version(self, request, context):
+        return pb.VersionResponse(
+            version="0.1.0", runtime_name="fakecri", runtime_version=__version__, runtime_api_version="v1"
+        )
+
+    async def Status(self, request, context):
+        conditions = self.st.conditions()
+        resp = pb.StatusResponse(
+            status=pb.RuntimeStatus(
+                conditions=[
+                    pb.RuntimeCondition(type=name, status=c.status, reason=c.reason, message=c.message)
+                    for name, c in conditions.items()
+                ]
+            ),
+            runtime_handlers=[
+                pb.RuntimeHandler(
+                    name=h, features=pb.RuntimeHandlerFeatures(recursive_read_only_mounts=True, user_namespaces=True)
+                )
+                for h in self.st.config.runtime_handlers
+            ],
+            features=pb.RuntimeFeatures(supplemental_groups_policy=True, user_namespaces_host_network=True,
+                                        mount_options=True),
+        )
+        if request.verbose:
+            resp.info["config"] = self.st.describe_config()
+        return resp
+
+    async def RuntimeConfig(self, request, context):
+        driver = pb.CGROUPFS if self.st.config.cgroup_driver == "cgroupfs" else pb.SYSTEMD
+        return pb.RuntimeConfigResponse(linux=pb.LinuxRuntimeConfiguration(cgroup_driver=driver))
+
+    async def UpdateRuntimeConfig(self, request, context):
+        cidr = request.runtime_config.network_config.pod_cidr
+        if cidr:
+            self.st.runtime.set_pod_cidr(cidr)
+        return pb.UpdateRuntimeConfigResponse()
+
+    # ------------------------------------------------------------ sandboxes
+
+    async def RunPodSandbox(self, request, context):
+        cfg = request.config
+        md = cfg.metadata
+        linux_res = cfg.linux.resources if cfg.linux.HasField("resources") else None
+        overhead = cfg.linux.overhead if cfg.linux.HasField("overhead") else None
+        sb = self.st.runtime.run_pod_sandbox(
+            name=md.name,
+            namespace=md.namespace,
+            uid=md.uid,
+            attempt=md.attempt,
+            labels=dict(cfg.labels),
+            annotations=dict(cfg.annotations),
+            hostname=cfg.hostname,
+            log_directory=cfg.log_directory,
+            runtime_handler=request.runtime_handler,
+            spec=cfg.SerializeToString(),
+            resources=tr.resources_from_pb(linux_res) if linux_res is not None else None,
+            overhead=tr.resources_from_pb(overhead) if overhead is not None else None,
+        )
+        return pb.RunPodSandboxResponse(pod_sandbox_id=sb.id)
+
+    async def StopPodSandbox(self, request, context):
+        self.st.runtime.stop_pod_sandbox(request.pod_sandbox_id)
+        return pb.StopPodSandboxResponse()
+
+    async def RemovePodSandbox(self, request, context):
+        self.st.runtime.remove_pod_sandbox(request.pod_sandbox_id)
+        return pb.RemovePodSandboxResponse()
+
+    async def PodSandboxStatus(self, request, context):
+        sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
+        resp = self.st.events.sandbox_status_response(sb)
+        if request.verbose:
+            resp.info.update(tr.sandbox_info(sb))
+        return resp
+
+    def _sandbox_fragments(self, f) -> list[bytes]:
+        state = SandboxState(f.state.state) if f.HasField("state") else None
+        items = self.st.runtime.list_sandboxes(id=f.id, state=state, label_selector=_selector(f))
+        return [tr.sandbox_fragment(sb) for sb in items]
+
+    async def ListPodSandbox(self, request, context):
+        return b"".join(self._sandbox_fragments(request.filter))
+
+    async def StreamPodSandboxes(self, request, context):
+        for chunk in batches(self._sandbox_fragments(request.filter), STREAM_BATCH):
+            yield chunk
+
+    async def UpdatePodSandboxResources(self, request, context):
+        self.st.runtime.update_pod_sandbox_resources(
+            request.pod_sandbox_id,
+            overhead=tr.resources_from_pb(request.overhead) if request.HasField("overhead") else None,
+            resources=tr.resources_from_pb(request.resources) if request.HasField("resources") else None,
+        )
+        return pb.UpdatePodSandboxResourcesResponse()
+
+    # ------------------------------------------------------------ containers
+
+    async def CreateContainer(self, request, context):
+        cfg = request.config
+        if not cfg.image.image:
+            raise errors.InvalidArgument("CreateContainer: config.image.image is required")
+        sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
+        image = self.st.images.resolve(cfg.image.image)
+        log_path = posixpath.join(sb.log_directory, cfg.log_path) if sb.log_directory and cfg.log_path else ""
+        c = self.st.runtime.create_container(
+            sb.id,
+            name=cfg.metadata.name,
+            attempt=cfg.metadata.attempt,
+            image=image,
+            image_ref_requested=cfg.image.image,
+            labels=dict(cfg.labels),
+            annotations=dict(cfg.annotations),
+            command=tuple(cfg.command),
+            args=tuple(cfg.args),
+            log_path=log_path,
+            resources=tr.resources_from_pb(cfg.linux.resources),
+            spec=cfg.SerializeToString(),
+        )
+        return pb.CreateContainerResponse(container_id=c.id)
+
+    async def StartContainer(self, request, context):
+        self.st.runtime.start_container(request.container_id)
+        return pb.StartContainerResponse()
+
+    async def StopContainer(self, request, context):
+        delay = self.st.runtime.stop_container(request.container_id, float(request.timeout))
+        if delay > 0:
+            await self.st.wait(delay)
+            self.st.tick()
+        return pb.StopContainerResponse()
+
+    async def RemoveContainer(self, request, context):
+        self.st.runtime.remove_container(request.container_id)
+        return pb.RemoveContainerResponse()
+
+    def _container_fragments(self, f) -> list[bytes]:
+        state = ContainerState(f.state.state) if f.HasField("state") else None
+        items = self.st.runtime.list_containers(
+            id=f.id, state=state, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f)
+        )
+        return [tr.container_fragment(c) for c in items]
+
+    async def ListContainers(self, request, context):
+        return b"".join(self._container_fragments(request.filter))
+
+    async def StreamContainers(self, request, context):
+        for chunk in batches(self._container_fragments(request.filter), STREAM_BATCH):
+            yield chunk
+
+    async def ContainerStatus(self, request, context):
+        c = self.st.runtime.get_container(request.container_id)
+        resp = pb.ContainerStatusResponse(status=tr.container_status(c))
+        if request.verbose:
+            resp.info.update(tr.container_info(c))
+        return resp
+
+    async def UpdateContainerResources(self, request, context):
+        c = self.st.runtime.get_container(request.container_id)
+        if "resize-not-applied" in self.st.quirks():
+            return pb.UpdateContainerResourcesResponse()
+        resources = tr.resources_from_pb(request.linux) if request.HasField("linux") else c.resources
+        self.st.runtime.update_container_resources(c.id, resources, dict(request.annotations) or None)
+        return pb.UpdateContainerResourcesResponse()
+
+    async def ReopenContainerLog(self, request, context):
+        self.st.runtime.reopen_container_log(request.container_id)
+        return pb.ReopenContainerLogResponse()
+
+    async def ExecSync(self, request, context):
+        if not request.cmd:
+            raise errors.InvalidArgument(f"ExecSync in container {request.container_id}: cmd is empty")
+        result = self.st.runtime.exec_sync(request.container_id, list(request.cmd), float(request.timeout))
+        if result.duration_s > 0:
+            await self.st.wait(result.duration_s)
+        if result.timed_out:
+            raise errors.DeadlineExceeded(
+                f"ExecSync {list(request.cmd)} in container {request.container_id} timed out "
+                f"after {request.timeout}s"
+            )
+        return pb.ExecSyncResponse(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
+
+    # ------------------------------------------------------------ streaming endpoints
+
+    async def Exec(self, request, context):
+        return pb.ExecResponse(url=await self.st.streaming_url("exec", request))
+
+    async def Attach(self, request, context):
+        return pb.AttachResponse(url=await self.st.streaming_url("attach", request))
+
+    async def PortForward(self, request, context):
+        return pb.PortForwardResponse(url=await self.st.streaming_url("portforward", request))
+
+    # ------------------------------------------------------------ stats
+
+    async def ContainerStats(self, request, context):
+        c = self.st.runtime.get_container(request.container_id)
+        return pb.ContainerStatsResponse(stats=self.st.stats.container(c))
+
+    def _container_stats(self, f):
+        items = self.st.runtime.list_containers(id=f.id, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f))
+        return [self.st.stats.container(c) for c in items if c.state != ContainerState.EXITED or f.id]
+
+    async def ListContainerStats(self, request, context):
+        return pb.ListContainerStatsResponse(stats=self._container_stats(request.filter))
+
+    async def StreamContainerStats(self, request, context):
+        items = self._container_stats(request.filter)
+        for i in range(0, len(items), STREAM_BATCH):
+            yield pb.StreamContainerStatsResponse(container_stats=items[i : i + STREAM_BATCH])
+
+    async def PodSandboxStats(self, request, context):
+        sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
+        return pb.PodSandboxStatsResponse(stats=self.st.stats.sandbox(sb))
+
+    def _sandbox_stats(self, f):
+        items = self.st.runtime.list_sandboxes(id=f.id, label_selector=_selector(f))
+        return [self.st.stats.sandbox(sb) for sb in items]
+
+    async def ListPodSandboxStats(self, request, context):
+        return pb.ListPodSandboxStatsResponse(stats=self._sandbox_stats(request.filter))
+
+    async def StreamPodSandboxStats(self, request, context):
+        items = self._sandbox_stats(request.filter)
+        for i in range(0, len(items), STREAM_BATCH):
+            yield pb.StreamPodSandboxStatsResponse(pod_sandbox_stats=items[i : i + STREAM_BATCH])
+
+    async def ListMetricDescriptors(self, request, context):
+        return pb.ListMetricDescriptorsResponse(descriptors=self.st.stats.descriptors())
+
+    def _sandbox_metrics(self):
+        return [self.st.stats.sandbox_metrics(sb) for sb in self.st.runtime.list_sandboxes()]
+
+    async def ListPodSandboxMetrics(self, request, context):
+        return pb.ListPodSandboxMetricsResponse(pod_metrics=self._sandbox_metrics())
+
+    async def StreamPodSandboxMetrics(self, request, context):
+        items = self._sandbox_metrics()
+        for i in range(0, len(items), STREAM_BATCH):
+            yield pb.StreamPodSandboxMetricsResponse(pod_sandbox_metrics=items[i : i + STREAM_BATCH])
+
+    # ------------------------------------------------------------ checkpoints
+
+    async def CheckpointContainer(self, request, context):
+        await self.st.checkpoints.checkpoint_container(request.container_id, request.location)
+        return pb.CheckpointContainerResponse()
+
+    async def CheckpointPod(self, request, context):
+        await self.st.checkpoints.checkpoint_pod(
+            request.pod_sandbox_id, request.output_path, list(request.container_ids)
+        )
+        return pb.CheckpointPodResponse()
+
+    async def RestorePod(self, request, context):
+        sb, containers = await self.st.checkpoints.restore_pod(request)
+        return pb.RestorePodResponse(
+            pod_sandbox_id=sb.id,
+            restored_containers=[pb.RestoredContainer(name=c.name, container_id=c.id) for c in containers],
+        )
+
+    # ------------------------------------------------------------ events
+
+    async def GetContainerEvents(self, request, context):
+        sub, faults = self.st.subscribe()
+        try:
+            if faults.cut(0) is not None:
+                code, message = faults.cut_status
+                if code == "OK":
+                    return
+                raise errors.from_code(code, message)
+            for item in faults.replay(list(self.st.bus.history)):
+                yield item
+            delivered = 0
+            while True:
+                try:
+                    item = await sub.get()
+                except SubscriptionClosed as closed:
+                    for held in faults.flush():
+                        yield held
+                    if closed.code == "OK":
+                        return
+                    raise errors.from_code(closed.code, closed.message) from None
+                self.st.bus.note_progress()
+                for delay, out in faults.on_event(item):
+                    if delay > 0:
+                        await self.st.wait(delay)
+                    yield out
+                    delivered += 1
+                    self.st.count("events_delivered")
+                    cut = faults.cut(delivered)
+                    if cut is not None:
+                        self.st.count("streams_cut")
+                        if cut == "OK":
+                            return
+                        raise errors.from_code(cut, faults.cut_status[1])
+        finally:
+            self.st.unsubscribe(sub)

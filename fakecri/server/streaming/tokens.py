@@ -1,0 +1,58 @@
+"""Single-use, expiring tokens that stand for a prepared streaming request."""
+from __future__ import annotations
+
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+from fakecri.core.errors import ResourceExhausted
+
+T = TypeVar("T")
+
+
+class TokenCache(Generic[T]):
+    """Maps fresh random tokens to requests. `consume` hands a request out at most once.
+
+    Time comes from `now` (seconds, monotonic); an entry older than `ttl_s` is gone.
+    At most `max_entries` live tokens: beyond that `insert` raises ResourceExhausted.
+    """
+
+    def __init__(self, ttl_s: float, now: Callable[[], float], *, max_entries: int = 1000,
+                 token_bytes: int = 12) -> None:
+        self._ttl = ttl_s
+        self._now = now
+        self._max = max_entries
+        self._nbytes = token_bytes
+        self._entries: OrderedDict[str, tuple[float, T]] = OrderedDict()
+
+    def __len__(self) -> int:
+        self._expire()
+        return len(self._entries)
+
+    def _expire(self) -> None:
+        now = self._now()
+        while self._entries:
+            token, (deadline, _) = next(iter(self._entries.items()))
+            if deadline > now:
+                break
+            del self._entries[token]
+
+    def insert(self, request: T) -> str:
+        self._expire()
+        if len(self._entries) >= self._max:
+            raise ResourceExhausted(
+                f"too many streaming requests in flight (limit {self._max}); retry later")
+        token = secrets.token_urlsafe(self._nbytes)
+        while token in self._entries:
+            token = secrets.token_urlsafe(self._nbytes)
+        self._entries[token] = (self._now() + self._ttl, request)
+        return token
+
+    def consume(self, token: str) -> T | None:
+        """The request for `token`, removing it; None if unknown, used or expired."""
+        entry = self._entries.pop(token, None)
+        if entry is None:
+            return None
+        deadline, request = entry
+        return request if deadline > self._now() else None

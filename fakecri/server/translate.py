@@ -1,0 +1,206 @@
+"""Protobuf <-> core record conversions. Pure functions, no state of their own.
+
+The servicers call these and nothing else touches both protobuf and the core.
+"""
+from __future__ import annotations
+
+import json
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox
+from fakecri.server.wire import field_fragment
+
+# ---------------------------------------------------------------- resources
+
+
+def resources_from_pb(msg: pb.LinuxContainerResources) -> Resources:
+    return Resources(
+        cpu_period=msg.cpu_period,
+        cpu_quota=msg.cpu_quota,
+        cpu_shares=msg.cpu_shares,
+        memory_limit_in_bytes=msg.memory_limit_in_bytes,
+        oom_score_adj=msg.oom_score_adj,
+        cpuset_cpus=msg.cpuset_cpus,
+        cpuset_mems=msg.cpuset_mems,
+        hugepage_limits=tuple((h.page_size, h.limit) for h in msg.hugepage_limits),
+        unified=dict(msg.unified),
+        memory_swap_limit_in_bytes=msg.memory_swap_limit_in_bytes,
+    )
+
+
+def resources_to_pb(res: Resources) -> pb.LinuxContainerResources:
+    return pb.LinuxContainerResources(
+        cpu_period=res.cpu_period,
+        cpu_quota=res.cpu_quota,
+        cpu_shares=res.cpu_shares,
+        memory_limit_in_bytes=res.memory_limit_in_bytes,
+        oom_score_adj=res.oom_score_adj,
+        cpuset_cpus=res.cpuset_cpus,
+        cpuset_mems=res.cpuset_mems,
+        hugepage_limits=[pb.HugepageLimit(page_size=p, limit=n) for p, n in res.hugepage_limits],
+        unified=res.unified,
+        memory_swap_limit_in_bytes=res.memory_swap_limit_in_bytes,
+    )
+
+
+# ---------------------------------------------------------------- sandboxes
+
+
+def sandbox_item(sb: Sandbox) -> pb.PodSandbox:
+    return pb.PodSandbox(
+        id=sb.id,
+        metadata=pb.PodSandboxMetadata(name=sb.name, namespace=sb.namespace, uid=sb.uid, attempt=sb.attempt),
+        state=int(sb.state),
+        created_at=sb.created_at,
+        labels=sb.labels,
+        annotations=sb.annotations,
+        runtime_handler=sb.runtime_handler,
+    )
+
+
+def sandbox_fragment(sb: Sandbox) -> bytes:
+    """The cached wire fragment of `sb` as field 1 of a list response."""
+    frag = sb.wire
+    if frag is None:
+        frag = sb.wire = field_fragment(1, sandbox_item(sb).SerializeToString())
+    return frag
+
+
+def sandbox_status(sb: Sandbox) -> pb.PodSandboxStatus:
+    config = pb.PodSandboxConfig.FromString(sb.spec) if sb.spec else pb.PodSandboxConfig()
+    ns_options = config.linux.security_context.namespace_options
+    return pb.PodSandboxStatus(
+        id=sb.id,
+        metadata=pb.PodSandboxMetadata(name=sb.name, namespace=sb.namespace, uid=sb.uid, attempt=sb.attempt),
+        state=int(sb.state),
+        created_at=sb.created_at,
+        network=pb.PodSandboxNetworkStatus(
+            ip=sb.ip, additional_ips=[pb.PodIP(ip=ip) for ip in sb.additional_ips]
+        ),
+        linux=pb.LinuxPodSandboxStatus(namespaces=pb.Namespace(options=ns_options)),
+        labels=sb.labels,
+        annotations=sb.annotations,
+        runtime_handler=sb.runtime_handler,
+    )
+
+
+def sandbox_info(sb: Sandbox) -> dict[str, str]:
+    """The `verbose` info map: one JSON document, as containerd returns under "info"."""
+    doc = {
+        "id": sb.id,
+        "state": sb.state.name,
+        "hostname": sb.hostname,
+        "logDirectory": sb.log_directory,
+        "runtimeHandler": sb.runtime_handler,
+        "ip": sb.ip,
+        "containers": list(sb.container_ids),
+        "runtime": "fakecri",
+    }
+    return {"info": json.dumps(doc, sort_keys=True)}
+
+
+# ---------------------------------------------------------------- containers
+
+
+def _image_spec(c: Container) -> pb.ImageSpec:
+    return pb.ImageSpec(image=c.image, user_specified_image=c.image)
+
+
+def container_item(c: Container) -> pb.Container:
+    return pb.Container(
+        id=c.id,
+        pod_sandbox_id=c.sandbox_id,
+        metadata=pb.ContainerMetadata(name=c.name, attempt=c.attempt),
+        image=_image_spec(c),
+        image_ref=c.image_ref,
+        state=int(c.state),
+        created_at=c.created_at,
+        labels=c.labels,
+        annotations=c.annotations,
+        image_id=c.image_id,
+    )
+
+
+def container_fragment(c: Container) -> bytes:
+    frag = c.wire
+    if frag is None:
+        frag = c.wire = field_fragment(1, container_item(c).SerializeToString())
+    return frag
+
+
+def container_status(c: Container) -> pb.ContainerStatus:
+    config = pb.ContainerConfig.FromString(c.spec) if c.spec else pb.ContainerConfig()
+    sec = config.linux.security_context
+    user = pb.ContainerUser(
+        linux=pb.LinuxContainerUser(
+            uid=sec.run_as_user.value if sec.HasField("run_as_user") else 0,
+            gid=sec.run_as_group.value if sec.HasField("run_as_group") else 0,
+            supplemental_groups=list(sec.supplemental_groups),
+        )
+    )
+    return pb.ContainerStatus(
+        id=c.id,
+        metadata=pb.ContainerMetadata(name=c.name, attempt=c.attempt),
+        state=int(c.state),
+        created_at=c.created_at,
+        started_at=c.started_at,
+        finished_at=c.finished_at,
+        exit_code=c.exit_code,
+        image=_image_spec(c),
+        image_ref=c.image_ref,
+        reason=c.reason,
+        message=c.message,
+        labels=c.labels,
+        annotations=c.annotations,
+        mounts=config.mounts,
+        log_path=c.log_path,
+        resources=pb.ContainerResources(linux=resources_to_pb(c.resources)),
+        image_id=c.image_id,
+        user=user,
+        stop_signal=config.stop_signal,
+    )
+
+
+def container_info(c: Container) -> dict[str, str]:
+    doc = {
+        "id": c.id,
+        "sandboxID": c.sandbox_id,
+        "state": ContainerState(c.state).name,
+        "command": list(c.command),
+        "args": list(c.args),
+        "logPath": c.log_path,
+        "image": c.image,
+        "imageID": c.image_id,
+        "runtime": "fakecri",
+    }
+    return {"info": json.dumps(doc, sort_keys=True)}
+
+
+# ---------------------------------------------------------------- images
+
+
+def image_item(img: Image) -> pb.Image:
+    msg = pb.Image(
+        id=img.id,
+        repo_tags=img.repo_tags,
+        repo_digests=img.repo_digests,
+        size=img.size,
+        username=img.username,
+        pinned=img.pinned,
+        spec=pb.ImageSpec(image=img.id),
+    )
+    if img.uid is not None:
+        msg.uid.value = img.uid
+    return msg
+
+
+def image_fragment(img: Image) -> bytes:
+    frag = img.wire
+    if frag is None:
+        frag = img.wire = field_fragment(1, image_item(img).SerializeToString())
+    return frag
+
+
+def image_info(img: Image) -> dict[str, str]:
+    doc = {"id": img.id, "repoTags": img.repo_tags, "repoDigests": img.repo_digests, "size": img.size}
+    return {"info": json.dumps(doc, sort_keys=True)}

@@ -1,0 +1,57 @@
+"""Shared fixtures for fakecri's own tests: a real server on a real unix socket."""
+from __future__ import annotations
+
+import grpc
+import pytest
+
+from fakecri.api.control.v1 import control_pb2_grpc
+from fakecri.api.runtime.v1 import api_pb2_grpc
+
+
+def pytest_addoption(parser):
+    parser.addoption("--run-slow", action="store_true", help="also run tests marked slow (soak, long property runs)")
+
+
+def pytest_collection_modifyitems(config, items):
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason="slow: run with --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def srv():
+    """One fakecri for the session, on the system clock, reset before each test that uses `rt`/`img`."""
+    from fakecri.server.app import FakeCRIServer
+
+    server = FakeCRIServer(seed=7)
+    server.start()
+    server.state.log_rpcs = False
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def channel(srv):
+    srv.reset()
+    ch = grpc.insecure_channel("unix:" + srv.config.socket)
+    yield ch
+    ch.close()
+    srv.check()
+
+
+@pytest.fixture
+def rt(channel):
+    return api_pb2_grpc.RuntimeServiceStub(channel)
+
+
+@pytest.fixture
+def img(channel):
+    return api_pb2_grpc.ImageServiceStub(channel)
+
+
+@pytest.fixture
+def ctl(channel):
+    return control_pb2_grpc.ControlStub(channel)

@@ -1,0 +1,84 @@
+"""ImageService over a real socket."""
+from __future__ import annotations
+
+import grpc
+import pytest
+
+from fakecri.api.control.v1 import control_pb2 as cpb
+from fakecri.api.runtime.v1 import api_pb2 as pb
+
+
+def pull(img, ref, timeout=None):
+    return img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image=ref)), timeout=timeout).image_ref
+
+
+def status(img, ref, verbose=False):
+    return img.ImageStatus(pb.ImageStatusRequest(image=pb.ImageSpec(image=ref), verbose=verbose))
+
+
+def test_pull_normalises_like_containerd(img):
+    ref = pull(img, "busybox")
+    assert ref.startswith("docker.io/library/busybox@sha256:")
+    st = status(img, "docker.io/library/busybox:latest").image
+    assert st.repo_tags == ["docker.io/library/busybox:latest"]
+    assert st.id.startswith("sha256:") and len(st.id) == 71 and st.size > 0
+    assert status(img, "busybox").image.id == st.id
+    assert pull(img, "busybox") == ref, "pulls are deterministic"
+
+
+def test_pull_by_digest_has_no_tags(img):
+    pull(img, "quay.io/x/y:1")
+    digest = status(img, "quay.io/x/y:1").image.repo_digests[0]
+    by_digest = "registry.example/z@sha256:" + "ab" * 32
+    pull(img, by_digest)
+    st = status(img, by_digest).image
+    assert list(st.repo_tags) == [] and st.repo_digests == [by_digest]
+    assert digest.startswith("quay.io/x/y@sha256:")
+
+
+def test_missing_image_status_is_empty_and_remove_is_idempotent(img):
+    resp = status(img, "nothing:here", verbose=True)
+    assert not resp.HasField("image")
+    img.RemoveImage(pb.RemoveImageRequest(image=pb.ImageSpec(image="nothing:here")))
+    pull(img, "alpine:3")
+    assert status(img, "alpine:3", verbose=True).info
+    img.RemoveImage(pb.RemoveImageRequest(image=pb.ImageSpec(image="alpine:3")))
+    img.RemoveImage(pb.RemoveImageRequest(image=pb.ImageSpec(image="alpine:3")))
+    assert not status(img, "alpine:3").HasField("image")
+
+
+def test_list_images_filter_and_stream_twin(img):
+    pull(img, "busybox")
+    pull(img, "nginx:1.27")
+    all_ids = {i.id for i in img.ListImages(pb.ListImagesRequest()).images}
+    assert len(all_ids) == 2
+    only = img.ListImages(pb.ListImagesRequest(filter=pb.ImageFilter(image=pb.ImageSpec(image="nginx:1.27"))))
+    assert [i.repo_tags[0] for i in only.images] == ["docker.io/library/nginx:1.27"]
+    streamed = {i.id for m in img.StreamImages(pb.StreamImagesRequest()) for i in m.images}
+    assert streamed == all_ids
+
+
+def test_malformed_reference_is_invalid_argument(img):
+    with pytest.raises(grpc.RpcError) as info:
+        pull(img, "UPPER/Case::bad")
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "UPPER" in info.value.details()
+
+
+def test_image_fs_info_sums_image_sizes(img):
+    before = img.ImageFsInfo(pb.ImageFsInfoRequest())
+    pull(img, "busybox")
+    size = status(img, "busybox").image.size
+    after = img.ImageFsInfo(pb.ImageFsInfoRequest())
+    fs = after.image_filesystems[0]
+    assert fs.used_bytes.value - before.image_filesystems[0].used_bytes.value == size
+    assert fs.fs_id.mountpoint and fs.timestamp > 10**18 and fs.inodes_used.value > 0
+    assert after.container_filesystems and after.container_filesystems[0].timestamp > 0
+
+
+def test_slow_pull_past_the_deadline_records_nothing(img, ctl):
+    ctl.AddFault(cpb.AddFaultRequest(fault=cpb.Fault(type="slow_pull", target="*slowpoke*",
+                                                      attributes={"delay": "2s"})))
+    with pytest.raises(grpc.RpcError) as info:
+        pull(img, "slowpoke:1", timeout=0.3)
+    assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert not status(img, "slowpoke:1").HasField("image")
