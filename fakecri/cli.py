@@ -58,25 +58,22 @@ def _parse_mode(value: str) -> int:
 
 
 def _build_faults(drop_events, latency, error, faults_file, quirks) -> list:
+    """Fault objects from the flags; a bad value names its flag and says what was expected."""
     from fakecri.faults.model import FaultSpecError
     from fakecri.faults.spec import load_faults_file, parse_drop_events, parse_error, parse_latency, parse_quirks
 
+    steps = [("--drop-events", drop_events, lambda v: [parse_drop_events(v)])]
+    steps += [("--latency", v, parse_latency) for v in latency]
+    steps += [("--error", v, parse_error) for v in error]
+    steps += [("--faults", faults_file, load_faults_file), ("--quirks", quirks, parse_quirks)]
     out = []
-    try:
-        if drop_events:
-            out.append(parse_drop_events(drop_events))
-        for value in latency:
-            out.extend(parse_latency(value))
-        for value in error:
-            out.extend(parse_error(value))
-        if faults_file:
-            out.extend(load_faults_file(faults_file))
-        if quirks:
-            out.extend(parse_quirks(quirks))
-    except FaultSpecError as exc:
-        raise click.BadParameter(str(exc)) from None
-    except OSError as exc:
-        raise click.BadParameter(f"cannot read faults file: {exc}") from None
+    for flag, value, parse in steps:
+        if not value:
+            continue
+        try:
+            out.extend(parse(value))
+        except (FaultSpecError, OSError) as exc:
+            raise click.BadParameter(str(exc), param_hint=flag) from None
     return out
 
 

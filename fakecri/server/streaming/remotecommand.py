@@ -48,8 +48,8 @@ def parse_terminal_size(data: bytes) -> TerminalSize:
 def split_resize_messages(buffer: bytearray) -> list[bytes]:
     """Pop complete JSON objects from a resize byte stream (SPDY sends them back to back)."""
     decoder = json.JSONDecoder()
+    text = buffer.decode("ascii", errors="replace")  # one character per byte
     out: list[bytes] = []
-    text = buffer.decode("utf-8", errors="replace")
     pos = 0
     while True:
         while pos < len(text) and text[pos].isspace():
@@ -60,9 +60,9 @@ def split_resize_messages(buffer: bytearray) -> list[bytes]:
             _, end = decoder.raw_decode(text, pos)
         except json.JSONDecodeError:
             break
-        out.append(text[pos:end].encode())
+        out.append(bytes(buffer[pos:end]))
         pos = end
-    del buffer[:len(text[:pos].encode())]
+    del buffer[:pos]
     return out
 
 

@@ -145,6 +145,7 @@ class SpdyConnection:
                 for frame in self._decoder.feed(data):
                     await self._dispatch(frame)
         except spdy.SpdyProtocolError:
+            self._goaway_sent = True
             self.send_nowait(spdy.GoAway(self._last_id, spdy.GOAWAY_PROTOCOL_ERROR))
         finally:
             self.closed.set()

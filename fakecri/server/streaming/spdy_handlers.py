@@ -16,6 +16,7 @@ from fakecri.server.streaming.prepared import AttachRequest, ExecRequest, PortFo
 from fakecri.server.streaming.spdy_connection import SpdyConnection, SpdyStream
 
 COMMAND_STREAM_TYPES = ("error", "stdin", "stdout", "stderr", "resize")
+CLOSE_GRACE_S = 2.0  # how long the peer gets to hang up after our GOAWAY
 
 
 async def _cancel(*tasks: asyncio.Task | None) -> None:
@@ -66,6 +67,7 @@ async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
         needed.add("stderr")
     pipe: rc.StdinPipe | None = None
     command: asyncio.Task | None = None
+    grace_s = CLOSE_GRACE_S
     try:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + creation_timeout_s
@@ -112,11 +114,14 @@ async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
         body = rc.encode_status(version, command.result())
         if body:
             await arrived["error"].write(body)
+    except asyncio.CancelledError:
+        grace_s = 0.0  # the server is stopping: do not linger
+        raise
     finally:
         if pipe is not None:
             pipe.abort()
         await _cancel(command, *side_tasks)
-        await conn.shutdown()
+        await conn.shutdown(grace_s)
         await _cancel(reader_task)
 
 

@@ -32,6 +32,7 @@ COMMAND_PROTOCOLS = (
 )
 PORT_FORWARD_PROTOCOLS = ("v4.channel.k8s.io", "v4.base64.channel.k8s.io")
 MAX_MESSAGE = 4 * 1024 * 1024
+CLOSE_GRACE_S = 2.0  # how long the peer gets to answer our close frame
 
 
 def handshake_protocol(supported: tuple[str, ...]) -> ServerProtocol:
@@ -140,12 +141,12 @@ class ChannelSocket:
                         pending_opcode, parts = None, []
                         if message is not None:
                             yield message
-                if self._protocol.close_expected() or self._protocol.close_code is not None:
+                if self._protocol.close_rcvd is not None:
                     return
         finally:
             self.closed.set()
 
-    async def close(self, grace_s: float = 2.0) -> None:
+    async def close(self, grace_s: float = CLOSE_GRACE_S) -> None:
         """Start the closing handshake, wait briefly for the peer, drop the connection."""
         with contextlib.suppress(InvalidState):
             self._protocol.send_close(1000, "")
@@ -153,14 +154,15 @@ class ChannelSocket:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace_s
         with contextlib.suppress(asyncio.TimeoutError, ConnectionError):
-            while (remaining := deadline - loop.time()) > 0:
+            while self._protocol.close_rcvd is None and (remaining := deadline - loop.time()) > 0:
                 data = await asyncio.wait_for(self._reader.read(64 * 1024), remaining)
                 if not data:
                     break
                 self._protocol.receive_data(data)
                 self._protocol.events_received()
-                if self._protocol.close_code is not None:
+                if self._protocol.close_rcvd is not None:
                     break
+        await self.flush()
         self.closed.set()
         self._writer.close()
         with contextlib.suppress(Exception):
@@ -205,17 +207,21 @@ async def serve_command(ws: ChannelSocket, backend: StreamingBackend,
     command = asyncio.create_task(rc.run_command(
         backend, request, stdin=pipe, stdout_write=out if request.stdout else None,
         stderr_write=err if request.stderr else None))
+    grace_s = CLOSE_GRACE_S
     try:
         await asyncio.wait({command, reading}, return_when=asyncio.FIRST_COMPLETED)
         if command.done() and not ws.closed.is_set():
             body = rc.encode_status(version, command.result())
             if body:
                 await ws.send(ERROR, body)
+    except asyncio.CancelledError:
+        grace_s = 0.0  # the server is stopping: do not linger
+        raise
     finally:
         if pipe is not None:
             pipe.abort()
         await _cancel(command, reading)
-        await ws.close()
+        await ws.close(grace_s)
 
 
 async def serve_port_forward(ws: ChannelSocket, backend: StreamingBackend,

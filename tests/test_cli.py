@@ -1,0 +1,115 @@
+"""`fakecri serve` and `fakecri ctl` as a user runs them: real processes, real sockets."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+import grpc
+import pytest
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.api.runtime.v1 import api_pb2_grpc
+from fakecri.server.app import short_socket_path
+
+FAKECRI = [sys.executable, "-m", "fakecri.cli"]
+
+
+def start_serve(*args: str) -> tuple[subprocess.Popen, str]:
+    sock = short_socket_path()
+    proc = subprocess.Popen([*FAKECRI, "serve", "--socket", sock, "--log-level", "warning", *args],
+                            stderr=subprocess.PIPE, text=True)
+    line = proc.stderr.readline()
+    assert "serving on unix://" in line, line
+    return proc, sock
+
+
+def stop(proc: subprocess.Popen) -> int:
+    proc.send_signal(signal.SIGTERM)
+    return proc.wait(10)
+
+
+def test_serve_ready_line_socket_mode_and_clean_sigterm():
+    proc, sock = start_serve("--seed", "3")
+    try:
+        assert stat.S_IMODE(os.stat(sock).st_mode) == 0o660
+        with grpc.insecure_channel("unix:" + sock) as ch:
+            v = api_pb2_grpc.RuntimeServiceStub(ch).Version(pb.VersionRequest(), timeout=5)
+        assert v.runtime_name == "fakecri"
+    finally:
+        code = stop(proc)
+    assert code == 0
+    assert not os.path.exists(sock), "the socket was left behind"
+
+
+def test_sigint_also_stops_cleanly():
+    proc, sock = start_serve()
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(10) == 0
+
+
+@pytest.mark.parametrize("flag,value,words", [
+    ("--drop-events", "lots", "drop"),
+    ("--latency", "ListContainers=fast", "ListContainers"),
+    ("--error", "RunPodSandbox=NOPE@10%", "NOPE"),
+    ("--quirks", "not-a-quirk", "not-a-quirk"),
+])
+def test_bad_fault_flags_fail_at_start_up_with_a_clear_message(flag, value, words):
+    sock = short_socket_path()
+    res = subprocess.run([*FAKECRI, "serve", "--socket", sock, flag, value], capture_output=True, text=True,
+                         timeout=30)
+    assert res.returncode != 0
+    assert words in res.stderr, res.stderr
+    assert not os.path.exists(sock)
+
+
+def test_serve_requires_somewhere_to_listen():
+    res = subprocess.run([*FAKECRI, "serve"], capture_output=True, text=True, timeout=30)
+    assert res.returncode != 0 and "--socket" in res.stderr
+
+
+def test_settings_from_env_and_file_with_flags_winning(tmp_path):
+    cfg = tmp_path / "fakecri.toml"
+    cfg.write_text('seed = 5\ncgroup_driver = "cgroupfs"\n')
+    sock = short_socket_path()
+    env = dict(os.environ, FAKECRI_SEED="9")
+    proc = subprocess.Popen([*FAKECRI, "serve", "--config", str(cfg), "--socket", sock, "--log-level", "warning"],
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stderr.readline()
+        assert "(seed 9)" in line, line  # env beats the file
+        with grpc.insecure_channel("unix:" + sock) as ch:
+            resp = api_pb2_grpc.RuntimeServiceStub(ch).RuntimeConfig(pb.RuntimeConfigRequest(), timeout=5)
+        assert resp.linux.cgroup_driver == pb.CGROUPFS
+    finally:
+        stop(proc)
+
+
+def test_ctl_drives_a_running_server():
+    proc, sock = start_serve("--error", "Version=UNAVAILABLE")
+    ep = f"unix://{sock}"
+    try:
+        out = subprocess.run([*FAKECRI, "ctl", "--endpoint", ep, "faults"], capture_output=True, text=True,
+                             timeout=30, check=True).stdout
+        faults = [json.loads(line) for line in out.splitlines()]
+        assert [f["type"] for f in faults] == ["error"]
+        subprocess.run([*FAKECRI, "ctl", "--endpoint", ep, "reset-faults"], check=True, timeout=30)
+        with grpc.insecure_channel("unix:" + sock) as ch:
+            api_pb2_grpc.RuntimeServiceStub(ch).Version(pb.VersionRequest(), timeout=5)
+        res = subprocess.run([*FAKECRI, "ctl", "--endpoint", ep, "remove-fault", "nope"], capture_output=True,
+                             text=True, timeout=30)
+        assert res.returncode != 0 and "NOT_FOUND" in res.stderr
+        calls = subprocess.run([*FAKECRI, "ctl", "--endpoint", ep, "calls"], capture_output=True, text=True,
+                               timeout=30, check=True).stdout
+        assert any(json.loads(line)["method"] == "Version" for line in calls.splitlines())
+    finally:
+        stop(proc)
+
+
+def test_version_command():
+    out = subprocess.run([*FAKECRI, "version"], capture_output=True, text=True, timeout=30, check=True).stdout
+    assert out.startswith("fakecri ")
