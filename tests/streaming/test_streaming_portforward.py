@@ -1,0 +1,179 @@
+"""Port forward over SPDY (kubectl's default) and WebSocket: echo, HTTP and refusal."""
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from websockets.asyncio.client import connect as ws_connect
+
+from fakecri.core.errors import InvalidArgument, NotFound
+from fakecri.server.streaming.backend import InMemoryBackend, PortForwardBehaviour
+
+from .clients import SpdyClient, run, serving, spdy_forward_once, spdy_upgrade, ws_url
+
+
+def pod_backend() -> InMemoryBackend:
+    backend = InMemoryBackend()
+    backend.add_sandbox("pod1")
+    return backend
+
+
+async def open_session(url: str) -> SpdyClient:
+    up = await spdy_upgrade(url, ["portforward.k8s.io"])
+    assert up.status == 101, up.body
+    assert up.header("x-stream-protocol-version") == "portforward.k8s.io"
+    return SpdyClient(up)
+
+
+def test_spdy_echo_for_sequential_and_concurrent_connections():
+    async def main():
+        async with serving(pod_backend()) as server:
+            url = server.prepare_port_forward("pod1", [8080])
+            assert url.startswith(server.base_url + "/portforward/")
+            client = await open_session(url)
+            try:
+                assert await spdy_forward_once(client, 8080, 0, b"hello") == (b"hello", b"")
+                assert await spdy_forward_once(client, 8080, 1, b"again") == (b"again", b"")
+                results = await asyncio.gather(*(
+                    spdy_forward_once(client, 8080, 10 + i, b"conn %d " % i * 1000) for i in range(5)))
+                assert results == [(b"conn %d " % i * 1000, b"") for i in range(5)]
+            finally:
+                await client.close()
+    run(main())
+
+
+def test_spdy_echo_streams_data_before_the_client_half_closes():
+    async def main():
+        async with serving(pod_backend()) as server:
+            client = await open_session(server.prepare_port_forward("pod1", []))
+            try:
+                headers = {"streamType": "error", "port": "9000", "requestID": "0"}
+                await client.open_stream(headers)
+                data = await client.open_stream({**headers, "streamType": "data"})
+                await client.send(data, b"ping")
+                assert await data.wait_for_data(4) == b"ping"
+                await client.send(data, b"pong")
+                assert await data.wait_for_data(8) == b"pingpong"
+            finally:
+                await client.close()
+    run(main())
+
+
+def test_spdy_fixed_http_response_and_refusal():
+    async def main():
+        backend = pod_backend()
+        backend.port_behaviours[("pod1", 80)] = PortForwardBehaviour.http(200, b"hello from pod\n")
+        backend.port_behaviours[("pod1", 5432)] = PortForwardBehaviour.refuse("nothing listens")
+        async with serving(backend) as server:
+            client = await open_session(server.prepare_port_forward("pod1", []))
+            try:
+                body, err = await spdy_forward_once(
+                    client, 80, 0, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", half_close=False)
+                assert err == b""
+                assert body.startswith(b"HTTP/1.1 200 OK\r\n")
+                assert body.endswith(b"\r\n\r\nhello from pod\n")
+                assert b"Content-Length: 15\r\n" in body
+                data, err = await spdy_forward_once(client, 5432, 1, b"x")
+                assert data == b""
+                assert b"nothing listens" in err and b"5432" in err
+            finally:
+                await client.close()
+    run(main())
+
+
+def test_spdy_port_outside_the_requested_ports_gets_an_error():
+    async def main():
+        async with serving(pod_backend()) as server:
+            client = await open_session(server.prepare_port_forward("pod1", [8080]))
+            try:
+                data, err = await spdy_forward_once(client, 9090, 0, b"x")
+                assert data == b""
+                assert b"9090" in err and b"8080" in err
+            finally:
+                await client.close()
+    run(main())
+
+
+def test_spdy_streams_without_a_valid_port_are_refused():
+    async def main():
+        async with serving(pod_backend()) as server:
+            client = await open_session(server.prepare_port_forward("pod1", []))
+            try:
+                for headers in ({"streamType": "data", "port": "0", "requestID": "1"},
+                                {"streamType": "data", "port": "http", "requestID": "2"},
+                                {"streamType": "bogus", "port": "80", "requestID": "3"}):
+                    stream = await client.open_stream(headers)
+                    assert stream.reset_status is not None
+                # The session still works afterwards.
+                assert await spdy_forward_once(client, 80, 4, b"ok") == (b"ok", b"")
+            finally:
+                await client.close()
+    run(main())
+
+
+def test_spdy_unpaired_stream_times_out_with_an_error():
+    async def main():
+        async with serving(pod_backend(), stream_creation_timeout_s=0.2) as server:
+            client = await open_session(server.prepare_port_forward("pod1", []))
+            try:
+                error = await client.open_stream({"streamType": "error", "port": "80", "requestID": "0"})
+                assert b"timed out" in await error.read_until_fin(timeout=3)
+            finally:
+                await client.close()
+    run(main())
+
+
+async def ws_forward(url: str, ports: str, payloads: dict[int, bytes],
+                     protocol: str = "v4.channel.k8s.io") -> dict[int, bytes]:
+    """Forward over WebSocket as client-go's websocket port-forwarder lays out channels."""
+    got: dict[int, bytes] = {}
+    async with ws_connect(ws_url(url) + f"?port={ports}", subprotocols=[protocol],  # type: ignore[list-item]
+                          open_timeout=5, close_timeout=1) as conn:
+        assert conn.subprotocol == protocol
+        for channel, data in payloads.items():
+            await conn.send(bytes([channel]) + data)
+        expected = {ch: 2 + len(data) for ch, data in payloads.items()}
+        async with asyncio.timeout(3):
+            while any(len(got.get(ch, b"")) < n for ch, n in expected.items()):
+                message = await conn.recv()
+                assert isinstance(message, bytes)
+                got[message[0]] = got.get(message[0], b"") + message[1:]
+    return got
+
+
+def test_websocket_port_forward_echoes_per_port_channels():
+    async def main():
+        async with serving(pod_backend()) as server:
+            url = server.prepare_port_forward("pod1", [])
+            got = await ws_forward(url, "8080,9090", {0: b"to 8080", 2: b"to 9090"})
+            # Each channel starts with its port, little endian, then the echoed bytes.
+            assert got[0] == (8080).to_bytes(2, "little") + b"to 8080"
+            assert got[2] == (9090).to_bytes(2, "little") + b"to 9090"
+    run(main())
+
+
+def test_websocket_port_forward_refusal_goes_to_the_error_channel():
+    async def main():
+        backend = pod_backend()
+        backend.default_port_behaviour = PortForwardBehaviour.refuse()
+        async with serving(backend) as server:
+            url = server.prepare_port_forward("pod1", [])
+            async with ws_connect(ws_url(url) + "?port=7000", subprotocols=["v4.channel.k8s.io"],  # type: ignore[list-item]
+                                  open_timeout=5, close_timeout=1) as conn:
+                seen: dict[int, bytes] = {}
+                async with asyncio.timeout(3):
+                    while b"refused" not in seen.get(1, b""):
+                        message = await conn.recv()
+                        seen[message[0]] = seen.get(message[0], b"") + message[1:]
+                assert seen[1].startswith((7000).to_bytes(2, "little"))
+    run(main())
+
+
+def test_port_forward_prepare_checks_pod_and_ports():
+    async def main():
+        async with serving(pod_backend()) as server:
+            with pytest.raises(NotFound):
+                server.prepare_port_forward("missing", [80])
+            with pytest.raises(InvalidArgument):
+                server.prepare_port_forward("pod1", [70000])
+    run(main())
