@@ -13,7 +13,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core import errors
 from fakecri.core.records import ContainerState, SandboxState
 from fakecri.server import translate as tr
-from fakecri.server.bus import SubscriptionClosed
+from fakecri.server.event_stream import event_stream
 from fakecri.server.wire import batches
 
 if TYPE_CHECKING:
@@ -296,35 +296,7 @@ class RuntimeService:
     async def GetContainerEvents(self, request, context):
         sub, faults = self.st.subscribe()
         try:
-            if faults.cut(0) is not None:
-                code, message = faults.cut_status
-                if code == "OK":
-                    return
-                raise errors.from_code(code, message)
-            for item in faults.replay(list(self.st.bus.history)):
+            async for item in event_stream(self.st, sub, faults):
                 yield item
-            delivered = 0
-            while True:
-                try:
-                    item = await sub.get()
-                except SubscriptionClosed as closed:
-                    for held in faults.flush():
-                        yield held
-                    if closed.code == "OK":
-                        return
-                    raise errors.from_code(closed.code, closed.message) from None
-                self.st.bus.note_progress()
-                for delay, out in faults.on_event(item):
-                    if delay > 0:
-                        await self.st.wait(delay)
-                    yield out
-                    delivered += 1
-                    self.st.count("events_delivered")
-                    cut = faults.cut(delivered)
-                    if cut is not None:
-                        self.st.count("streams_cut")
-                        if cut == "OK":
-                            return
-                        raise errors.from_code(cut, faults.cut_status[1])
         finally:
             self.st.unsubscribe(sub)

@@ -11,4 +11,16 @@ if TYPE_CHECKING:
 
 async def start_side_services(app: FakeCRIServer, state: ServerState) -> list[Any]:
     started: list[Any] = []
+    started.append(await _start_streaming(state))
     return started
+
+
+async def _start_streaming(state: ServerState):
+    from fakecri.server.streaming import StreamingServer
+    from fakecri.server.streaming_backend import RuntimeStreamingBackend, StreamingUrls
+
+    host, _, port = state.config.streaming_addr.rpartition(":")
+    server = StreamingServer(RuntimeStreamingBackend(state), host=host or "127.0.0.1", port=int(port or 0))
+    await server.start()
+    state.streaming = StreamingUrls(server)
+    return server

@@ -66,6 +66,7 @@ class ServerState:
         for fault in config.faults:
             self.plan.add(fault)
         self.catalog = Catalog.from_file(config.image_catalog) if config.image_catalog else None
+        self.log_sink = FileLogSink()  # kept across resets so attach listeners stay valid
         self.images = self._new_images()
         self.runtime = self._new_runtime()
         self.down_until = 0.0  # loop time until which calls answer UNAVAILABLE (runtime restart)
@@ -88,7 +89,7 @@ class ServerState:
             self.clock,
             self.ids,
             on_event=self.events.on_event,
-            log_sink=FileLogSink(),
+            log_sink=self.log_sink,
             pod_cidr=self.config.pod_cidr,
             runtime_handlers=self.config.runtime_handlers,
             limits=Limits(max_sandboxes=self.config.max_sandboxes, max_containers=self.config.max_containers),

@@ -1,0 +1,84 @@
+"""One GetContainerEvents stream: bus subscription -> per-subscriber faults -> the wire.
+
+Delayed events (the delay_events fault) wait in a small heap while later events go
+ahead of them, as they would on a real network. A cut_stream fault ends the stream
+after the delivery that trips it.
+"""
+from __future__ import annotations
+
+import asyncio
+import heapq
+from typing import TYPE_CHECKING, AsyncIterator
+
+from fakecri.core import errors
+from fakecri.server.bus import Subscription, SubscriptionClosed
+
+if TYPE_CHECKING:
+    from fakecri.server.state import ServerState
+
+
+class _StreamCut(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+async def event_stream(st: ServerState, sub: Subscription, faults) -> AsyncIterator[bytes]:
+    loop = asyncio.get_running_loop()
+    delivered = 0
+    pending: list[tuple[float, int, bytes]] = []  # (due loop time, seq, item)
+    seq = 0
+    getter: asyncio.Future | None = None
+
+    def after_delivery() -> None:
+        nonlocal delivered
+        delivered += 1
+        st.count("events_delivered")
+        code = faults.cut(delivered)
+        if code is not None:
+            st.count("streams_cut")
+            raise _StreamCut(code, faults.cut_status[1])
+
+    try:
+        if faults.cut(0) is not None:
+            raise _StreamCut(*faults.cut_status)
+        for item in faults.replay(list(st.bus.history)):
+            yield item
+        while True:
+            now = loop.time()
+            while pending and pending[0][0] <= now:
+                yield heapq.heappop(pending)[2]
+                after_delivery()
+            if getter is None:
+                getter = asyncio.ensure_future(sub.get())
+            timeout = max(0.0, pending[0][0] - now) if pending else None
+            done, _ = await asyncio.wait({getter}, timeout=timeout)
+            if not done:
+                continue
+            task, getter = getter, None
+            try:
+                item = task.result()
+            except SubscriptionClosed as closed:
+                for _, _, late in sorted(pending):
+                    yield late
+                for held in faults.flush():
+                    yield held
+                if closed.code == "OK":
+                    return
+                raise errors.from_code(closed.code, closed.message) from None
+            st.bus.note_progress()
+            now = loop.time()
+            for delay, out in faults.on_event(item):
+                if delay > 0:
+                    seq += 1
+                    heapq.heappush(pending, (now + delay, seq, out))
+                    continue
+                yield out
+                after_delivery()
+    except _StreamCut as cut:
+        if cut.code != "OK":
+            raise errors.from_code(cut.code, cut.message) from None
+    finally:
+        if getter is not None:
+            getter.cancel()
