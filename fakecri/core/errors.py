@@ -50,3 +50,20 @@ class Unavailable(CoreError):
 
 class DeadlineExceeded(CoreError):
     code = "DEADLINE_EXCEEDED"
+
+
+class Other(CoreError):
+    """An error with a code chosen at run time (an injected fault, a cut stream)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def from_code(code: str, message: str) -> CoreError:
+    """Build the error for a gRPC code name, e.g. from a fault's attributes."""
+    for cls in (NotFound, AlreadyExists, FailedPrecondition, InvalidArgument, ResourceExhausted,
+                Unauthenticated, PermissionDenied, Unavailable, DeadlineExceeded):
+        if cls.code == code:
+            return cls(message)
+    return Other(code, message)

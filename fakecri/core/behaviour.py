@@ -1,0 +1,267 @@
+"""What a container "does": its plan, built from its command and `fakecri.io/` annotations.
+
+A `Plan` says which lines it writes and when, when it exits and how, how it takes a
+stop, whether it fails to start, and how its exec probes answer. `run_exec` runs one
+exec command through the same interpreter, without a Runtime. docs/behaviour.md has
+the annotation reference with examples.
+"""
+from __future__ import annotations
+
+import fnmatch
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from fakecri.core.durations import NS, parse_duration_ns
+from fakecri.core.errors import InvalidArgument
+from fakecri.core.shell import simulate
+
+PREFIX = "fakecri.io/"
+
+EXIT_AFTER = PREFIX + "exit-after"
+EXIT_CODE = PREFIX + "exit-code"
+OOM_AFTER = PREFIX + "oom-after"
+FAIL_START = PREFIX + "fail-start"
+LOG = PREFIX + "log"
+LOG_EVERY = PREFIX + "log-every"
+LOG_EVERY_LINE = PREFIX + "log-every-line"
+LOG_STREAM = PREFIX + "log-stream"
+STOP_DELAY = PREFIX + "stop-delay"
+STOP_EXIT_CODE = PREFIX + "stop-exit-code"
+PROBES = PREFIX + "probes"
+QUIET = PREFIX + "quiet"
+
+KEYS = (EXIT_AFTER, EXIT_CODE, OOM_AFTER, FAIL_START, LOG, LOG_EVERY, LOG_EVERY_LINE, LOG_STREAM,
+        STOP_DELAY, STOP_EXIT_CODE, PROBES, QUIET)
+_KEYSET = frozenset(KEYS)
+
+EXIT_KILLED = 137  # 128 + SIGKILL
+EXIT_TERMINATED = 143  # 128 + SIGTERM
+EXIT_START_ERROR = 128  # what containerd reports for a task that never started
+DEFAULT_TICK_LINE = "fakecri: tick {n}"
+
+
+def reason_for(exit_code: int) -> str:
+    """The reason containerd reports for an ordinary exit."""
+    return "Completed" if exit_code == 0 else "Error"
+
+
+@dataclass(frozen=True, slots=True)
+class ExecResult:
+    stdout: bytes
+    stderr: bytes
+    exit_code: int
+    duration_s: float  # how long the command takes, capped by the timeout; math.inf = never returns
+    timed_out: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeRule:
+    """How exec commands matching `pattern` (a glob over the space-joined argv) answer."""
+
+    pattern: str
+    outcome: str  # "ok", "fail", "fail-after", "ok-after"
+    after_ns: int = 0
+
+    def exit_code(self, running_for_ns: int) -> int:
+        if self.outcome == "ok":
+            return 0
+        if self.outcome == "fail":
+            return 1
+        late = running_for_ns >= self.after_ns
+        if self.outcome == "fail-after":
+            return 1 if late else 0
+        return 0 if late else 1
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    outputs: tuple[tuple[int, str, str], ...]  # (offset_ns from start, stream, text)
+    end_ns: int | None  # offset of the exit; None: runs until stopped
+    exit_code: int
+    reason: str
+    log_every_ns: int | None = None
+    log_every_line: str = DEFAULT_TICK_LINE
+    log_stream: str = "stdout"
+    stop_delay_ns: int | None = 0  # how long a graceful stop takes; None: SIGTERM is ignored
+    stop_exit_code: int = 0
+    fail_start: str | None = None
+    probes: tuple[ProbeRule, ...] = ()
+    quiet: bool = False
+
+    def stop_outcome(self, timeout_ns: int) -> tuple[int, int, str]:
+        """(delay_ns, exit_code, reason) of a StopContainer with this timeout."""
+        if self.stop_delay_ns is not None and self.stop_delay_ns <= timeout_ns:
+            code = self.stop_exit_code
+            return self.stop_delay_ns, code, reason_for(code)
+        return timeout_ns, EXIT_KILLED, "Error"
+
+    def probe_for(self, argv: Sequence[str]) -> ProbeRule | None:
+        if not self.probes:
+            return None
+        joined = " ".join(argv)
+        for rule in self.probes:
+            if fnmatch.fnmatchcase(joined, rule.pattern):
+                return rule
+        return None
+
+
+def behaviour_annotations(
+    annotations: Mapping[str, str], sandbox_annotations: Mapping[str, str] | None, container_name: str
+) -> dict[str, str]:
+    """The `fakecri.io/` settings of one container.
+
+    A pod can script its containers: sandbox annotation `fakecri.io/<key>` applies to every
+    container, `fakecri.io/<key>.<container name>` to one; the container's own win.
+    """
+    out: dict[str, str] = {}
+    if sandbox_annotations:
+        suffix = "." + container_name
+        specific: dict[str, str] = {}
+        for key, value in sandbox_annotations.items():
+            if not key.startswith(PREFIX):
+                continue
+            if key in _KEYSET:
+                out[key] = value
+            elif key.endswith(suffix) and key[: -len(suffix)] in _KEYSET:
+                specific[key[: -len(suffix)]] = value
+        out.update(specific)
+    for key, value in annotations.items():
+        if key in _KEYSET:
+            out[key] = value
+    return out
+
+
+def _duration(settings: Mapping[str, str], key: str, *, allow_forever: bool = False) -> int | None:
+    try:
+        return parse_duration_ns(settings[key], allow_forever=allow_forever)
+    except ValueError as exc:
+        raise InvalidArgument(f"annotation {key}: {exc}") from None
+
+
+def _int(settings: Mapping[str, str], key: str, lo: int, hi: int) -> int:
+    text = settings[key].strip()
+    try:
+        value = int(text)
+    except ValueError:
+        raise InvalidArgument(f"annotation {key}: {text!r} is not an integer") from None
+    if not lo <= value <= hi:
+        raise InvalidArgument(f"annotation {key}: {value} is outside {lo}..{hi}")
+    return value
+
+
+def _probes(text: str) -> tuple[ProbeRule, ...]:
+    rules = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        pattern, sep, outcome = line.rpartition("=")
+        pattern, words = pattern.strip(), outcome.split()
+        if not sep or not pattern or not words:
+            raise InvalidArgument(f"annotation {PROBES}: line {n} {line!r} is not '<command glob> = <outcome>'")
+        kind = words[0]
+        if kind in ("ok", "fail") and len(words) == 1:
+            rules.append(ProbeRule(pattern, kind))
+        elif kind in ("fail-after", "ok-after") and len(words) == 2:
+            try:
+                after = parse_duration_ns(words[1])
+            except ValueError as exc:
+                raise InvalidArgument(f"annotation {PROBES}: line {n}: {exc}") from None
+            rules.append(ProbeRule(pattern, kind, after or 0))
+        else:
+            raise InvalidArgument(
+                f"annotation {PROBES}: line {n} outcome {outcome.strip()!r} is not one of "
+                "ok, fail, fail-after <duration>, ok-after <duration>"
+            )
+    return tuple(rules)
+
+
+def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[str, str]) -> Plan:
+    """The plan of a container; InvalidArgument naming the annotation on a bad value."""
+    trace = simulate(tuple(command) + tuple(args))
+    outputs = trace.outputs
+    end_ns, exit_code, reason = trace.end_ns, trace.exit_code, reason_for(trace.exit_code)
+    stream = settings.get(LOG_STREAM, "stdout").strip()
+    if stream not in ("stdout", "stderr"):
+        raise InvalidArgument(f"annotation {LOG_STREAM}: {stream!r} is not stdout or stderr")
+    if LOG in settings:
+        outputs = ((0, stream, settings[LOG] + "\n"),) + outputs
+    scripted: list[tuple[int, int, str]] = []
+    if EXIT_AFTER in settings:
+        code = _int(settings, EXIT_CODE, 0, 255) if EXIT_CODE in settings else 0
+        scripted.append((_duration(settings, EXIT_AFTER) or 0, code, reason_for(code)))
+    elif EXIT_CODE in settings:
+        raise InvalidArgument(f"annotation {EXIT_CODE} needs {EXIT_AFTER} too")
+    if OOM_AFTER in settings:
+        scripted.append((_duration(settings, OOM_AFTER) or 0, EXIT_KILLED, "OOMKilled"))
+    if scripted:  # a scripted exit replaces the command's own end
+        end_ns, exit_code, reason = min(scripted, key=lambda s: s[0])
+    log_every = None
+    if LOG_EVERY in settings:
+        log_every = _duration(settings, LOG_EVERY)
+        if not log_every:
+            raise InvalidArgument(f"annotation {LOG_EVERY}: the interval must be above zero")
+    stop_delay: int | None = 0
+    if STOP_DELAY in settings:
+        stop_delay = _duration(settings, STOP_DELAY, allow_forever=True)
+    stop_code = _int(settings, STOP_EXIT_CODE, 0, 255) if STOP_EXIT_CODE in settings else 0
+    fail_start = None
+    if FAIL_START in settings:
+        value = settings[FAIL_START].strip()
+        if value.lower() in ("", "false", "no", "0"):
+            fail_start = None
+        else:
+            fail_start = "scripted start failure" if value.lower() in ("true", "yes", "1") else value
+    quiet = settings.get(QUIET, "").strip().lower() in ("true", "yes", "1")
+    return Plan(
+        outputs=outputs,
+        end_ns=end_ns,
+        exit_code=exit_code,
+        reason=reason,
+        log_every_ns=log_every,
+        log_every_line=settings.get(LOG_EVERY_LINE, DEFAULT_TICK_LINE),
+        log_stream=stream,
+        stop_delay_ns=stop_delay,
+        stop_exit_code=stop_code,
+        fail_start=fail_start,
+        probes=_probes(settings[PROBES]) if PROBES in settings else (),
+        quiet=quiet,
+    )
+
+
+class PlanCache:
+    """Plans keyed by (command, args, settings); pods of one spec share one plan."""
+
+    def __init__(self, size: int = 512) -> None:
+        self._size = size
+        self._plans: dict[tuple, Plan] = {}
+
+    def get(self, command: Sequence[str], args: Sequence[str], settings: Mapping[str, str]) -> Plan:
+        key = (tuple(command), tuple(args), tuple(sorted(settings.items())))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = build_plan(command, args, settings)
+            if len(self._plans) >= self._size:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan
+
+
+def run_exec(argv: Sequence[str], timeout_s: float = 0.0, stdin: bytes = b"") -> ExecResult:
+    """Run one exec command through the interpreter. Unknown programs succeed silently.
+
+    `duration_s` is how long it would take, capped by a non-zero `timeout_s`; `timed_out`
+    says the command would have outlasted it (exit code then is 137, output so far kept).
+    """
+    trace = simulate(argv, stdin, in_exec=True)
+    total_ns = math.inf if trace.end_ns is None else trace.end_ns
+    limit_ns = timeout_s * NS["s"] if timeout_s > 0 else math.inf
+    timed_out = total_ns > limit_ns
+    cut = min(total_ns, limit_ns)
+    out, err = bytearray(), bytearray()
+    for offset, stream, text in trace.outputs:
+        if offset <= cut:
+            (out if stream == "stdout" else err).extend(text.encode())
+    duration_s = math.inf if cut == math.inf else cut / NS["s"]
+    return ExecResult(bytes(out), bytes(err), EXIT_KILLED if timed_out else trace.exit_code, duration_s, timed_out)

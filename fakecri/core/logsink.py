@@ -1,0 +1,119 @@
+"""Where container output goes: CRI log files, or memory in tests.
+
+The CRI log format is one entry per line: `<RFC3339Nano UTC> <stdout|stderr> F <text>`.
+A sink never raises into the runtime: file errors are counted and swallowed.
+Listeners (`add_listener`) see each line as it is written, so attach can stream it.
+"""
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from typing import Callable, Protocol
+
+Listener = Callable[[str, str, str, int], None]  # (path, stream, line, ts_ns)
+
+
+def rfc3339_nano(ts_ns: int) -> str:
+    """UTC time as Go's RFC3339Nano prints it (trailing zeros of the fraction dropped)."""
+    secs, frac = divmod(ts_ns, 1_000_000_000)
+    base = datetime.fromtimestamp(secs, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    if frac:
+        return f"{base}.{frac:09d}".rstrip("0") + "Z"
+    return base + "Z"
+
+
+def split_lines(text: str) -> list[str]:
+    """The log lines in `text`: one per newline, a final newline does not start a new one."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    return text.split("\n")
+
+
+def format_entry(stream: str, line: str, ts_ns: int) -> str:
+    return f"{rfc3339_nano(ts_ns)} {stream} F {line}\n"
+
+
+class LogSink(Protocol):
+    def create(self, path: str) -> None: ...
+
+    def write(self, path: str, stream: str, text: str, ts_ns: int) -> None: ...
+
+    def reopen(self, path: str) -> None: ...
+
+
+class _Listeners:
+    def __init__(self) -> None:
+        self.listeners: list[Listener] = []
+
+    def add_listener(self, fn: Listener) -> None:
+        self.listeners.append(fn)
+
+    def remove_listener(self, fn: Listener) -> None:
+        if fn in self.listeners:
+            self.listeners.remove(fn)
+
+    def _notify(self, path: str, stream: str, lines: list[str], ts_ns: int) -> None:
+        for fn in list(self.listeners):
+            for line in lines:
+                fn(path, stream, line, ts_ns)
+
+
+class FileLogSink(_Listeners):
+    """Appends CRI-format entries to real files, creating parent directories."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors = 0
+        self.last_error = ""
+
+    def _failed(self, exc: OSError) -> None:
+        self.errors += 1
+        self.last_error = str(exc)
+
+    def _append(self, path: str, data: str) -> None:
+        try:
+            parent = os.path.dirname(path)
+            if parent:
+                os.makedirs(parent, exist_ok=True)
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(data)
+        except OSError as exc:
+            self._failed(exc)
+
+    def create(self, path: str) -> None:
+        if path:
+            self._append(path, "")
+
+    def reopen(self, path: str) -> None:
+        """Make sure the file exists again (after the kubelet rotated it away)."""
+        self.create(path)
+
+    def write(self, path: str, stream: str, text: str, ts_ns: int) -> None:
+        lines = split_lines(text)
+        if path:
+            self._append(path, "".join(format_entry(stream, line, ts_ns) for line in lines))
+        self._notify(path, stream, lines, ts_ns)
+
+
+class MemoryLogSink(_Listeners):
+    """Keeps entries in memory: `entries[path]` is a list of (stream, line, ts_ns)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: dict[str, list[tuple[str, str, int]]] = {}
+        self.reopened: list[str] = []
+
+    def create(self, path: str) -> None:
+        self.entries.setdefault(path, [])
+
+    def reopen(self, path: str) -> None:
+        self.reopened.append(path)
+        self.entries.setdefault(path, [])
+
+    def write(self, path: str, stream: str, text: str, ts_ns: int) -> None:
+        lines = split_lines(text)
+        self.entries.setdefault(path, []).extend((stream, line, ts_ns) for line in lines)
+        self._notify(path, stream, lines, ts_ns)
+
+    def lines(self, path: str) -> list[str]:
+        return [line for _, line, _ in self.entries.get(path, [])]

@@ -1,0 +1,92 @@
+"""Validation of Linux resources (CPU, memory, cpusets) before any of them is applied."""
+from __future__ import annotations
+
+import re
+
+from fakecri.core.errors import InvalidArgument
+from fakecri.core.records import Resources
+
+MIN_MEMORY = 4 * 1024 * 1024  # runc refuses less than 4 MiB
+_CPUSET = re.compile(r"\d+(-\d+)?(,\d+(-\d+)?)*")
+
+
+def _cpuset_ok(text: str) -> bool:
+    if not text:
+        return True
+    if not _CPUSET.fullmatch(text):
+        return False
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        if hi and int(hi) < int(lo):
+            return False
+    return True
+
+
+def problems(res: Resources) -> list[str]:
+    """Every reason `res` is invalid; empty when it is fine."""
+    out = []
+    for name in ("cpu_period", "cpu_shares", "memory_limit_in_bytes"):
+        if getattr(res, name) < 0:
+            out.append(f"{name} {getattr(res, name)} is negative")
+    if res.memory_swap_limit_in_bytes < -1:
+        out.append(f"memory_swap_limit_in_bytes {res.memory_swap_limit_in_bytes} is below -1 (-1 = unlimited)")
+    if res.cpu_shares == 1 or res.cpu_shares > 262144:
+        out.append(f"cpu_shares {res.cpu_shares} is outside 2..262144 (0 = unset)")
+    if res.cpu_period and not 1000 <= res.cpu_period <= 1_000_000:
+        out.append(f"cpu_period {res.cpu_period} is outside 1000..1000000 (0 = unset)")
+    if res.cpu_quota < -1 or 0 < res.cpu_quota < 1000:
+        out.append(f"cpu_quota {res.cpu_quota} must be -1, 0 or at least 1000")
+    if not -1000 <= res.oom_score_adj <= 1000:
+        out.append(f"oom_score_adj {res.oom_score_adj} is outside -1000..1000")
+    if 0 < res.memory_limit_in_bytes < MIN_MEMORY:
+        out.append(f"memory_limit_in_bytes {res.memory_limit_in_bytes} is below 4 MiB")
+    if (res.memory_swap_limit_in_bytes > 0 and res.memory_limit_in_bytes
+            and 0 < res.memory_swap_limit_in_bytes < res.memory_limit_in_bytes):
+        out.append("memory_swap_limit_in_bytes is below memory_limit_in_bytes")
+    for name in ("cpuset_cpus", "cpuset_mems"):
+        if not _cpuset_ok(getattr(res, name)):
+            out.append(f"{name} {getattr(res, name)!r} is not a list like '0-3,5'")
+    for size, limit in res.hugepage_limits:
+        if limit < 0:
+            out.append(f"hugepage limit for {size} is negative")
+    return out
+
+
+def validate(res: Resources | None, what: str) -> None:
+    """Raise InvalidArgument naming `what` (e.g. "container abc") and every problem found."""
+    if res is None:
+        return
+    found = problems(res)
+    if found:
+        raise InvalidArgument(f"invalid resources for {what}: " + "; ".join(found))
+
+
+def copy(res: Resources) -> Resources:
+    return Resources(
+        cpu_period=res.cpu_period, cpu_quota=res.cpu_quota, cpu_shares=res.cpu_shares,
+        memory_limit_in_bytes=res.memory_limit_in_bytes, oom_score_adj=res.oom_score_adj,
+        cpuset_cpus=res.cpuset_cpus, cpuset_mems=res.cpuset_mems,
+        hugepage_limits=tuple(res.hugepage_limits), unified=dict(res.unified),
+        memory_swap_limit_in_bytes=res.memory_swap_limit_in_bytes,
+    )
+
+
+def to_dict(res: Resources) -> dict:
+    return {
+        "cpu_period": res.cpu_period, "cpu_quota": res.cpu_quota, "cpu_shares": res.cpu_shares,
+        "memory_limit_in_bytes": res.memory_limit_in_bytes, "oom_score_adj": res.oom_score_adj,
+        "cpuset_cpus": res.cpuset_cpus, "cpuset_mems": res.cpuset_mems,
+        "hugepage_limits": [[p, n] for p, n in res.hugepage_limits], "unified": dict(res.unified),
+        "memory_swap_limit_in_bytes": res.memory_swap_limit_in_bytes,
+    }
+
+
+def from_dict(d: dict) -> Resources:
+    return Resources(
+        cpu_period=d.get("cpu_period", 0), cpu_quota=d.get("cpu_quota", 0), cpu_shares=d.get("cpu_shares", 0),
+        memory_limit_in_bytes=d.get("memory_limit_in_bytes", 0), oom_score_adj=d.get("oom_score_adj", 0),
+        cpuset_cpus=d.get("cpuset_cpus", ""), cpuset_mems=d.get("cpuset_mems", ""),
+        hugepage_limits=tuple((p, n) for p, n in d.get("hugepage_limits", ())),
+        unified=dict(d.get("unified", {})),
+        memory_swap_limit_in_bytes=d.get("memory_swap_limit_in_bytes", 0),
+    )

@@ -1,0 +1,120 @@
+"""Records and whole runtimes to JSON-able dicts and back (spec bytes as base64).
+
+Used by the state file (`Runtime.to_dict` / `from_dict`) and by checkpoints.
+"""
+from __future__ import annotations
+
+import base64
+from typing import TYPE_CHECKING, Any, Mapping
+
+from fakecri.core import resources as res_mod
+from fakecri.core.records import Container, ContainerState, Sandbox, SandboxState
+from fakecri.core.timers import STOP, WAKE
+
+if TYPE_CHECKING:
+    from fakecri.core.clock import Clock
+    from fakecri.core.ids import IdSource
+    from fakecri.core.runtime import Runtime
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.b64decode(text.encode("ascii")) if text else b""
+
+
+def sandbox_to_dict(sb: Sandbox) -> dict[str, Any]:
+    return {
+        "id": sb.id, "name": sb.name, "namespace": sb.namespace, "uid": sb.uid, "attempt": sb.attempt,
+        "state": sb.state.name, "created_at": sb.created_at, "labels": dict(sb.labels),
+        "annotations": dict(sb.annotations), "hostname": sb.hostname, "log_directory": sb.log_directory,
+        "runtime_handler": sb.runtime_handler, "ip": sb.ip, "additional_ips": list(sb.additional_ips),
+        "spec": _b64(sb.spec),
+        "overhead": res_mod.to_dict(sb.overhead) if sb.overhead is not None else None,
+        "resources": res_mod.to_dict(sb.resources) if sb.resources is not None else None,
+        "container_ids": list(sb.container_ids),
+    }
+
+
+def sandbox_from_dict(d: dict[str, Any]) -> Sandbox:
+    return Sandbox(
+        id=d["id"], name=d["name"], namespace=d["namespace"], uid=d["uid"], attempt=d["attempt"],
+        state=SandboxState[d["state"]], created_at=d["created_at"], labels=dict(d["labels"]),
+        annotations=dict(d["annotations"]), hostname=d.get("hostname", ""),
+        log_directory=d.get("log_directory", ""), runtime_handler=d.get("runtime_handler", ""),
+        ip=d.get("ip", ""), additional_ips=tuple(d.get("additional_ips", ())), spec=_unb64(d.get("spec", "")),
+        overhead=res_mod.from_dict(d["overhead"]) if d.get("overhead") is not None else None,
+        resources=res_mod.from_dict(d["resources"]) if d.get("resources") is not None else None,
+        container_ids=list(d.get("container_ids", ())),
+    )
+
+
+def container_to_dict(c: Container) -> dict[str, Any]:
+    return {
+        "id": c.id, "sandbox_id": c.sandbox_id, "name": c.name, "attempt": c.attempt, "state": c.state.name,
+        "created_at": c.created_at, "image": c.image, "image_ref": c.image_ref, "image_id": c.image_id,
+        "labels": dict(c.labels), "annotations": dict(c.annotations), "command": list(c.command),
+        "args": list(c.args), "log_path": c.log_path, "resources": res_mod.to_dict(c.resources),
+        "spec": _b64(c.spec), "started_at": c.started_at, "finished_at": c.finished_at,
+        "exit_code": c.exit_code, "reason": c.reason, "message": c.message,
+    }
+
+
+def container_from_dict(d: dict[str, Any]) -> Container:
+    return Container(
+        id=d["id"], sandbox_id=d["sandbox_id"], name=d["name"], attempt=d["attempt"],
+        state=ContainerState[d["state"]], created_at=d["created_at"], image=d["image"],
+        image_ref=d["image_ref"], image_id=d["image_id"], labels=dict(d["labels"]),
+        annotations=dict(d["annotations"]), command=tuple(d.get("command", ())), args=tuple(d.get("args", ())),
+        log_path=d.get("log_path", ""), resources=res_mod.from_dict(d.get("resources", {})),
+        spec=_unb64(d.get("spec", "")), started_at=d.get("started_at", 0), finished_at=d.get("finished_at", 0),
+        exit_code=d.get("exit_code", 0), reason=d.get("reason", ""), message=d.get("message", ""),
+    )
+
+
+def runtime_to_dict(rt: Runtime) -> dict[str, Any]:
+    now = rt.clock.now_ns()
+    timers = []
+    for entry in rt._timers.entries():
+        if not rt._is_stale(entry):
+            due, _, cid, kind, offset = entry
+            timers.append([cid, "stop" if kind == STOP else "wake", offset, due - now])
+    return {
+        "version": 1,
+        "pod_cidr": rt.pod_cidr,
+        "runtime_handlers": list(rt.runtime_handlers),
+        "last_event_ns": rt._last_event_ns,
+        "sandboxes": [sandbox_to_dict(sb) for sb in rt._sandboxes.values()],
+        "containers": [container_to_dict(c) for c in rt._containers.values()],
+        "timers": timers,
+        "stopping": {cid: [due - now, code, reason] for cid, (due, code, reason) in rt._stopping.items()},
+        "removed_cpu_ns": dict(rt._removed_cpu),
+    }
+
+
+def runtime_from_dict(cls: type[Runtime], data: Mapping[str, Any], clock: Clock, ids: IdSource, **kw: Any) -> Runtime:
+    kw.setdefault("runtime_handlers", tuple(data.get("runtime_handlers", ("", "runc"))))
+    rt = cls(clock, ids, **kw)
+    if data.get("pod_cidr"):
+        rt.set_pod_cidr(data["pod_cidr"])  # the CIDR in force (UpdateRuntimeConfig) beats the default
+    now = clock.now_ns()
+    rt._last_event_ns = data.get("last_event_ns", 0)
+    for d in data.get("sandboxes", ()):
+        sb = sandbox_from_dict(d)
+        rt._sandboxes[sb.id] = sb
+        rt._sandbox_keys[(sb.name, sb.namespace, sb.uid, sb.attempt)] = sb.id
+        rt._ips.claim(sb.ip)
+    for d in data.get("containers", ()):
+        c = container_from_dict(d)
+        rt._containers[c.id] = c
+        rt._container_keys[(c.sandbox_id, c.name, c.attempt)] = c.id
+        if c.state == ContainerState.RUNNING:
+            rt._running += 1
+    for cid, (remaining, code, reason) in data.get("stopping", {}).items():
+        rt._stopping[cid] = (now + remaining, code, reason)
+    rt._removed_cpu.update(data.get("removed_cpu_ns", {}))
+    for cid, kind, offset, remaining in data.get("timers", ()):
+        rt._timers.push(now + remaining, cid, STOP if kind == "stop" else WAKE, offset)
+    return rt

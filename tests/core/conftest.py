@@ -1,0 +1,30 @@
+"""Fixtures for driving the core Runtime directly, on a fake clock with readable ids."""
+from __future__ import annotations
+
+import pytest
+from core_helpers import Pod
+
+from fakecri.core.clock import FakeClock
+from fakecri.core.ids import SequentialIds
+from fakecri.core.logsink import MemoryLogSink
+from fakecri.core.runtime import Runtime
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def sink():
+    return MemoryLogSink()
+
+
+@pytest.fixture
+def runtime(clock, sink):
+    return Runtime(clock, SequentialIds(), log_sink=sink)
+
+
+@pytest.fixture
+def pods(runtime):
+    return Pod(runtime)

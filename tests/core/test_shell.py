@@ -1,0 +1,95 @@
+"""The command interpreter: a table of commands and what they do over time."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fakecri.core.shell import simulate
+
+S = 1_000_000_000
+
+
+@pytest.mark.parametrize("argv,end_s,code", [
+    (["sleep", "2"], 2, 0),
+    (["/bin/sleep", "0.5"], 0.5, 0),
+    (["sleep", "1m"], 60, 0),
+    (["sleep", "1", "2"], 3, 0),
+    (["sleep", "infinity"], None, 0),
+    (["true"], 0, 0),
+    (["false"], 0, 1),
+    (["sh", "-c", "exit 3"], 0, 3),
+    (["/bin/sh", "-c", "exit 300"], 0, 44),
+    (["bash", "-c", "sleep 1; exit 7"], 1, 7),
+    (["sh", "-ec", "sleep 1 && false"], 1, 1),
+    (["sh", "-c", "false && sleep 5; echo after"], 0, 0),
+    (["sh", "-c", "false || exit 9"], 0, 9),
+    (["sh", "-c", "true || exit 9"], 0, 0),
+    (["sh", "-c", "sleep 1\nsleep 2"], 3, 0),
+    (["sh", "-c", "exec sleep 4"], 4, 0),
+    (["env", "A=1", "sleep", "1"], 1, 0),
+    (["busybox", "sleep", "2"], 2, 0),
+    (["sh", "-c", "sleep x"], 0, 1),
+    (["sh", "-c", "exit nope"], 0, 2),
+    (["sh", "-c", "false; exit"], 0, 1),
+    (["nginx", "-g", "daemon off;"], None, 0),
+    (["/pause"], None, 0),
+    ([], None, 0),
+    (["sh"], None, 0),
+    (["sh", "-c", "while true; do sleep 1; done"], None, 0),
+    (["sh", "-c", "echo 'unbalanced"], None, 0),
+    (["sh", "-c", "sleep 1 | cat"], None, 0),
+    (["sh", "-c", "&& true"], None, 0),
+    (["sh", "-c", "sleep 2; myserver --port 80"], None, 0),
+])
+def test_container_commands(argv, end_s, code):
+    trace = simulate(argv)
+    assert trace.end_ns == (None if end_s is None else round(end_s * S))
+    assert trace.exit_code == code
+
+
+def test_echo_output_offsets_and_redirects():
+    trace = simulate(["sh", "-c", "echo hello world; sleep 1.5; echo -n bye; echo x > /tmp/f; exit 0"])
+    assert trace.outputs == ((0, "stdout", "hello world\n"), (int(1.5 * S), "stdout", "bye"))
+    assert trace.end_ns == int(1.5 * S)
+
+
+def test_stderr_for_bad_sleep():
+    assert simulate(["sleep", "soon"]).outputs[0][1] == "stderr"
+
+
+def test_exec_mode_unknown_succeeds_and_cat_echoes_stdin():
+    assert simulate(["pg_isready"], in_exec=True).exit_code == 0
+    assert simulate(["pg_isready"], in_exec=True).end_ns == 0
+    assert simulate(["cat"], b"in\n", in_exec=True).outputs == ((0, "stdout", "in\n"),)
+    assert simulate(["cat", "/tmp/healthy"], in_exec=True).outputs == ()
+
+
+@pytest.mark.parametrize("junk", [["\x00"], ["sh", "-c", ""], ["sh", "-c", ";;;"], ["sh", "-c", "((("],
+                                   ["sleep", "-1"], ["sleep", "nan"], ["exit", "9999999999999999999999"],
+                                   ["sh", "-c", "echo $((1+1))"], ["sh", "-c", "2>&1 echo hi"], ["sleep", "1e400"],
+                                   ["sleep", "1e300d"], ["sh", "-c", "sleep 5 &"], [b"bytes", 3]])
+def test_odd_input_never_raises(junk):
+    trace = simulate(junk)
+    assert trace.end_ns is None or trace.end_ns >= 0
+
+
+def test_redirections():
+    trace = simulate(["sh", "-c", "echo a > /tmp/x; echo b >&2; echo c > /proc/1/fd/1; echo d >> /dev/stderr; cat < /f"])
+    assert trace.outputs == ((0, "stderr", "b\n"), (0, "stdout", "c\n"), (0, "stderr", "d\n"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("sleep exit echo true false cat 0123456789.;&|<>()'\"\\\n-$mhd"))), st.booleans())
+def test_random_scripts_never_raise(script, in_exec):
+    trace = simulate(["sh", "-c", script], b"x", in_exec=in_exec)
+    assert 0 <= trace.exit_code <= 255
+    assert trace.end_ns is None or trace.end_ns >= 0
+    assert all(stream in ("stdout", "stderr") for _, stream, _ in trace.outputs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=12), max_size=5))
+def test_random_argv_never_raises(argv):
+    trace = simulate(argv)
+    assert trace.end_ns is None or trace.end_ns >= 0
