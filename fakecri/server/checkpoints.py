@@ -70,4 +70,20 @@ class Checkpoints:
         doc = read_archive(request.checkpoint_path)
         if doc.get("kind") != "pod":
             raise errors.InvalidArgument(f"RestorePod: {request.checkpoint_path} holds a container, not a pod")
-        return self.st.runtime.restore_pod(doc["pod"])
+        overrides = {}
+        cfg = request.config
+        if cfg.HasField("metadata"):
+            md = cfg.metadata
+            overrides.update(name=md.name or None, namespace=md.namespace or None, uid=md.uid or None,
+                             attempt=md.attempt)
+        if cfg.labels:
+            overrides["labels"] = dict(cfg.labels)
+        if cfg.annotations:
+            overrides["annotations"] = dict(cfg.annotations)
+        if cfg.log_directory:
+            overrides["log_directory"] = cfg.log_directory
+        if request.runtime_handler:
+            overrides["runtime_handler"] = request.runtime_handler
+        if cfg.ByteSize():
+            overrides["spec"] = cfg.SerializeToString()
+        return self.st.runtime.restore_pod(doc["pod"], **overrides)

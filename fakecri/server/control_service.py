@@ -1,6 +1,7 @@
 """fakecri.control.v1.Control: faults, scripted exits, conditions, restarts, reset, logs."""
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from fakecri.api.control.v1 import control_pb2 as cpb
@@ -91,6 +92,10 @@ class ControlService:
             raise errors.FailedPrecondition("AdvanceClock: the server runs on the system clock (start it with a fake clock)")
         if request.seconds < 0:
             raise errors.InvalidArgument("AdvanceClock: seconds must not be negative")
+        if not math.isfinite(request.seconds) or clock.now_ns() + request.seconds * 1e9 >= 2**63:
+            raise errors.InvalidArgument(
+                f"AdvanceClock: {request.seconds} seconds would take the clock past what an int64 of nanoseconds holds"
+            )
         clock.advance(request.seconds)
         self.st.tick()
         return cpb.AdvanceClockResponse(now_ns=clock.now_ns())

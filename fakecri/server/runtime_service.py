@@ -157,9 +157,13 @@ class RuntimeService:
         return pb.StartContainerResponse()
 
     async def StopContainer(self, request, context):
-        delay = self.st.runtime.stop_container(request.container_id, float(request.timeout))
+        rt = self.st.runtime
+        delay = rt.stop_container(request.container_id, float(request.timeout))
         if delay > 0:
+            cid = rt.get_container(request.container_id).id
             await self.st.wait(delay)
+            if self.st.runtime is rt:  # not reset or wiped meanwhile
+                rt.complete_stop(cid)
             self.st.tick()
         return pb.StopContainerResponse()
 

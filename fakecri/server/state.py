@@ -93,6 +93,7 @@ class ServerState:
             pod_cidr=self.config.pod_cidr,
             runtime_handlers=self.config.runtime_handlers,
             limits=Limits(max_sandboxes=self.config.max_sandboxes, max_containers=self.config.max_containers),
+            outbox_limit=0,  # events leave through on_event; nothing drains the outbox
         )
 
     def _new_images(self) -> ImageStore:

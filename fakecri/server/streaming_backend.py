@@ -80,14 +80,14 @@ class RuntimeStreamingBackend:
     async def attach(self, container_id, *, tty, stdin, stdout_write, stderr_write) -> None:
         c = self._running(container_id)
         queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(ATTACH_BUFFER)
-        path = c.log_path
+        target = c.id
 
-        def listener(log_path: str, stream: str, line: str, ts_ns: int) -> None:
-            if log_path == path and not queue.full():  # a slow client loses output, never blocks
-                queue.put_nowait((stream, (line + "\n").encode()))
+        def listener(container_id: str, stream: str, text: str, ts_ns: int) -> None:
+            if container_id == target and not queue.full():  # a slow client loses output, never blocks
+                queue.put_nowait((stream, (text if text.endswith("\n") else text + "\n").encode()))
 
-        sink = self.st.log_sink
-        sink.add_listener(listener)
+        listeners = self.st.runtime.output_listeners
+        listeners.append(listener)
         drain = asyncio.ensure_future(_discard(stdin)) if stdin is not None else None
         try:
             while True:
@@ -102,7 +102,8 @@ class RuntimeStreamingBackend:
                     return
                 await (stderr_write if stream == "stderr" else stdout_write)(data)
         finally:
-            sink.remove_listener(listener)
+            if listener in listeners:
+                listeners.remove(listener)
             if drain is not None:
                 drain.cancel()
 
