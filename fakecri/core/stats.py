@@ -21,10 +21,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from fakecri.core.clock import NS_PER_S
-from fakecri.core.images import FsUsage
+from fakecri.core.images import IMAGE_FS_MOUNTPOINT, FsUsage
 from fakecri.core.records import Container, ContainerState, Sandbox, SandboxState
 
-CONTAINER_FS_MOUNTPOINT = "/var/lib/fakecri/containers"
+# The same filesystem as the images: a kubelet that sees two different mountpoints
+# switches to split image/container disk handling, which real runtimes do not ask for.
+CONTAINER_FS_MOUNTPOINT = IMAGE_FS_MOUNTPOINT
 WINDOW_NS = 10 * NS_PER_S  # each CPU rate holds for this long
 WINDOWS = 12  # the rate pattern repeats every WINDOWS * WINDOW_NS
 WARMUP_NS = 600 * NS_PER_S
