@@ -165,6 +165,29 @@ def serve(**opts) -> None:
         raise click.ClickException(str(exc)) from None
 
 
+# ---------------------------------------------------------------- watch
+
+
+@main.command()
+@click.option("--endpoint", default="unix:///run/containerd/containerd.sock", show_default=True,
+              help="Any CRI runtime: unix:///path, unix:/path, a bare path or tcp://host:port.")
+@click.option("--json", "json_mode", is_flag=True, help="One JSON object per line instead of the live view.")
+@click.option("--interval", type=float, default=1.0, show_default=True, help="Relist period in seconds.")
+@click.option("--duration", type=float, help="Stop after this many seconds (default: until Ctrl-C).")
+def watch(endpoint: str, json_mode: bool, interval: float, duration: float | None) -> None:
+    """Watch a runtime like a kubelet: relisted pods, events as they arrive, missed events flagged."""
+    from fakecri.client.endpoint import InvalidEndpointError
+    from fakecri.client.watch import run_watch
+
+    try:
+        code = run_watch(endpoint, json_mode=json_mode, interval=interval, duration=duration)
+    except InvalidEndpointError as exc:
+        raise click.BadParameter(str(exc), param_hint="--endpoint") from None
+    except KeyboardInterrupt:
+        code = 0
+    sys.exit(code)
+
+
 # ---------------------------------------------------------------- health and version
 
 

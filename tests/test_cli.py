@@ -113,3 +113,26 @@ def test_ctl_drives_a_running_server():
 def test_version_command():
     out = subprocess.run([*FAKECRI, "version"], capture_output=True, text=True, timeout=30, check=True).stdout
     assert out.startswith("fakecri ")
+
+
+def test_watch_json_against_a_running_server():
+    proc, sock = start_serve()
+    try:
+        with grpc.insecure_channel("unix:" + sock) as ch:
+            rt = api_pb2_grpc.RuntimeServiceStub(ch)
+            md = pb.PodSandboxMetadata(name="w", namespace="default", uid="u-watch")
+            rt.RunPodSandbox(pb.RunPodSandboxRequest(config=pb.PodSandboxConfig(metadata=md)), timeout=5)
+        res = subprocess.run([*FAKECRI, "watch", "--endpoint", f"unix://{sock}", "--json", "--interval", "0.2",
+                              "--duration", "1"], capture_output=True, text=True, timeout=60)
+    finally:
+        stop(proc)
+    assert res.returncode == 0, res.stderr
+    records = [json.loads(line) for line in res.stdout.splitlines() if line.strip()]
+    assert records[-1]["kind"] == "summary"
+    assert any("u-watch" in json.dumps(r) for r in records)
+
+
+def test_watch_rejects_a_bad_endpoint():
+    res = subprocess.run([*FAKECRI, "watch", "--endpoint", "http://nope", "--duration", "0.1"],
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode != 0 and "--endpoint" in res.stderr

@@ -1,0 +1,129 @@
+"""AsyncCRIClient: the same typed calls as CRIClient (calls.py), over grpc.aio.
+
+Every typed method returns a coroutine; `get_container_events()` returns an async
+iterator with the same end-of-stream rules as the sync one.
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import grpc
+import grpc.aio
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.api.runtime.v1 import api_pb2_grpc as pb_grpc
+from fakecri.client.calls import IMAGES, RUNTIME, CRICalls, Extract
+from fakecri.client.endpoint import Endpoint, parse_endpoint
+from fakecri.client.errors import UnavailableError, from_rpc_error
+from fakecri.client.events import METHOD, stream_closed
+from fakecri.client.runtime import DEFAULT_TIMEOUT, channel_options
+
+
+class AsyncEventStream:
+    """`async for` over container events; `cancel()` ends the iteration quietly."""
+
+    def __init__(self, call: Any) -> None:
+        self._call = call
+        self._cancelled = False
+
+    def __aiter__(self) -> AsyncEventStream:
+        return self
+
+    async def __anext__(self) -> pb.ContainerEventResponse:
+        if self._cancelled:
+            raise StopAsyncIteration
+        try:
+            message = await self._call.read()
+        except asyncio.CancelledError:
+            if self._cancelled:
+                raise StopAsyncIteration from None
+            raise
+        except grpc.RpcError as err:
+            if self._cancelled:
+                raise StopAsyncIteration from None
+            raise stream_closed(err) from None
+        if message is grpc.aio.EOF:
+            if self._cancelled:
+                raise StopAsyncIteration
+            raise stream_closed(None)
+        return message
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self._call.cancel()
+
+
+class AsyncCRIClient(CRICalls):
+    """One grpc.aio connection to a CRI runtime. Create and use it inside a running loop."""
+
+    def __init__(self, endpoint: str, *, timeout: float = DEFAULT_TIMEOUT, image_endpoint: str | None = None) -> None:
+        self.endpoint: Endpoint = parse_endpoint(endpoint)
+        self.image_endpoint: Endpoint = parse_endpoint(image_endpoint) if image_endpoint else self.endpoint
+        self.timeout = timeout
+        self._channel = grpc.aio.insecure_channel(self.endpoint.target, options=channel_options())
+        self._image_channel = (
+            self._channel if self.image_endpoint == self.endpoint
+            else grpc.aio.insecure_channel(self.image_endpoint.target, options=channel_options())
+        )
+        self._stubs: dict[str, Any] = {
+            RUNTIME: pb_grpc.RuntimeServiceStub(self._channel),
+            IMAGES: pb_grpc.ImageServiceStub(self._image_channel),
+        }
+        self.unimplemented_streams: set[str] = set()
+
+    async def _unary(self, service: str, method: str, request: Any, extract: Extract | None = None,
+                     timeout: float | None = None) -> Any:
+        try:
+            reply = await getattr(self._stubs[service], method)(
+                request, timeout=self.timeout if timeout is None else timeout
+            )
+        except grpc.RpcError as err:
+            raise from_rpc_error(err, method) from None
+        return reply if extract is None else extract(reply)
+
+    async def _collect(self, service: str, *, streaming: bool, stream_method: str, stream_request: Any,
+                       stream_field: str, method: str, request: Any, field: str) -> list[Any]:
+        if streaming and stream_method not in self.unimplemented_streams:
+            items: list[Any] = []
+            try:
+                async for message in getattr(self._stubs[service], stream_method)(stream_request, timeout=self.timeout):
+                    items.extend(getattr(message, stream_field))
+            except grpc.RpcError as err:
+                if err.code() is not grpc.StatusCode.UNIMPLEMENTED:
+                    raise from_rpc_error(err, stream_method) from None
+                self.unimplemented_streams.add(stream_method)
+            else:
+                return items
+        return await self._unary(service, method, request, lambda reply: list(getattr(reply, field)))
+
+    async def wait_ready(self, timeout: float = 5.0) -> None:
+        try:
+            await asyncio.wait_for(self._channel.channel_ready(), timeout)
+        except asyncio.TimeoutError:
+            raise UnavailableError(f"not connected after {timeout:g}s") from None
+
+    async def get_container_events(self, *, connect_timeout: float | None = 5.0) -> AsyncEventStream:
+        """Connect (UnavailableError if that fails) and open the event stream."""
+        if connect_timeout is not None:
+            try:
+                await self.wait_ready(connect_timeout)
+            except UnavailableError as exc:
+                exc.method = METHOD
+                raise
+        return AsyncEventStream(self._stubs[RUNTIME].GetContainerEvents(pb.GetEventsRequest()))
+
+    async def close(self) -> None:
+        await self._channel.close()
+        if self._image_channel is not self._channel:
+            await self._image_channel.close()
+
+    async def __aenter__(self) -> AsyncCRIClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

@@ -1,0 +1,143 @@
+"""GetContainerEvents as an iterator (EventStream) or a callback thread (EventWatcher).
+
+Every way a stream can end on the runtime's side (a clean close, UNAVAILABLE,
+UNIMPLEMENTED, any other status) is raised or reported as EventStreamClosed. Only a
+cancel from our side ends it quietly.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+import grpc
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.client.errors import CRIError, EventStreamClosed
+
+if TYPE_CHECKING:
+    from fakecri.client.runtime import CRIClient
+
+METHOD = "GetContainerEvents"
+
+
+def stream_closed(err: grpc.RpcError | None) -> EventStreamClosed:
+    """The EventStreamClosed for a stream that ended with `err` (None: a clean close)."""
+    if err is None:
+        return EventStreamClosed("the runtime closed the event stream", code=grpc.StatusCode.OK, method=METHOD)
+    code = err.code() if callable(getattr(err, "code", None)) else grpc.StatusCode.UNKNOWN
+    details = err.details() if callable(getattr(err, "details", None)) else str(err)
+    return EventStreamClosed(details or "event stream failed", code=code, method=METHOD)
+
+
+class EventStream(Iterator[pb.ContainerEventResponse]):
+    """Iterate to receive events; `cancel()` (from any thread) ends the iteration quietly."""
+
+    def __init__(self, call: grpc.Call) -> None:
+        self._call = call
+        self._cancelled = False
+
+    def __iter__(self) -> EventStream:
+        return self
+
+    def __next__(self) -> pb.ContainerEventResponse:
+        if self._cancelled:
+            raise StopIteration
+        try:
+            return next(self._call)  # type: ignore[call-overload]
+        except StopIteration:
+            if self._cancelled:
+                raise
+            raise stream_closed(None) from None
+        except grpc.RpcError as err:
+            if self._cancelled:
+                raise StopIteration from None
+            raise stream_closed(err) from None
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self._call.cancel()
+
+    close = cancel
+
+    def __enter__(self) -> EventStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cancel()
+
+
+class EventWatcher:
+    """Runs one event stream on a background thread and calls `on_event` for each message.
+
+    When the stream ends on its own, `on_error(EventStreamClosed)` is called and `error`
+    holds it. `stop()` cancels the stream and joins the thread; no callback runs after it returns.
+    """
+
+    def __init__(
+        self,
+        client: CRIClient,
+        on_event: Callable[[pb.ContainerEventResponse], None],
+        *,
+        on_error: Callable[[CRIError], None] | None = None,
+        on_connected: Callable[[], None] | None = None,
+        connect_timeout: float = 5.0,
+    ) -> None:
+        self._client = client
+        self._on_event = on_event
+        self._on_error = on_error
+        self._on_connected = on_connected
+        self._connect_timeout = connect_timeout
+        self._stream: EventStream | None = None
+        self._lock = threading.Lock()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self.error: CRIError | None = None
+        self.done = threading.Event()
+
+    def start(self) -> EventWatcher:
+        if self._thread is not None:
+            raise RuntimeError("an EventWatcher runs once")
+        self._thread = threading.Thread(target=self._run, name="cri-events", daemon=True)
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        try:
+            stream = self._client.get_container_events(
+                on_connected=self._on_connected, connect_timeout=self._connect_timeout
+            )
+            with self._lock:
+                if self._stopping:
+                    stream.cancel()
+                self._stream = stream
+            for event in stream:
+                if self._stopping:
+                    break
+                self._on_event(event)
+        except CRIError as exc:
+            if not self._stopping:
+                self.error = exc
+                if self._on_error is not None:
+                    self._on_error(exc)
+        finally:
+            self.done.set()
+
+    def stop(self, timeout: float | None = 5.0) -> None:
+        with self._lock:
+            self._stopping = True
+            stream = self._stream
+        if stream is not None:
+            stream.cancel()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+    def __enter__(self) -> EventWatcher:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
