@@ -7,6 +7,8 @@ import pytest
 from fakecri.api.control.v1 import control_pb2_grpc
 from fakecri.api.runtime.v1 import api_pb2_grpc
 
+pytest_plugins = ["pytester"]  # tests/plugin runs the fakecri pytest plugin in isolated projects
+
 
 def pytest_addoption(parser):
     parser.addoption("--run-slow", action="store_true", help="also run tests marked slow (soak, long property runs)")
