@@ -113,7 +113,7 @@ def serve(**opts) -> None:
     from fakecri.server.app import FakeCRIServer, StartupError
     from fakecri.server.config import ServerConfig
 
-    configure_logging(opts["log_format"], opts["log_level"])
+    log_format = configure_logging(opts["log_format"], opts["log_level"])
     if not opts["socket"] and not opts["listen"]:
         raise click.UsageError("give --socket PATH or --listen HOST:PORT")
     faults = _build_faults(opts["drop_events"], opts["latency"], opts["error"], opts["faults_file"], opts["quirks"])
@@ -156,7 +156,10 @@ def serve(**opts) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, lambda: asyncio.ensure_future(server.stop_async()))
-        click.echo(f"fakecri {__version__} serving on {server.endpoint} (seed {config.seed})", err=True)
+        ready = f"fakecri {__version__} serving on {server.endpoint} (seed {config.seed})"
+        if log_format == "json":  # every stderr line stays one JSON object
+            ready = json.dumps({"event": ready, "endpoint": server.endpoint, "seed": config.seed})
+        click.echo(ready, err=True)
         await server.serve_forever()
 
     try:
@@ -348,6 +351,10 @@ def ctl_fault_log(endpoint: str) -> None:
         for rec in _ctl_call(c.fault_log):
             click.echo(json.dumps(rec, sort_keys=True))
 
+
+from fakecri.conformance.cli import conformance as _conformance  # noqa: E402  (light: loads the suite on use)
+
+main.add_command(_conformance)
 
 if __name__ == "__main__":
     main()

@@ -234,6 +234,8 @@ class Runtime:
             candidates: Iterable[Sandbox] = [sb] if sb is not None else []
         else:
             candidates = self._sandboxes.values()
+        if state is None and not label_selector:
+            return list(candidates)  # no per-record test: the kubelet's relist at 100k records
         return [sb for sb in candidates
                 if (state is None or sb.state == state) and matches(sb.labels, label_selector)]
 
@@ -454,6 +456,8 @@ class Runtime:
             candidates = [self._containers[cid] for cid in sb.container_ids]
         else:
             candidates = self._containers.values()
+        if state is None and not label_selector:
+            return list(candidates)  # no per-record test: the kubelet's relist at 100k records
         return [c for c in candidates if (state is None or c.state == state) and matches(c.labels, label_selector)]
 
     def update_container_resources(

@@ -166,6 +166,10 @@ class FakeCRIServer:
         state = ServerState(cfg, clock=self._clock, ids=self._ids)
         self.state = state
         self._stopped = asyncio.Event()
+        if cfg.state_file:  # restore before any socket accepts a call
+            from fakecri.server.persistence import open_state_file
+
+            self._side_services.append(open_state_file(state))
         main = self._new_server()
         main.add_generic_rpc_handlers(
             [
@@ -213,7 +217,7 @@ class FakeCRIServer:
     async def _start_side_services(self, state: ServerState) -> None:
         from fakecri.server.side import start_side_services
 
-        self._side_services = await start_side_services(self, state)
+        self._side_services += await start_side_services(self, state)
 
     async def stop_async(self, grace: float = 0.5) -> None:
         if self.state is not None:
@@ -225,10 +229,11 @@ class FakeCRIServer:
             await server.stop(grace)
         self._servers = []
         for guard in self._guards:
+            # Only sockets this server holds the lock for: a refused start (a file, a directory,
+            # another live server at the path) must not remove what it found there.
+            if os.path.lexists(guard.path) and stat.S_ISSOCK(os.lstat(guard.path).st_mode):
+                os.unlink(guard.path)
             guard.release()
-        for path in (self.config.socket, self.config.control_socket):
-            if path and os.path.exists(path):
-                os.unlink(path)
         self._guards = []
         if self._stopped is not None:
             self._stopped.set()

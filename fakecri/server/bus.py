@@ -55,6 +55,14 @@ class Subscription:
             self.closed = SubscriptionClosed(code, message)
             self.wakeup.set()
 
+    def take(self) -> bytes | None:
+        """The next queued event without waiting; None when there is none or the stream is
+        closed (get() then waits, or reports the close)."""
+        if self.closed is None and self.queue:
+            self.delivered += 1
+            return self.queue.popleft()
+        return None
+
     async def get(self) -> bytes:
         """The next event, or SubscriptionClosed once the queue is empty and closed."""
         while True:

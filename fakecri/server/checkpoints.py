@@ -29,25 +29,32 @@ def write_archive(path: str, doc: dict[str, Any]) -> None:
     if not os.path.isdir(parent):
         raise errors.InvalidArgument(f"checkpoint: directory {parent} does not exist")
     tmp = f"{path}.tmp-{os.getpid()}"
-    with tarfile.open(tmp, "w") as tar:
-        info = tarfile.TarInfo(MEMBER)
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
-    os.replace(tmp, path)
+    try:
+        with tarfile.open(tmp, "w") as tar:
+            info = tarfile.TarInfo(MEMBER)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        os.replace(tmp, path)
+    except (OSError, ValueError) as exc:  # a directory, a NUL byte, a name too long: the caller's path
+        if os.path.lexists(tmp) and not os.path.isdir(tmp):
+            os.unlink(tmp)
+        raise errors.InvalidArgument(f"checkpoint: cannot write an archive at {path!r}: {exc}") from None
 
 
 def read_archive(path: str) -> dict[str, Any]:
     if not path:
         raise errors.InvalidArgument("RestorePod: checkpoint_path is required")
     if not os.path.exists(path):
-        raise errors.NotFound(f"RestorePod: checkpoint archive {path} does not exist")
+        raise errors.NotFound(f"RestorePod: checkpoint archive {path!r} does not exist")
+    if not os.path.isfile(path):
+        raise errors.InvalidArgument(f"RestorePod: {path} is not a file")
     try:
         with tarfile.open(path, "r") as tar:
             member = tar.extractfile(MEMBER)
             if member is None:
                 raise KeyError(MEMBER)
             doc = json.loads(member.read())
-    except (tarfile.TarError, KeyError, ValueError) as exc:
+    except (tarfile.TarError, KeyError, ValueError, OSError) as exc:
         raise errors.InvalidArgument(f"RestorePod: {path} is not a fakecri checkpoint ({exc})") from None
     if doc.get("format") != FORMAT:
         raise errors.InvalidArgument(f"RestorePod: {path} has unknown format {doc.get('format')!r}")

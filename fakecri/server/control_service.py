@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.core import errors
 from fakecri.core.clock import FakeClock
-from fakecri.faults.model import Fault
+from fakecri.faults.model import Fault, FaultSpecError
 
 if TYPE_CHECKING:
     from fakecri.server.state import ServerState
@@ -43,7 +43,10 @@ class ControlService:
     async def AddFault(self, request, context):
         if not request.fault.type:
             raise errors.InvalidArgument("AddFault: fault.type is required")
-        added = self.st.plan.add(fault_from_pb(request.fault))
+        try:
+            added = self.st.plan.add(fault_from_pb(request.fault))
+        except FaultSpecError as exc:
+            raise errors.InvalidArgument(f"AddFault: {exc}") from None
         await self.st.apply_pending_restart()
         return fault_to_pb(added)
 
@@ -77,7 +80,10 @@ class ControlService:
         }
         if request.duration_seconds > 0:
             attrs["duration"] = f"{request.duration_seconds}s"
-        self.st.plan.add(Fault(type="condition", attributes=attrs))
+        try:
+            self.st.plan.add(Fault(type="condition", attributes=attrs))
+        except FaultSpecError as exc:
+            raise errors.InvalidArgument(f"SetCondition: {exc}") from None
         return cpb.SetConditionResponse()
 
     async def RestartRuntime(self, request, context):

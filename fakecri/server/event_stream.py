@@ -50,16 +50,29 @@ async def event_stream(st: ServerState, sub: Subscription, faults) -> AsyncItera
             while pending and pending[0][0] <= now:
                 yield heapq.heappop(pending)[2]
                 after_delivery()
-            if getter is None:
-                getter = asyncio.ensure_future(sub.get())
-            timeout = max(0.0, pending[0][0] - now) if pending else None
-            done, _ = await asyncio.wait({getter}, timeout=timeout)
-            if not done:
-                continue
-            task, getter = getter, None
-            try:
-                item = task.result()
-            except SubscriptionClosed as closed:
+            closed: SubscriptionClosed | None = None
+            if getter is None and not pending:
+                # Nothing delayed to wake up for: take the next event straight from the queue
+                # (no task and no asyncio.wait per delivery; that was most of the fan-out cost).
+                try:
+                    item = sub.take()
+                    if item is None:
+                        item = await sub.get()
+                except SubscriptionClosed as exc:
+                    closed = exc
+            else:
+                if getter is None:
+                    getter = asyncio.ensure_future(sub.get())
+                timeout = max(0.0, pending[0][0] - now) if pending else None
+                done, _ = await asyncio.wait({getter}, timeout=timeout)
+                if not done:
+                    continue
+                task, getter = getter, None
+                try:
+                    item = task.result()
+                except SubscriptionClosed as exc:
+                    closed = exc
+            if closed is not None:
                 for _, _, late in sorted(pending):
                     yield late
                 for held in faults.flush():

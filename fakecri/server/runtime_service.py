@@ -14,12 +14,14 @@ from fakecri.core import errors
 from fakecri.core.records import ContainerState, SandboxState
 from fakecri.server import translate as tr
 from fakecri.server.event_stream import event_stream
-from fakecri.server.wire import batches
+from fakecri.server.wire import JoinCache, batches, field_fragment
 
 if TYPE_CHECKING:
     from fakecri.server.state import ServerState
 
 STREAM_BATCH = 5000  # items per Stream* message, as containerd batches them
+_SANDBOX_STATES = frozenset(s.value for s in SandboxState)
+_CONTAINER_STATES = frozenset(s.value for s in ContainerState)
 
 
 def _selector(msg) -> dict[str, str] | None:
@@ -29,6 +31,8 @@ def _selector(msg) -> dict[str, str] | None:
 class RuntimeService:
     def __init__(self, state: ServerState) -> None:
         self.st = state
+        # Unfiltered list responses (the relist), reused while no record changed.
+        self._joined = JoinCache(state.config.max_message_bytes)
 
     # ------------------------------------------------------------ runtime info
 
@@ -102,21 +106,32 @@ class RuntimeService:
 
     async def PodSandboxStatus(self, request, context):
         sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
+        if not request.verbose:  # wire bytes from the cached statuses (the common kubelet call)
+            return self.st.events.sandbox_status_wire(sb)
         resp = self.st.events.sandbox_status_response(sb)
         if request.verbose:
             resp.info.update(tr.sandbox_info(sb))
         return resp
 
     def _sandbox_fragments(self, f) -> list[bytes]:
+        if f.HasField("state") and f.state.state not in _SANDBOX_STATES:
+            return []  # a state no sandbox can be in matches nothing
         state = SandboxState(f.state.state) if f.HasField("state") else None
         items = self.st.runtime.list_sandboxes(id=f.id, state=state, label_selector=_selector(f))
-        return [tr.sandbox_fragment(sb) for sb in items]
+        frag = tr.sandbox_fragment
+        return [sb.wire or frag(sb) for sb in items]
 
     async def ListPodSandbox(self, request, context):
-        return b"".join(self._sandbox_fragments(request.filter))
+        frags = self._sandbox_fragments(request.filter)
+        if request.filter.ByteSize():
+            return b"".join(frags)
+        return self._joined.join("sandboxes", frags)
 
     async def StreamPodSandboxes(self, request, context):
-        for chunk in batches(self._sandbox_fragments(request.filter), STREAM_BATCH):
+        frags = self._sandbox_fragments(request.filter)
+        chunks = batches(frags, STREAM_BATCH) if request.filter.ByteSize() else \
+            self._joined.batches("sandbox-batches", frags, STREAM_BATCH)
+        for chunk in chunks:
             yield chunk
 
     async def UpdatePodSandboxResources(self, request, context):
@@ -172,21 +187,32 @@ class RuntimeService:
         return pb.RemoveContainerResponse()
 
     def _container_fragments(self, f) -> list[bytes]:
+        if f.HasField("state") and f.state.state not in _CONTAINER_STATES:
+            return []  # a state no container can be in matches nothing
         state = ContainerState(f.state.state) if f.HasField("state") else None
         items = self.st.runtime.list_containers(
             id=f.id, state=state, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f)
         )
-        return [tr.container_fragment(c) for c in items]
+        frag = tr.container_fragment
+        return [c.wire or frag(c) for c in items]
 
     async def ListContainers(self, request, context):
-        return b"".join(self._container_fragments(request.filter))
+        frags = self._container_fragments(request.filter)
+        if request.filter.ByteSize():
+            return b"".join(frags)
+        return self._joined.join("containers", frags)
 
     async def StreamContainers(self, request, context):
-        for chunk in batches(self._container_fragments(request.filter), STREAM_BATCH):
+        frags = self._container_fragments(request.filter)
+        chunks = batches(frags, STREAM_BATCH) if request.filter.ByteSize() else \
+            self._joined.batches("container-batches", frags, STREAM_BATCH)
+        for chunk in chunks:
             yield chunk
 
     async def ContainerStatus(self, request, context):
         c = self.st.runtime.get_container(request.container_id)
+        if not request.verbose:  # ContainerStatusResponse.status (field 1) from the cached status
+            return field_fragment(1, self.st.events.container_status_bytes(c))
         resp = pb.ContainerStatusResponse(status=tr.container_status(c))
         if request.verbose:
             resp.info.update(tr.container_info(c))

@@ -11,8 +11,25 @@ if TYPE_CHECKING:
 
 async def start_side_services(app: FakeCRIServer, state: ServerState) -> list[Any]:
     started: list[Any] = []
-    started.append(await _start_streaming(state))
+    try:
+        started.append(await _start_streaming(state))
+        if state.config.metrics_addr:
+            started.append(await _start_metrics(state))
+    except BaseException:
+        for svc in reversed(started):
+            await svc.stop()
+        raise
     return started
+
+
+async def _start_metrics(state: ServerState):
+    from fakecri.server.app import StartupError
+    from fakecri.server.metrics import start_metrics
+
+    try:
+        return await start_metrics(state)
+    except (OSError, ValueError) as exc:
+        raise StartupError(f"cannot serve metrics on {state.config.metrics_addr}: {exc}") from None
 
 
 async def _start_streaming(state: ServerState):

@@ -71,6 +71,7 @@ class ServerState:
         self.runtime = self._new_runtime()
         self.down_until = 0.0  # loop time until which calls answer UNAVAILABLE (runtime restart)
         self._timer: asyncio.TimerHandle | None = None
+        self._timer_due: int | None = None  # the deadline `_timer` is armed for (None: no timer)
         self.log_rpcs = True
         # Pluggable side services, set by the app when they run.
         self.streaming = None
@@ -137,16 +138,25 @@ class ServerState:
     # ------------------------------------------------------------ timers
 
     def tick(self) -> None:
+        if self._timer is not None:  # fired, or superseded by this explicit tick
+            self._timer.cancel()
+            self._timer = None
+        self._timer_due = None
         self.runtime.tick()
         self.events.flush()
         self.reschedule()
 
     def reschedule(self) -> None:
+        due = self.runtime.next_deadline_ns()
+        if due is not None and isinstance(self.clock, FakeClock):
+            due = None
+        if due == self._timer_due:
+            return  # the armed timer (or none) is still right: most calls move no deadline
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        due = self.runtime.next_deadline_ns()
-        if due is None or isinstance(self.clock, FakeClock):
+        self._timer_due = due
+        if due is None:
             return
         delay = max(0.0, (due - self.clock.now_ns()) / 1e9)
         self._timer = asyncio.get_running_loop().call_later(delay, self.tick)
@@ -231,8 +241,11 @@ class ServerState:
 
     def _record(self, name: str, request, code: str, started: float) -> None:
         duration = time.perf_counter() - started
-        ids = {f: getattr(request, f) for f in ID_FIELDS if getattr(request, f, "")}
-        summary = " ".join(f"{k}={v[:12]}" for k, v in ids.items())
+        if getattr(request, "pod_sandbox_id", "") or getattr(request, "container_id", ""):
+            ids = {f: getattr(request, f) for f in ID_FIELDS if getattr(request, f, "")}
+            summary = " ".join(f"{k}={v[:12]}" for k, v in ids.items())
+        else:  # most calls name no object: skip the dict and the join
+            ids, summary = {}, ""
         self.call_log.append(CallRecord(name, summary, code, duration, self.clock.now_ns()))
         self.count(f"rpc:{name}:{code}")
         if self.metrics is not None:
@@ -257,13 +270,17 @@ class ServerState:
             started = time.perf_counter()
             code = "OK"
             try:
-                if gated:
+                # The gate only has work when faults are armed or a restart is in progress;
+                # skipping the coroutine otherwise keeps the no-fault path short.
+                armed = gated and (self.down_until or self.plan._rpc)
+                if armed:
                     await self._gate(name, context, "before")
+                emitted = self.bus.emitted
                 resp = await impl(request, context)
-                if gated:
+                if armed or (gated and self.plan._rpc):
                     await self._gate(name, context, "after")
-                if self.bus.policy == "block":
-                    await self.bus.wait_for_room()
+                if self.bus.policy == "block" and self.bus.emitted != emitted:
+                    await self.bus.wait_for_room()  # only an RPC that emitted events waits for slow readers
                 return resp
             except errors.CoreError as exc:
                 code = exc.code
