@@ -102,6 +102,8 @@ def _build_faults(drop_events, latency, error, faults_file, quirks) -> list:
 @click.option("--max-containers", type=int, help="Refuse more containers with RESOURCE_EXHAUSTED.")
 @click.option("--max-images", type=int, help="Refuse more images with RESOURCE_EXHAUSTED.")
 @click.option("--max-subscribers", type=int, default=64, show_default=True, help="Open event streams at most.")
+@click.option("--max-message-bytes", type=int, default=16 * 1024 * 1024, show_default=True,
+              help="Largest request or response; bigger ones get RESOURCE_EXHAUSTED (use the Stream* lists).")
 @click.option("--streaming-addr", default="127.0.0.1:0", show_default=True, help="Exec/attach/port-forward server.")
 @click.option("--metrics-addr", help="Serve Prometheus metrics on HOST:PORT.")
 @click.option("--state-file", type=click.Path(dir_okay=False), help="Keep state across restarts in this file.")
@@ -139,6 +141,7 @@ def serve(**opts) -> None:
         max_containers=opts["max_containers"],
         max_images=opts["max_images"],
         max_subscribers=opts["max_subscribers"],
+        max_message_bytes=opts["max_message_bytes"],
         streaming_addr=opts["streaming_addr"],
         metrics_addr=opts["metrics_addr"],
         state_file=opts["state_file"],

@@ -152,6 +152,7 @@ class StateFile:
     def open(self) -> StateFile:
         self._lock()
         try:
+            self._remove_stale_temp_files()
             doc = read_state_doc(self.path)
             if doc is not None:
                 restore_into(self.state, doc, self.path)
@@ -168,6 +169,17 @@ class StateFile:
             raise
         self.state.persist = self.write_if_changed
         return self
+
+    def _remove_stale_temp_files(self) -> None:
+        """Temp files of writers killed mid-write (we hold the lock, so none is live)."""
+        directory = os.path.dirname(os.path.abspath(self.path))
+        prefix = f".{os.path.basename(self.path)}.tmp-"
+        for name in os.listdir(directory):
+            if name.startswith(prefix):
+                try:
+                    os.unlink(os.path.join(directory, name))
+                except OSError:
+                    pass
 
     def fingerprint(self) -> tuple:
         """Changes whenever a record, the image set or the pod CIDR changes (cheap: no serializing)."""

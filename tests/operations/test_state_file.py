@@ -189,3 +189,14 @@ def test_a_failed_write_fails_the_call_instead_of_acknowledging_it(tmp_path, mon
         ch.close()
     # The next successful write carries everything, including the change whose call failed.
     assert [s["name"] for s in json.loads(path.read_text())["runtime"]["sandboxes"]] == ["one", "two", "three"]
+
+
+def test_temp_files_of_killed_writers_are_removed_at_start(tmp_path):
+    from fakecri.server.app import FakeCRIServer
+
+    path = tmp_path / "state.json"
+    stale = tmp_path / ".state.json.tmp-99999"
+    stale.write_bytes(b"half a snapshot")
+    with FakeCRIServer(state_file=str(path)):
+        assert not stale.exists()
+    assert path.exists()

@@ -1,0 +1,230 @@
+"""Socket hygiene: modes, other users, paths that are not sockets, a second server, TCP, control API."""
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import stat
+import subprocess
+import tempfile
+
+import grpc
+import pytest
+
+from fakecri.api.control.v1 import control_pb2 as cpb
+from fakecri.api.control.v1 import control_pb2_grpc
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.api.runtime.v1 import api_pb2_grpc
+from fakecri.server.app import FakeCRIServer, StartupError
+
+from relhelpers import add
+
+
+def open_dir() -> str:
+    """A directory anyone may traverse (mkdtemp's 0700 would hide the socket's own mode)."""
+    d = tempfile.mkdtemp(prefix="fc-sock-", dir="/tmp")
+    os.chmod(d, 0o755)
+    return d
+
+
+def mode_of(path: str) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def test_socket_mode_default_and_configured():
+    d = open_dir()
+    with FakeCRIServer(socket=os.path.join(d, "a.sock")) as server:
+        assert mode_of(server.config.socket) == 0o660
+    with FakeCRIServer(socket=os.path.join(d, "b.sock"), socket_mode=0o600) as server:
+        assert mode_of(server.config.socket) == 0o600
+    shutil.rmtree(d)
+
+
+# ---------------------------------------------------------------- another user
+
+CONNECT = """
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+try:
+    s.connect(sys.argv[1])
+except PermissionError:
+    sys.exit(13)
+except OSError as e:
+    print(e); sys.exit(2)
+sys.exit(0)
+"""
+
+
+def _connect_as_nobody(path: str) -> int:
+    """Exit 0: connected; 13: permission denied."""
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    if os.geteuid() != 0:
+        pytest.skip("needs root to switch to another user")
+    try:
+        pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no user 'nobody' on this machine")
+    if python is None:
+        pytest.skip("no system python3 that user 'nobody' can run")
+    proc = subprocess.run([python, "-c", CONNECT, path], user="nobody", group=pwd.getpwnam("nobody").pw_gid,
+                          extra_groups=[], capture_output=True, text=True, timeout=60, cwd="/")
+    return proc.returncode
+
+
+def test_another_user_cannot_connect_where_the_mode_forbids():
+    d = open_dir()
+    try:
+        with FakeCRIServer(socket=os.path.join(d, "c.sock")) as server:  # 0660, owned by root:root
+            assert _connect_as_nobody(server.config.socket) == 13
+        # The positive control: a mode that lets everyone in does let 'nobody' in.
+        with FakeCRIServer(socket=os.path.join(d, "d.sock"), socket_mode=0o666) as server:
+            assert _connect_as_nobody(server.config.socket) == 0
+        add("sockets: other-user connects tried", 2)
+    finally:
+        shutil.rmtree(d)
+
+
+# ---------------------------------------------------------------- what is at the path
+
+
+def test_a_regular_file_at_the_socket_path_is_refused_not_removed():
+    d = open_dir()
+    path = os.path.join(d, "file.sock")
+    with open(path, "w") as f:
+        f.write("precious")
+    with pytest.raises(StartupError, match="not a socket"):
+        FakeCRIServer(socket=path).start()
+    with open(path) as f:
+        assert f.read() == "precious"
+    shutil.rmtree(d)
+
+
+def test_a_directory_at_the_socket_path_is_refused_not_removed():
+    d = open_dir()
+    path = os.path.join(d, "dir.sock")
+    os.mkdir(path)
+    open(os.path.join(path, "inside"), "w").close()
+    with pytest.raises(StartupError, match="directory"):
+        FakeCRIServer(socket=path).start()
+    assert os.path.isfile(os.path.join(path, "inside"))
+    shutil.rmtree(d)
+
+
+def test_a_second_server_on_the_same_socket_is_refused_while_the_first_lives():
+    d = open_dir()
+    path = os.path.join(d, "one.sock")
+    with FakeCRIServer(socket=path) as first:
+        with pytest.raises(StartupError, match="another"):
+            FakeCRIServer(socket=path).start()
+        ch = grpc.insecure_channel(first.endpoint)
+        assert api_pb2_grpc.RuntimeServiceStub(ch).Version(pb.VersionRequest(), timeout=10).runtime_name == "fakecri"
+        ch.close()
+        assert stat.S_ISSOCK(os.lstat(path).st_mode)
+    # Once the first is gone, the path is free again.
+    with FakeCRIServer(socket=path):
+        pass
+    shutil.rmtree(d)
+
+
+def test_a_stale_socket_from_a_dead_server_is_replaced():
+    d = open_dir()
+    path = os.path.join(d, "stale.sock")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(path)
+    s.close()  # bound, never listening: what a killed server leaves
+    with FakeCRIServer(socket=path) as server:
+        ch = grpc.insecure_channel(server.endpoint)
+        api_pb2_grpc.RuntimeServiceStub(ch).Version(pb.VersionRequest(), timeout=10)
+        ch.close()
+    shutil.rmtree(d)
+
+
+# ---------------------------------------------------------------- TCP
+
+
+def _tcp_listeners() -> dict[int, set[str]]:
+    """This process's listening TCP sockets: port -> local addresses."""
+    inodes = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    out: dict[int, set[str]] = {}
+    for table, v6 in (("/proc/self/net/tcp", False), ("/proc/self/net/tcp6", True)):
+        try:
+            lines = open(table).read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            parts = line.split()
+            local, st, inode = parts[1], parts[3], parts[9]
+            if st != "0A" or inode not in inodes:  # 0A: LISTEN
+                continue
+            addr_hex, port_hex = local.split(":")
+            raw = bytes.fromhex(addr_hex)
+            if v6:
+                words = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+                addr = socket.inet_ntop(socket.AF_INET6, words)
+            else:
+                addr = socket.inet_ntoa(raw[::-1])
+            out.setdefault(int(port_hex, 16), set()).add(addr)
+    return out
+
+
+LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
+
+
+def test_tcp_only_where_asked_and_on_loopback():
+    before = set(_tcp_listeners())
+    with FakeCRIServer() as server:  # unix socket only
+        new = {p: a for p, a in _tcp_listeners().items() if p not in before}
+        # Only the exec/attach streaming server listens on TCP, on loopback.
+        assert all(addrs <= LOOPBACK for addrs in new.values()), new
+        assert server.tcp_port is None
+    with FakeCRIServer(listen="127.0.0.1:0") as server:
+        port = server.tcp_port
+        assert port
+        assert _tcp_listeners()[port] <= LOOPBACK
+        ch = grpc.insecure_channel(f"127.0.0.1:{port}")
+        assert api_pb2_grpc.RuntimeServiceStub(ch).Version(pb.VersionRequest(), timeout=10).runtime_name == "fakecri"
+        ch.close()
+    with FakeCRIServer(listen=":0") as server:  # no host given: loopback
+        assert _tcp_listeners()[server.tcp_port] <= LOOPBACK
+
+
+# ---------------------------------------------------------------- the control API
+
+
+def test_control_api_can_be_disabled():
+    with FakeCRIServer(no_control=True) as server:
+        assert server.control_endpoint is None
+        ch = grpc.insecure_channel(server.endpoint)
+        with pytest.raises(grpc.RpcError) as err:
+            control_pb2_grpc.ControlStub(ch).Reset(cpb.ResetRequest(), timeout=10)
+        assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED
+        assert api_pb2_grpc.RuntimeServiceStub(ch).Version(pb.VersionRequest(), timeout=10).runtime_name == "fakecri"
+        ch.close()
+
+
+def test_control_api_on_its_own_socket_with_mode_0600():
+    d = open_dir()
+    try:
+        with FakeCRIServer(socket=os.path.join(d, "cri.sock"), control_socket=os.path.join(d, "ctl.sock")) as server:
+            assert mode_of(server.config.control_socket) == 0o600
+            assert mode_of(server.config.socket) == 0o660
+            cri = grpc.insecure_channel(server.endpoint)
+            with pytest.raises(grpc.RpcError) as err:
+                control_pb2_grpc.ControlStub(cri).GetServerInfo(cpb.GetServerInfoRequest(), timeout=10)
+            assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED
+            ctl = grpc.insecure_channel(server.control_endpoint)
+            control_pb2_grpc.ControlStub(ctl).GetServerInfo(cpb.GetServerInfoRequest(), timeout=10)
+            cri.close()
+            ctl.close()
+            # 0600: even a user in the socket's group is kept out; 'nobody' certainly is.
+            assert _connect_as_nobody(server.config.control_socket) == 13
+    finally:
+        shutil.rmtree(d)
