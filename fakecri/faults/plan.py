@@ -57,6 +57,11 @@ class FaultPlan:
     # ---- the collection -------------------------------------------------
 
     @property
+    def has_rpc_faults(self) -> bool:
+        """True when some fault may act on RPCs (lets the server skip the gate cheaply)."""
+        return bool(self._rpc)
+
+    @property
     def seed(self) -> int:
         return self._seed
 

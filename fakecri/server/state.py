@@ -259,6 +259,13 @@ class ServerState:
         log.error("handler raised", method=name, error=repr(exc), traceback=tb)
         return f"fakecri internal error in {name}: {exc!r}"
 
+    async def _abort(self, name: str, exc: Exception, context) -> None:
+        """End the call with the status for `exc`: a core error's code, or INTERNAL for a bug
+        in fakecri (recorded so that check() fails the test that caused it)."""
+        if isinstance(exc, errors.CoreError):
+            await context.abort(code_for(exc), exc.message)
+        await context.abort(grpc.StatusCode.INTERNAL, self._internal(name, exc))
+
     def _after_call(self) -> None:
         self.events.flush()
         self.reschedule()
@@ -272,27 +279,24 @@ class ServerState:
             try:
                 # The gate only has work when faults are armed or a restart is in progress;
                 # skipping the coroutine otherwise keeps the no-fault path short.
-                armed = gated and (self.down_until or self.plan._rpc)
+                armed = gated and (self.down_until or self.plan.has_rpc_faults)
                 if armed:
                     await self._gate(name, context, "before")
                 emitted = self.bus.emitted
                 resp = await impl(request, context)
-                if armed or (gated and self.plan._rpc):
+                if armed or (gated and self.plan.has_rpc_faults):
                     await self._gate(name, context, "after")
                 if self.bus.policy == "block" and self.bus.emitted != emitted:
                     await self.bus.wait_for_room()  # only an RPC that emitted events waits for slow readers
                 return resp
-            except errors.CoreError as exc:
-                code = exc.code
-                await context.abort(code_for(exc), exc.message)
             except grpc.aio.AbortError:
                 raise
-            except asyncio.CancelledError:
+            except (asyncio.CancelledError, GeneratorExit):
                 code = "CANCELLED"
                 raise
-            except Exception as exc:  # a bug in fakecri: record it so the test that caused it fails
-                code = "INTERNAL"
-                await context.abort(grpc.StatusCode.INTERNAL, self._internal(name, exc))
+            except Exception as exc:
+                code = exc.code if isinstance(exc, errors.CoreError) else "INTERNAL"
+                await self._abort(name, exc, context)
             finally:
                 self._after_call()
                 if gated:
@@ -309,17 +313,14 @@ class ServerState:
                     await self._gate(name, context, "before")
                 async for item in impl(request, context):
                     yield item
-            except errors.CoreError as exc:
-                code = exc.code
-                await context.abort(code_for(exc), exc.message)
             except grpc.aio.AbortError:
                 raise
             except (asyncio.CancelledError, GeneratorExit):
                 code = "CANCELLED"
                 raise
             except Exception as exc:
-                code = "INTERNAL"
-                await context.abort(grpc.StatusCode.INTERNAL, self._internal(name, exc))
+                code = exc.code if isinstance(exc, errors.CoreError) else "INTERNAL"
+                await self._abort(name, exc, context)
             finally:
                 self._after_call()
                 if gated:
