@@ -1,0 +1,144 @@
+"""What the suite believes it did (the model), and what each event subscriber saw.
+
+The model only records facts that follow from the suite's own calls and their
+answers (created, started, stopped by us, removed), never timing-dependent
+observations, so Hypothesis sees the same rule choices when it replays an example.
+Observed exits are kept apart, for the checks.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+
+if TYPE_CHECKING:
+    from fakecri.client import EventWatcher
+
+CREATED, STARTED, STOPPED, DELETED = (
+    pb.CONTAINER_CREATED_EVENT,
+    pb.CONTAINER_STARTED_EVENT,
+    pb.CONTAINER_STOPPED_EVENT,
+    pb.CONTAINER_DELETED_EVENT,
+)
+TYPE_NAMES = {CREATED: "CREATED", STARTED: "STARTED", STOPPED: "STOPPED", DELETED: "DELETED"}
+
+# What a container runs, by kind. "instant" exits at once with code 3, "short" after a
+# second with 0, "long" runs until stopped.
+COMMANDS: dict[str, list[str]] = {
+    "long": ["sleep", "3600"],
+    "instant": ["sh", "-c", "exit 3"],
+    "short": ["sleep", "1"],
+}
+EXPECTED_EXIT: dict[str, int | None] = {"long": None, "instant": 3, "short": 0}
+
+
+def type_name(t: int) -> str:
+    return TYPE_NAMES.get(t, f"type {t}")
+
+
+@dataclass(eq=False)
+class PodModel:
+    label: str  # "pod-1": how the pod is written in call sequences
+    name: str
+    uid: str
+    config: pb.PodSandboxConfig
+    sid: str = ""
+    created: bool = False
+    stopped: bool = False  # StopPodSandbox (or RemovePodSandbox) answered OK
+    removed: bool = False
+    containers: list[ContainerModel] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        return self.label
+
+    @property
+    def ready(self) -> bool:
+        return self.created and not self.stopped and not self.removed
+
+
+@dataclass(eq=False)
+class ContainerModel:
+    pod: PodModel
+    name: str
+    attempt: int
+    kind: str
+    cid: str = ""
+    created: bool = False
+    started: bool = False
+    stop_called: bool = False
+    removed: bool = False
+    # Observations (timing-dependent; never used to choose rules).
+    exit_code: int | None = None
+    seen_exited: bool = False
+
+    def __repr__(self) -> str:
+        return f"{self.pod.label}/{self.name}#{self.attempt}"
+
+    @property
+    def live(self) -> bool:
+        """Created and not removed: the name is taken in its sandbox."""
+        return self.created and not self.removed
+
+    @property
+    def command(self) -> list[str]:
+        return COMMANDS[self.kind]
+
+    def must_have_stopped(self) -> bool:
+        """A STOPPED event is owed: it ran and then certainly ended."""
+        return self.started and (self.removed or self.seen_exited or self.pod.stopped)
+
+
+@dataclass
+class Received:
+    """One event as a subscriber got it, with the local time it arrived."""
+
+    event: pb.ContainerEventResponse
+    at_ns: int
+
+
+class Subscriber:
+    """One GetContainerEvents stream (own connection), recording every message.
+
+    `baseline` is the set of (type, id) pairs any subscriber of this run had received
+    before this one was opened: receiving one of those again is a stale replay.
+    """
+
+    def __init__(self, name: str, baseline: frozenset[tuple[int, str]]) -> None:
+        self.name = name
+        self.baseline = baseline
+        self.received: list[Received] = []
+        self.lock = threading.Lock()
+        self.ended: Exception | None = None
+        self.ended_at: int | None = None
+        self.last_at = time.monotonic()  # when the last event arrived
+        self.watcher: EventWatcher | None = None
+        self.synced = False
+        self.processed = 0  # how many received events the checks have looked at
+        # Check state, per container or sandbox id: the event types seen, in order.
+        self.history: dict[str, list[int]] = {}
+        self.last_created_at: dict[str, int] = {}  # per pod uid
+
+    def on_event(self, event: pb.ContainerEventResponse) -> None:
+        with self.lock:
+            self.received.append(Received(event, time.time_ns()))
+            self.last_at = time.monotonic()
+
+    def on_error(self, exc: Exception) -> None:
+        self.ended = exc
+        self.ended_at = time.time_ns()
+
+    def snapshot(self) -> list[Received]:
+        with self.lock:
+            return list(self.received)
+
+    def pairs(self) -> set[tuple[int, str]]:
+        return {(r.event.container_event_type, r.event.container_id) for r in self.snapshot()}
+
+    def types_for(self, ident: str) -> list[int]:
+        return [r.event.container_event_type for r in self.snapshot() if r.event.container_id == ident]
+
+    def __repr__(self) -> str:
+        return f"subscriber {self.name}"
