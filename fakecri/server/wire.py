@@ -7,7 +7,7 @@ only the join (well under 0.1 us an item).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 
 def varint(n: int) -> bytes:
@@ -47,10 +47,14 @@ class JoinCache:
         self.limit = limit  # responses larger than this (bytes) are not kept
         self._last: dict[object, tuple[list[bytes], bytes]] = {}
 
-    def join(self, key: object, fragments: list[bytes]) -> bytes:
+    def join(self, key: object, fragments: list, complete: Callable[[], list[bytes]] | None = None) -> bytes:
+        """`fragments` may hold None for records whose fragment is not built yet; `complete()`
+        then returns the full list (it is only called when the cached answer cannot be used)."""
         hit = self._last.get(key)
         if hit is not None and hit[0] == fragments:
             return hit[1]
+        if complete is not None:
+            fragments = complete()
         data = b"".join(fragments)
         if len(data) <= self.limit:
             self._last[key] = (fragments, data)
@@ -58,10 +62,22 @@ class JoinCache:
             self._last.pop(key, None)
         return data
 
-    def batches(self, key: object, fragments: list[bytes], size: int) -> Iterable[bytes]:
-        """As batches(), each batch cached under (key, index); stale trailing batches dropped."""
+    def batches(self, key: object, fragments: list, size: int,
+                complete: Callable[[], list[bytes]] | None = None) -> Iterable[bytes]:
+        """As batches(), each batch cached under (key, index); stale trailing batches dropped.
+        `fragments` and `complete` as in join()."""
         n = 0
+        full: list[bytes] | None = None
         for n, i in enumerate(range(0, len(fragments), size), 1):
-            yield self.join((key, i), fragments[i : i + size])
+            part = fragments[i : i + size]
+            hit = self._last.get((key, i))
+            if hit is not None and hit[0] == part:
+                yield hit[1]
+                continue
+            if complete is not None:
+                if full is None:
+                    full = complete()
+                part = full[i : i + size]
+            yield self.join((key, i), part)
         for k in [k for k in self._last if isinstance(k, tuple) and k[0] == key and k[1] >= n * size]:
             del self._last[k]
