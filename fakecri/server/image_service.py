@@ -39,7 +39,7 @@ class ImageService:
         return b"".join(self._fragments(request.filter))
 
     async def StreamImages(self, request, context):
-        for chunk in batches(self._fragments(request.filter), STREAM_BATCH):
+        for chunk in batches(self._fragments(request.filter), STREAM_BATCH, self.st.config.max_message_bytes):
             yield chunk
 
     async def ImageStatus(self, request, context):

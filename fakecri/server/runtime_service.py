@@ -36,6 +36,7 @@ class RuntimeService:
         self.st = state
         # Unfiltered list responses (the relist), reused while no record changed.
         self._joined = JoinCache(state.config.max_message_bytes)
+        self._max_bytes = state.config.max_message_bytes  # Stream* batches stay under the message limit
 
     # ------------------------------------------------------------ runtime info
 
@@ -140,10 +141,10 @@ class RuntimeService:
 
     async def StreamPodSandboxes(self, request, context):
         if request.filter.ByteSize():
-            chunks = batches(self._sandbox_fragments(request.filter), STREAM_BATCH)
+            chunks = batches(self._sandbox_fragments(request.filter), STREAM_BATCH, self._max_bytes)
         else:
             wires, complete = self._unfiltered(self.st.runtime.list_sandboxes(), tr.sandbox_fragment)
-            chunks = self._joined.batches("sandbox-batches", wires, STREAM_BATCH, complete)
+            chunks = self._joined.batches("sandbox-batches", wires, STREAM_BATCH, complete, self._max_bytes)
         for chunk in chunks:
             yield chunk
 
@@ -217,10 +218,10 @@ class RuntimeService:
 
     async def StreamContainers(self, request, context):
         if request.filter.ByteSize():
-            chunks = batches(self._container_fragments(request.filter), STREAM_BATCH)
+            chunks = batches(self._container_fragments(request.filter), STREAM_BATCH, self._max_bytes)
         else:
             wires, complete = self._unfiltered(self.st.runtime.list_containers(), tr.container_fragment)
-            chunks = self._joined.batches("container-batches", wires, STREAM_BATCH, complete)
+            chunks = self._joined.batches("container-batches", wires, STREAM_BATCH, complete, self._max_bytes)
         for chunk in chunks:
             yield chunk
 

@@ -284,6 +284,10 @@ class ServerState:
                     await self._gate(name, context, "before")
                 emitted = self.bus.emitted
                 resp = await impl(request, context)
+                if type(resp) is bytes and len(resp) > self.config.max_message_bytes:
+                    raise errors.ResourceExhausted(
+                        f"{name}: the answer would be {len(resp)} bytes, over the {self.config.max_message_bytes}-byte "
+                        f"message limit; use the Stream* twin of {name} (or a filter)")
                 if armed or (gated and self.plan.has_rpc_faults):
                     await self._gate(name, context, "after")
                 if self.bus.policy == "block" and self.bus.emitted != emitted:

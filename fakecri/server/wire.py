@@ -27,10 +27,28 @@ def field_fragment(field_number: int, payload: bytes) -> bytes:
     return varint((field_number << 3) | 2) + varint(len(payload)) + payload
 
 
-def batches(fragments: list[bytes], size: int) -> Iterable[bytes]:
-    """Group fragments into messages of at most `size` items (the Stream* calls)."""
+def batches(fragments: list[bytes], size: int, max_bytes: int | None = None) -> Iterable[bytes]:
+    """Group fragments into messages of at most `size` items and `max_bytes` bytes (Stream*)."""
     for i in range(0, len(fragments), size):
-        yield b"".join(fragments[i : i + size])
+        yield from _within(fragments[i : i + size], b"".join(fragments[i : i + size]), max_bytes)
+
+
+def _within(parts: list[bytes], joined: bytes, max_bytes: int | None) -> Iterable[bytes]:
+    """`joined` (the join of `parts`) if it fits in `max_bytes`, else greedy smaller joins.
+    A single fragment over the limit still goes alone; gRPC then refuses it."""
+    if max_bytes is None or len(joined) <= max_bytes:
+        yield joined
+        return
+    chunk: list[bytes] = []
+    used = 0
+    for frag in parts:
+        if chunk and used + len(frag) > max_bytes:
+            yield b"".join(chunk)
+            chunk, used = [], 0
+        chunk.append(frag)
+        used += len(frag)
+    if chunk:
+        yield b"".join(chunk)
 
 
 class JoinCache:
@@ -63,7 +81,7 @@ class JoinCache:
         return data
 
     def batches(self, key: object, fragments: list, size: int,
-                complete: Callable[[], list[bytes]] | None = None) -> Iterable[bytes]:
+                complete: Callable[[], list[bytes]] | None = None, max_bytes: int | None = None) -> Iterable[bytes]:
         """As batches(), each batch cached under (key, index); stale trailing batches dropped.
         `fragments` and `complete` as in join()."""
         n = 0
@@ -72,12 +90,12 @@ class JoinCache:
             part = fragments[i : i + size]
             hit = self._last.get((key, i))
             if hit is not None and hit[0] == part:
-                yield hit[1]
+                yield from _within(hit[0], hit[1], max_bytes)
                 continue
             if complete is not None:
                 if full is None:
                     full = complete()
                 part = full[i : i + size]
-            yield self.join((key, i), part)
+            yield from _within(part, self.join((key, i), part), max_bytes)
         for k in [k for k in self._last if isinstance(k, tuple) and k[0] == key and k[1] >= n * size]:
             del self._last[k]

@@ -150,6 +150,10 @@ def test_oversize_response_is_refused_and_the_server_goes_on():
         with pytest.raises(grpc.RpcError) as err:
             rt.ListPodSandbox(pb.ListPodSandboxRequest(), timeout=30)
         assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "StreamPodSandboxes" in err.value.details() or "Stream*" in err.value.details()
+        streamed = [s for m in rt.StreamPodSandboxes(pb.StreamPodSandboxesRequest(), timeout=30)
+                    for s in m.pod_sandboxes]
+        assert len(streamed) == 6, "the Stream* twin carries what the unary list cannot"
         # A narrower list still works, and so does the server.
         one = rt.ListPodSandbox(pb.ListPodSandboxRequest(
             filter=pb.PodSandboxFilter(label_selector={"io.kubernetes.pod.name": "s1"})), timeout=30)
