@@ -16,11 +16,10 @@ from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError
-from fakecri.client.metrics import EVENT_TYPE_NAMES, PLEGMetrics
+from fakecri.client.metrics import EVENT_TYPE_NAMES
 from fakecri.client.pleg.cache import PodCache
 from fakecri.client.pleg.generic import GenericPLEG
 from fakecri.client.pleg.ledger import EventLedger
-from fakecri.client.pleg.lifecycle import EventChannel
 from fakecri.client.pleg.stream import StreamLoop
 from fakecri.client.runtime import CRIClient
 
@@ -49,19 +48,16 @@ class CurrentEventedPLEG:
     ) -> None:
         self.client = client
         self.now = now
-        self.metrics = PLEGMetrics()
-        self.cache = PodCache(reject_stale=False)
-        self.events = EventChannel(channel_capacity)
         self.generic = GenericPLEG(
             client,
             relist_period=relist_period,
             relist_threshold=relist_threshold,
-            cache=self.cache,
-            channel=self.events,
-            metrics=self.metrics,
+            channel_capacity=channel_capacity,
+            cache=PodCache(reject_stale=False),
             now=now,
             streaming=streaming,
         )
+        self.metrics, self.cache, self.events = self.generic.metrics, self.generic.cache, self.generic.events
         self.ledger = EventLedger(self.metrics)
         self.generic.relist_observer = self.ledger.observe_relist
         self.requests: queue.Queue[tuple[str, int]] = queue.Queue(maxsize=request_capacity)

@@ -14,11 +14,11 @@ from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError
-from fakecri.client.metrics import EVENT_TYPE_NAMES, PLEGMetrics
+from fakecri.client.metrics import EVENT_TYPE_NAMES
 from fakecri.client.pleg.cache import PodCache, PodStatus, sandbox_ips
 from fakecri.client.pleg.generic import GenericPLEG
 from fakecri.client.pleg.ledger import EventLedger
-from fakecri.client.pleg.lifecycle import EventChannel, EventType, PodLifecycleEvent
+from fakecri.client.pleg.lifecycle import EventType, PodLifecycleEvent
 from fakecri.client.pleg.stream import StreamLoop
 from fakecri.client.runtime import CRIClient
 
@@ -72,20 +72,17 @@ class LegacyEventedPLEG:
     ) -> None:
         self.client = client
         self.now = now
-        self.metrics = PLEGMetrics()
-        self.cache = PodCache(reject_stale=True)
-        self.events = EventChannel(channel_capacity)
         self.generic = GenericPLEG(
             client,
             relist_period=relist_period,
             relist_threshold=relist_threshold,
-            cache=self.cache,
-            channel=self.events,
-            metrics=self.metrics,
+            channel_capacity=channel_capacity,
+            cache=PodCache(reject_stale=True),
             now=now,
             streaming=streaming,
             use_runtime_timestamp=True,
         )
+        self.metrics, self.cache, self.events = self.generic.metrics, self.generic.cache, self.generic.events
         self.ledger = EventLedger(self.metrics)
         self.generic.relist_observer = self.ledger.observe_relist
         self.global_cache_period = global_cache_period
