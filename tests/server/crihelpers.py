@@ -42,8 +42,10 @@ def container_config(name: str = "app", image: str = "busybox", command=None, ar
 
 
 def run_pod(rt, img, name="pod", command=None, image="busybox", log_directory="", annotations=None):
-    """Pull, run a sandbox, create and start one container; returns (sandbox_id, container_id)."""
-    img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image=image)))
+    """Pull (if not present, as a kubelet's IfNotPresent does), run a sandbox, create and start
+    one container; returns (sandbox_id, container_id)."""
+    if not img.ImageStatus(pb.ImageStatusRequest(image=pb.ImageSpec(image=image))).HasField("image"):
+        img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image=image)))
     cfg = sandbox_config(name, log_directory=log_directory)
     sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg)).pod_sandbox_id
     cid = rt.CreateContainer(pb.CreateContainerRequest(
