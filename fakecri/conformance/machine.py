@@ -347,12 +347,16 @@ class Example:
                 self.violate(P.ValidCallsSucceed, f"StopContainer({c}) returned but the container is "
                                                   f"{pb.ContainerState.Name(st_.state)}")
 
-    def op_remove_container(self, c: ContainerModel) -> None:
-        again = c.removed
+    def _settle_exit(self, c: ContainerModel) -> None:
+        """Before a removal, let the cache see an exited container's code (no-lost-exits)."""
         if c.started and not c.removed:
             st_ = self._status(c)
             if st_ is not None and st_.state == pb.CONTAINER_EXITED:
                 self.wait_exit_in_cache(c, st_.exit_code)
+
+    def op_remove_container(self, c: ContainerModel) -> None:
+        again = c.removed
+        self._settle_exit(c)
         try:
             self.call(f"RemoveContainer({c})", self.client.remove_container, c.cid)
         except CRIError as exc:
@@ -420,10 +424,7 @@ class Example:
         again = pod.removed
         if not again:
             for c in pod.containers:
-                if c.started and not c.removed:
-                    st_ = self._status(c)
-                    if st_ is not None and st_.state == pb.CONTAINER_EXITED:
-                        self.wait_exit_in_cache(c, st_.exit_code)
+                self._settle_exit(c)
         try:
             self.call(f"RemovePodSandbox({pod})", self.client.remove_pod_sandbox, pod.sid)
         except CRIError as exc:

@@ -6,6 +6,7 @@ event loop on a background thread, or from `fakecri serve` with `serve_forever()
 from __future__ import annotations
 
 import asyncio
+import atexit
 import dataclasses
 import fcntl
 import os
@@ -13,6 +14,7 @@ import socket
 import stat
 import tempfile
 import threading
+import weakref
 from typing import Any, Callable
 
 import grpc
@@ -45,6 +47,20 @@ class StartupError(Exception):
 
 class ServerErrors(AssertionError):
     """Raised by check(): a handler raised inside the server."""
+
+
+_THREADED: weakref.WeakSet[FakeCRIServer] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_forgotten_servers() -> None:
+    """Stop servers still running on background threads when the process exits: a grpc.aio
+    server torn down by interpreter finalization instead can crash the process."""
+    for server in list(_THREADED):
+        try:
+            server.stop(timeout=5.0)
+        except Exception:  # exiting anyway; nothing useful to do with it
+            pass
 
 
 def short_socket_path(name: str = "cri.sock") -> str:
@@ -269,6 +285,7 @@ class FakeCRIServer:
 
         self._thread = threading.Thread(target=run, name="fakecri-server", daemon=True)
         self._thread.start()
+        _THREADED.add(self)
         if not ready.wait(timeout):
             raise StartupError(f"the server did not start within {timeout}s")
         if failure:
