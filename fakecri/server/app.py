@@ -221,8 +221,14 @@ class FakeCRIServer:
                 await ctl.start()
                 self._servers.append(ctl)
                 os.chmod(cfg.control_socket, cfg.control_socket_mode)
-            for name in ("", RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name):
-                await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+            async def set_health(serving: bool) -> None:
+                status = health_pb2.HealthCheckResponse.SERVING if serving else \
+                    health_pb2.HealthCheckResponse.NOT_SERVING
+                for name in ("", RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name):
+                    await health_servicer.set(name, status)
+
+            await set_health(True)
+            state.on_availability = set_health
             await self._start_side_services(state)
             await state.apply_pending_restart()
         except BaseException:

@@ -77,6 +77,8 @@ class ServerState:
         self.streaming = None
         self.metrics = None
         self.persist: Callable[[], None] | None = None
+        # Awaited with False when a simulated restart begins and True when it ends (health).
+        self.on_availability: Callable[[bool], Any] | None = None
         from fakecri.server.checkpoints import Checkpoints
         from fakecri.server.stats import StatsBuilder
 
@@ -191,10 +193,19 @@ class ServerState:
         """Simulate a restart of the runtime daemon: drop streams, refuse calls for a while."""
         self.count("restarts")
         self.bus.close_all("UNAVAILABLE", "the runtime is restarting")
-        self.down_until = asyncio.get_running_loop().time() + downtime_s
+        loop = asyncio.get_running_loop()
+        self.down_until = loop.time() + downtime_s
         if wipe:
             self.runtime.wipe()
         log.warning("runtime restart", downtime_s=downtime_s, wipe=wipe)
+        if self.on_availability is not None:
+            await self.on_availability(False)
+            loop.call_later(downtime_s, self._maybe_back_up)
+
+    def _maybe_back_up(self) -> None:
+        """End of a restart's downtime (unless a later restart extended it): serving again."""
+        if self.on_availability is not None and asyncio.get_running_loop().time() >= self.down_until:
+            asyncio.ensure_future(self.on_availability(True))
 
     def reset(self) -> None:
         """Forget everything a test may have changed: state, faults, clock, logs, counters."""
@@ -211,6 +222,8 @@ class ServerState:
         self.call_log.clear()
         self.server_errors.clear()
         self.down_until = 0.0
+        if self.on_availability is not None:
+            asyncio.ensure_future(self.on_availability(True))
         self.reschedule()
 
     async def streaming_url(self, kind: str, request) -> str:

@@ -354,3 +354,21 @@ def test_fake_clock_drives_scripted_exits():
         st = rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid)).status
         assert (st.state, st.exit_code) == (pb.CONTAINER_EXITED, 0)
         ch.close()
+
+
+def test_health_is_not_serving_while_the_runtime_restarts(srv, ctl):
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel("unix:" + srv.config.socket) as ch:
+        health = health_pb2_grpc.HealthStub(ch)
+
+        def status():
+            return health.Check(health_pb2.HealthCheckRequest(service="runtime.v1.RuntimeService"), timeout=5).status
+
+        assert status() == health_pb2.HealthCheckResponse.SERVING
+        ctl.RestartRuntime(cpb.RestartRuntimeRequest(downtime_seconds=0.5))
+        assert status() == health_pb2.HealthCheckResponse.NOT_SERVING
+        deadline = time.monotonic() + 5
+        while status() != health_pb2.HealthCheckResponse.SERVING:
+            assert time.monotonic() < deadline, "health never came back after the downtime"
+            time.sleep(0.05)
