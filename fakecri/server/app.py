@@ -1,12 +1,14 @@
 """FakeCRIServer: binds the sockets, runs the grpc.aio servers and side services.
 
-Use it in-process (tests, the pytest plugin) as a context manager that runs the
-event loop on a background thread, or from `fakecri serve` with `serve_forever()`.
+Use it in-process (tests, the pytest plugin) as a context manager: every in-process server
+runs on one shared event loop on a background thread. `fakecri serve` runs one server on
+its own loop with `start_async()` and `serve_forever()`.
 """
 from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import dataclasses
 import fcntl
 import os
@@ -52,9 +54,58 @@ class ServerErrors(AssertionError):
 _THREADED: weakref.WeakSet[FakeCRIServer] = weakref.WeakSet()
 
 
+class _SharedLoop:
+    """The one event loop, on one daemon thread, that every in-process server runs on.
+
+    grpc.aio keeps a single completion queue per process, bound to every loop that ever
+    created a server or channel, and it can hand a completion to a loop after that loop was
+    closed: with a fresh loop per server, a test run that starts hundreds of servers corrupted
+    memory now and then (a segfault in the garbage collector, minutes later). One loop that
+    lives as long as the process, plus one aio channel that is never closed (so grpc's
+    process-wide aio state is set up once and never torn down between servers), keeps grpc
+    on the path it is built for.
+    """
+
+    _lock = threading.Lock()
+    _loop: asyncio.AbstractEventLoop | None = None
+    _pin: grpc.aio.Channel | None = None
+
+    @classmethod
+    def get(cls) -> asyncio.AbstractEventLoop:
+        with cls._lock:
+            if cls._loop is None:
+                loop = asyncio.new_event_loop()
+                started = threading.Event()
+
+                def run() -> None:
+                    asyncio.set_event_loop(loop)
+                    loop.call_soon(started.set)
+                    loop.run_forever()
+
+                threading.Thread(target=run, name="fakecri-loop", daemon=True).start()
+                started.wait()
+                asyncio.run_coroutine_threadsafe(cls._pin_grpc_aio(), loop).result()
+                cls._loop = loop
+            return cls._loop
+
+    @classmethod
+    async def _pin_grpc_aio(cls) -> None:
+        # A channel counts as a user of grpc's aio state; it never connects (channels are lazy).
+        cls._pin = grpc.aio.insecure_channel("unix:/nonexistent/fakecri-pin.sock")
+
+
+def run_on_shared_loop(coro: Any, timeout: float = 60.0) -> Any:
+    """Run a coroutine on the loop the in-process servers share and return its result.
+
+    Code in the same process that uses grpc.aio (an async client in a test, say) should run
+    here rather than under its own `asyncio.run`, for the reason _SharedLoop gives.
+    """
+    return asyncio.run_coroutine_threadsafe(coro, _SharedLoop.get()).result(timeout)
+
+
 @atexit.register
 def _stop_forgotten_servers() -> None:
-    """Stop servers still running on background threads when the process exits: a grpc.aio
+    """Stop servers still running on the shared loop when the process exits: a grpc.aio
     server torn down by interpreter finalization instead can crash the process."""
     for server in list(_THREADED):
         try:
@@ -140,7 +191,6 @@ class FakeCRIServer:
         self._guards: list[_SocketGuard] = []
         self._side_services: list[Any] = []
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
         self._stopped: asyncio.Event | None = None
 
     # ------------------------------------------------------------ addresses
@@ -267,47 +317,29 @@ class FakeCRIServer:
     # ------------------------------------------------------------ threaded lifecycle
 
     def start(self, timeout: float = 15.0) -> FakeCRIServer:
-        """Run the server on a background thread; returns once it accepts calls."""
-        ready = threading.Event()
-        failure: list[BaseException] = []
-
-        def run() -> None:
-            loop = asyncio.new_event_loop()
-            self._loop = loop
-            asyncio.set_event_loop(loop)
-            try:
-                loop.run_until_complete(self.start_async())
-            except BaseException as exc:  # reported to the caller of start()
-                failure.append(exc)
-                ready.set()
-                loop.close()
-                return
-            ready.set()
-            try:
-                loop.run_until_complete(self.serve_forever())
-            finally:
-                loop.run_until_complete(loop.shutdown_asyncgens())
-                loop.close()
-
-        self._thread = threading.Thread(target=run, name="fakecri-server", daemon=True)
-        self._thread.start()
+        """Run the server on the process's shared background loop; returns once it accepts calls."""
+        loop = _SharedLoop.get()
+        fut = asyncio.run_coroutine_threadsafe(self.start_async(), loop)
+        try:
+            fut.result(timeout)
+        except concurrent.futures.TimeoutError:
+            fut.cancel()
+            raise StartupError(f"the server did not start within {timeout}s") from None
+        self._loop = loop
         _THREADED.add(self)
-        if not ready.wait(timeout):
-            raise StartupError(f"the server did not start within {timeout}s")
-        if failure:
-            self._thread.join(timeout)
-            raise failure[0]
         return self
 
+    @property
+    def running(self) -> bool:
+        """True between start() and stop() of a server on the shared background loop."""
+        return self._loop is not None
+
     def stop(self, timeout: float = 15.0) -> None:
-        if self._loop is None or self._thread is None:
+        if self._loop is None:
             return
-        if self._thread.is_alive():
-            fut = asyncio.run_coroutine_threadsafe(self.stop_async(), self._loop)
-            fut.result(timeout)
-            self._thread.join(timeout)
-        self._thread = None
-        self._loop = None
+        loop, self._loop = self._loop, None
+        _THREADED.discard(self)
+        asyncio.run_coroutine_threadsafe(self.stop_async(), loop).result(timeout)
 
     def call(self, fn: Callable[..., Any], *args: Any, timeout: float = 15.0) -> Any:
         """Run `fn(*args)` on the server's loop (where the state lives) and return its result."""

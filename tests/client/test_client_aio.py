@@ -1,4 +1,8 @@
-"""AsyncCRIClient: the shared typed calls over grpc.aio, on real sockets."""
+"""AsyncCRIClient: the shared typed calls over grpc.aio, on real sockets.
+
+The coroutines run on the loop the in-process servers share (`run_on_shared_loop`), not under
+`asyncio.run`: grpc.aio used from two loops in one process can hand a completion to the
+wrong one, which corrupted memory in earlier runs of this suite."""
 import asyncio
 
 import grpc
@@ -7,6 +11,7 @@ import pytest
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import EventStreamClosed, NotFoundError, UnavailableError
 from fakecri.client.aio import AsyncCRIClient
+from fakecri.server.app import run_on_shared_loop as run
 from cri_stub import StubRuntime, StubServer
 from live import IMAGE, fakecri
 
@@ -31,7 +36,7 @@ def test_calls_errors_and_stream_fallback():
             return [c.id for c in first], [c.id for c in second], client.unimplemented_streams
 
     with StubServer(servicer) as server:
-        first, second, remembered = asyncio.run(main())
+        first, second, remembered = run(main())
     assert first == second == ["c0", "c1", "c2"]
     assert remembered == {"StreamContainers"}
     assert servicer.calls == ["Version", "ContainerStatus", "StreamContainers", "ListContainers", "ListContainers"]
@@ -47,7 +52,7 @@ def test_partial_stream_raises():
                 await client.list_containers(streaming=True)
 
     with StubServer(servicer) as server:
-        asyncio.run(main())
+        run(main())
     assert servicer.calls == ["StreamContainers"]
 
 
@@ -75,8 +80,8 @@ def test_event_stream_end_is_a_failure_and_cancel_is_quiet(end):
             return got
 
     with StubServer(servicer) as server:
-        assert asyncio.run(ended()) == (["c1"], end)
-        assert asyncio.run(cancelled()) == ["c1"]
+        assert run(ended()) == (["c1"], end)
+        assert run(cancelled()) == ["c1"]
 
 
 def test_against_fakecri():
@@ -97,5 +102,5 @@ def test_against_fakecri():
             return status.status.state, [c.id for c in unary], [c.id for c in streamed], cid
 
     with fakecri() as server:
-        state, unary, streamed, cid = asyncio.run(main(server.endpoint))
+        state, unary, streamed, cid = run(main(server.endpoint))
     assert state == pb.CONTAINER_RUNNING and unary == streamed == [cid]

@@ -63,7 +63,7 @@ def test_one_server_per_session_and_make_fakecri(pytester):
             seen.append(other)
 
         def test_extra_servers_are_stopped_after_their_test():
-            assert seen[-1].server.state is not None and seen[-1].server._thread is None
+            assert seen[-1].server.state is not None and not seen[-1].server.running
         """
     )
     run(pytester).assert_outcomes(passed=4)
@@ -177,4 +177,4 @@ def test_fakecri_handle_without_pytest():
             node.add_fault(42)
         with pytest.raises(AttributeError):
             node._missing
-    assert node.server._thread is None
+    assert not node.server.running
