@@ -4,6 +4,7 @@ The servicers call these and nothing else touches both protobuf and the core.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -95,6 +96,9 @@ def sandbox_info(sb: Sandbox) -> dict[str, str]:
         "ip": sb.ip,
         "containers": list(sb.container_ids),
         "runtime": "fakecri",
+        # PodSandboxStatus has no field for what UpdatePodSandboxResources set: report it here.
+        "resources": dataclasses.asdict(sb.resources) if sb.resources else None,
+        "overhead": dataclasses.asdict(sb.overhead) if sb.overhead else None,
     }
     return {"info": json.dumps(doc, sort_keys=True)}
 
