@@ -136,3 +136,123 @@ def test_watch_rejects_a_bad_endpoint():
     res = subprocess.run([*FAKECRI, "watch", "--endpoint", "http://nope", "--duration", "0.1"],
                          capture_output=True, text=True, timeout=30)
     assert res.returncode != 0 and "--endpoint" in res.stderr
+
+
+FAULTS_FILE = """\
+- {name: slow-images, type: latency, target: ListImages, attributes: {delay: 300ms}}
+- {name: once-only, type: error, target: ImageFsInfo, count: 1, attributes: {code: RESOURCE_EXHAUSTED}}
+"""
+
+
+def ctl(ep: str, *args: str) -> str:
+    return subprocess.run([*FAKECRI, "ctl", "--endpoint", ep, *args], capture_output=True, text=True, timeout=30,
+                          check=True).stdout
+
+
+def test_every_fault_flag_and_a_faults_file_take_effect_through_serve(tmp_path):
+    path = tmp_path / "faults.yaml"
+    path.write_text(FAULTS_FILE)
+    proc, sock = start_serve("--seed", "4", "--faults", str(path), "--drop-events", "100%",
+                             "--latency", "ListContainers=300ms", "--error", "Version=UNAVAILABLE@100%",
+                             "--quirks", "created-at-seconds")
+    ep = f"unix://{sock}"
+    try:
+        listed = {f["name"]: f for f in map(json.loads, ctl(ep, "faults").splitlines())}
+        assert {f["type"] for f in listed.values()} == {"latency", "error", "drop_events", "quirk"}
+        assert {"slow-images", "once-only"} <= set(listed)
+        with grpc.insecure_channel("unix:" + sock) as ch:
+            rt = api_pb2_grpc.RuntimeServiceStub(ch)
+            img = api_pb2_grpc.ImageServiceStub(ch)
+            with pytest.raises(grpc.RpcError) as err:
+                rt.Version(pb.VersionRequest(), timeout=5)
+            assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+            for method, call in (("ListContainers", lambda: rt.ListContainers(pb.ListContainersRequest(), timeout=5)),
+                                 ("ListImages", lambda: img.ListImages(pb.ListImagesRequest(), timeout=5))):
+                t0 = time.monotonic()
+                call()
+                assert time.monotonic() - t0 >= 0.29, method
+            with pytest.raises(grpc.RpcError) as err:
+                img.ImageFsInfo(pb.ImageFsInfoRequest(), timeout=5)
+            assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            img.ImageFsInfo(pb.ImageFsInfoRequest(), timeout=5)  # count 1: gone after one hit
+            # Every event is dropped for this subscriber, so the stream stays silent.
+            events = rt.GetContainerEvents(pb.GetEventsRequest(), timeout=1.5)
+            md = pb.PodSandboxMetadata(name="quiet", namespace="default", uid="u-quiet")
+            rt.RunPodSandbox(pb.RunPodSandboxRequest(config=pb.PodSandboxConfig(metadata=md)), timeout=5)
+            with pytest.raises(grpc.RpcError) as err:
+                next(iter(events))
+            assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        hit = {json.loads(line)["fault"] for line in ctl(ep, "fault-log").splitlines()}
+        assert {"slow-images", "once-only", "drop_events_1"} <= hit, hit
+    finally:
+        assert stop(proc) == 0
+
+
+def test_every_ctl_subcommand_against_a_running_server():
+    proc, sock = start_serve("--seed", "2")
+    ep = f"unix://{sock}"
+    try:
+        with grpc.insecure_channel("unix:" + sock) as ch:
+            rt = api_pb2_grpc.RuntimeServiceStub(ch)
+            img = api_pb2_grpc.ImageServiceStub(ch)
+            img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")), timeout=5)
+            cfg = pb.PodSandboxConfig(metadata=pb.PodSandboxMetadata(name="c", namespace="default", uid="u-ctl"))
+            sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg), timeout=5).pod_sandbox_id
+            cids = []
+            for name in ("a", "b"):
+                cid = rt.CreateContainer(pb.CreateContainerRequest(
+                    pod_sandbox_id=sid, sandbox_config=cfg,
+                    config=pb.ContainerConfig(metadata=pb.ContainerMetadata(name=name),
+                                              image=pb.ImageSpec(image="busybox"), command=["sleep", "3600"])),
+                    timeout=5).container_id
+                rt.StartContainer(pb.StartContainerRequest(container_id=cid), timeout=5)
+                cids.append(cid)
+
+            def status(cid):
+                return rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid), timeout=5).status
+
+            ctl(ep, "exit", cids[0][:12], "--code", "7")
+            assert (status(cids[0]).exit_code, status(cids[0]).state) == (7, pb.CONTAINER_EXITED)
+            ctl(ep, "exit", cids[1], "--oom")
+            assert (status(cids[1]).exit_code, status(cids[1]).reason) == (137, "OOMKilled")
+
+            ctl(ep, "condition", "NetworkReady", "false", "--reason", "CNIBroken")
+            conds = {c.type: c for c in rt.Status(pb.StatusRequest(), timeout=5).status.conditions}
+            assert not conds["NetworkReady"].status and conds["NetworkReady"].reason == "CNIBroken"
+            ctl(ep, "condition", "NetworkReady", "true")
+            assert all(c.status for c in rt.Status(pb.StatusRequest(), timeout=5).status.conditions)
+
+            added = json.loads(ctl(ep, "add-fault", '{"name": "boom", "type": "error", "target": "Version"}'))
+            assert added["name"] == "boom"
+            with pytest.raises(grpc.RpcError):
+                rt.Version(pb.VersionRequest(), timeout=5)
+            ctl(ep, "remove-fault", "boom")
+            rt.Version(pb.VersionRequest(), timeout=5)
+            assert any(json.loads(line)["fault"] == "boom" for line in ctl(ep, "fault-log").splitlines())
+
+            ctl(ep, "restart", "--downtime", "0.3")  # state kept
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    listed = rt.ListPodSandbox(pb.ListPodSandboxRequest(), timeout=5).items
+                    break
+                except grpc.RpcError as exc:
+                    assert exc.code() == grpc.StatusCode.UNAVAILABLE and time.monotonic() < deadline
+                    time.sleep(0.05)
+            assert [s.id for s in listed] == [sid]
+            ctl(ep, "restart", "--downtime", "0", "--wipe")
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    assert rt.ListPodSandbox(pb.ListPodSandboxRequest(), timeout=5).items == []
+                    break
+                except grpc.RpcError as exc:
+                    assert exc.code() == grpc.StatusCode.UNAVAILABLE and time.monotonic() < deadline
+                    time.sleep(0.05)
+
+            rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg), timeout=5)
+            ctl(ep, "reset")
+            assert rt.ListPodSandbox(pb.ListPodSandboxRequest(), timeout=5).items == []
+            assert ctl(ep, "faults").strip() == ""
+    finally:
+        assert stop(proc) == 0

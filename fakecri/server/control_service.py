@@ -80,6 +80,10 @@ class ControlService:
         }
         if request.duration_seconds > 0:
             attrs["duration"] = f"{request.duration_seconds}s"
+        # Setting a condition replaces what was set before for it (the first fault would win).
+        for old in self.st.plan.list():
+            if old.type == "condition" and old.attributes.get("condition") == request.type:
+                self.st.plan.remove(old.name)
         try:
             self.st.plan.add(Fault(type="condition", attributes=attrs))
         except FaultSpecError as exc:
