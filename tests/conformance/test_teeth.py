@@ -75,11 +75,20 @@ BREAKING = [
     pytest.param([Fault(type="stale_replay", attributes={"events": "5"})], "no-stale-replay", id="stale_replay"),
     pytest.param([Fault(type="error", target="StopContainer", attributes={"code": "NOT_FOUND"})],
                  "idempotent-stop-remove", id="error-NOT_FOUND-on-stop"),
+    pytest.param([Fault(type="error", target="CreateContainer", attributes={"code": "INTERNAL"})],
+                 "valid-calls-succeed", id="error-INTERNAL-on-create"),
 ]
 
 
+# Other properties whose `proof` names the same defect, and must fail with it too.
+ALSO_FAILS = {
+    "no-sandbox-deleted-event": ["events-complete"],
+    "reorder_events": ["subscribers-see-same-sequence"],
+}
+
+
 @pytest.mark.parametrize("faults,prop", BREAKING)
-def test_each_breaking_fault_fails_the_right_property(faults, prop):
+def test_each_breaking_fault_fails_the_right_property(faults, prop, request):
     drops = "drop_events" in str(faults)
     # The relist path's own properties are proven in the survivable matrix below; here
     # they run only with drops (to show the relist notices the missing events).
@@ -90,6 +99,8 @@ def test_each_breaking_fault_fails_the_right_property(faults, prop):
     assert result.failed(strict=True)
     failed = result.by_name(named[0])
     assert failed.reason and failed.counterexample, "a failure names its call sequence"
+    for other in ALSO_FAILS.get(request.node.callspec.id, []):
+        assert got[other] == "fail", result.table()
     if drops:  # drawn per subscriber: the fan-out and the relist notice too
         assert got["subscribers-see-same-sequence"] == got["no-missed-events"] == "fail", result.table()
         # ...while the relist path is judged fairly: drops are no reason for the cache to diverge.
@@ -113,6 +124,8 @@ def test_faults_a_correct_client_survives_do_not_fail_convergence(faults, profil
     assert got["cache-monotonic"] == "pass"
     if "drop" not in str(faults):
         assert got["stream-end-is-failure"] == "pass", result.table()  # a stream did end, and it counted
+    if "cut_stream" in str(faults):  # ...which a runtime SHOULD not do, and the suite says so
+        assert got["event-stream-stays-open"] == "fail", result.table()
 
 
 @pytest.mark.parametrize("policy", ["close", "drop"])
