@@ -361,14 +361,13 @@ def test_instant_exit_keeps_started_before_stopped(srv, rt, img):
     assert (st.state, st.exit_code) == (pb.CONTAINER_EXITED, 3)
 
 
-def test_exec_attach_portforward_answer_with_urls_or_clear_errors(rt, img):
+def test_exec_attach_portforward_answer_with_single_use_urls(rt, img):
     sid, cid = run_pod(rt, img, "streams")
-    for call, req in ((rt.Exec, pb.ExecRequest(container_id=cid, cmd=["echo", "hi"], stdout=True)),
-                      (rt.Attach, pb.AttachRequest(container_id=cid, stdout=True)),
-                      (rt.PortForward, pb.PortForwardRequest(pod_sandbox_id=sid, port=[80]))):
-        try:
-            url = call(req).url
-        except grpc.RpcError as exc:
-            assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION and exc.details()
-        else:
-            assert url.startswith("http://127.0.0.1:")
+    urls = [call(req).url for call, req in (
+        (rt.Exec, pb.ExecRequest(container_id=cid, cmd=["echo", "hi"], stdout=True)),
+        (rt.Attach, pb.AttachRequest(container_id=cid, stdout=True)),
+        (rt.PortForward, pb.PortForwardRequest(pod_sandbox_id=sid, port=[80])))]
+    assert all(u.startswith("http://127.0.0.1:") for u in urls), urls
+    assert len(set(urls)) == 3, "each call gets its own token"
+    code, msg = code_of(rt.PortForward, pb.PortForwardRequest(pod_sandbox_id="7" * 64, port=[80]))
+    assert code == grpc.StatusCode.NOT_FOUND and "7" * 12 in msg
