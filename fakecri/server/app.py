@@ -11,6 +11,7 @@ import atexit
 import concurrent.futures
 import dataclasses
 import fcntl
+import logging
 import os
 import socket
 import stat
@@ -54,16 +55,33 @@ class ServerErrors(AssertionError):
 _THREADED: weakref.WeakSet[FakeCRIServer] = weakref.WeakSet()
 
 
+def _quiet_grpc_dealloc_log() -> None:
+    """Keep grpc's Cython layer from logging at DEBUG, whatever the root logger's level.
+
+    grpc.aio logs, at DEBUG, any server deallocated before it was stopped, passing the dying
+    server object itself as a log argument. A handler that keeps records (pytest's log capture
+    does, for the report) then holds a pointer to freed memory, and a later garbage collection
+    killed the test process with SIGSEGV. A server that never started cannot be stopped, so
+    start-up refuses bad socket paths before creating one; this covers the rarer failures after
+    that (a TCP port that cannot be bound, say).
+    """
+    cython_log = logging.getLogger("grpc._cython.cygrpc")
+    if cython_log.level < logging.INFO:
+        cython_log.setLevel(logging.INFO)
+
+
+_quiet_grpc_dealloc_log()
+
+
 class _SharedLoop:
     """The one event loop, on one daemon thread, that every in-process server runs on.
 
-    grpc.aio keeps a single completion queue per process, bound to every loop that ever
-    created a server or channel, and it can hand a completion to a loop after that loop was
-    closed: with a fresh loop per server, a test run that starts hundreds of servers corrupted
-    memory now and then (a segfault in the garbage collector, minutes later). One loop that
-    lives as long as the process, plus one aio channel that is never closed (so grpc's
-    process-wide aio state is set up once and never torn down between servers), keeps grpc
-    on the path it is built for.
+    grpc.aio keeps one completion queue per process and binds it to every loop that ever made
+    a server or channel; with a loop per server, a test run that starts hundreds of servers
+    leaves hundreds of closed loops bound to it, and grpc's aio state is torn down and rebuilt
+    each time the last server goes away. One loop for the life of the process, plus one aio
+    channel that is never closed (so that state is set up once), keeps grpc on the single-loop
+    path it is built and tested for.
     """
 
     _lock = threading.Lock()
@@ -212,20 +230,22 @@ class FakeCRIServer:
     # ------------------------------------------------------------ async lifecycle
 
     def _new_server(self) -> grpc.aio.Server:
+        """A grpc.aio server, tracked from birth so stop_async() stops it."""
         size = self.config.max_message_bytes
-        return grpc.aio.server(
+        server = grpc.aio.server(
             options=[
                 ("grpc.max_receive_message_length", size),
                 ("grpc.max_send_message_length", size),
                 ("grpc.so_reuseport", 0),
             ]
         )
+        self._servers.append(server)
+        return server
 
-    def _bind_unix(self, server: grpc.aio.Server, path: str) -> None:
+    def _guard(self, path: str) -> None:
         guard = _SocketGuard(path)
         guard.acquire()
         self._guards.append(guard)
-        server.add_insecure_port(f"unix://{os.path.abspath(path)}")
 
     async def start_async(self) -> None:
         cfg = self.config
@@ -236,40 +256,43 @@ class FakeCRIServer:
             from fakecri.server.persistence import open_state_file
 
             self._side_services.append(open_state_file(state))
-        main = self._new_server()
-        main.add_generic_rpc_handlers(
-            [
-                generic_handler(RUNTIME_SERVICE, RuntimeService(state), state),
-                generic_handler(IMAGE_SERVICE, ImageService(state), state),
-            ]
-        )
-        health_servicer = health.aio.HealthServicer()
-        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, main)
-        service_names = [RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name, health.SERVICE_NAME,
-                         reflection.SERVICE_NAME]
-        control_handler = generic_handler(CONTROL_SERVICE, ControlService(state), state, gated=False)
-        if not cfg.no_control and not cfg.control_socket:
-            main.add_generic_rpc_handlers([control_handler])
-            service_names.append(CONTROL_SERVICE.full_name)
-        reflection.enable_server_reflection(service_names, main)
         try:
+            # Refuse a bad socket path before any grpc server exists: grpc cannot stop a server
+            # that never started, and logs it on deallocation (see _quiet_grpc_dealloc_log).
+            for path in (cfg.socket, None if cfg.no_control else cfg.control_socket):
+                if path:
+                    self._guard(path)
+            main = self._new_server()
+            main.add_generic_rpc_handlers(
+                [
+                    generic_handler(RUNTIME_SERVICE, RuntimeService(state), state),
+                    generic_handler(IMAGE_SERVICE, ImageService(state), state),
+                ]
+            )
+            health_servicer = health.aio.HealthServicer()
+            health_pb2_grpc.add_HealthServicer_to_server(health_servicer, main)
+            service_names = [RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name, health.SERVICE_NAME,
+                             reflection.SERVICE_NAME]
+            control_handler = generic_handler(CONTROL_SERVICE, ControlService(state), state, gated=False)
+            if not cfg.no_control and not cfg.control_socket:
+                main.add_generic_rpc_handlers([control_handler])
+                service_names.append(CONTROL_SERVICE.full_name)
+            reflection.enable_server_reflection(service_names, main)
             if cfg.socket:
-                self._bind_unix(main, cfg.socket)
+                main.add_insecure_port(f"unix://{os.path.abspath(cfg.socket)}")
             if cfg.listen:
                 host, _, port = cfg.listen.rpartition(":")
                 self.tcp_port = main.add_insecure_port(f"{host or '127.0.0.1'}:{port}")
                 if not self.tcp_port:
                     raise StartupError(f"cannot listen on {cfg.listen}")
             await main.start()
-            self._servers.append(main)
             if cfg.socket:
                 os.chmod(cfg.socket, cfg.socket_mode)
             if cfg.control_socket and not cfg.no_control:
                 ctl = self._new_server()
                 ctl.add_generic_rpc_handlers([control_handler])
-                self._bind_unix(ctl, cfg.control_socket)
+                ctl.add_insecure_port(f"unix://{os.path.abspath(cfg.control_socket)}")
                 await ctl.start()
-                self._servers.append(ctl)
                 os.chmod(cfg.control_socket, cfg.control_socket_mode)
             async def set_health(serving: bool) -> None:
                 status = health_pb2.HealthCheckResponse.SERVING if serving else \
