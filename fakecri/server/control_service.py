@@ -36,6 +36,8 @@ def fault_from_pb(msg: cpb.Fault) -> Fault:
     )
 
 
+MAX_DOWNTIME_S = 86400.0  # a day: longer than any test wants a runtime to stay down
+
 class ControlService:
     def __init__(self, state: ServerState) -> None:
         self.st = state
@@ -91,8 +93,11 @@ class ControlService:
         return cpb.SetConditionResponse()
 
     async def RestartRuntime(self, request, context):
-        if request.downtime_seconds < 0:
-            raise errors.InvalidArgument("RestartRuntime: downtime_seconds must not be negative")
+        # NaN would pass a `< 0` test and, as a loop timer, break the event loop's timer heap.
+        if not (math.isfinite(request.downtime_seconds) and 0 <= request.downtime_seconds <= MAX_DOWNTIME_S):
+            raise errors.InvalidArgument(
+                f"RestartRuntime: downtime_seconds {request.downtime_seconds} is not between 0 and {MAX_DOWNTIME_S:.0f}"
+            )
         await self.st.restart(request.downtime_seconds, request.wipe_state)
         return cpb.RestartRuntimeResponse()
 

@@ -100,3 +100,35 @@ def test_undecodable_request_is_invalid_argument(server, stubs):
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "runtime.v1.ContainerStatusRequest" in err.value.details()
     ch.close()
+
+
+def _no_bad_timers(server) -> bool:
+    """Every timer on the server's loop has a real deadline: one NaN breaks the loop's timer heap,
+    and on the shared loop that stalls every in-process server at once."""
+    import math
+
+    return server.call(lambda: all(math.isfinite(h.when()) or h.when() == math.inf
+                                   for h in server._loop._scheduled))
+
+
+@pytest.mark.parametrize("downtime", [float("nan"), float("inf"), -1.0, 1e59])
+def test_restart_with_an_absurd_downtime_is_invalid_argument(stubs, server, downtime):
+    rt, _, ctl = stubs
+    assert code_of(ctl.RestartRuntime, cpb.RestartRuntimeRequest(downtime_seconds=downtime)) \
+        == grpc.StatusCode.INVALID_ARGUMENT
+    assert _no_bad_timers(server)
+    assert code_of(rt.Version, pb.VersionRequest()) == grpc.StatusCode.OK
+
+
+@pytest.mark.parametrize("interval", ["nan", "inf", "-5", "1e400", "99999999999999999999"])
+def test_exec_sleep_with_an_absurd_interval_leaves_no_bad_timer(stubs, server, interval):
+    rt, img, _ = stubs
+    img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")), timeout=10)
+    cfg = sandbox_config("sleepy")
+    sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg), timeout=10).pod_sandbox_id
+    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=container_config("c"),
+                                                       sandbox_config=cfg), timeout=10).container_id
+    rt.StartContainer(pb.StartContainerRequest(container_id=cid), timeout=10)
+    code = code_of(rt.ExecSync, pb.ExecSyncRequest(container_id=cid, cmd=["sleep", interval], timeout=1))
+    assert code in (grpc.StatusCode.OK, grpc.StatusCode.DEADLINE_EXCEEDED)
+    assert _no_bad_timers(server)

@@ -7,6 +7,7 @@ Anything else prints "not found" on stderr and exits 127, as a shell would.
 from __future__ import annotations
 
 import asyncio
+import math
 import shlex
 from collections.abc import AsyncIterator, Awaitable, Callable
 
@@ -45,7 +46,11 @@ async def _run(argv: list[str], stdin: AsyncIterator[bytes] | None,
     if name == "false":
         return 1
     if name == "exit":
-        raise _Exit(int(args[0]) if args else 0)
+        try:
+            raise _Exit(int(args[0]) % 256 if args else 0)
+        except ValueError:
+            await err(f"sh: exit: {args[0]}: numeric argument required\n".encode())
+            raise _Exit(2) from None
     if name == "echo":
         await out((" ".join(args) + "\n").encode())
         return 0
@@ -55,7 +60,14 @@ async def _run(argv: list[str], stdin: AsyncIterator[bytes] | None,
                 await out(chunk)
         return 0
     if name == "sleep":
-        await asyncio.sleep(float(args[0]) if args else 0.0)
+        try:
+            seconds = float(args[0]) if args else 0.0
+        except ValueError:
+            seconds = math.nan
+        if not (math.isfinite(seconds) and seconds >= 0):  # a NaN timer would wreck the event loop
+            await err(f"sleep: invalid time interval '{args[0] if args else ''}'\n".encode())
+            return 1
+        await asyncio.sleep(seconds)
         return 0
     await err(f"sh: {name}: not found\n".encode())
     return 127
