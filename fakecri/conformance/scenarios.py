@@ -73,7 +73,8 @@ def slow_subscriber_policy(run: RunState, burst: int) -> None:
         slow.go.set()
         sid = calls.run_pod_sandbox(cfg)
         _wait(lambda: any(e.container_id == sid for e in slow.events)
-              and any(r.event.container_id == sid for r in fast.snapshot()), opts.settle_timeout)
+              and any(r.event.container_id == sid for r in fast.snapshot()), opts.settle_timeout,
+              quiet_of=lambda: max(slow.last, fast.last_at), quiet=opts.settle_quiet)
         slow.go.clear()
         ids: list[str] = []
         for i in range(burst):
@@ -90,7 +91,8 @@ def slow_subscriber_policy(run: RunState, burst: int) -> None:
                 return
         owed = {(t, cid) for cid in ids for t in (pb.CONTAINER_CREATED_EVENT, pb.CONTAINER_STARTED_EVENT,
                                                     pb.CONTAINER_STOPPED_EVENT, pb.CONTAINER_DELETED_EVENT)}
-        _wait(lambda: owed <= fast.pairs(), opts.settle_timeout, quiet_of=lambda: fast.last_at)
+        _wait(lambda: owed <= fast.pairs(), opts.settle_timeout, quiet_of=lambda: fast.last_at,
+              quiet=opts.settle_quiet)
         run.mark_applicable(prop.name)
         trace = [f"GetContainerEvents() x2 (one stops reading); RunPodSandbox; {burst} x CreateContainer, "
                  "StartContainer, RemoveContainer"]
@@ -100,7 +102,7 @@ def slow_subscriber_policy(run: RunState, burst: int) -> None:
                                   "did not read", trace)
             return
         slow.go.set()
-        _wait(lambda: slow.done.is_set(), opts.settle_timeout, quiet_of=lambda: slow.last)
+        _wait(lambda: slow.done.is_set(), opts.settle_timeout, quiet_of=lambda: slow.last, quiet=opts.settle_quiet)
         wanted = set(ids)
         fast_seq = [(r.event.container_event_type, r.event.container_id) for r in fast.snapshot()
                     if r.event.container_id in wanted]
