@@ -57,18 +57,25 @@ sys.exit(0)
 
 
 def _connect_as_nobody(path: str) -> int:
-    """Exit 0: connected; 13: permission denied."""
+    """Exit 0: connected; 13: permission denied.
+
+    The user switch is done by setpriv in the child, not by subprocess's user=/group=: those
+    make Python fork() this process, which has grpc threads running, and the forked child
+    died now and then with SIGABRT before it could exec."""
     python = shutil.which("python3", path="/usr/bin:/bin")
+    setpriv = shutil.which("setpriv")
     if os.geteuid() != 0:
         pytest.skip("needs root to switch to another user")
     try:
-        pwd.getpwnam("nobody")
+        nobody = pwd.getpwnam("nobody")
     except KeyError:
         pytest.skip("no user 'nobody' on this machine")
     if python is None:
         pytest.skip("no system python3 that user 'nobody' can run")
-    proc = subprocess.run([python, "-c", CONNECT, path], user="nobody", group=pwd.getpwnam("nobody").pw_gid,
-                          extra_groups=[], capture_output=True, text=True, timeout=60, cwd="/")
+    if setpriv is None:
+        pytest.skip("no setpriv (util-linux) to switch users with")
+    proc = subprocess.run([setpriv, f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups",
+                           python, "-c", CONNECT, path], capture_output=True, text=True, timeout=60, cwd="/")
     return proc.returncode
 
 
