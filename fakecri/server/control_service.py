@@ -38,6 +38,7 @@ def fault_from_pb(msg: cpb.Fault) -> Fault:
 
 MAX_DOWNTIME_S = 86400.0  # a day: longer than any test wants a runtime to stay down
 
+
 class ControlService:
     def __init__(self, state: ServerState) -> None:
         self.st = state

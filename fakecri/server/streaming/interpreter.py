@@ -47,10 +47,11 @@ async def _run(argv: list[str], stdin: AsyncIterator[bytes] | None,
         return 1
     if name == "exit":
         try:
-            raise _Exit(int(args[0]) % 256 if args else 0)
+            code = int(args[0]) % 256 if args else 0
         except ValueError:
             await err(f"sh: exit: {args[0]}: numeric argument required\n".encode())
-            raise _Exit(2) from None
+            code = 2
+        raise _Exit(code)
     if name == "echo":
         await out((" ".join(args) + "\n").encode())
         return 0
