@@ -39,6 +39,17 @@ def code_of(fn, req) -> grpc.StatusCode:
     except grpc.RpcError as exc:
         return exc.code()
 
+def _running_container(rt, img, name: str) -> tuple[str, str]:
+    """A pod with one running container; returns (sandbox id, container id)."""
+    img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")), timeout=10)
+    cfg = sandbox_config(name)
+    sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg), timeout=10).pod_sandbox_id
+    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=container_config("c"),
+                                                       sandbox_config=cfg), timeout=10).container_id
+    rt.StartContainer(pb.StartContainerRequest(container_id=cid), timeout=10)
+    return sid, cid
+
+
 
 @pytest.mark.parametrize("seconds", [float("inf"), float("nan"), 1e300, 2e10])
 def test_advance_clock_past_int64_is_invalid_argument(stubs, seconds):
@@ -60,12 +71,7 @@ def test_list_filter_on_an_unknown_state_matches_nothing(stubs, state):
 
 def test_checkpoint_and_restore_with_unusable_paths_are_invalid_argument(stubs):
     rt, img, _ = stubs
-    img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")), timeout=10)
-    cfg = sandbox_config("cp")
-    sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg), timeout=10).pod_sandbox_id
-    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=container_config("c"),
-                                                       sandbox_config=cfg), timeout=10).container_id
-    rt.StartContainer(pb.StartContainerRequest(container_id=cid), timeout=10)
+    sid, cid = _running_container(rt, img, "cp")
     d = tempfile.mkdtemp(prefix="fc-cp-")
     for path in ("/", d, os.path.join(d, "a\x00b"), os.path.join(d, "x" * 300)):
         assert code_of(rt.CheckpointContainer, pb.CheckpointContainerRequest(container_id=cid, location=path)) == \
@@ -123,12 +129,7 @@ def test_restart_with_an_absurd_downtime_is_invalid_argument(stubs, server, down
 @pytest.mark.parametrize("interval", ["nan", "inf", "-5", "1e400", "99999999999999999999"])
 def test_exec_sleep_with_an_absurd_interval_leaves_no_bad_timer(stubs, server, interval):
     rt, img, _ = stubs
-    img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")), timeout=10)
-    cfg = sandbox_config("sleepy")
-    sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg), timeout=10).pod_sandbox_id
-    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=container_config("c"),
-                                                       sandbox_config=cfg), timeout=10).container_id
-    rt.StartContainer(pb.StartContainerRequest(container_id=cid), timeout=10)
+    sid, cid = _running_container(rt, img, "sleepy")
     code = code_of(rt.ExecSync, pb.ExecSyncRequest(container_id=cid, cmd=["sleep", interval], timeout=1))
     assert code in (grpc.StatusCode.OK, grpc.StatusCode.DEADLINE_EXCEEDED)
     assert _no_bad_timers(server)
