@@ -39,6 +39,7 @@ def code_of(fn, req) -> grpc.StatusCode:
     except grpc.RpcError as exc:
         return exc.code()
 
+
 def _running_container(rt, img, name: str) -> tuple[str, str]:
     """A pod with one running container; returns (sandbox id, container id)."""
     img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")), timeout=10)
@@ -48,7 +49,6 @@ def _running_container(rt, img, name: str) -> tuple[str, str]:
                                                        sandbox_config=cfg), timeout=10).container_id
     rt.StartContainer(pb.StartContainerRequest(container_id=cid), timeout=10)
     return sid, cid
-
 
 
 @pytest.mark.parametrize("seconds", [float("inf"), float("nan"), 1e300, 2e10])
