@@ -1,8 +1,7 @@
 """AsyncCRIClient: the shared typed calls over grpc.aio, on real sockets.
 
 The coroutines run on the loop the in-process servers share (`run_on_shared_loop`), not under
-`asyncio.run`: grpc.aio used from two loops in one process can hand a completion to the
-wrong one, which corrupted memory in earlier runs of this suite."""
+`asyncio.run`, so grpc.aio in this process keeps to the one loop it is built for."""
 import asyncio
 
 import grpc

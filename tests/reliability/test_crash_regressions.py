@@ -27,7 +27,7 @@ class _KeepRecords(logging.Handler):
 def test_a_refused_start_leaves_no_log_record_pointing_at_a_freed_server(cython_level):
     """grpc.aio logs a server deallocated without a stop at DEBUG with the server object as an
     argument; a kept record then points at freed memory and a later garbage collection
-    segfaults. fakecri stops every server it created, even when start-up is refused, and keeps
+    segfaults. fakecri refuses a bad socket path before it creates any grpc server, and keeps
     grpc's Cython logger at INFO. Each protection is checked on its own."""
     cython_log = logging.getLogger("grpc._cython.cygrpc")
     root = logging.getLogger()

@@ -5,9 +5,17 @@ import threading
 import uuid
 
 import grpc
+import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
+
+
+def code_of(fn, *args):
+    """The status code and details of a call that must fail."""
+    with pytest.raises(grpc.RpcError) as info:
+        fn(*args)
+    return info.value.code(), info.value.details()
 
 
 def sandbox_config(name: str = "pod", namespace: str = "default", uid: str | None = None, attempt: int = 0,

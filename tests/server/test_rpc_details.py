@@ -14,13 +14,8 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import FakeCRIServer
 
-from crihelpers import container_config, run_pod, sandbox_config
+from crihelpers import code_of, container_config, run_pod, sandbox_config
 
-
-def code_of(fn, req):
-    with pytest.raises(grpc.RpcError) as info:
-        fn(req)
-    return info.value.code(), info.value.details()
 
 
 @pytest.mark.parametrize("missing", ["name", "namespace", "uid"])
@@ -52,15 +47,17 @@ def test_reopen_container_log_starts_a_new_file_after_rotation(rt, img, tmp_path
     sid, cid = run_pod(rt, img, "rotate", log_directory=str(tmp_path),
                        annotations={"fakecri.io/log-every": "50ms", "fakecri.io/log": "tick"})
     path = rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid)).status.log_path
-    deadline = time.monotonic() + 5
-    while "tick" not in open(path).read() and time.monotonic() < deadline:
-        time.sleep(0.02)
+
+    def wait_for_a_tick() -> None:
+        deadline = time.monotonic() + 5
+        while "tick" not in open(path).read() and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    wait_for_a_tick()
     os.rename(path, path + ".1")  # what the kubelet's log rotation does before it asks
     rt.ReopenContainerLog(pb.ReopenContainerLogRequest(container_id=cid))
     assert os.path.exists(path)
-    deadline = time.monotonic() + 5
-    while "tick" not in open(path).read() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    wait_for_a_tick()
     lines = open(path).read().splitlines()
     assert lines and all(line.split(" ", 3)[1:3] == ["stdout", "F"] for line in lines), lines
     assert "tick" in open(path + ".1").read()

@@ -10,13 +10,8 @@ import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 
-from crihelpers import EventCollector, container_config, kinds, run_pod, sandbox_config
+from crihelpers import EventCollector, code_of, container_config, kinds, run_pod, sandbox_config
 
-
-def code_of(fn, *args):
-    with pytest.raises(grpc.RpcError) as info:
-        fn(*args)
-    return info.value.code(), info.value.details()
 
 
 def wait_subscribers(srv, n, timeout=5.0):
