@@ -1,4 +1,4 @@
-"""Event order rules (issue 2, Events): one per transition, bracketed by the sandbox's."""
+"""Event order rules (docs/behaviour.md, Lifecycle rules): one per transition, bracketed by the sandbox's."""
 from __future__ import annotations
 
 from core_helpers import check_order, kinds

@@ -1,4 +1,4 @@
-"""Containers act out their commands and fakecri.io/ scripts, over a real socket (issue 3)."""
+"""Containers act out their commands and fakecri.io/ scripts, over a real socket."""
 from __future__ import annotations
 
 import time

@@ -1,4 +1,4 @@
-"""Every fault type and quirk doing what it says, over a real socket (issue 3)."""
+"""Every fault type and quirk doing what it says, over a real socket."""
 from __future__ import annotations
 
 import time
