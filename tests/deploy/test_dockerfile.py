@@ -304,3 +304,55 @@ def test_image_builds_and_reports_healthy():
     finally:
         subprocess.run([DOCKER, "rm", "-f", name], capture_output=True, timeout=60)
         subprocess.run([DOCKER, "rmi", "-f", tag], capture_output=True, timeout=60)
+
+
+def dockerignore_filter(root):
+    """A copytree ignore function for the simple patterns .dockerignore uses."""
+    import fnmatch
+
+    patterns = [p.strip() for p in (root / ".dockerignore").read_text().splitlines() if p.strip() and not p.startswith("#")]
+
+    def ignore(directory, names):
+        rel_dir = Path(directory).relative_to(root)
+        out = set()
+        for name in names:
+            rel = (rel_dir / name).as_posix()
+            for pattern in patterns:
+                bare = pattern.removeprefix("**/")
+                if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(name, bare):
+                    out.add(name)
+        return out
+
+    return ignore
+
+
+@pytest.mark.slow
+def test_build_stage_runs_here_from_the_locks(tmp_path):
+    """The build stage's RUN lines, run as written on this machine (paths under /opt and
+    /src moved into a temporary directory, `python` being this Python 3.11): the locks
+    install with their hashes and the wheel builds and installs. Where Docker is not
+    available this is the closest check of `docker build` there is."""
+    import sys
+
+    if sys.version_info[:2] != (3, 11):
+        pytest.skip("the locks are for the image's Python 3.11")
+    stages = split_stages(parse_dockerfile((ROOT / "Dockerfile").read_text()))
+    src = tmp_path / "src"
+    shutil.copytree(ROOT, src, ignore=dockerignore_filter(ROOT))
+    moves = {"/opt/build": str(tmp_path / "opt-build"), "/opt/fakecri": str(tmp_path / "opt-fakecri"),
+             "/src/dist": str(tmp_path / "dist")}
+    pybin = tmp_path / "bin"
+    pybin.mkdir()
+    (pybin / "python").symlink_to(sys.executable)
+    env = {**os.environ, "PATH": f"{pybin}{os.pathsep}{os.environ['PATH']}", "PIP_NO_CACHE_DIR": "1",
+           "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    for word, args in stages[0]["body"]:
+        if word != "RUN":
+            continue
+        for old, new in moves.items():
+            args = args.replace(old, new)
+        done = subprocess.run(["sh", "-ec", args], cwd=src, env=env, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, f"RUN {args}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    fakecri = tmp_path / "opt-fakecri" / "bin" / "fakecri"
+    version = subprocess.run([str(fakecri), "version"], capture_output=True, text=True, timeout=60)
+    assert version.returncode == 0 and "0.1.0" in version.stdout, version.stdout + version.stderr
