@@ -1,4 +1,4 @@
-"""The PLEGs against fakecri on a real socket: each emulated kubelet sees what the real one would."""
+"""The PLEGs against fakecri on a real socket (issue 4's done-means)."""
 import threading
 import time
 

@@ -1,4 +1,4 @@
-"""Proof that the conformance suite has teeth: a real fakecri on a real socket, clean,
+"""Proof that the suite has teeth (issue 5): a real fakecri on a real socket, clean,
 with each breaking fault or quirk, and with the faults a correct client must survive.
 Small example counts; each case starts its own server with the fault in force."""
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Exec, Attach and PortForward end to end: the CRI RPC hands out a URL, a client speaks
-SPDY or WebSocket to it the way kubectl/crictl do."""
+SPDY or WebSocket to it the way kubectl/crictl do (issue 7)."""
 from __future__ import annotations
 
 import asyncio
