@@ -79,6 +79,9 @@ def write(path: pathlib.Path, header: str, hashes: dict[str, set[str]]) -> None:
 
 
 def main() -> None:
+    # Dependencies with environment markers resolve for the Python that runs this.
+    if f"{sys.version_info[0]}.{sys.version_info[1]}" != PYTHON:
+        raise SystemExit(f"run this with Python {PYTHON}, the image's Python")
     with tempfile.TemporaryDirectory() as name:
         tmp = pathlib.Path(name)
         runtime = resolve(tmp, str(ROOT))
