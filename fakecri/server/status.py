@@ -27,7 +27,3 @@ def code_for(exc: errors.CoreError) -> grpc.StatusCode:
         code = BY_NAME.get(exc.code, grpc.StatusCode.UNKNOWN)
     return code
 
-
-def code_named(name: str) -> grpc.StatusCode:
-    """'UNAVAILABLE' -> grpc.StatusCode.UNAVAILABLE (names are validated by the fault layer)."""
-    return BY_NAME[name.upper()]
