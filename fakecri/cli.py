@@ -59,19 +59,17 @@ def _parse_mode(value: str) -> int:
 
 def _build_faults(drop_events, latency, error, faults_file, quirks) -> list:
     """Fault objects from the flags; a bad value names its flag and says what was expected."""
+    from fakecri.fault_flags import parse_fault_flag
     from fakecri.faults.model import FaultSpecError
-    from fakecri.faults.spec import load_faults_file, parse_drop_events, parse_error, parse_latency, parse_quirks
 
-    steps = [("--drop-events", drop_events, lambda v: [parse_drop_events(v)])]
-    steps += [("--latency", v, parse_latency) for v in latency]
-    steps += [("--error", v, parse_error) for v in error]
-    steps += [("--faults", faults_file, load_faults_file), ("--quirks", quirks, parse_quirks)]
+    steps = [("--drop-events", drop_events), *[("--latency", v) for v in latency], *[("--error", v) for v in error],
+             ("--faults", faults_file), ("--quirks", quirks)]
     out = []
-    for flag, value, parse in steps:
+    for flag, value in steps:
         if not value:
             continue
         try:
-            out.extend(parse(value))
+            out.extend(parse_fault_flag(flag, value))
         except (FaultSpecError, OSError) as exc:
             raise click.BadParameter(str(exc), param_hint=flag) from None
     return out
