@@ -36,7 +36,6 @@ KEYS = (EXIT_AFTER, EXIT_CODE, OOM_AFTER, FAIL_START, LOG, LOG_EVERY, LOG_EVERY_
 _KEYSET = frozenset(KEYS)
 
 EXIT_KILLED = 137  # 128 + SIGKILL
-EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_START_ERROR = 128  # what containerd reports for a task that never started
 DEFAULT_TICK_LINE = "fakecri: tick {n}"
 

@@ -1,8 +1,8 @@
 """The runtime's state machine: sandboxes, containers, their events and timed behaviour.
 
 Single owner, no lock (the server's event loop calls it). Legal moves come from
-`transitions.py`; every record change goes through `_touch`, every event through
-`_emit`. Time comes from the injected clock, ids from the injected id source.
+`transitions.py`; every record change goes through `_touch`, and every event comes from
+`_entered`, which emits what the transition table lists for the state entered. Time comes from the injected clock, ids from the injected id source.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from fakecri.core.behaviour import (
 )
 from fakecri.core.clock import Clock
 from fakecri.core.errors import AlreadyExists, InvalidArgument, NotFound, Other
-from fakecri.core.events import Event, EventType
+from fakecri.core.events import Event
 from fakecri.core.ids import IdSource
 from fakecri.core.ipam import IpPool
 from fakecri.core.labels import matches
@@ -26,7 +26,7 @@ from fakecri.core.limits import Limits
 from fakecri.core.logsink import LogSink
 from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
 from fakecri.core.timers import STOP, WAKE, TimerHeap
-from fakecri.core.transitions import GONE, MISSING, path_for
+from fakecri.core.transitions import GONE, MISSING, events_on_entering, path_for
 
 ID_LEN = 64
 REAL_CLOCK_SLACK_NS = 2_000_000  # a loop timer may fire this early on a real clock
@@ -84,18 +84,19 @@ class Runtime:
         rec.rev += 1
         rec.wire = None
 
-    def _emit(self, type_: EventType, rec: Sandbox | Container) -> None:
-        now = self.clock.now_ns()
-        if now < self._last_event_ns:
-            now = self._last_event_ns
-        self._last_event_ns = now
-        if isinstance(rec, Sandbox):
-            ev = Event(type_, rec.id, rec.id, now, True)
-        else:
-            ev = Event(type_, rec.id, rec.sandbox_id, now, False)
-        self._outbox.append(ev)
-        if self.on_event is not None:
-            self.on_event(ev)
+    def _entered(self, rec: Sandbox | Container, state: object) -> None:
+        """Announce that `rec` entered `state`: the events the transition table lists for it."""
+        is_sandbox = isinstance(rec, Sandbox)
+        sandbox_id = rec.id if is_sandbox else rec.sandbox_id
+        for type_ in events_on_entering("sandbox" if is_sandbox else "container", state):
+            now = self.clock.now_ns()
+            if now < self._last_event_ns:
+                now = self._last_event_ns
+            self._last_event_ns = now
+            ev = Event(type_, rec.id, sandbox_id, now, is_sandbox)
+            self._outbox.append(ev)
+            if self.on_event is not None:
+                self.on_event(ev)
 
     def drain_events(self) -> list[Event]:
         out = list(self._outbox)
@@ -195,8 +196,8 @@ class Runtime:
         )
         self._sandboxes[sb.id] = sb
         self._sandbox_keys[key] = sb.id
-        self._emit(EventType.CREATED, sb)
-        self._emit(EventType.STARTED, sb)
+        for step in path_for("sandbox", sb.id, "run", MISSING):
+            self._entered(sb, step)
         return sb
 
     def stop_pod_sandbox(self, sid: str) -> None:
@@ -215,12 +216,12 @@ class Runtime:
                 self._kill(self._containers[cid])
             sb.state = SandboxState.NOTREADY
             self._touch(sb)
-            self._emit(EventType.STOPPED, sb)
+            self._entered(sb, step)
         elif step == GONE:
             for cid in list(sb.container_ids):
                 self.remove_container(cid)
             self._touch(sb)
-            self._emit(EventType.DELETED, sb)  # while still listed, so the event carries its status
+            self._entered(sb, step)  # while still listed, so the event carries its status
             del self._sandboxes[sb.id]
             self._removed_cpu.pop(sb.id, None)
             self._sandbox_keys.pop((sb.name, sb.namespace, sb.uid, sb.attempt), None)
@@ -297,7 +298,8 @@ class Runtime:
         self._container_keys[key] = c.id
         sb.container_ids.append(c.id)
         self._touch(sb)
-        self._emit(EventType.CREATED, c)
+        for step in path_for("container", c.id, "create", MISSING):
+            self._entered(c, step)
         return c
 
     def _plan(self, c: Container) -> Plan:
@@ -320,7 +322,7 @@ class Runtime:
         c.started_at = now
         self._running += 1
         self._touch(c)
-        self._emit(EventType.STARTED, c)
+        self._entered(c, _RUNNING)
         if self.log_sink is not None and c.log_path:
             self.log_sink.create(c.log_path)
         wrote = False
@@ -384,7 +386,7 @@ class Runtime:
         c.message = message
         self._stopping.pop(c.id, None)
         self._touch(c)
-        self._emit(EventType.STOPPED, c)
+        self._entered(c, _EXITED)
 
     def _kill(self, c: Container) -> None:
         self._finish(c, "kill", EXIT_KILLED, "Error", "", self.clock.now_ns())
@@ -438,7 +440,7 @@ class Runtime:
                     self._touch(sb)
                     self._account_removed(c)
                 self._touch(c)
-                self._emit(EventType.DELETED, c)
+                self._entered(c, step)
 
     def list_containers(
         self, *, id: str = "", state: ContainerState | None = None, sandbox_id: str = "",
