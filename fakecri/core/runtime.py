@@ -25,7 +25,8 @@ from fakecri.core.labels import matches
 from fakecri.core.limits import Limits
 from fakecri.core.logsink import LogSink
 from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
-from fakecri.core.timers import STOP, WAKE, TimerHeap
+from fakecri.core.store import RuntimeStore
+from fakecri.core.timers import STOP, WAKE
 from fakecri.core.transitions import GONE, MISSING, events_on_entering, path_for
 
 ID_LEN = 64
@@ -63,19 +64,20 @@ class Runtime:
         self.runtime_handlers = tuple(runtime_handlers)
         self.limits = limits if limits is not None else Limits()
         self.output_listeners: list[OutputListener] = []
-        self._ips = IpPool(pod_cidr)
-        self._sandboxes: dict[str, Sandbox] = {}
-        self._containers: dict[str, Container] = {}
-        self._sandbox_keys: dict[tuple[str, str, str, int], str] = {}
-        self._container_keys: dict[tuple[str, str, int], str] = {}
+        self.store = store = RuntimeStore(IpPool(pod_cidr))
+        # The store's tables under short names (the same objects; the store is never replaced).
+        self._ips = store.ips
+        self._sandboxes = store.sandboxes
+        self._containers = store.containers
+        self._sandbox_keys = store.sandbox_keys
+        self._container_keys = store.container_keys
+        self._timers = store.timers
+        self._stopping = store.stopping
+        self._removed_cpu = store.removed_cpu
+        self._is_stale = store.is_stale
         self._outbox: deque[Event] = deque(maxlen=outbox_limit)
-        self._last_event_ns = 0
-        self._timers = TimerHeap()
-        self._stopping: dict[str, tuple[int, int, str]] = {}  # cid -> (due_ns, exit_code, reason)
-        self._running = 0
         self._plans = PlanCache()
         self._cpu_meter = cpu_meter
-        self._removed_cpu: dict[str, int] = {}  # sandbox id -> CPU ns used by its removed containers
 
     # ------------------------------------------------------------ plumbing
 
@@ -90,9 +92,9 @@ class Runtime:
         sandbox_id = rec.id if is_sandbox else rec.sandbox_id
         for type_ in events_on_entering("sandbox" if is_sandbox else "container", state):
             now = self.clock.now_ns()
-            if now < self._last_event_ns:
-                now = self._last_event_ns
-            self._last_event_ns = now
+            if now < self.store.last_event_ns:
+                now = self.store.last_event_ns
+            self.store.last_event_ns = now
             ev = Event(type_, rec.id, sandbox_id, now, is_sandbox)
             self._outbox.append(ev)
             if self.on_event is not None:
@@ -158,7 +160,7 @@ class Runtime:
             self._removed_cpu[c.sandbox_id] = self._removed_cpu.get(c.sandbox_id, 0) + used
 
     def counts(self) -> dict[str, int]:
-        return {"sandboxes": len(self._sandboxes), "containers": len(self._containers), "running": self._running,
+        return {"sandboxes": len(self._sandboxes), "containers": len(self._containers), "running": self.store.running,
                 "timers": len(self._timers)}
 
     # ------------------------------------------------------------ sandboxes
@@ -320,7 +322,7 @@ class Runtime:
             raise Other("UNKNOWN", message)
         c.state = _RUNNING
         c.started_at = now
-        self._running += 1
+        self.store.running += 1
         self._touch(c)
         self._entered(c, _RUNNING)
         if self.log_sink is not None and c.log_path:
@@ -378,7 +380,7 @@ class Runtime:
         if _EXITED not in path_for("container", c.id, op, c.state):
             return
         if c.state == _RUNNING:
-            self._running -= 1
+            self.store.running -= 1
         c.state = _EXITED
         c.finished_at = max(at_ns, c.started_at)
         c.exit_code = exit_code
@@ -492,16 +494,6 @@ class Runtime:
 
     # ------------------------------------------------------------ time
 
-    def _is_stale(self, entry: tuple[int, int, str, int, int]) -> bool:
-        due, _, cid, kind, _ = entry
-        c = self._containers.get(cid)
-        if c is None or c.state != _RUNNING:
-            return True
-        if kind == STOP:
-            pending = self._stopping.get(cid)
-            return pending is None or pending[0] != due
-        return False
-
     def next_deadline_ns(self) -> int | None:
         self._timers.discard_head_while(self._is_stale)
         head = self._timers.peek()
@@ -525,31 +517,26 @@ class Runtime:
                 self._finish(c, "stop", code, reason, "", due)
             else:
                 self._wake(c, offset, due)
-        if len(self._timers) > 2 * self._running + 1024:
+        if len(self._timers) > 2 * self.store.running + 1024:
             self._timers.compact(lambda e: not self._is_stale(e))
 
     # ------------------------------------------------------------ whole-state operations
 
     def wipe(self) -> None:
         """Forget every sandbox and container (a runtime restart that lost its state). No events."""
-        self._sandboxes.clear()
-        self._containers.clear()
-        self._sandbox_keys.clear()
-        self._container_keys.clear()
-        self._timers.clear()
-        self._stopping.clear()
-        self._removed_cpu.clear()
-        self._ips.used.clear()
-        self._running = 0
+        self.store.clear()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able snapshot (for --state-file). Pending timers are kept as time left from now."""
-        return snapshot.runtime_to_dict(self)
+        return snapshot.store_to_dict(self.store, self.runtime_handlers, self.clock.now_ns())
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], clock: Clock, ids: IdSource, **kw: Any) -> Runtime:
         """Rebuild a runtime from `to_dict` output; running containers keep running, timers re-armed from now."""
-        return snapshot.runtime_from_dict(cls, data, clock, ids, **kw)
+        kw.setdefault("runtime_handlers", tuple(data.get("runtime_handlers", ("", "runc"))))
+        rt = cls(clock, ids, **kw)
+        snapshot.load_store(rt.store, data, clock.now_ns())
+        return rt
 
     # ------------------------------------------------------------ checkpoints
 
