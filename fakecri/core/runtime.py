@@ -25,8 +25,9 @@ from fakecri.core.labels import matches
 from fakecri.core.limits import Limits
 from fakecri.core.logsink import LogSink
 from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
+from fakecri.core.shell import READ, Context, Process, Sleep, Write, spawn
 from fakecri.core.store import RuntimeStore
-from fakecri.core.timers import STOP, WAKE
+from fakecri.core.timers import INPUT, STOP, WAKE
 from fakecri.core.transitions import GONE, MISSING, events_on_entering, path_for
 
 ID_LEN = 64
@@ -36,6 +37,25 @@ OutputListener = Callable[[str, str, str, int], None]  # (container_id, stream, 
 
 _RUNNING = ContainerState.RUNNING
 _EXITED = ContainerState.EXITED
+
+
+class LiveInput:
+    """A container's command taken on live from where it waits for input (see `Runtime.feed_input`)."""
+
+    __slots__ = ("proc", "pending", "eof", "waiting", "due_ns")
+
+    def __init__(self, proc: Process) -> None:
+        self.proc = proc
+        self.pending = bytearray()  # input given, not yet read
+        self.eof = False  # the input has ended
+        self.waiting = False  # the process is at a READ step
+        self.due_ns: int | None = None  # when its next step is due (an INPUT timer), None: not armed
+
+
+def _probe_process(code: int, err: bytes) -> Process:
+    if err:
+        yield Write("stderr", err.decode())
+    return code
 
 
 def _intern(d: Mapping[str, str]) -> dict[str, str]:
@@ -74,6 +94,7 @@ class Runtime:
         self._timers = store.timers
         self._stopping = store.stopping
         self._removed_cpu = store.removed_cpu
+        self._live: dict[str, LiveInput] = store.live
         self._is_stale = store.is_stale
         self._outbox: deque[Event] = deque(maxlen=outbox_limit)
         self._plans = PlanCache()
@@ -387,6 +408,9 @@ class Runtime:
         c.reason = reason
         c.message = message
         self._stopping.pop(c.id, None)
+        live = self._live.pop(c.id, None)
+        if live is not None:
+            live.proc.close()
         self._touch(c)
         self._entered(c, _EXITED)
 
@@ -486,6 +510,104 @@ class Runtime:
             return ExecResult(b"", err, code, 0.0, False)
         return run_exec(argv, timeout_s, stdin)
 
+    def exec_process(self, cid: str, argv: Sequence[str], ctx: Context | None = None) -> Process:
+        """The exec command as a live process (the streaming server drives it step by step).
+
+        Same checks and scripted probes as `exec_sync`.
+        """
+        c = self.get_container(cid)
+        path_for("container", c.id, "exec", c.state)
+        if not argv:
+            raise InvalidArgument(f"exec in container {c.id}: the command is empty")
+        rule = self._plan(c).probe_for(argv)
+        if rule is not None:
+            code = rule.exit_code(self.clock.now_ns() - c.started_at)
+            err = b"" if code == 0 else f"fakecri: scripted probe failure for {' '.join(argv)}\n".encode()
+            return _probe_process(code, err)
+        return spawn(argv, ctx)
+
+    # ------------------------------------------------------------ input to a container's own command
+
+    def reads_input(self, cid: str) -> bool:
+        """Whether the container's own command waits for input (attach can feed it)."""
+        return self._plan(self.get_container(cid)).input_at_ns is not None
+
+    def feed_input(self, cid: str, data: bytes | None) -> None:
+        """Give the container's command input (None: its input ends). Input to a command that
+        does not read is dropped, as a process that never reads its stdin leaves it unread.
+
+        The command is taken on live from where its plan left it waiting; what it then
+        writes goes to the log and to attached clients, and its exit ends the container.
+        """
+        c = self.get_container(cid)
+        path_for("container", c.id, "exec", c.state)  # only a running container takes input
+        plan = self._plan(c)
+        if plan.input_at_ns is None:
+            return
+        live = self._live.get(c.id)
+        if live is None:
+            live = self._live[c.id] = self._take_on(c)
+            if live is None:
+                return
+        if data is None:
+            live.eof = True
+        else:
+            live.pending += data
+        due = c.started_at + plan.input_at_ns
+        now = self.clock.now_ns()
+        if live.waiting and due <= now:
+            self._step_live(c, live, now)
+        elif live.waiting and live.due_ns is None:
+            live.due_ns = due  # it has not reached its read yet: take the input when it does
+            self._timers.push(due, c.id, INPUT)
+
+    def _take_on(self, c: Container) -> LiveInput | None:
+        """A fresh process of the container's command, run up to its first read (the plan
+        already wrote what comes before)."""
+        live = LiveInput(spawn(c.command + c.args, Context(main=True)))
+        try:
+            step = live.proc.send(None)
+            for _ in range(10_000):
+                if step is READ:
+                    live.waiting = True
+                    return live
+                step = live.proc.send(None)
+        except StopIteration:
+            pass
+        live.proc.close()
+        return None
+
+    def _step_live(self, c: Container, live: LiveInput, now: int) -> None:
+        """Run the live process until it waits again (for input or time), or ends."""
+        live.due_ns = None
+        try:
+            while True:
+                if live.waiting:
+                    if live.pending:
+                        reply: bytes | None = bytes(live.pending)
+                        live.pending.clear()
+                    elif live.eof:
+                        reply = None
+                    else:
+                        return
+                    live.waiting = False
+                    step = live.proc.send(reply)
+                else:
+                    step = live.proc.send(None)
+                if isinstance(step, Write):
+                    self._write(c, step.stream, step.text, now)
+                elif isinstance(step, Sleep):
+                    if step.ns is not None:
+                        live.due_ns = now + step.ns
+                        self._timers.push(live.due_ns, c.id, INPUT)
+                    return  # asleep until the timer, or for good
+                else:
+                    live.waiting = True
+        except StopIteration as done:
+            self._live.pop(c.id, None)
+            code = int(done.value or 0) & 0xFF
+            self._finish(c, "exit", code, reason_for(code), "", now)
+
     def reopen_container_log(self, cid: str) -> None:
         c = self.get_container(cid)
         path_for("container", c.id, "reopen_log", c.state)
@@ -515,6 +637,8 @@ class Runtime:
             if kind == STOP:
                 _, code, reason = self._stopping[cid]
                 self._finish(c, "stop", code, reason, "", due)
+            elif kind == INPUT:
+                self._step_live(c, self._live[cid], due)
             else:
                 self._wake(c, offset, due)
         if len(self._timers) > 2 * self.store.running + 1024:

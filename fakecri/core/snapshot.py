@@ -74,7 +74,7 @@ def store_to_dict(store: RuntimeStore, runtime_handlers: Sequence[str], now_ns: 
     """A runtime's state as JSON-able data; pending timers are kept as time left from `now_ns`."""
     timers = []
     for entry in store.timers.entries():
-        if not store.is_stale(entry):
+        if not store.is_stale(entry) and entry[3] in (STOP, WAKE):  # live input is not kept
             due, _, cid, kind, offset = entry
             timers.append([cid, "stop" if kind == STOP else "wake", offset, due - now_ns])
     return {

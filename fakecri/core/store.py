@@ -6,10 +6,11 @@ without knowing the Runtime, so the state file and the state machine stay apart.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from fakecri.core.ipam import IpPool
 from fakecri.core.records import Container, ContainerState, Sandbox
-from fakecri.core.timers import STOP, Entry, TimerHeap
+from fakecri.core.timers import INPUT, STOP, Entry, TimerHeap
 
 
 @dataclass(slots=True)
@@ -22,6 +23,9 @@ class RuntimeStore:
     timers: TimerHeap = field(default_factory=TimerHeap)
     stopping: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # cid -> (due_ns, exit_code, reason)
     removed_cpu: dict[str, int] = field(default_factory=dict)  # sandbox id -> CPU ns of its removed containers
+    # cid -> the live process of a container whose command reads input and has been given some
+    # (core.runtime.LiveInput); made on the first input, so other containers cost nothing.
+    live: dict[str, Any] = field(default_factory=dict)
     running: int = 0  # containers RUNNING now
     last_event_ns: int = 0  # the newest event's created_at (events never go back in time)
 
@@ -34,6 +38,9 @@ class RuntimeStore:
         if kind == STOP:
             pending = self.stopping.get(cid)
             return pending is None or pending[0] != due
+        if kind == INPUT:
+            live = self.live.get(cid)
+            return live is None or live.due_ns != due
         return False
 
     def clear(self) -> None:
@@ -45,5 +52,6 @@ class RuntimeStore:
         self.timers.clear()
         self.stopping.clear()
         self.removed_cpu.clear()
+        self.live.clear()
         self.ips.used.clear()
         self.running = 0
