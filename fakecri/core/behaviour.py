@@ -263,6 +263,6 @@ def run_exec(argv: Sequence[str], timeout_s: float = 0.0, stdin: bytes = b"") ->
     out, err = bytearray(), bytearray()
     for offset, stream, text in done.outputs:
         if offset <= cut:
-            (out if stream == "stdout" else err).extend(text.encode())
+            (out if stream == "stdout" else err).extend(text.encode("utf-8", "surrogateescape"))
     duration_s = math.inf if cut == math.inf else cut / NS["s"]
     return ExecResult(bytes(out), bytes(err), EXIT_KILLED if timed_out else done.exit_code, duration_s, timed_out)

@@ -13,10 +13,10 @@ returns its exit code. Two drivers run processes:
 Understood: the programs in `COMMANDS` (`sleep`, `true`, `false`, `exit`, `echo`, `cat`,
 `stty`, `tty`, `sh`...), statements joined by `;`, `&&`, `||` or newlines, `sh -c
 SCRIPT`, and an interactive `sh` that reads lines from its input (with a `/ # `
-prompt on a terminal). A busybox program we do not model (`ls`, `touch`...) succeeds
-silently. Any other name answers as busybox does, `sh: NAME: not found`, exit 127;
-as a container's own command it is a program we cannot see into, which runs until
-stopped. Odd input never raises.
+prompt on a terminal). In an exec, a busybox program we do not model (`ls`, `touch`...)
+succeeds silently and any other name answers as busybox does, `sh: NAME: not found`,
+exit 127. As a container's own command, a program we do not model is one we cannot
+see into (`nginx`, `tail -f /dev/null`), which runs until stopped. Odd input never raises.
 """
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ class Trace:
     did not), so a live driver can take it on from there when input comes.
     """
 
-    outputs: tuple[tuple[int, str, str], ...]
+    outputs: tuple[tuple[int, str, str], ...]  # text: bytes that are not UTF-8 as surrogate escapes
     end_ns: int | None
     exit_code: int
     input_at_ns: int | None = None
@@ -103,6 +103,10 @@ class Trace:
 
 class _Unknown(Exception):
     """The script uses shell syntax the interpreter does not model."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C on the terminal: a live driver throws it into the process."""
 
 
 class _Exit(Exception):
@@ -308,7 +312,7 @@ def _cat(args: list[str], io: Io) -> Process:
     if args and args != ["-"]:
         return 0  # files are not modelled: reading one succeeds with nothing in it
     while (chunk := (yield from io.stdin.read())) is not None:
-        yield from io.write(chunk.decode("utf-8", "replace"))
+        yield from io.write(chunk.decode("utf-8", "surrogateescape"))  # bytes in, the same bytes out
     return 0
 
 
@@ -353,17 +357,19 @@ def _interactive(io: Io) -> Process:
     while True:
         if io.ctx.tty:
             yield from io.write(PROMPT)
-        line = yield from io.stdin.readline()
-        if line is None:
-            return status
         try:
-            statements = _split_script(line.decode("utf-8", "replace"))
-        except _Unknown:
-            continue  # syntax we do not model: as with `sh -c`, nothing happens
-        try:
+            line = yield from io.stdin.readline()
+            if line is None:
+                return status
+            try:
+                statements = _split_script(line.decode("utf-8", "replace"))
+            except _Unknown:
+                continue  # syntax we do not model: as with `sh -c`, nothing happens
             status = yield from run_statements(statements, io, status)
         except _Exit as ex:
             return ex.code
+        except Interrupted:
+            status = 130  # Ctrl-C: the line or the command is abandoned, the shell goes on
 
 
 def _unmodelled(io: Io) -> Process:
@@ -415,10 +421,10 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
     command = COMMANDS.get(name)
     if command is not None:
         return (yield from command(args, io))
+    if io.ctx.main:
+        return (yield from _unmodelled(io))  # as a container's command, whatever it is, it runs on
     if name in APPLETS:
         return 0
-    if io.ctx.main:
-        return (yield from _unmodelled(io))
     yield from io.error(f"sh: {words[0]}: not found\n")
     return 127
 

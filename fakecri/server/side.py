@@ -34,7 +34,7 @@ async def _start_metrics(state: ServerState):
 
 async def _start_streaming(state: ServerState):
     from fakecri.server.streaming import StreamingServer
-    from fakecri.server.streaming_backend import RuntimeStreamingBackend, StreamingUrls
+    from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend, StreamingUrls
 
     host, _, port = state.config.streaming_addr.rpartition(":")
     server = StreamingServer(RuntimeStreamingBackend(state), host=host or "127.0.0.1", port=int(port or 0))

@@ -47,6 +47,7 @@ S = 1_000_000_000
     (["sh", "-c", "&& true"], None, 0),
     (["sh", "-c", "sleep 2; myserver --port 80"], None, 0),
     (["cat"], None, 0),  # waits for input that never comes
+    (["tail", "-f", "/dev/null"], None, 0),  # a busybox program not modelled runs on as a container
 ])
 def test_container_commands(argv, end_s, code):
     trace = simulate(argv)
