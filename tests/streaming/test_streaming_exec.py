@@ -9,7 +9,7 @@ import pytest
 from fakecri.core.errors import FailedPrecondition, InvalidArgument, NotFound
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 
-from .clients import CommandResult, run, serving, spdy_command, ws_command
+from .clients import CommandResult, SpdyClient, run, serving, spdy_command, spdy_upgrade, ws_command
 from .rig import Rig
 
 TRANSPORTS = ["spdy", "ws-v5", "ws-v5-base64", "ws-v4", "ws-v4-base64"]
@@ -180,4 +180,23 @@ def test_container_stopping_after_prepare_reports_internal_error(transport):
             assert result.status["status"] == "Failure"
             assert result.status["reason"] == "InternalError"
             assert "not running" in result.status["message"].lower()
+    run(main())
+
+
+def test_a_tty_command_waits_for_the_resize_stream_before_it_may_end():
+    async def main():
+        async with serving(backend_with("c1")) as server:
+            url = server.prepare_exec("c1", ["echo", "hello"], tty=True, stdin=True, stderr=False)
+            client = SpdyClient(await spdy_upgrade(url, ["v4.channel.k8s.io"]))
+            try:
+                error = await client.open_stream({"streamType": "error"})
+                await client.open_stream({"streamType": "stdin"})
+                out = await client.open_stream({"streamType": "stdout"})
+                await asyncio.sleep(0.3)
+                assert not error.fin.is_set()  # not over: a TTY client still has its resize stream to open
+                await client.open_stream({"streamType": "resize"})  # answered, not left to time out
+                assert json.loads(await error.read_until_fin())["status"] == "Success"
+                assert await out.wait_for_data(7) == b"hello\r\n"
+            finally:
+                await client.close()
     run(main())
