@@ -17,12 +17,12 @@ from typing import IO, Any
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError
-from fakecri.client.metrics import EVENT_TYPE_NAMES
+from fakecri.client.pleg.counters import EVENT_TYPE_NAMES
 from fakecri.client.pleg.generic import GenericPLEG
 from fakecri.client.pleg.ledger import EventLedger
 from fakecri.client.pleg.lifecycle import PodLifecycleEvent, State
 from fakecri.client.pleg.stream import StreamLoop
-from fakecri.client.runtime import CRIClient
+from fakecri.client.sync_client import CRIClient
 
 
 

@@ -14,7 +14,7 @@ from fakecri.conformance.machine import NAMESPACE, RUN_LABEL
 from fakecri.conformance.model import Subscriber, type_name
 
 if TYPE_CHECKING:
-    from fakecri.client.events import EventStream
+    from fakecri.client.container_events import EventStream
     from fakecri.conformance.runner import RunState
 
 

@@ -16,7 +16,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError, EventStreamClosed
 
 if TYPE_CHECKING:
-    from fakecri.client.runtime import CRIClient
+    from fakecri.client.sync_client import CRIClient
 
 METHOD = "GetContainerEvents"
 
