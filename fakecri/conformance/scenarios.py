@@ -1,5 +1,5 @@
 """Fixed scenarios that do not fit a random call sequence: a burst of events with a
-subscriber that stops reading (section P item 8)."""
+subscriber that stops reading (slow-subscriber-policy)."""
 from __future__ import annotations
 
 import threading
@@ -10,12 +10,11 @@ from typing import TYPE_CHECKING
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient, CRIError
 from fakecri.conformance import properties as P
-from fakecri.conformance.machine import NAMESPACE, RUN_LABEL
-from fakecri.conformance.model import Subscriber, type_name
+from fakecri.conformance.expectations import NAMESPACE, RUN_LABEL, Subscriber, type_name
+from fakecri.conformance.run_state import RunState
 
 if TYPE_CHECKING:
     from fakecri.client.container_events import EventStream
-    from fakecri.conformance.runner import RunState
 
 
 class _GatedReader:

@@ -1,14 +1,64 @@
-"""The suite's outputs: a one-line-per-property table, a JSON report, a JUnit XML file."""
+"""The suite's verdicts (one PropertyResult per property, gathered in a SuiteResult)
+and their outputs: a one-line-per-property table, a JSON report, a JUnit XML file."""
 from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import Any
 
-if TYPE_CHECKING:
-    from fakecri.conformance.runner import SuiteResult
+from fakecri.conformance.properties import MUST
 
-MARK = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
+PASS, FAIL, SKIP = "pass", "fail", "skip"
+MARK = {PASS: "PASS", FAIL: "FAIL", SKIP: "SKIP"}
+
+
+@dataclass
+class PropertyResult:
+    name: str
+    level: str
+    item: str
+    source: str
+    proof: str
+    status: str = PASS
+    reason: str = ""
+    violations: int = 0
+    counterexample: list[str] = field(default_factory=list)
+    shrunk: bool = False
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in ("name", "level", "item", "status", "reason", "violations",
+                                               "counterexample", "shrunk", "source", "proof")}
+
+
+@dataclass
+class SuiteResult:
+    endpoint: str
+    profile: str
+    run_id: str
+    seed: int | None
+    examples: int
+    seconds: float
+    results: list[PropertyResult]
+    leftovers: list[str] = field(default_factory=list)
+
+    @property
+    def must_failures(self) -> list[PropertyResult]:
+        return [r for r in self.results if r.status == FAIL and r.level == MUST]
+
+    def failed(self, strict: bool = False) -> bool:
+        return any(r.status == FAIL and (strict or r.level == MUST) for r in self.results)
+
+    def by_name(self, name: str) -> PropertyResult:
+        return next(r for r in self.results if r.name == name)
+
+    def table(self) -> str:
+        return table(self)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"endpoint": self.endpoint, "profile": self.profile, "run_id": self.run_id, "seed": self.seed,
+                "examples": self.examples, "seconds": round(self.seconds, 2), "leftovers": self.leftovers,
+                "properties": [r.as_dict() for r in self.results]}
 
 
 def table(result: SuiteResult, *, width: int = 110) -> str:
