@@ -42,7 +42,10 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
     @click.command("conformance")
     @click.option("--endpoint", default=None, metavar="URL",
                   help=f"CRI endpoint to judge (unix:///path or tcp://host:port). {default_help}")
-    @click.option("--image", default="busybox", show_default=True, help="Image the containers run (pulled first).")
+    @click.option("--image", default="busybox", show_default=True,
+                  help="Image the containers run (pulled first unless ImageStatus shows it).")
+    @click.option("--no-pull", is_flag=True,
+                  help="Never pull the image: use it if present, else exit 2 (for offline runtimes).")
     @click.option("--max-examples", type=click.IntRange(1), default=20, show_default=True,
                   help="Random examples (call sequences) Hypothesis runs.")
     @click.option("--steps", type=click.IntRange(1), default=10, show_default=True, help="Most rules (steps) per example.")
@@ -60,13 +63,15 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
                   help="Containers in the slow-subscriber burst (4 events each).")
     @click.option("--no-shrink", is_flag=True, help="Report the first failing call sequence without shrinking it.")
     @click.option("--shrink-time", type=click.FloatRange(1), default=30.0, show_default=True,
-                  help="Seconds Hypothesis may spend shrinking each failed property.")
+                  help="Seconds Hypothesis may spend shrinking one kind of failure.")
+    @click.option("--shrink-budget", type=click.FloatRange(0), default=60.0, show_default=True,
+                  help="Seconds all shrinking together may take; failures beyond it are reported unshrunk.")
     @click.option("--strict", is_flag=True, help="Exit 1 on SHOULD failures too (default: only MUST failures).")
     @click.option("--list", "list_only", is_flag=True, help="List the properties and exit.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-    def conformance(endpoint: str | None, image: str, max_examples: int, steps: int, seed: int | None, profile: str,
+    def conformance(endpoint: str | None, image: str, no_pull: bool, max_examples: int, steps: int, seed: int | None, profile: str,
                     properties: tuple[str, ...], report_path: Path | None, junit_path: Path | None, burst: int, no_shrink: bool,
-                    shrink_time: float, strict: bool, list_only: bool, quiet: bool) -> None:
+                    shrink_time: float, shrink_budget: float, strict: bool, list_only: bool, quiet: bool) -> None:
         """Judge a CRI runtime by the property suite.
 
         Exit status: 0 when every MUST property passes (every property with --strict),
@@ -99,7 +104,7 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
             progress(f"started an in-process fakecri at {endpoint}")
         opts = Options(endpoint=endpoint, image=image, profile=profile, max_examples=max_examples, steps=steps,
                        seed=seed, properties=list(properties) or None, shrink=not no_shrink, shrink_time=shrink_time,
-                       slow_burst=burst, progress=progress)
+                       shrink_budget=shrink_budget, pull=not no_pull, slow_burst=burst, progress=progress)
         try:
             result = run_suite(opts)
         except ConnectionError as exc:

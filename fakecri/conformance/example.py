@@ -157,6 +157,7 @@ class Example:
         """Make one CRI call, logged as `text`. UNAVAILABLE (a runtime restarting) is
         retried for a while, as a kubelet would; other errors are raised."""
         self.calls.append(text + ("  # cleanup" if self.cleaning else ""))
+        self.exercised(P.ValidCallsSucceed)
         deadline = time.monotonic() + UNAVAILABLE_RETRY_S
         while True:
             try:

@@ -3,6 +3,7 @@ and their outputs: a one-line-per-property table, a JSON report, a JUnit XML fil
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,10 +26,13 @@ class PropertyResult:
     violations: int = 0
     counterexample: list[str] = field(default_factory=list)
     shrunk: bool = False
+    exercises: int = 0  # how often the property was actually checked
+    follows_from: str = ""  # the failing property whose cause explains this failure
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("name", "level", "item", "status", "reason", "violations",
-                                               "counterexample", "shrunk", "source", "proof")}
+                                               "counterexample", "shrunk", "exercises", "follows_from",
+                                               "source", "proof")}
 
 
 @dataclass
@@ -41,6 +45,7 @@ class SuiteResult:
     seconds: float
     results: list[PropertyResult]
     leftovers: list[str] = field(default_factory=list)
+    causes: list[str] = field(default_factory=list)  # "events are missing (events-complete); these follow ..."
 
     @property
     def must_failures(self) -> list[PropertyResult]:
@@ -58,11 +63,35 @@ class SuiteResult:
     def as_dict(self) -> dict[str, Any]:
         return {"endpoint": self.endpoint, "profile": self.profile, "run_id": self.run_id, "seed": self.seed,
                 "examples": self.examples, "seconds": round(self.seconds, 2), "leftovers": self.leftovers,
+                "causes": self.causes,
                 "properties": [r.as_dict() for r in self.results]}
 
 
-def table(result: SuiteResult, *, width: int = 110) -> str:
-    """Plain text: a header, one line per property, then every failure's call sequence."""
+READ_ONLY = ("List", "Stream", "ContainerStatus", "PodSandboxStatus", "ImageStatus", "Version", "Status")
+
+
+def relevant_calls(calls: list[str], message: str) -> list[str]:
+    """The calls a failure needs: the sync sentinels, read-only calls (lists, streams,
+    statuses) the message does not name, and clean-up calls on objects the message
+    does not name are left out."""
+    out = []
+    for call in calls:
+        rpc = call.split("(", 1)[0]
+        if "# sync" in call:
+            continue
+        if rpc.startswith(READ_ONLY) and rpc not in message:
+            continue
+        if call.endswith("# cleanup"):
+            target = re.match(r"\w+\(([^,)]+)", call)
+            if target is None or not re.search(rf"(?<![\w-]){re.escape(target.group(1))}(?![\w-])", message):
+                continue
+        out.append(call)
+    return out
+
+
+def table(result: SuiteResult) -> str:
+    """Plain text: a header, one line per property (reasons in full), the causes, then
+    every failure's call sequence."""
     name_w = max(len(r.name) for r in result.results)
     lines = [
         f"fakecri conformance: {result.endpoint}  profile={result.profile}  examples={result.examples}  "
@@ -71,12 +100,15 @@ def table(result: SuiteResult, *, width: int = 110) -> str:
         f"{'property':<{name_w}}  level   result  reason",
     ]
     for r in result.results:
-        reason = r.reason if len(r.reason) <= width else r.reason[: width - 3] + "..."
-        lines.append(f"{r.name:<{name_w}}  {r.level:<6}  {MARK[r.status]:<6}  {reason}")
+        lines.append(f"{r.name:<{name_w}}  {r.level:<6}  {MARK[r.status]:<6}  {r.reason}")
+    if result.causes:
+        lines += ["", "causes:"] + [f"  {c}" for c in result.causes]
     failed = [r for r in result.results if r.status == "fail"]
     for r in failed:
         kind = "minimal call sequence (shrunk by Hypothesis)" if r.shrunk else "call sequence"
-        lines += ["", f"{r.name} ({r.level}) failed {r.violations}x: {r.reason}", f"  {kind}:"]
+        after = f" (follows from {r.follows_from})" if r.follows_from else ""
+        lines += ["", f"{r.name} ({r.level}) failed {r.violations}x{after}: {r.reason}",
+                  f"  {kind}, without the sync, read-only and clean-up calls the failure does not name:"]
         lines += [f"    {i + 1:>3}. {call}" for i, call in enumerate(r.counterexample)]
     if result.leftovers:
         lines += ["", "cleanup could not remove:"] + [f"  {x}" for x in result.leftovers]

@@ -32,6 +32,11 @@ class RunState:
         self.last_calls: list[str] = []
         self.focus_calls: list[str] | None = None
         self.focus_message = ""
+        self.events_unavailable: str | None = None  # why the runtime delivers no events, if it does not
+        self.events_delivered = 0
+        # Per property: the index of the first random example it failed in (the scripted
+        # example, run first, is not one Hypothesis can replay or shrink).
+        self.first_failure: dict[str, int] = {}
 
     def enabled(self, name: str) -> bool:
         return name in self.selected
@@ -51,6 +56,9 @@ class RunState:
                 self.focus_calls, self.focus_message = calls, message
             return
         self.violations.setdefault(name, []).append((message, calls))
+        random_index = self.examples - (1 if self.options.scripted else 0)
+        if random_index >= 0:
+            self.first_failure.setdefault(name, random_index)
 
     def mark_applicable(self, name: str, note: str = "") -> None:
         self.applicable_props.add(name)
@@ -66,6 +74,7 @@ class RunState:
         self.examples += 1
         for sub in subs:
             self.seen |= sub.pairs()
+            self.events_delivered += len(sub.received)
         self.last_calls = list(calls)
 
     def close(self) -> None:

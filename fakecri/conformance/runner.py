@@ -16,30 +16,24 @@ from hypothesis.stateful import get_state_machine_test
 
 from fakecri.client import CRIClient, CRIError
 from fakecri.conformance import properties as P
+from fakecri.conformance.causes import explain
 from fakecri.conformance.example import Violation
 from fakecri.conformance.expectations import RUN_LABEL
 from fakecri.conformance.hypothesis_internals import seed_test, shrinking_limited_to
 from fakecri.conformance.machine import ConformanceMachine, finish, scripted, start_example
 from fakecri.conformance.options import Options
-from fakecri.conformance.results import FAIL, PASS, SKIP, PropertyResult, SuiteResult
+from fakecri.conformance.results import FAIL, PASS, SKIP, PropertyResult, SuiteResult, relevant_calls
 from fakecri.conformance.run_state import RunState
-from fakecri.conformance.scenarios import slow_subscriber_policy
+from fakecri.conformance.scenarios import probe_events, slow_subscriber_policy
 
 __all__ = ["FAIL", "PASS", "SKIP", "Options", "PropertyResult", "SuiteResult", "cleanup_run", "run_suite"]
 
-# Properties judged on every example whatever happens (their checks always run).
-ALWAYS_APPLICABLE = {
-    P.EventOrderPerContainer.name, P.SandboxBracketing.name, P.SandboxStatusOnEveryEvent.name,
-    P.SnapshotAgreesWithType.name, P.CreatedAtNanosecondsMonotonic.name, P.SubscribersSeeSameSequence.name,
-    P.EventsComplete.name, P.EventStreamStaysOpen.name, P.NoStaleReplay.name, P.NoPartialPodView.name,
-    P.ValidCallsSucceed.name, P.NoDuplicateLiveContainers.name,
-}
 
 
-def _settings(opts: Options, *, shrink: bool) -> settings:
+def _settings(opts: Options, *, shrink: bool, examples: int | None = None) -> settings:
     phases = [Phase.generate, Phase.shrink] if shrink else [Phase.generate]
     return settings(
-        max_examples=opts.max_examples,
+        max_examples=examples or opts.max_examples,
         stateful_step_count=opts.steps,
         deadline=None,
         database=None,
@@ -51,13 +45,16 @@ def _settings(opts: Options, *, shrink: bool) -> settings:
     )
 
 
-def _hypothesis_run(run: RunState, *, shrink: bool) -> tuple[BaseException | None, list[str]]:
-    """One Hypothesis run of the machine. Returns (the failure, if any; the report lines)."""
-    test = get_state_machine_test(lambda: ConformanceMachine(run), settings=_settings(run.options, shrink=shrink))
+def _hypothesis_run(run: RunState, *, shrink: bool, examples: int | None = None,
+                    shrink_time: float | None = None) -> tuple[BaseException | None, list[str]]:
+    """One Hypothesis run of the machine (at most `examples` examples, shrinking for at
+    most `shrink_time` seconds). Returns (the failure, if any; the report lines)."""
+    test = get_state_machine_test(lambda: ConformanceMachine(run),
+                                  settings=_settings(run.options, shrink=shrink, examples=examples))
     seed_test(test, run.options.seed)
     lines: list[str] = []
     try:
-        with with_reporter(lines.append), shrinking_limited_to(run.options.shrink_time):
+        with with_reporter(lines.append), shrinking_limited_to(shrink_time or run.options.shrink_time):
             test()
     except (Violation, FlakyFailure, FlakyStrategyDefinition) as exc:
         return exc, lines
@@ -104,12 +101,10 @@ def run_suite(options: Options) -> SuiteResult:
     leftovers: list[str] = []
     counterexamples: dict[str, tuple[str, list[str]]] = {}
     try:
-        try:
-            run.client.wait_ready(10.0)
-            run.client.version()
-            run.client.pull_image(options.image)
-        except CRIError as exc:
-            raise ConnectionError(f"cannot use the runtime at {options.endpoint}: {exc}") from None
+        _prepare(run)
+        run.events_unavailable = probe_events(run)
+        if run.events_unavailable is not None:
+            _say(options, f"no events: {run.events_unavailable}")
         if options.scripted:
             _say(options, "scripted example")
             ex = start_example(run)
@@ -122,39 +117,94 @@ def run_suite(options: Options) -> SuiteResult:
         if failure is not None:  # only flakiness reaches here in the observing run
             run.violations.setdefault(P.ValidCallsSucceed.name, []).append((f"Hypothesis: {failure}", run.last_calls))
         if run.enabled(P.SlowSubscriberPolicy.name):
-            _say(options, f"slow subscriber during a burst of {options.slow_burst} containers")
-            slow_subscriber_policy(run, options.slow_burst)
-        for name in run.selected:
-            if name not in run.violations or not options.shrink or name == P.SlowSubscriberPolicy.name:
-                continue
-            _say(options, f"shrinking {name}")
-            run.focus, run.focus_calls = name, None
-            failure, _ = _hypothesis_run(run, shrink=True)
-            if isinstance(failure, Violation) and run.focus_calls is not None:
-                counterexamples[name] = (run.focus_message, run.focus_calls)
-            run.focus = None
+            if run.events_unavailable is not None:
+                run.note_skip(P.SlowSubscriberPolicy.name, f"no events were delivered ({run.events_unavailable})")
+            else:
+                _say(options, f"slow subscriber during a burst of {options.slow_burst} containers")
+                slow_subscriber_policy(run, options.slow_burst)
+        failed = [n for n in run.selected if n in run.violations]
+        causes, follower_of = explain(failed)
+        if options.shrink:
+            counterexamples = _shrink(run, [n for n in failed if n not in follower_of])
     finally:
         leftovers = cleanup_run(run.client, run.run_id)
         run.close()
-    results = []
-    for name in run.selected:
-        cls = P.BY_NAME[name]
-        r = PropertyResult(name, cls.level, cls.item, " ".join((cls.__doc__ or "").split("Source:")[-1].split()),
-                           cls.proof)
-        found = run.violations.get(name, [])
-        if found:
-            r.status, r.violations = FAIL, len(found)
-            r.reason, r.counterexample = found[0]
-            if name in counterexamples:  # the shrunk example's own message and calls
-                (r.reason, r.counterexample), r.shrunk = counterexamples[name], True
-        elif name not in run.applicable_props and name not in ALWAYS_APPLICABLE:
-            r.status = SKIP
-            r.reason = run.skip_notes.get(name) or _default_skip(name)
-        else:
-            r.reason = run.pass_notes.get(name) or f"held over {run.examples} examples"
-        results.append(r)
+    results = [_verdict(run, name, counterexamples, follower_of) for name in run.selected]
     return SuiteResult(options.endpoint, options.profile, run.run_id, options.seed, run.examples,
-                       time.monotonic() - started, results, leftovers)
+                       time.monotonic() - started, results, leftovers,
+                       [c.summary() for c in causes if c.followers])
+
+
+def _prepare(run: RunState) -> None:
+    """The runtime answers, and has the image (pulled only when ImageStatus does not
+    show it, as a kubelet's IfNotPresent does)."""
+    opts = run.options
+    try:
+        run.client.wait_ready(10.0)
+        run.client.version()
+        present = run.client.image_status(opts.image).HasField("image")
+        if not present:
+            if not opts.pull:
+                raise ConnectionError(f"cannot use the runtime at {opts.endpoint}: the image {opts.image} is not "
+                                      "present and pulling was turned off")
+            run.client.pull_image(opts.image)
+    except CRIError as exc:
+        raise ConnectionError(f"cannot use the runtime at {opts.endpoint}: {exc}") from None
+
+
+def _shrink(run: RunState, names: list[str]) -> dict[str, tuple[str, list[str]]]:
+    """One focused run per failure kind, all within the shrink budget. A focused run
+    replays only as many examples as it took the observing run to fail (derandomized,
+    the same draws come first). A failure seen only in the scripted example is not
+    shrunk: Hypothesis did not draw it."""
+    opts = run.options
+    deadline = time.monotonic() + opts.shrink_budget
+    found: dict[str, tuple[str, list[str]]] = {}
+    for name in names:
+        if name == P.SlowSubscriberPolicy.name:
+            continue
+        left = deadline - time.monotonic()
+        index = run.first_failure.get(name)
+        if left < 1.0:
+            _say(opts, f"not shrinking {name}: the shrink budget ({opts.shrink_budget:g}s) is spent")
+            continue
+        if index is None:
+            continue
+        _say(opts, f"shrinking {name} (at most {min(opts.shrink_time, left):.0f}s)")
+        run.focus, run.focus_calls = name, None
+        failure, _ = _hypothesis_run(run, shrink=True, examples=min(opts.max_examples, index + 2),
+                                     shrink_time=min(opts.shrink_time, left))
+        if isinstance(failure, Violation) and run.focus_calls is not None:
+            found[name] = (run.focus_message, run.focus_calls)
+        run.focus = None
+    return found
+
+
+def _verdict(run: RunState, name: str, counterexamples: dict[str, tuple[str, list[str]]],
+             follower_of: dict[str, str]) -> PropertyResult:
+    cls = P.BY_NAME[name]
+    r = PropertyResult(name, cls.level, cls.item, " ".join((cls.__doc__ or "").split("Source:")[-1].split()),
+                       cls.proof, exercises=run.exercises[name], follows_from=follower_of.get(name, ""))
+    found = run.violations.get(name, [])
+    if found:
+        r.status, r.violations = FAIL, len(found)
+        r.reason, calls = found[0]
+        if name in counterexamples:  # the shrunk example's own message and calls
+            (r.reason, calls), r.shrunk = counterexamples[name], True
+        r.counterexample = relevant_calls(calls, r.reason)
+    elif not r.exercises:  # never checked: not passed
+        r.status = SKIP
+        r.reason = run.skip_notes.get(name) or _no_exercise(run, name)
+    else:
+        r.reason = run.pass_notes.get(name) or f"held over {run.examples} examples ({r.exercises} checks)"
+    return r
+
+
+def _no_exercise(run: RunState, name: str) -> str:
+    if name in P.EVENT_PROPERTIES and not run.events_delivered:
+        why = run.events_unavailable or "the stream stayed open but carried nothing"
+        return f"no events were delivered ({why})"
+    return _default_skip(name)
 
 
 def _default_skip(name: str) -> str:
@@ -166,6 +216,10 @@ def _default_skip(name: str) -> str:
         P.StreamListsEqualUnary.name: "no list was compared",
         P.IdempotentStopRemove.name: "no repeated stop or remove was made",
         P.SandboxStopRemoveCascades.name: "no pod was stopped or removed",
-        P.StatusTimestampWithStatuses.name: "no PodSandboxStatus was checked",
+        P.StatusTimestampWithStatuses.name: "PodSandboxStatus never set timestamp or containers_statuses (both "
+                                            "optional; runtimes that serve evented PLEG set them)",
+        P.NoMissedEvents.name: "the relist found nothing to compare with events",
+        P.RelistTable.name: "the relist sent no lifecycle events",
+        P.CacheMonotonic.name: "the PLEG cache held no entry",
         P.SlowSubscriberPolicy.name: "the burst did not run",
     }.get(name, "not exercised")

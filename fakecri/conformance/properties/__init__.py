@@ -83,12 +83,17 @@ ALL: list[type[Property]] = [
 ]
 BY_NAME: dict[str, type[Property]] = {p.name: p for p in ALL}
 NAMES = [p.name for p in ALL]
+# Properties judged on the events a runtime delivers: without any, they have nothing to judge.
+EVENT_PROPERTIES = {p.name for p in (EventOrderPerContainer, SandboxBracketing, SandboxStatusOnEveryEvent,
+                                      SnapshotAgreesWithType, CreatedAtNanosecondsMonotonic,
+                                      SubscribersSeeSameSequence, SlowSubscriberPolicy, EventsComplete,
+                                      EventStreamStaysOpen, NoStaleReplay, NoMissedEvents, NoPartialPodView)}
 # Properties that need the kubelet-like PLEG running.
 PLEG_PROPERTIES = {RelistConvergence.name, NoLostExits.name, RelistTable.name, NoMissedEvents.name,
                    CacheMonotonic.name, StreamEndIsFailure.name}
 
 __all__ = [
-    "ALL", "BY_NAME", "MIN_NS", "MUST", "NAMES", "NS_SLACK", "PLEG_PROPERTIES", "RANK", "SHOULD",
+    "ALL", "BY_NAME", "EVENT_PROPERTIES", "MIN_NS", "MUST", "NAMES", "NS_SLACK", "PLEG_PROPERTIES", "RANK", "SHOULD",
     "CacheMonotonic", "CreatedAtNanosecondsMonotonic", "EventOrderPerContainer", "EventStreamStaysOpen",
     "EventsComplete", "ExampleView", "IdempotentStopRemove", "NoDuplicateLiveContainers", "NoLostExits",
     "NoMissedEvents", "NoPartialPodView", "NoStaleReplay", "Property", "RelistConvergence", "RelistTable",

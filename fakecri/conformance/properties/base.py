@@ -82,6 +82,10 @@ class Property:
     def on_any_event(self, ex: ExampleView, sub: Subscriber, ev: pb.ContainerEventResponse) -> None:
         return None
 
+    def judges_any_event(self, sub: Subscriber) -> bool:
+        """Whether `on_any_event` judges events of `sub` (and so counts as exercised)."""
+        return type(self).on_any_event is not Property.on_any_event
+
     def at_end(self, ex: ExampleView) -> None:
         return None
 
@@ -99,12 +103,16 @@ def feed_event(ex: ExampleView, props: Iterable[Property], sub: Subscriber,
     subscriber's history. Returns the example's object the event is about, if any."""
     props = list(props)
     for prop in props:
-        prop.on_any_event(ex, sub, ev)
+        if prop.judges_any_event(sub):
+            prop.on_any_event(ex, sub, ev)
+            ex.exercised(prop)
     owner = ex.owner(ev.container_id)
     if owner is None:
         return None
     for prop in props:
-        prop.on_event(ex, sub, ev, owner)
+        if type(prop).on_event is not Property.on_event:
+            prop.on_event(ex, sub, ev, owner)
+            ex.exercised(prop)
     pod = owner if isinstance(owner, PodModel) else owner.pod
     sub.history.setdefault(ev.container_id, []).append(ev.container_event_type)
     if ev.created_at >= MIN_NS:

@@ -23,6 +23,7 @@ class CacheMonotonic(Property):
 
     def at_end(self, ex):
         for uid, series in ex.cache_samples.items():
+            ex.exercised(self, sum(1 for v in series if v is not None))
             problems = cache_regressions(series)
             for before, after in problems[:1]:
                 ex.violate(self, f"the cache entry of {ex.describe_uid(uid)} went back from {before} to {after}")
@@ -81,6 +82,9 @@ class NoMissedEvents(Property):
                 continue
             if isinstance(owner, PodModel) and owner is ex.sentinel:
                 continue
+            if not announced:
+                continue  # nothing was delivered to compare with: judged as a skip
+            ex.exercised(self, len(kinds))
             missed = [k.value for k in kinds if k not in announced.get(ident, set())]
             if missed:
                 ex.violate(self, f"the relist found {', '.join(missed)} of {owner!r} with no event announcing it")
@@ -103,6 +107,7 @@ class RelistTable(Property):
             owner = ex.owner(ident)
             if owner is None:
                 continue
+            ex.exercised(self)
             problem = relist_sequence_problem(kinds, removed=owner.removed)
             if problem:
                 ex.violate(self, f"relist events of {owner!r}: {problem}")
@@ -145,7 +150,9 @@ class NoLostExits(Property):
         """The runtime showed `c` exited with `exit_code`: a command that ran undisturbed
         gives its own code."""
         expected = EXPECTED_EXIT[c.kind]
-        if expected is not None and c.started and not (c.stop_called or c.pod.stopped or c.removed) \
-                and exit_code != expected:
+        undisturbed = c.started and not (c.stop_called or c.pod.stopped or c.removed)
+        if expected is not None and undisturbed:
+            ex.exercised(cls)
+        if expected is not None and undisturbed and exit_code != expected:
             ex.violate(cls, f"{c} ran `{c.command_text}` but the runtime reports exit code "
                             f"{exit_code}, not {expected}")
