@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core import errors
 from fakecri.server import translate as tr
+from fakecri.server.stats_replies import container_filesystem
 from fakecri.server.wire import batches
 
 if TYPE_CHECKING:
@@ -90,5 +91,5 @@ class ImageService:
         )
         image_fs.used_bytes.value = usage.used_bytes
         image_fs.inodes_used.value = usage.inodes_used
-        container_fs = self.st.stats.container_filesystem(now)
+        container_fs = container_filesystem(self.st.runtime, now)
         return pb.ImageFsInfoResponse(image_filesystems=[image_fs], container_filesystems=[container_fs])
