@@ -45,11 +45,7 @@ TOP = {part for part, allowed in ALLOWED.items() if allowed == {"*"}}
 # Imports against the arrows that are known and being removed. Each entry is
 # (importing module, imported module). Delete an entry when its import is gone: a
 # stale entry fails test_known_exceptions_are_still_needed.
-KNOWN_EXCEPTIONS: set[tuple[str, str]] = {
-    # `fakecri conformance` with no endpoint starts an in-process fakecri to judge;
-    # the command is moving into fakecri/cli.py, which may import the server.
-    ("fakecri.conformance.cli", "fakecri.server.app"),
-}
+KNOWN_EXCEPTIONS: set[tuple[str, str]] = set()
 
 # The pure parts import only the standard library, plus PyYAML to read files.
 PURE = {"core", "faults"}
