@@ -17,7 +17,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.control_client import ControlClient
 from fakecri.server.app import short_socket_path
-from opshelpers import TIMEOUT, run_pod, sample, scrape
+from helpers.operations import TIMEOUT, run_pod, sample, scrape
 
 OPERATING = Path(__file__).resolve().parents[2] / "docs" / "operating.md"
 

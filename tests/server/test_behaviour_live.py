@@ -8,7 +8,7 @@ import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 
-from crihelpers import EventCollector, kinds, run_pod
+from helpers.cri import EventCollector, kinds, run_pod
 
 
 def status(rt, cid):
