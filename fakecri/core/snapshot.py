@@ -83,6 +83,7 @@ def runtime_to_dict(rt: Runtime) -> dict[str, Any]:
             timers.append([cid, "stop" if kind == STOP else "wake", offset, due - now])
     return {
         "version": 1,
+        "saved_at_ns": now,  # timers are kept as time left from this instant of the runtime clock
         "pod_cidr": rt.pod_cidr,
         "runtime_handlers": list(rt.runtime_handlers),
         "last_event_ns": rt._last_event_ns,
@@ -99,7 +100,10 @@ def runtime_from_dict(cls: type[Runtime], data: Mapping[str, Any], clock: Clock,
     rt = cls(clock, ids, **kw)
     if data.get("pod_cidr"):
         rt.set_pod_cidr(data["pod_cidr"])  # the CIDR in force (UpdateRuntimeConfig) beats the default
-    now = clock.now_ns()
+    # Deadlines stay where they were on the runtime clock: the time since the snapshot (the
+    # downtime included) counts, and what fell due meanwhile fires at once, at the time it fell
+    # due (as a process that kept running under its shim would have exited then).
+    saved_at = data.get("saved_at_ns", clock.now_ns())
     rt._last_event_ns = data.get("last_event_ns", 0)
     for d in data.get("sandboxes", ()):
         sb = sandbox_from_dict(d)
@@ -113,8 +117,8 @@ def runtime_from_dict(cls: type[Runtime], data: Mapping[str, Any], clock: Clock,
         if c.state == ContainerState.RUNNING:
             rt._running += 1
     for cid, (remaining, code, reason) in data.get("stopping", {}).items():
-        rt._stopping[cid] = (now + remaining, code, reason)
+        rt._stopping[cid] = (saved_at + remaining, code, reason)
     rt._removed_cpu.update(data.get("removed_cpu_ns", {}))
     for cid, kind, offset, remaining in data.get("timers", ()):
-        rt._timers.push(now + remaining, cid, STOP if kind == "stop" else WAKE, offset)
+        rt._timers.push(saved_at + remaining, cid, STOP if kind == "stop" else WAKE, offset)
     return rt
