@@ -551,9 +551,25 @@ def ctl_fault_log(endpoint: str) -> None:
             click.echo(json.dumps(rec, sort_keys=True))
 
 
-from fakecri.conformance.cli import conformance as _conformance  # noqa: E402  (light: loads the suite on use)
+from fakecri.conformance.command import conformance_command  # noqa: E402  (light: loads the suite on use)
 
-main.add_command(_conformance)
+
+def _in_process_fakecri():  # type: ignore[no-untyped-def]
+    """The runtime `fakecri conformance` judges without --endpoint: an in-process
+    fakecri on a fresh socket, quiet (no per-RPC log lines)."""
+    import logging
+
+    import structlog
+
+    from fakecri.server.app import FakeCRIServer
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    server = FakeCRIServer(seed=0).start()
+    server.state.log_rpcs = False
+    return server
+
+
+main.add_command(conformance_command(in_process_runtime=_in_process_fakecri))
 
 if __name__ == "__main__":
     main()

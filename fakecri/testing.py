@@ -112,7 +112,7 @@ class FakeCRI:
 
     def client(self, **kwargs: Any) -> Any:
         """A new CRIClient on this server (close it when done)."""
-        from fakecri.client.runtime import CRIClient
+        from fakecri.client.sync_client import CRIClient
 
         return CRIClient(self.endpoint, **kwargs)
 

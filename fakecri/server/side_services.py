@@ -10,7 +10,7 @@ from fakecri.server.exceptions import SettingError
 from fakecri.server.prometheus import start_metrics
 from fakecri.server.state import ServerState
 from fakecri.server.streaming import StreamingServer
-from fakecri.server.streaming_backend import RuntimeStreamingBackend, StreamingUrls
+from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend, StreamingUrls
 
 
 async def start_side_services(state: ServerState) -> tuple[list[Any], dict[str, str]]:
