@@ -47,10 +47,17 @@ def test_serve_ready_line_socket_mode_and_clean_sigterm():
     assert not os.path.exists(sock), "the socket was left behind"
 
 
-def test_sigint_also_stops_cleanly():
-    proc, sock = start_serve()
+def test_sigint_also_stops_cleanly_and_says_so_in_console_lines():
+    sock = short_socket_path()
+    proc = subprocess.Popen([*FAKECRI, "serve", "--socket", sock, "--log-format", "console", "--log-level", "error"],
+                            stderr=subprocess.PIPE, text=True)
+    ready = proc.stderr.readline()
+    assert "[info" in ready and "fakecri" in ready and f"serving on unix://{sock}" in ready
+    assert f"socket={sock}" in ready and "streaming=http://127.0.0.1:" in ready
     proc.send_signal(signal.SIGINT)
+    rest = proc.stderr.read()
     assert proc.wait(10) == 0
+    assert "fakecri shutting down" in rest and "signal=SIGINT" in rest and "fakecri stopped" in rest
 
 
 @pytest.mark.parametrize("flag,value,words", [
@@ -226,7 +233,7 @@ def test_every_ctl_subcommand_against_a_running_server():
             ctl(ep, "exit", cids[1], "--oom")
             assert (status(cids[1]).exit_code, status(cids[1]).reason) == (137, "OOMKilled")
 
-            ctl(ep, "condition", "NetworkReady", "false", "--reason", "CNIBroken")
+            ctl(ep, "condition", "NetworkReady", "false", "--reason", "CNIBroken", "--duration", "10m")
             conds = {c.type: c for c in rt.Status(pb.StatusRequest(), timeout=5).status.conditions}
             assert not conds["NetworkReady"].status and conds["NetworkReady"].reason == "CNIBroken"
             ctl(ep, "condition", "NetworkReady", "true")
@@ -240,7 +247,7 @@ def test_every_ctl_subcommand_against_a_running_server():
             rt.Version(pb.VersionRequest(), timeout=5)
             assert any(json.loads(line)["fault"] == "boom" for line in ctl(ep, "fault-log").splitlines())
 
-            ctl(ep, "restart", "--downtime", "0.3")  # state kept
+            ctl(ep, "restart", "--downtime", "300ms")  # state kept
             deadline = time.monotonic() + 10
             while True:
                 try:
