@@ -11,7 +11,10 @@ over the file.
     latency = ["ListContainers=200ms"]  latency: [ListContainers=200ms]
 
 A file is TOML (`.toml`), YAML (`.yaml`, `.yml`) or JSON (`.json`). Repeatable
-flags take a list in a file and comma-separated values in the environment.
+flags take a list in a file and comma-separated values in the environment; a flag
+that takes one comma-separated value (`--quirks a,b`) may be a list in a file too.
+A value that does not fit its flag is reported with the file and key, or the
+variable, it came from.
 Unknown keys in a file are errors; unknown FAKECRI_* variables are ignored,
 since other commands (and the pytest plugin) read variables of their own.
 Without --config, FAKECRI_CONFIG names the file.
