@@ -286,7 +286,9 @@ def _fault_help(flag: str) -> str:
 @click.option("--error", multiple=True, help=_fault_help("--error"))
 @click.option("--faults", "faults_file", type=click.Path(exists=True, dir_okay=False), help=_fault_help("--faults"))
 @click.option("--quirks", help=_fault_help("--quirks"))
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True)
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True,
+              help="Lowest level logged; info and debug log one line per CRI call. The ready and shutdown lines "
+                   "show at every level.")
 @click.option("--log-format", type=click.Choice(["auto", "console", "json"]), default="auto", show_default=True,
               help="auto: console lines on a terminal, one JSON object per line otherwise.")
 def serve(**opts) -> None:
@@ -380,7 +382,7 @@ def _endpoint_target(endpoint: str) -> str:
 @click.option("--socket", default=DEFAULT_SOCKET, show_default=True, metavar="PATH",
               help="The socket `fakecri serve` listens on; like serve, read from --config or FAKECRI_SOCKET "
                    "when not given.")
-@click.option("--endpoint", help="Endpoint instead of --socket (unix:///path or tcp://host:port).")
+@click.option("--endpoint", metavar="URL", help="Endpoint instead of --socket (unix:///path or tcp://host:port).")
 @click.option("--timeout", type=Duration(), default="3s", show_default=True, help="How long to wait for the answer.")
 def health(config: str | None, socket: str, endpoint: str | None, timeout: float) -> None:
     """Ask a server's standard gRPC health service; exit 0 when SERVING."""
