@@ -7,6 +7,8 @@ waits for convergence, removes the pods, settles the streams and runs the end ch
 """
 from __future__ import annotations
 
+import time
+
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
@@ -17,10 +19,15 @@ from fakecri.conformance.expectations import ContainerModel, PodModel, Subscribe
 from fakecri.conformance.run_state import RunState
 from fakecri.conformance.settling import settle, sync, wait_converged
 
-__all__ = ["ConformanceMachine", "finish", "scripted", "start_example"]
+__all__ = ["BudgetSpent", "ConformanceMachine", "finish", "scripted", "start_example"]
 
 CONTAINER_NAMES = ("a", "b", "c")
 KINDS = ("long", "instant", "short")
+
+
+class BudgetSpent(BaseException):
+    """A focused run reached its deadline. A BaseException, so that Hypothesis does not
+    take it for a failure to shrink but lets it end the run."""
 
 
 def start_example(run: RunState) -> Example:
@@ -85,6 +92,8 @@ class ConformanceMachine(RuleBasedStateMachine):
 
     def __init__(self, run: RunState) -> None:
         super().__init__()
+        if run.focus_deadline is not None and time.monotonic() > run.focus_deadline:
+            raise BudgetSpent(run.focus)
         self.ex = start_example(run)
 
     @initialize(kinds=st.lists(st.sampled_from(KINDS), min_size=1, max_size=3))

@@ -37,6 +37,7 @@ class RunState:
         # Per property: the index of the first random example it failed in (the scripted
         # example, run first, is not one Hypothesis can replay or shrink).
         self.first_failure: dict[str, int] = {}
+        self.focus_deadline: float | None = None  # monotonic time a focused run must stop by
 
     def enabled(self, name: str) -> bool:
         return name in self.selected
