@@ -27,6 +27,10 @@ CAUSES: tuple[Cause, ...] = (
     # Shuffled or repeated events break every rule about what comes before what.
     Cause("event-order-per-container", "events arrive out of order or twice",
           ("subscribers-see-same-sequence", "sandbox-bracketing", "created-at-nanoseconds-monotonic")),
+    # A runtime that keys containers by sandbox, name and attempt lets the duplicate
+    # replace the original: the started container shows CREATED again.
+    Cause("no-duplicate-live-containers", "a second container with the same name and attempt replaces the first",
+          ("valid-calls-succeed",)),
     # Containers a removed sandbox leaves behind never get the relist's ContainerRemoved.
     Cause("sandbox-stop-remove-cascades", "stopping or removing a sandbox leaves its containers behind",
           ("relist-table",)),
