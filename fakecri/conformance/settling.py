@@ -21,6 +21,8 @@ def sync(ex: Example) -> None:
     an event about one: from then on none can have missed anything for being late to
     register."""
     for attempt, wait in enumerate(SYNC_WAITS):
+        if all(s.ended is not None for s in ex.late):
+            return  # every stream waiting for a sentinel has ended: nothing left to sync
         pod = ex.make_pod(f"sentinel-{attempt}")
         try:
             pod.sid = ex.call(f"RunPodSandbox({pod})  # sync", ex.client.run_pod_sandbox, pod.config)
