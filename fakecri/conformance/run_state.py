@@ -72,11 +72,14 @@ class RunState:
         self.skip_notes.setdefault(name, reason)
 
     def example_done(self, subs: Iterable[Subscriber], calls: list[str]) -> None:
-        self.examples += 1
-        for sub in subs:
-            self.seen |= sub.pairs()
-            self.events_delivered += len(sub.received)
         self.last_calls = list(calls)
+        subs = list(subs)
+        for sub in subs:
+            self.seen |= sub.pairs()  # a later subscriber, focused runs' too, must not get these again
+        if self.focus is not None:
+            return  # a focused run replays examples already counted
+        self.examples += 1
+        self.events_delivered += sum(len(sub.received) for sub in subs)
 
     def close(self) -> None:
         self.client.close()

@@ -155,8 +155,9 @@ def _prepare(run: RunState) -> None:
 def _shrink(run: RunState, names: list[str]) -> dict[str, tuple[str, list[str], bool]]:
     """One focused run per failure kind (MUST before SHOULD), all within the shrink
     budget. A focused run replays only as many examples as it took the observing run
-    to fail (derandomized, the same draws come first) and stops at its deadline with
-    the smallest failing sequence seen so far. A failure seen only in the scripted
+    to fail (derandomized, the same draws come first), shrinks for at most
+    `shrink_time`, and stops when the budget runs out with the smallest failing
+    sequence seen so far. A failure seen only in the scripted
     example is not shrunk: Hypothesis did not draw it. Returns, per property, the
     message, the calls and whether shrinking finished."""
     opts = run.options
@@ -174,7 +175,9 @@ def _shrink(run: RunState, names: list[str]) -> dict[str, tuple[str, list[str], 
             continue
         limit = min(opts.shrink_time, left)
         _say(opts, f"shrinking {name} (at most {limit:.0f}s)")
-        run.focus, run.focus_calls, run.focus_deadline = name, None, time.monotonic() + limit
+        # Hypothesis ends shrinking by itself after `limit`; the deadline stops a run that
+        # the whole budget cannot afford (a replay is a whole example).
+        run.focus, run.focus_calls, run.focus_deadline = name, None, deadline
         try:
             failure, _ = _hypothesis_run(run, shrink=True, examples=min(opts.max_examples, index + 2),
                                          shrink_time=limit)
