@@ -23,7 +23,6 @@ class RunState:
         self.selected = list(options.properties or NAMES)
         self.focus: str | None = None
         self.violations: dict[str, list[tuple[str, list[str]]]] = {}
-        self.applicable_props: set[str] = set()
         self.exercises: Counter[str] = Counter()  # per property: events checked, answers judged, ...
         self.skip_notes: dict[str, str] = {}
         self.pass_notes: dict[str, str] = {}
@@ -60,9 +59,6 @@ class RunState:
         random_index = self.examples - (1 if self.options.scripted else 0)
         if random_index >= 0:
             self.first_failure.setdefault(name, random_index)
-
-    def mark_applicable(self, name: str, note: str = "") -> None:
-        self.applicable_props.add(name)
 
     def exercised(self, name: str, n: int = 1) -> None:
         if self.focus is None:
