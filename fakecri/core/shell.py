@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import posixpath
 import shlex
-from dataclasses import dataclass, replace
-from typing import Callable, Generator, Sequence, Union
+from dataclasses import dataclass, field, replace
+import re
+from typing import Any, Callable, Generator, Mapping, Sequence, Union
 
 from fakecri.core.durations import NS
 
@@ -66,6 +67,7 @@ class Read:
 READ = Read()
 Step = Union[Write, Sleep, Read]
 Process = Generator[Step, Union[bytes, None], int]
+Command = Callable[[list, "Io"], Process]  # (arguments, io) -> the process
 
 
 @dataclass(slots=True)
@@ -80,6 +82,10 @@ class Context:
     main: bool = False
     tty: bool = False
     size: Callable[[], tuple[int, int]] = lambda: DEFAULT_SIZE
+    # The container's userland (core.userland.Userland), built on first use, and the
+    # commands that look into it; without one, files and identity are not modelled.
+    userland: Callable[[], Any] | None = None
+    commands: Mapping[str, Command] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +133,8 @@ class Statement:
     argv: list[str]
     stdout: str | None = "stdout"  # where its output goes after redirections; None: a file
     stdin_from_file: bool = False  # `< file`: it reads a file, not the process's input
+    to_file: str = ""  # `> file` / `>> file`: the file its output goes to
+    append: bool = False
 
 
 def _split_script(script: str) -> list[Statement]:
@@ -154,6 +162,8 @@ def _split_script(script: str) -> list[Statement]:
             i += 1
             if ">" in tok:
                 current.stdout = "stdout" if target in _TO_STDOUT else "stderr" if target in _TO_STDERR else None
+                if current.stdout is None and tok in (">", ">>"):
+                    current.to_file, current.append = target, tok == ">>"
             else:
                 current.stdin_from_file = True
         elif tok and set(tok) <= set(";&|<>()"):
@@ -168,7 +178,9 @@ def _split_script(script: str) -> list[Statement]:
 
 
 def _strip_prefixes(argv: list[str]) -> list[str]:
-    """Drop `exec`, `env`, VAR=value assignments and a leading `busybox`."""
+    """Drop `exec`, `env`, VAR=value assignments and a leading `busybox` (`env` alone prints the environment)."""
+    if argv and argv[-1] == "env" and all(w in ("exec", "busybox", "/bin/busybox") for w in argv[:-1]):
+        return ["env"]
     i = 0
     while i < len(argv):
         word = argv[i]
@@ -225,24 +237,28 @@ class Io:
 
     ctx: Context
     stdin: Input
-    out: str | None = "stdout"  # None: redirected to a file, which we do not keep
+    out: str | None = "stdout"  # None: redirected to a file (kept in the userland when there is one)
+    to_file: str = ""
 
     def write(self, text: str) -> Generator[Step, bytes | None, None]:
         if text and self.out is not None:
             yield Write(self.out, text)
+        elif text and self.to_file and self.ctx.userland is not None:
+            try:
+                self.ctx.userland().write(self.to_file, text.encode("utf-8", "surrogateescape"), append=True)
+            except Exception:  # the file vanished or turned read-only meanwhile: the output is lost
+                pass
 
     def error(self, text: str) -> Generator[Step, bytes | None, None]:
         if text:
             yield Write("stderr", text)
 
     def for_statement(self, st: Statement) -> Io:
-        if st.stdout == self.out and not st.stdin_from_file:
+        if st.stdout == self.out and not st.stdin_from_file and not st.to_file:
             return self
         return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
-                  st.stdout if self.out is not None else None)
+                  st.stdout if self.out is not None else None, st.to_file or self.to_file)
 
-
-Command = Callable[[list[str], Io], Process]
 
 
 # ---------------------------------------------------------------- commands
@@ -387,7 +403,7 @@ COMMANDS: dict[str, Command] = {
 # Busybox programs and shell builtins that exist in the usual images but are not modelled
 # yet: running one succeeds with no output.
 APPLETS = frozenset("""
-    [ [[ . alias arp awk base64 basename break brctl cd chgrp chmod chown chroot cksum clear cmp command
+    [ [[ . alias arp awk base64 env basename break brctl cd chgrp chmod chown chroot cksum clear cmp command
     continue cp crond cut date dd df diff dirname dmesg dnsdomainname du eval expand export expr fgrep find
     flock fold free fsync fuser getopt grep egrep groups gunzip gzip hash head hexdump hostid hostname id
     ifconfig install ip ipcmk ipcrm ipcs kill killall less ln local logger login logname ls lsof md5sum
@@ -406,10 +422,36 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
             continue
         if not st.argv:
             continue
+        if io.ctx.userland is not None:
+            env = io.ctx.userland().env()
+            env["?"] = str(status)
+            st = Statement(st.connector, [_expand(w, env) for w in st.argv], st.stdout, st.stdin_from_file,
+                           _expand(st.to_file, env), st.append)
+            if st.to_file:
+                try:
+                    world = io.ctx.userland()
+                    if st.append:
+                        world.write(st.to_file, b"", append=True)
+                    else:
+                        world.write(st.to_file, b"")
+                except Exception as exc:  # the userland's FileError: the shell cannot open the file
+                    yield from io.error(f"sh: can't create {st.to_file}: {getattr(exc, 'reason', exc)}\n")
+                    status = 1
+                    continue
         if posixpath.basename(st.argv[0]) == "exit":
             yield from _exit(st.argv[1:], io.for_statement(st), status)  # raises _Exit
         status = yield from run_argv(st.argv, io.for_statement(st))
     return status
+
+
+_VAR = re.compile(r"\$(?:\{(\w+|\?)\}|(\w+|\?))")
+
+
+def _expand(word: str, env: Mapping[str, str]) -> str:
+    """`$NAME`, `${NAME}` and `$?` replaced from the environment (unset: empty)."""
+    if "$" not in word:
+        return word
+    return _VAR.sub(lambda m: env.get(m.group(1) or m.group(2), ""), word)
 
 
 def run_argv(argv: Sequence[str], io: Io) -> Process:
@@ -418,7 +460,7 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
     if not words:
         return (yield from _unmodelled(io))
     name, args = posixpath.basename(words[0]), words[1:]
-    command = COMMANDS.get(name)
+    command = io.ctx.commands.get(name) or COMMANDS.get(name)
     if command is not None:
         return (yield from command(args, io))
     if io.ctx.main:

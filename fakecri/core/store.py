@@ -26,6 +26,8 @@ class RuntimeStore:
     # cid -> the live process of a container whose command reads input and has been given some
     # (core.runtime.LiveInput); made on the first input, so other containers cost nothing.
     live: dict[str, Any] = field(default_factory=dict)
+    # cid -> its simulated userland (core.userland.Userland), made on the first command that looks in
+    userlands: dict[str, Any] = field(default_factory=dict)
     running: int = 0  # containers RUNNING now
     last_event_ns: int = 0  # the newest event's created_at (events never go back in time)
 
@@ -53,5 +55,6 @@ class RuntimeStore:
         self.stopping.clear()
         self.removed_cpu.clear()
         self.live.clear()
+        self.userlands.clear()
         self.ips.used.clear()
         self.running = 0
