@@ -15,7 +15,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from fakecri.core import checkpoints, snapshot
 from fakecri.core import resources as res_mod
 from fakecri.core.behaviour import (
-    EXIT_KILLED, EXIT_START_ERROR, ExecResult, Plan, PlanCache, behaviour_annotations, reason_for, run_exec,
+    EXIT_KILLED, EXIT_START_ERROR, ExecResult, Plan, PlanCache, behaviour_annotations, build_plan, reason_for,
+    run_exec,
 )
 from fakecri.core.clock import Clock
 from fakecri.core.errors import AlreadyExists, InvalidArgument, NotFound, Other
@@ -28,7 +29,7 @@ from fakecri.core.logsink import LogSink
 from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
 from fakecri.core.shell import READ, Context, Process, Sleep, Write, spawn
 from fakecri.core.store import RuntimeStore
-from fakecri.core.userland import USERLAND_COMMANDS, Userland, read_spec
+from fakecri.core.userland import USERLAND_COMMANDS, Userland, looks_inside, read_spec
 from fakecri.core.timers import INPUT, STOP, WAKE
 from fakecri.core.transitions import GONE, MISSING, events_on_entering, path_for
 
@@ -98,6 +99,7 @@ class Runtime:
         self._removed_cpu = store.removed_cpu
         self._live: dict[str, LiveInput] = store.live
         self._userlands: dict[str, Userland] = store.userlands
+        self._own_plans: dict[str, Plan] = store.own_plans
         self._is_stale = store.is_stale
         self._outbox: deque[Event] = deque(maxlen=outbox_limit)
         self._plans = PlanCache()
@@ -331,7 +333,13 @@ class Runtime:
     def _plan(self, c: Container) -> Plan:
         sb = self._sandboxes.get(c.sandbox_id)
         settings = behaviour_annotations(c.annotations, sb.annotations if sb is not None else None, c.name)
-        return self._plans.get(c.command, c.args, settings)
+        if not looks_inside(c.command + c.args):
+            return self._plans.get(c.command, c.args, settings)
+        plan = self._own_plans.get(c.id)  # a command that reads its userland has a plan of its own
+        if plan is None:
+            plan = self._own_plans[c.id] = build_plan(c.command, c.args, settings,
+                                                      self._context(c, Context(main=True)))
+        return plan
 
     def start_container(self, cid: str) -> None:
         c = self.get_container(cid)
@@ -464,6 +472,7 @@ class Runtime:
                 self._container_keys.pop((c.sandbox_id, c.name, c.attempt), None)
                 self._stopping.pop(c.id, None)
                 self._userlands.pop(c.id, None)
+                self._own_plans.pop(c.id, None)
                 sb = self._sandboxes.get(c.sandbox_id)
                 if sb is not None:
                     sb.container_ids.remove(c.id)

@@ -135,10 +135,40 @@ class Statement:
     stdin_from_file: bool = False  # `< file`: it reads a file, not the process's input
     to_file: str = ""  # `> file` / `>> file`: the file its output goes to
     append: bool = False
+    subs: dict[str, str] = field(default_factory=dict)  # command substitutions: marker -> script
+
+
+_SUB = "\x01"  # marks a command substitution's place in a word: \x01N\x01
+
+
+def _cut_substitutions(script: str) -> tuple[str, dict[str, str]]:
+    """Replace each `$(...)` by a marker; the markers and the scripts they stand for."""
+    subs: dict[str, str] = {}
+    out = []
+    i = 0
+    while i < len(script):
+        if script.startswith("$(", i):
+            depth, j = 1, i + 2
+            while j < len(script) and depth:
+                depth += {"(": 1, ")": -1}.get(script[j], 0)
+                j += 1
+            if depth:
+                raise _Unknown("unbalanced $(")
+            marker = f"{_SUB}{len(subs)}{_SUB}"
+            subs[marker] = script[i + 2:j - 1]
+            out.append(marker)
+            i = j
+        else:
+            out.append(script[i])
+            i += 1
+    return "".join(out), subs
 
 
 def _split_script(script: str) -> list[Statement]:
     """Split a shell script into statements; raise _Unknown on what we can't read."""
+    if _SUB in script:
+        raise _Unknown("a control character in the script")
+    script, subs = _cut_substitutions(script)
     lexer = shlex.shlex(script.replace("\n", ";"), posix=True, punctuation_chars=";&|<>()")
     lexer.whitespace_split = True
     try:
@@ -174,6 +204,7 @@ def _split_script(script: str) -> list[Statement]:
         statements.append(current)
     for st in statements:
         st.argv = _strip_prefixes(st.argv)
+        st.subs = subs
     return statements
 
 
@@ -239,9 +270,12 @@ class Io:
     stdin: Input
     out: str | None = "stdout"  # None: redirected to a file (kept in the userland when there is one)
     to_file: str = ""
+    capture: list[str] | None = None  # a command substitution collects the output here
 
     def write(self, text: str) -> Generator[Step, bytes | None, None]:
-        if text and self.out is not None:
+        if text and self.capture is not None and self.out == "stdout":
+            self.capture.append(text)
+        elif text and self.out is not None:
             yield Write(self.out, text)
         elif text and self.to_file and self.ctx.userland is not None:
             try:
@@ -257,7 +291,8 @@ class Io:
         if st.stdout == self.out and not st.stdin_from_file and not st.to_file:
             return self
         return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
-                  st.stdout if self.out is not None else None, st.to_file or self.to_file)
+                  st.stdout if self.out is not None else None, st.to_file or self.to_file,
+                  self.capture if st.stdout == "stdout" else None)
 
 
 
@@ -422,6 +457,14 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
             continue
         if not st.argv:
             continue
+        if st.subs and any(_SUB in w for w in st.argv):
+            argv = []
+            for word in st.argv:
+                for marker, script in st.subs.items():
+                    if marker in word:
+                        word = word.replace(marker, (yield from _substitute(script, io, status)))
+                argv.append(word)
+            st = replace(st, argv=argv)
         if io.ctx.userland is not None:
             env = io.ctx.userland().env()
             env["?"] = str(status)
@@ -442,6 +485,20 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
             yield from _exit(st.argv[1:], io.for_statement(st), status)  # raises _Exit
         status = yield from run_argv(st.argv, io.for_statement(st))
     return status
+
+
+def _substitute(script: str, io: Io, status: int) -> Generator[Step, bytes | None, str]:
+    """The output of `$(script)`, trailing newlines dropped, as the shell substitutes it."""
+    captured: list[str] = []
+    try:
+        statements = _split_script(script)
+    except _Unknown:
+        return ""
+    try:
+        yield from run_statements(statements, Io(io.ctx, io.stdin, "stdout", "", captured), status)
+    except _Exit:
+        pass
+    return "".join(captured).rstrip("\n")
 
 
 _VAR = re.compile(r"\$(?:\{(\w+|\?)\}|(\w+|\?))")

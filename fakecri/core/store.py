@@ -28,6 +28,7 @@ class RuntimeStore:
     live: dict[str, Any] = field(default_factory=dict)
     # cid -> its simulated userland (core.userland.Userland), made on the first command that looks in
     userlands: dict[str, Any] = field(default_factory=dict)
+    own_plans: dict[str, Any] = field(default_factory=dict)  # cid -> the plan of a command that reads its userland
     running: int = 0  # containers RUNNING now
     last_event_ns: int = 0  # the newest event's created_at (events never go back in time)
 
@@ -56,5 +57,6 @@ class RuntimeStore:
         self.removed_cpu.clear()
         self.live.clear()
         self.userlands.clear()
+        self.own_plans.clear()
         self.ips.used.clear()
         self.running = 0

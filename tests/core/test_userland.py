@@ -151,3 +151,23 @@ def test_a_container_that_was_never_looked_into_costs_nothing(runtime, pods):
         pods.running(sb, f"c{i}")
     assert runtime.store.userlands == {}
     assert IMAGE  # the helpers' image is the one the pods use
+
+
+def test_a_container_command_that_looks_inside_sees_its_own_userland(pods, runtime, sink):
+    sb = pods.sandbox()
+    ids = container_spec(run_as_user=pb.Int64Value(value=1001), run_as_group=pb.Int64Value(value=1002))
+    who = pods.running(sb, "who", command=("sh", "-c", "echo $(id -u):$(id -g)"), spec=ids.SerializeToString())
+    locked = pods.running(sb, "locked", command=("sh", "-c", "touch test.go && [ -f test.go ] && echo Found"),
+                          spec=container_spec(readonly_rootfs=True).SerializeToString())
+    free = pods.running(sb, "free", command=("sh", "-c", "touch test.go && [ -f test.go ] && echo Found"))
+    plain = pods.running(sb, "plain", command=("sh", "-c", "echo plain"))
+    assert sink.lines(who.log_path) == ["1001:1002"]
+    assert sink.entries[locked.log_path][0][:2] == ("stderr", "touch: test.go: Read-only file system")
+    assert (locked.exit_code, free.exit_code) == (1, 0)
+    assert sink.lines(free.log_path) == ["Found"]
+    assert plain.id not in runtime.store.userlands  # echo looks at nothing: no userland, the shared plan
+
+
+def test_command_substitution():
+    from fakecri.core.shell import trace
+    assert trace(["sh", "-c", "echo [$(echo a; echo b)] $(false)x"]).outputs == ((0, "stdout", "[a\nb] x\n"),)

@@ -6,8 +6,8 @@ codes are busybox's.
 """
 from __future__ import annotations
 
-import posixpath
-from typing import Callable
+import re
+from typing import Callable, Sequence
 
 from fakecri.core.shell import COMMANDS, Command, Io, Process
 from fakecri.core.userland.world import FileError, Userland
@@ -255,3 +255,18 @@ USERLAND_COMMANDS: dict[str, Command] = {
     "rm": _file_command("rm", lambda w, p, f: w.remove(p, recursive="r" in f or "R" in f)),
     "test": _test, "[": _test,
 }
+
+
+_WORD = re.compile(r"[\w\[.-]+")
+
+
+def looks_inside(argv: Sequence[str]) -> bool:
+    """Whether a container's own command may read its userland (a `$`, a redirection, or one
+    of these commands by name): such a command gets a plan of its own, built with it."""
+    text = " ".join(argv)
+    if "$" in text or ">" in text:
+        return True
+    return any(word.rsplit("/", 1)[-1] in _LOOKING for word in _WORD.findall(text.replace("/", " /")))
+
+
+_LOOKING = frozenset(USERLAND_COMMANDS) - {"cat"}  # a plain `cat` reads its input, not files
