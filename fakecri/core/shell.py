@@ -4,16 +4,17 @@ Nothing is executed. A command becomes a *process*: a generator that yields step
 (`Write` some text to a stream, `Sleep` for a while or forever, `READ` input) and
 returns its exit code. Two drivers run processes:
 
-- `trace` (here) runs one to the end at once and returns a `Trace`: the lines it
-  writes at their offsets, and when it exits with which code. Container main programs
-  and ExecSync use it.
+- `record` / `trace` (here) run one to the end at once and return a `Trace`: the
+  lines it writes at their offsets, and when it exits with which code. Container main
+  programs and ExecSync use it.
 - the streaming runtime backend runs one live, step by step, over a client's stream
   (server/streaming/runtime_backend.py), so a shell answers line by line.
 
 Understood: the programs in `COMMANDS` (`sleep`, `true`, `false`, `exit`, `echo`, `cat`,
 `stty`, `tty`, `sh`...), statements joined by `;`, `&&`, `||` or newlines, `sh -c
-SCRIPT`, and an interactive `sh` that reads lines from its input (with a `/ # `
-prompt on a terminal). In an exec, a busybox program we do not model (`ls`, `touch`...)
+SCRIPT`, `$(...)`, and an interactive `sh` that reads lines from its input (with a
+`/ # ` prompt on a terminal). In a container, the context adds the commands that look
+into its userland (core/userland/) and `$VAR`, `>`, `>>` on its files. In an exec, a busybox program we do not model (`ls`, `touch`...)
 succeeds silently and any other name answers as busybox does, `sh: NAME: not found`,
 exit 127. As a container's own command, a program we do not model is one we cannot
 see into (`nginx`, `tail -f /dev/null`), which runs until stopped. Odd input never raises.
@@ -21,9 +22,9 @@ see into (`nginx`, `tail -f /dev/null`), which runs until stopped. Odd input nev
 from __future__ import annotations
 
 import posixpath
+import re
 import shlex
 from dataclasses import dataclass, field, replace
-import re
 from typing import Any, Callable, Generator, Mapping, Sequence, Union
 
 from fakecri.core.durations import NS
