@@ -171,3 +171,30 @@ def test_a_container_command_that_looks_inside_sees_its_own_userland(pods, runti
 def test_command_substitution():
     from fakecri.core.shell import trace
     assert trace(["sh", "-c", "echo [$(echo a; echo b)] $(false)x"]).outputs == ((0, "stdout", "[a\nb] x\n"),)
+
+
+def test_capabilities_and_seccomp_decide_privileged_commands(exec_in, tmp_path):
+    plain = exec_in(container_spec())
+    status = plain("cat", "/proc/self/status")[0]
+    assert "CapEff:\t00000000a80425fb\n" in status and "Seccomp:\t0\n" in status
+    assert plain("brctl", "addbr", "br0")[2] == 1
+    assert plain("hostname", "new-name") == ("", "hostname: sethostname: Operation not permitted\n", 1)
+    admin = exec_in(container_spec(capabilities=pb.Capability(add_capabilities=["NET_ADMIN", "CAP_SYS_ADMIN"]),
+                                   seccomp=pb.SecurityProfile(profile_type=pb.SecurityProfile.Unconfined)))
+    assert admin("brctl", "addbr", "br0")[2] == 0 and admin("hostname", "new-name")[2] == 0
+    everything = exec_in(container_spec(capabilities=pb.Capability(add_capabilities=["ALL"])))
+    assert "CapBnd:\t000001ffffffffff\n" in everything("cat", "/proc/self/status")[0]
+    none = exec_in(container_spec(capabilities=pb.Capability(drop_capabilities=["ALL"])))
+    assert "CapEff:\t0000000000000000\n" in none("grep", "Cap", "/proc/self/status")[0]
+    filtered = exec_in(container_spec(seccomp=pb.SecurityProfile(profile_type=pb.SecurityProfile.RuntimeDefault)))
+    assert filtered("grep", "Seccomp:", "/proc/self/status")[0] == "Seccomp:\t2\n"
+    profile = tmp_path / "no-chmod.json"
+    profile.write_text('{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["chmod", "fchmodat"],'
+                       ' "action": "SCMP_ACT_ERRNO"}]}')
+    local = exec_in(container_spec(seccomp=pb.SecurityProfile(profile_type=pb.SecurityProfile.Localhost,
+                                                              localhost_ref=str(profile))))
+    assert local("chmod", "400", "/") == ("", "chmod: /: Operation not permitted\n", 1)
+    assert plain("chmod", "400", "/")[2] == 0
+    root_only = exec_in(container_spec(run_as_user=pb.Int64Value(value=1000),
+                                       capabilities=pb.Capability(add_capabilities=["NET_ADMIN"])))
+    assert root_only("brctl", "addbr", "br0")[2] == 1  # a non-root user holds no effective capability

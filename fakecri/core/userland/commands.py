@@ -79,10 +79,93 @@ def _groups(args: list[str], io: Io) -> Process:
 def _hostname(args: list[str], io: Io) -> Process:
     world = _world(io)
     if args and not args[0].startswith("-"):
-        yield from io.error("hostname: sethostname: Operation not permitted\n")
-        return 1
+        p = world.privilege
+        if not (p.may("SYS_ADMIN") and p.allows("hostname")):
+            yield from io.error("hostname: sethostname: Operation not permitted\n")
+            return 1
+        return 0  # allowed; the UTS namespace is the container's own, nothing else sees it
     yield from io.write(world.spec.hostname + "\n")
     return 0
+
+
+def _brctl(args: list[str], io: Io) -> Process:
+    if not args or args[0] in ("show", "showmacs", "showstp"):
+        yield from io.write("bridge name\tbridge id\t\tSTP enabled\tinterfaces\n")
+        return 0
+    if not _world(io).privilege.may("NET_ADMIN"):
+        target = args[1] if len(args) > 1 else ""
+        yield from io.error(f"brctl: bridge {target}: Operation not permitted\n")
+        return 1
+    return 0
+
+
+def _chmod(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    _, rest = _split_flags(args)
+    if len(rest) < 2:
+        yield from io.error("chmod: missing operand\n")
+        return 1
+    status = 0
+    for path in rest[1:]:
+        if not world.exists(path):
+            yield from io.error(f"chmod: {path}: No such file or directory\n")
+            status = 1
+        elif not world.privilege.allows("chmod"):
+            yield from io.error(f"chmod: {path}: Operation not permitted\n")
+            status = 1
+    return status
+
+
+def _grep(args: list[str], io: Io) -> Process:
+    flags: set[str] = set()
+    pattern: str | None = None
+    files: list[str] = []
+    rest = list(args)
+    while rest:
+        a = rest.pop(0)
+        if a == "-e" and rest:
+            pattern = rest.pop(0)
+        elif a.startswith("-") and len(a) > 1 and pattern is None and not files:
+            flags.update(a[1:])
+        elif pattern is None:
+            pattern = a
+        else:
+            files.append(a)
+    if pattern is None:
+        yield from io.error("grep: no pattern\n")
+        return 2
+    try:
+        regex = re.compile(pattern if "F" not in flags else re.escape(pattern), re.I if "i" in flags else 0)
+    except re.error:
+        regex = re.compile(re.escape(pattern), re.I if "i" in flags else 0)
+    sources: list[tuple[str, str]] = []
+    status = 0
+    if files:
+        world = _world(io)
+        for path in files:
+            try:
+                sources.append((path, world.read(path).decode("utf-8", "replace")))
+            except FileError as exc:
+                if "s" not in flags:
+                    yield from io.error(f"grep: {path}: {exc.reason}\n")
+                status = 2
+    else:
+        chunks = []
+        while (chunk := (yield from io.stdin.read())) is not None:
+            chunks.append(chunk.decode("utf-8", "replace"))
+        sources.append(("(standard input)", "".join(chunks)))
+    found = 0
+    for name, text in sources:
+        for n, line in enumerate(text.splitlines(), 1):
+            if bool(regex.search(line)) != ("v" in flags):
+                found += 1
+                if "q" in flags or "c" in flags:
+                    continue
+                prefix = (f"{name}:" if len(sources) > 1 else "") + (f"{n}:" if "n" in flags else "")
+                yield from io.write(prefix + line + "\n")
+    if "c" in flags:
+        yield from io.write(f"{found}\n")
+    return 0 if found else (status or 1)
 
 
 def _env(args: list[str], io: Io) -> Process:
@@ -253,7 +336,7 @@ USERLAND_COMMANDS: dict[str, Command] = {
     "touch": _file_command("touch", lambda w, p, f: w.touch(p)),
     "mkdir": _file_command("mkdir", lambda w, p, f: w.mkdir(p, parents="p" in f)),
     "rm": _file_command("rm", lambda w, p, f: w.remove(p, recursive="r" in f or "R" in f)),
-    "test": _test, "[": _test,
+    "test": _test, "[": _test, "brctl": _brctl, "chmod": _chmod, "grep": _grep, "egrep": _grep,
 }
 
 

@@ -18,6 +18,7 @@ class MountSpec:
     container_path: str
     host_path: str
     readonly: bool
+    recursive_read_only: bool = False  # read-only reaches the host's submounts under it too
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,11 @@ class UserlandSpec:
     dns_searches: tuple[str, ...] = ()
     dns_options: tuple[str, ...] = ()
     sysctls: dict[str, str] = field(default_factory=dict)
+    privileged: bool = False
+    add_capabilities: tuple[str, ...] = ()
+    drop_capabilities: tuple[str, ...] = ()
+    no_new_privs: bool = False
+    seccomp: tuple[int, str] | None = None  # (profile type, localhost path); None: no profile given
 
 
 def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "") -> UserlandSpec:
@@ -55,7 +61,7 @@ def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "")
     for raw in c.get(7, ()):  # mounts: Mount
         if isinstance(raw, bytes):
             m = wire.message(raw)
-            mounts.append(MountSpec(wire.text(m, 1), wire.text(m, 2), wire.flag(m, 3)))
+            mounts.append(MountSpec(wire.text(m, 1), wire.text(m, 2), wire.flag(m, 3), wire.flag(m, 8)))
     s = wire.message(sandbox_spec)
     dns = wire.sub(s, 4)
     sysctls: dict[str, str] = {}
@@ -64,6 +70,16 @@ def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "")
             entry = wire.message(raw)
             sysctls[wire.text(entry, 1)] = wire.text(entry, 2)
     policy = [v for v in sc.get(17, ()) if isinstance(v, int)]
+    caps = wire.sub(sc, 1)
+    seccomp: tuple[int, str] | None = None
+    if 15 in sc:  # seccomp (SecurityProfile)
+        profile = wire.sub(sc, 15)
+        kinds = [v for v in profile.get(1, ()) if isinstance(v, int)]
+        seccomp = (kinds[-1] if kinds else 0, wire.text(profile, 2))
+    elif wire.text(sc, 10):  # the older seccomp_profile_path
+        old = wire.text(sc, 10)
+        seccomp = ((2, old.removeprefix("localhost/")) if old.startswith("localhost/")
+                   else (1, "") if old == "unconfined" else (0, ""))
     return UserlandSpec(
         run_as_user=wire.signed(user[1][-1]) if 1 in user else (0 if 5 in sc else None),
         run_as_group=wire.signed(group[1][-1]) if 1 in group else (0 if 12 in sc else None),
@@ -81,4 +97,9 @@ def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "")
         dns_searches=tuple(wire.texts(dns, 2)),
         dns_options=tuple(wire.texts(dns, 3)),
         sysctls=sysctls,
+        privileged=wire.flag(sc, 2),
+        add_capabilities=tuple(wire.texts(caps, 1)),
+        drop_capabilities=tuple(wire.texts(caps, 2)),
+        no_new_privs=wire.flag(sc, 11),
+        seccomp=seccomp,
     )

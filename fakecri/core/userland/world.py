@@ -15,6 +15,7 @@ import posixpath
 import shutil
 from dataclasses import dataclass
 
+from fakecri.core.userland.privilege import Privilege, privilege
 from fakecri.core.userland.spec import MountSpec, UserlandSpec
 
 # The image's account files: what the busybox image ships.
@@ -55,9 +56,22 @@ netdev:x:82:
 users:x:100:
 nogroup:x:65534:
 """
-ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/sys", "/root", "/sys", "/tmp", "/usr",
+ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc/1", "/proc/sys", "/root", "/sys",
+             "/tmp", "/usr",
              "/usr/bin", "/var", "/var/run", "/var/log")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def _on_submount(root: str, path: str) -> bool:
+    """Whether host `path` lies on another filesystem mounted under `root` (a non-recursive
+    read-only mount leaves those writable)."""
+    probe = path
+    while not os.path.exists(probe) and probe not in ("", "/") and len(probe) > len(root):
+        probe = os.path.dirname(probe)
+    try:
+        return os.stat(probe).st_dev != os.stat(root).st_dev
+    except OSError:
+        return False
 
 
 class FileError(Exception):
@@ -127,6 +141,23 @@ class Userland:
 
     # ------------------------------------------------------------ identity and environment
 
+    @property
+    def privilege(self) -> Privilege:
+        spec = self.spec
+        return privilege(privileged=spec.privileged, add=spec.add_capabilities, drop=spec.drop_capabilities,
+                         uid=self.uid, no_new_privs=spec.no_new_privs, seccomp=spec.seccomp)
+
+    def _status(self) -> bytes:
+        """/proc/self/status of a process in the container (the fields that follow its config)."""
+        p = self.privilege
+        return (f"Name:\tsh\nState:\tR (running)\nUid:\t{self.uid}\t{self.uid}\t{self.uid}\t{self.uid}\n"
+                f"Gid:\t{self.gid}\t{self.gid}\t{self.gid}\t{self.gid}\n"
+                f"Groups:\t{' '.join(str(g) for g in self.groups)}\n"
+                f"CapInh:\t{0:016x}\nCapPrm:\t{p.effective:016x}\nCapEff:\t{p.effective:016x}\n"
+                f"CapBnd:\t{p.bounding:016x}\nCapAmb:\t{0:016x}\n"
+                f"NoNewPrivs:\t{int(p.no_new_privs)}\nSeccomp:\t{p.seccomp_mode}\n"
+                f"Seccomp_filters:\t{1 if p.seccomp_mode else 0}\n").encode()
+
     def user_named(self, uid: int) -> str:
         return self._user_names.get(uid, "")
 
@@ -165,6 +196,8 @@ class Userland:
             return PASSWD.encode()
         if path == "/etc/group":
             return GROUP.encode()
+        if path in ("/proc/self/status", "/proc/1/status"):
+            return self._status()
         if path.startswith("/proc/sys/"):
             key = path[len("/proc/sys/"):].replace("/", ".")
             if key in spec.sysctls:
@@ -271,7 +304,8 @@ class Userland:
             raise FileError(READ_ONLY)
         mounted = self._mount(path)
         if mounted is not None:
-            if mounted[0].readonly:
+            if mounted[0].readonly and (mounted[0].recursive_read_only or not _on_submount(mounted[0].host_path,
+                                                                                          mounted[1])):
                 raise FileError(READ_ONLY)
             return mounted
         if self.spec.readonly_rootfs:
