@@ -413,12 +413,13 @@ ENDPOINT_HELP = "Where the control API is served (unix:///path or tcp://host:por
 
 
 @main.group()
-@click.option("--endpoint", default=f"unix://{DEFAULT_SOCKET}", show_default=True, envvar="FAKECRI_ENDPOINT",
-              metavar="URL", help=ENDPOINT_HELP + " Also accepted after the subcommand; variable FAKECRI_ENDPOINT.")
+@click.option("--endpoint", envvar="FAKECRI_ENDPOINT", metavar="URL",
+              help=ENDPOINT_HELP + " Also accepted after the subcommand; variable FAKECRI_ENDPOINT. "
+                   f"Default: the socket in FAKECRI_SOCKET, as `fakecri serve` reads it, else {DEFAULT_SOCKET}.")
 @click.pass_context
-def ctl(ctx: click.Context, endpoint: str) -> None:
+def ctl(ctx: click.Context, endpoint: str | None) -> None:
     """Drive a running fakecri through its control API."""
-    ctx.obj = endpoint
+    ctx.obj = endpoint or f"unix://{os.path.abspath(os.environ.get('FAKECRI_SOCKET') or DEFAULT_SOCKET)}"
 
 
 def _ctl_command(name: str):
