@@ -109,5 +109,6 @@ class GroupName(click.ParamType):
 
 VALUE_TYPES = {
     "mode": OctalMode(), "address": Address(), "cidr": Cidr(), "path": click.Path(dir_okay=False),
-    "file": click.Path(exists=True, dir_okay=False), "group": GroupName(),
+    "file": click.Path(exists=True, dir_okay=False), "directory": click.Path(file_okay=False),
+    "group": GroupName(),
 }
