@@ -12,7 +12,7 @@ from fakecri import __version__
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import short_socket_path
-from opshelpers import TIMEOUT, pod_config
+from helpers.operations import TIMEOUT, pod_config
 
 
 def serve_and_call(*flags: str) -> tuple[list[dict], str]:

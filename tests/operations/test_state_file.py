@@ -15,7 +15,7 @@ from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.cli import main
 from fakecri.server.app import FakeCRIServer, short_socket_path
 from fakecri.server.persistence import StateFileError
-from opshelpers import TIMEOUT, pod_config, run_pod
+from helpers.operations import TIMEOUT, pod_config, run_pod
 
 RUNNING, EXITED = pb.CONTAINER_RUNNING, pb.CONTAINER_EXITED
 
