@@ -131,8 +131,8 @@ class ServerConfig:
                 parse_address(value, f.name)
             if meta.get("kind") == "cidr":
                 check_cidr(value)
-            if meta.get("kind") == "mode" and not 0 <= value <= 0o7777:
-                raise ValueError(f"{f.name} {value:o} is not a file mode (0 to 7777 in octal)")
+            if meta.get("kind") == "mode" and not 0 <= value <= 0o777:
+                raise ValueError(f"{f.name} {value:o} is not a socket mode (permission bits, 0 to 777 in octal)")
 
 
 def cli_fields() -> list:
