@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core.events import Event, EventType
 from fakecri.server import translate as tr
+from fakecri.server.status_order import listed_containers
 from fakecri.server.wire import field_fragment, varint
 
 if TYPE_CHECKING:
@@ -48,13 +49,9 @@ class EventBuilder:
     def sandbox_status_bytes(self, sb) -> bytes:
         return self._cached(sb, tr.sandbox_status)
 
-    def _container_status_wire(self, sandbox_id: str, uid: str, pod_wide: bool) -> list[bytes]:
-        rt = self.st.runtime
-        if pod_wide:
-            sandboxes = [sb for sb in rt.list_sandboxes() if sb.uid == uid]
-        else:
-            sandboxes = [rt.get_sandbox(sandbox_id)]
-        return [self.container_status_bytes(rt.get_container(cid)) for sb in sandboxes for cid in sb.container_ids]
+    def _container_status_wire(self, sandbox_id: str, uid: str, quirks: frozenset[str]) -> list[bytes]:
+        listed = listed_containers(self.st.runtime, sandbox_id, uid, quirks)
+        return [self.container_status_bytes(c) for c in listed]
 
     def sandbox_status_wire(self, sb) -> bytes:
         """PodSandboxStatusResponse (non-verbose) as wire bytes: status (1), containers_statuses (3),
@@ -62,24 +59,14 @@ class EventBuilder:
         quirks = self.st.quirks()
         parts = [field_fragment(1, self.sandbox_status_bytes(sb))]
         if "timestamp-without-statuses" not in quirks:
-            pod_wide = "pod-wide-container-statuses" in quirks
-            parts += [field_fragment(3, b) for b in self._container_status_wire(sb.id, sb.uid, pod_wide)]
+            parts += [field_fragment(3, b) for b in self._container_status_wire(sb.id, sb.uid, quirks)]
         ts = self.st.clock.now_ns()
         if ts > 0:
             parts.append(b"\x20" + varint(ts))
         return b"".join(parts)
 
-    def _container_statuses(self, sandbox_id: str, uid: str, pod_wide: bool) -> list[pb.ContainerStatus]:
-        rt = self.st.runtime
-        if pod_wide:
-            sandboxes = [sb for sb in rt.list_sandboxes() if sb.uid == uid]
-        else:
-            sandboxes = [rt.get_sandbox(sandbox_id)]
-        out = []
-        for sb in sandboxes:
-            for cid in sb.container_ids:
-                out.append(tr.container_status(rt.get_container(cid)))
-        return out
+    def _container_statuses(self, sandbox_id: str, uid: str, quirks: frozenset[str]) -> list[pb.ContainerStatus]:
+        return [tr.container_status(c) for c in listed_containers(self.st.runtime, sandbox_id, uid, quirks)]
 
     def sandbox_status_response(self, sb) -> pb.PodSandboxStatusResponse:
         """PodSandboxStatus sets `timestamp` and `containers_statuses` together."""
@@ -87,7 +74,7 @@ class EventBuilder:
         resp = pb.PodSandboxStatusResponse(status=tr.sandbox_status(sb), timestamp=self.st.clock.now_ns())
         if "timestamp-without-statuses" not in quirks:
             resp.containers_statuses.extend(
-                self._container_statuses(sb.id, sb.uid, "pod-wide-container-statuses" in quirks)
+                self._container_statuses(sb.id, sb.uid, quirks)
             )
         return resp
 
@@ -115,7 +102,7 @@ class EventBuilder:
             return head
         # pod_sandbox_status (4) and containers_statuses (5) appended as wire fragments of the
         # cached statuses: the same bytes SerializeToString would give (fields in number order).
-        statuses = self._container_status_wire(sb.id, sb.uid, "pod-wide-container-statuses" in quirks)
+        statuses = self._container_status_wire(sb.id, sb.uid, quirks)
         return b"".join([head, field_fragment(4, self.sandbox_status_bytes(sb)),
                          *[field_fragment(5, b) for b in statuses]])
 
