@@ -107,6 +107,9 @@ def _build_faults(drop_events, latency, error, faults_file, quirks) -> list:
 @click.option("--streaming-addr", default="127.0.0.1:0", show_default=True, help="Exec/attach/port-forward server.")
 @click.option("--metrics-addr", help="Serve Prometheus metrics on HOST:PORT.")
 @click.option("--state-file", type=click.Path(dir_okay=False), help="Keep state across restarts in this file.")
+@click.option("--root", "state_root", type=click.Path(file_okay=False),
+              help="Directory fakecri owns; the image and container filesystems it reports live under it "
+                   "[default: /var/lib/fakecri if it can be created, else one under the temp dir].")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True)
 @click.option("--log-format", type=click.Choice(["auto", "console", "json"]), default="auto", show_default=True)
 def serve(**opts) -> None:
@@ -145,6 +148,7 @@ def serve(**opts) -> None:
         streaming_addr=opts["streaming_addr"],
         metrics_addr=opts["metrics_addr"],
         state_file=opts["state_file"],
+        state_root=opts["state_root"],
     )
     try:
         config.validate()

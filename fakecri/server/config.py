@@ -41,6 +41,9 @@ class ServerConfig:
     streaming_addr: str = "127.0.0.1:0"
     metrics_addr: str | None = None
     state_file: str | None = None
+    # Directory fakecri owns; the filesystem mountpoints it reports are made under it.
+    # None: /var/lib/fakecri when it can be created, else a directory under the temp dir.
+    state_root: str | None = None
     # Keep the last N calls and fired faults for the control API.
     call_log_size: int = 10_000
 

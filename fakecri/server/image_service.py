@@ -86,7 +86,7 @@ class ImageService:
         usage = self.st.images.fs_usage(now)
         image_fs = pb.FilesystemUsage(
             timestamp=usage.timestamp_ns,
-            fs_id=pb.FilesystemIdentifier(mountpoint=usage.mountpoint),
+            fs_id=pb.FilesystemIdentifier(mountpoint=self.st.stats.disk.place(usage.mountpoint)),
         )
         image_fs.used_bytes.value = usage.used_bytes
         image_fs.inodes_used.value = usage.inodes_used

@@ -7,6 +7,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core import pod_metrics as pm
 from fakecri.core import stats as core_stats
 from fakecri.core.images import FsUsage
+from fakecri.server.disk import DiskRoot
 
 if TYPE_CHECKING:
     from fakecri.server.state import ServerState
@@ -67,6 +68,13 @@ def _metric(m: pm.Metric) -> pb.Metric:
 class StatsBuilder:
     def __init__(self, state: ServerState) -> None:
         self.st = state
+        self.disk = DiskRoot(state.config.state_root)
+
+    def _placed(self, stats: pb.ContainerStats) -> pb.ContainerStats:
+        """The writable layer's mountpoint as a directory that exists."""
+        fs_id = stats.writable_layer.fs_id
+        fs_id.mountpoint = self.disk.place(fs_id.mountpoint)
+        return stats
 
     def _now(self) -> int:
         return self.st.clock.now_ns()
@@ -76,7 +84,7 @@ class StatsBuilder:
         return [rt.get_container(cid) for cid in sb.container_ids]
 
     def container(self, c) -> pb.ContainerStats:
-        return _container(core_stats.container_stats(c, self._now()))
+        return self._placed(_container(core_stats.container_stats(c, self._now())))
 
     def sandbox(self, sb) -> pb.PodSandboxStats:
         s = core_stats.pod_sandbox_stats(sb, self._containers_of(sb), self._now(),
@@ -85,7 +93,7 @@ class StatsBuilder:
             cpu=_cpu(s.cpu),
             memory=_memory(s.memory),
             process=pb.ProcessUsage(timestamp=s.cpu.timestamp_ns),
-            containers=[_container(c) for c in s.containers],
+            containers=[self._placed(_container(c)) for c in s.containers],
         )
         _u64(linux.process.process_count, s.process_count)
         if s.network is not None:
@@ -120,4 +128,6 @@ class StatsBuilder:
         )
 
     def container_filesystem(self, now_ns: int) -> pb.FilesystemUsage:
-        return _fs(core_stats.container_fs_usage(self.st.runtime.list_containers(), now_ns))
+        fs = _fs(core_stats.container_fs_usage(self.st.runtime.list_containers(), now_ns))
+        fs.fs_id.mountpoint = self.disk.place(fs.fs_id.mountpoint)
+        return fs
