@@ -72,7 +72,8 @@ class ImageService:
             code, message = action.error
             raise errors.from_code(code, message or f"PullImage {ref}: failed by a fault")
         img = images.pull(ref, _auth(request.auth) if request.HasField("auth") else None)
-        return pb.PullImageResponse(image_ref=images.image_ref(ref, img))
+        # The image id, as containerd answers: the same string as Image.id for every name of it.
+        return pb.PullImageResponse(image_ref=img.id)
 
     async def RemoveImage(self, request, context):
         ref = request.image.image
