@@ -15,6 +15,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core import errors
 from fakecri.core.records import ContainerState, SandboxState
 from fakecri.server import translate as tr
+from fakecri.server.config_checks import check_container_config, check_sandbox_config
 from fakecri.server.event_stream import event_stream
 from fakecri.server.wire import JoinCache, batches, field_fragment
 
@@ -81,6 +82,7 @@ class RuntimeService:
 
     async def RunPodSandbox(self, request, context):
         cfg = request.config
+        check_sandbox_config(cfg)
         md = cfg.metadata
         linux_res = cfg.linux.resources if cfg.linux.HasField("resources") else None
         overhead = cfg.linux.overhead if cfg.linux.HasField("overhead") else None
@@ -162,6 +164,7 @@ class RuntimeService:
         cfg = request.config
         if not cfg.image.image:
             raise errors.InvalidArgument("CreateContainer: config.image.image is required")
+        check_container_config(cfg)
         sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
         image = self.st.images.resolve(cfg.image.image)
         log_path = posixpath.join(sb.log_directory, cfg.log_path) if sb.log_directory and cfg.log_path else ""
