@@ -197,7 +197,10 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         scripted.append((_duration(settings, OOM_AFTER) or 0, EXIT_KILLED, "OOMKilled"))
     if scripted:  # a scripted exit replaces the command's own end
         end_ns, exit_code, reason = min(scripted, key=lambda s: s[0])
-    log_every = None
+    log_every, log_line = None, settings.get(LOG_EVERY_LINE, DEFAULT_TICK_LINE)
+    if trace.repeat is not None and LOG_EVERY not in settings:  # a logging loop in the command
+        log_every, stream, text = trace.repeat
+        log_line = text[:-1]
     if LOG_EVERY in settings:
         log_every = _duration(settings, LOG_EVERY)
         if not log_every:
@@ -220,7 +223,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         exit_code=exit_code,
         reason=reason,
         log_every_ns=log_every,
-        log_every_line=settings.get(LOG_EVERY_LINE, DEFAULT_TICK_LINE),
+        log_every_line=log_line,
         log_stream=stream,
         stop_delay_ns=stop_delay,
         stop_exit_code=stop_code,

@@ -34,6 +34,9 @@ class Trace:
     end_ns: int | None
     exit_code: int
     modelled: bool  # False when some part was a program we do not model
+    # A `while true; do echo X; sleep N; done` loop: (period_ns, stream, text) written every
+    # period after the first time (which is in `outputs`), until stopped.
+    repeat: tuple[int, str, str] | None = None
 
 
 class _Unknown(Exception):
@@ -136,12 +139,44 @@ def _sleep_ns(args: list[str]) -> int | None:
     return total
 
 
+def _logging_loop(statements: list[Statement]) -> Trace | None:
+    """`while true; do echo X; sleep N; done` (also `while :`, and sleep before echo): a
+    line every N seconds, forever. None for any other script."""
+    if len(statements) < 3 or statements[0].argv not in (["while", "true"], ["while", ":"]):
+        return None
+    if statements[-1].argv != ["done"] or not statements[1].argv or statements[1].argv[0] != "do":
+        return None
+    body = [statements[1].argv[1:], *[st.argv for st in statements[2:-1]]]
+    echoes = [(i, argv) for i, argv in enumerate(body) if argv and argv[0] == "echo"]
+    sleeps = [argv for argv in body if argv and argv[0] == "sleep"]
+    if len(echoes) != 1 or len(sleeps) != 1 or len(body) != 2:
+        return None
+    index, echo = echoes[0]
+    stream = statements[1 + index].stdout
+    try:
+        period = _sleep_ns(sleeps[0][1:])
+    except ValueError:
+        return None
+    args = echo[1:]
+    if stream is None or not period or (args and args[0].startswith("-")):
+        return None
+    text = " ".join(args) + "\n"
+    if "{n}" in text:  # the tick line would number it
+        return None
+    # Echo first: a line at once, then one every period; sleep first: the first after a period.
+    outputs = ((0, stream, text),) if index == 0 else ()
+    return Trace(outputs, None, 0, True, repeat=(period, stream, text))
+
+
 def simulate(argv: Sequence[str], stdin: bytes = b"", *, in_exec: bool = False) -> Trace:
     """Work out what `argv` does. `in_exec`: unknown programs succeed instead of running forever."""
     try:
         statements = parse(argv)
     except _Unknown:
         return Trace((), 0 if in_exec else None, 0, False)
+    loop = None if in_exec else _logging_loop(statements)
+    if loop is not None:
+        return loop
     t = 0
     status = 0
     outputs: list[tuple[int, str, str]] = []
