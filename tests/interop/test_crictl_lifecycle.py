@@ -21,7 +21,7 @@ def test_crictl_whole_lifecycle(crictl, tmp_path):
     })
 
     pulled = crictl("pull", "busybox:1.36").stdout
-    assert "Image is up to date for sha256:" in pulled
+    assert "Image is up to date for sha256:" in pulled, "PullImage answers the image id"
     assert "busybox" in crictl("images").stdout
 
     pod_id = crictl("runp", pod).stdout.strip()
