@@ -25,6 +25,7 @@ import grpc
 from google.protobuf import message_factory
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.server.state_builder import reset_state
 
 SERVICE = pb.DESCRIPTOR.services_by_name["RuntimeService"]
 MAX_MSG = 64 * 1024 * 1024
@@ -110,7 +111,7 @@ class FakeAgent:
         try:
             return await getattr(self.svc, method)(req, None)
         finally:
-            self.state._after_call()
+            self.state.after_call()
 
     async def _pod(self, containers: int, group: int, start: bool = True) -> tuple[str, list[str]]:
         i = self.next_pod
@@ -172,7 +173,7 @@ class FakeAgent:
 
     async def reset(self) -> dict:
         self.stop_churn()
-        self.state.reset()
+        reset_state(self.state)
         self.next_pod = 0
         return {}
 

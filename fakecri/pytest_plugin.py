@@ -259,7 +259,7 @@ def _cri_clients() -> Iterator[dict[str, Any]]:
 def cri_client(cri_endpoint: str, pytestconfig: pytest.Config, _cri_clients: dict[str, Any]) -> Iterator[Any]:
     """fakecri's CRIClient connected to `cri_endpoint`. The client of the session's server (or of
     --cri-endpoint) is shared by the tests; one for a test's own server is closed after it."""
-    from fakecri.client.runtime import CRIClient
+    from fakecri.client.sync_client import CRIClient
 
     settings = pytestconfig.stash[_settings_key]
     shared = cri_endpoint == settings.external or cri_endpoint == f"unix://{settings.socket_path}"

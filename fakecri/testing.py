@@ -8,9 +8,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-FLAG_PARSERS = {"drop-events": "parse_drop_events", "latency": "parse_latency", "error": "parse_error",
-                "quirks": "parse_quirks"}
-
 
 class FakeCRI:
     """A running fakecri: the server, its endpoint and its control API.
@@ -64,7 +61,7 @@ class FakeCRI:
 
     def client(self, **kwargs: Any) -> Any:
         """A new CRIClient on this server (close it when done)."""
-        from fakecri.client.runtime import CRIClient
+        from fakecri.client.sync_client import CRIClient
 
         return CRIClient(self.endpoint, **kwargs)
 
@@ -96,7 +93,7 @@ class FakeCRI:
 def faults_from_spec(spec: Any) -> list[Any]:
     """One marker/fixture fault item -> Fault objects. Accepts a Fault, a dict with the
     control proto's keys, or a serve flag such as '--latency ListContainers=200ms'."""
-    from fakecri.faults import spec as spec_mod
+    from fakecri.fault_flags import STRING_FLAGS, parse_fault_flag
     from fakecri.faults.model import Fault, FaultSpecError
 
     if isinstance(spec, Fault):
@@ -104,13 +101,12 @@ def faults_from_spec(spec: Any) -> list[Any]:
     if isinstance(spec, dict):
         return [Fault.from_dict(spec)]
     if isinstance(spec, str):
-        match = re.fullmatch(r"--([a-z-]+)(?:=|\s+)(.+)", spec.strip(), re.S)
+        match = re.fullmatch(r"(--[a-z-]+)(?:=|\s+)(.+)", spec.strip(), re.S)
         flag, value = match.groups() if match else ("", "")
-        if flag not in FLAG_PARSERS or not value.strip():
+        if flag not in STRING_FLAGS or not value.strip():
             raise FaultSpecError(
                 f"fakecri fault {spec!r}: write it as a serve flag, one of "
-                + ", ".join(f"'--{f} VALUE'" for f in FLAG_PARSERS)
+                + ", ".join(f"'{f} VALUE'" for f in STRING_FLAGS)
             )
-        out = getattr(spec_mod, FLAG_PARSERS[flag])(value.strip())
-        return out if isinstance(out, list) else [out]
+        return parse_fault_flag(flag, value.strip())
     raise FaultSpecError(f"fakecri fault {spec!r}: give a dict, a Fault or a flag string")

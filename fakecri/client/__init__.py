@@ -16,9 +16,9 @@ from fakecri.client.errors import (
     UnavailableError,
     UnimplementedError,
 )
-from fakecri.client.events import EventStream, EventWatcher
-from fakecri.client.metrics import PLEGMetrics, register_prometheus
-from fakecri.client.runtime import CRIClient
+from fakecri.client.container_events import EventStream, EventWatcher
+from fakecri.client.pleg.counters import PLEGMetrics, register_prometheus
+from fakecri.client.sync_client import CRIClient
 
 __all__ = [
     "AlreadyExistsError",

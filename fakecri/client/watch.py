@@ -3,6 +3,12 @@ events as they arrive, and transitions the relist found that no event announced.
 
 Works against any CRI runtime. `run_watch` either keeps a live terminal view (rich)
 or prints one JSON object per line.
+
+Against a runtime without events (GetContainerEvents UNIMPLEMENTED, or a stream that
+closes at once) it does what a kubelet does: it tries the stream a bounded number of
+times (5) and then relies on the relist alone. A transition the relist finds counts
+as missed only once the stream has delivered an event, and not after it was given up:
+without an event stream nothing was promised.
 """
 from __future__ import annotations
 
@@ -17,13 +23,15 @@ from typing import IO, Any
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError
-from fakecri.client.metrics import EVENT_TYPE_NAMES
+from fakecri.client.pleg.counters import EVENT_TYPE_NAMES
 from fakecri.client.pleg.generic import GenericPLEG
 from fakecri.client.pleg.ledger import EventLedger
 from fakecri.client.pleg.lifecycle import PodLifecycleEvent, State
 from fakecri.client.pleg.stream import StreamLoop
-from fakecri.client.runtime import CRIClient
+from fakecri.client.sync_client import CRIClient
 
+# As the kubelet's Evented PLEG: after this many stream failures, the relist alone.
+MAX_STREAM_FAILURES = 5
 
 
 class Watcher:
@@ -36,6 +44,7 @@ class Watcher:
         *,
         interval: float = 1.0,
         retry_delay: float = 1.0,
+        max_stream_failures: int = MAX_STREAM_FAILURES,
         now: Callable[[], int] = time.time_ns,
         history: int = 200,
     ) -> None:
@@ -44,6 +53,7 @@ class Watcher:
         self.pleg = GenericPLEG(client, relist_period=interval, now=now, channel_capacity=100_000)
         self.metrics = self.pleg.metrics
         self.ledger = EventLedger(self.metrics)
+        self.ledger.active = False  # until the stream delivers an event
         self.ledger.on_missed = self._on_missed
         self.pleg.relist_observer = self._on_relist
         self.records: queue.Queue[dict[str, Any]] = queue.Queue()
@@ -51,9 +61,10 @@ class Watcher:
         self.stream_state = "connecting"
         self._stream = StreamLoop(
             client, self.metrics, on_event=self._on_event, on_failure=self._on_failure,
-            on_connected=self._on_connected,
-            max_failures=sys.maxsize, retry_delay=retry_delay, name="watch-events",
+            on_connected=self._on_connected, on_exhausted=self._on_exhausted,
+            max_failures=max_stream_failures, retry_delay=retry_delay, name="watch-events",
         )
+        self.gave_up = threading.Event()
         self._lock = threading.Lock()
 
     def start(self) -> Watcher:
@@ -78,6 +89,8 @@ class Watcher:
             self.metrics.events_received_by_type[EVENT_TYPE_NAMES.get(event.container_event_type, "?")] += 1
             self.metrics.event_latency.observe(max(0, received - event.created_at) / 1e9)
         self.ledger.announce(event)
+        if not self.gave_up.is_set():
+            self.ledger.active = True
         has_meta = event.HasField("pod_sandbox_status") and event.pod_sandbox_status.HasField("metadata")
         meta = event.pod_sandbox_status.metadata
         self._emit({
@@ -99,6 +112,16 @@ class Watcher:
         self.stream_state = f"closed ({exc.code.name})"
         self._emit({"kind": "stream", "state": "closed", "code": exc.code.name, "message": exc.details,
                     "failures": failures})
+
+    def _on_exhausted(self) -> None:
+        self.ledger.active = False
+        self.gave_up.set()
+        last = self._stream.errors[-1] if self._stream.errors else None
+        why = f"{last.code.name}: {last.details}" if last is not None else "failed"
+        self.stream_state = f"given up after {self._stream.failures} failures ({why}); relist only"
+        self._emit({"kind": "stream", "state": "given up", "failures": self._stream.failures,
+                    "code": last.code.name if last is not None else None,
+                    "message": "no event stream: the relist alone shows changes, none counts as missed"})
 
     def _on_relist(self, events: list[PodLifecycleEvent], first: bool) -> None:
         self.ledger.observe_relist(events, first)
@@ -193,8 +216,19 @@ def run_watch(
     out: IO[str] = sys.stdout,
     timeout: float = 10.0,
 ) -> int:
-    """Watch a runtime until `duration` seconds pass (None: until Ctrl-C). Returns 0."""
-    client = CRIClient(endpoint, timeout=timeout)
+    """Watch a runtime until `duration` seconds pass (None: until Ctrl-C). Returns 0, or
+    2 (after saying why, on stderr and as a JSON `error` record) when the runtime
+    cannot be reached or answers neither Version nor the lists."""
+    client = CRIClient(endpoint, timeout=timeout)  # a malformed endpoint raises InvalidEndpointError
+    problem = _reachable(client, timeout)
+    if problem is not None:
+        client.close()
+        message = f"cannot watch the runtime at {endpoint}: {problem}"
+        if json_mode:
+            out.write(json.dumps({"kind": "error", "message": message}) + "\n")
+            out.flush()
+        print(f"error: {message}", file=sys.stderr)
+        return 2
     watcher = Watcher(client, interval=interval).start()
     deadline = None if duration is None else time.monotonic() + duration
     try:
@@ -212,6 +246,17 @@ def run_watch(
             out.write(json.dumps({"kind": "summary", **watcher.summary()}) + "\n")
             out.flush()
     return 0
+
+
+def _reachable(client: CRIClient, timeout: float) -> str | None:
+    """None when the runtime answers Version and ListPodSandbox; else why not."""
+    try:
+        client.wait_ready(min(timeout, 5.0))
+        client.version()
+        client.list_pod_sandbox()
+    except CRIError as exc:
+        return str(exc)
+    return None
 
 
 def _flush_json(watcher: Watcher, out: IO[str]) -> None:

@@ -1,4 +1,4 @@
-"""A property-based conformance suite for any CRI runtime (issue 5).
+"""A property-based conformance suite for any CRI runtime.
 
 Hypothesis drives random sequences of CRI calls through `fakecri.client` while two
 event subscribers and a kubelet-like PLEG are open, and checks the properties in
@@ -16,9 +16,9 @@ from typing import Any
 
 _EXPORTS = {
     "MUST": "properties", "SHOULD": "properties", "NAMES": "properties", "PROPERTIES": "properties",
-    "PROFILES": "profiles", "RUN_LABEL": "machine",
-    "Options": "runner", "PropertyResult": "runner", "SuiteResult": "runner", "cleanup_run": "runner",
-    "run_suite": "runner",
+    "PROFILES": "profiles", "RUN_LABEL": "expectations",
+    "Options": "options", "PropertyResult": "results", "SuiteResult": "results", "cleanup_run": "runner",
+    "run_suite": "runner", "conformance_command": "command",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,5 +1,5 @@
 """Fixed scenarios that do not fit a random call sequence: a burst of events with a
-subscriber that stops reading (section P item 8)."""
+subscriber that stops reading (slow-subscriber-policy)."""
 from __future__ import annotations
 
 import threading
@@ -10,12 +10,11 @@ from typing import TYPE_CHECKING
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient, CRIError
 from fakecri.conformance import properties as P
-from fakecri.conformance.machine import NAMESPACE, RUN_LABEL
-from fakecri.conformance.model import Subscriber, type_name
+from fakecri.conformance.expectations import NAMESPACE, RUN_LABEL, Subscriber, type_name
+from fakecri.conformance.run_state import RunState
 
 if TYPE_CHECKING:
-    from fakecri.client.events import EventStream
-    from fakecri.conformance.runner import RunState
+    from fakecri.client.container_events import EventStream
 
 
 class _GatedReader:
@@ -94,6 +93,7 @@ def slow_subscriber_policy(run: RunState, burst: int) -> None:
         _wait(lambda: owed <= fast.pairs(), opts.settle_timeout, quiet_of=lambda: fast.last_at,
               quiet=opts.settle_quiet)
         run.mark_applicable(prop.name)
+        run.exercised(prop.name)
         trace = [f"GetContainerEvents() x2 (one stops reading); RunPodSandbox; {burst} x CreateContainer, "
                  "StartContainer, RemoveContainer"]
         got = owed & fast.pairs()
@@ -126,3 +126,36 @@ def slow_subscriber_policy(run: RunState, burst: int) -> None:
         watcher.stop()
         for c in clients:
             c.close()
+
+
+PROBE_WAIT_S = 1.0
+
+
+def probe_events(run: RunState) -> str | None:
+    """Open one event stream and watch it for a moment. None when it stays open (or
+    delivers); otherwise why there will be no events: UNIMPLEMENTED (events are
+    optional in CRI), a clean close at once, or another error."""
+    client = CRIClient(run.options.endpoint, timeout=run.options.call_timeout)
+    ended: list[CRIError] = []
+    got = threading.Event()
+
+    def on_event(_: pb.ContainerEventResponse) -> None:
+        got.set()
+
+    watcher = client.watch_container_events(on_event, on_error=ended.append)
+    try:
+        deadline = time.monotonic() + PROBE_WAIT_S
+        while time.monotonic() < deadline and not ended and not got.is_set():
+            time.sleep(0.02)
+    finally:
+        watcher.stop()
+        client.close()
+    if got.is_set() or not ended:
+        return None
+    exc = ended[0]
+    code = getattr(exc, "code", None)
+    if code is not None and code.name == "UNIMPLEMENTED":
+        return "GetContainerEvents answered UNIMPLEMENTED"
+    if code is not None and code.name == "OK":
+        return "the runtime closed the event stream with OK at once, before any event"
+    return f"GetContainerEvents failed at once: {exc}"

@@ -17,7 +17,9 @@ import os
 import pytest
 
 from fakecri.conformance.properties import ALL, MUST, Property
-from fakecri.conformance.runner import FAIL, SKIP, Options, SuiteResult, run_suite
+from fakecri.conformance.options import Options
+from fakecri.conformance.results import FAIL, SKIP, SuiteResult
+from fakecri.conformance.runner import run_suite
 
 _RESULTS: dict[str, SuiteResult] = {}
 

@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 
 from fakecri.core.durations import NS, parse_duration_ns
 from fakecri.core.errors import InvalidArgument
-from fakecri.core.shell import simulate
+from fakecri.core.shell import logging_loop, trace
 
 PREFIX = "fakecri.io/"
 
@@ -36,7 +36,6 @@ KEYS = (EXIT_AFTER, EXIT_CODE, OOM_AFTER, FAIL_START, LOG, LOG_EVERY, LOG_EVERY_
 _KEYSET = frozenset(KEYS)
 
 EXIT_KILLED = 137  # 128 + SIGKILL
-EXIT_TERMINATED = 143  # 128 + SIGTERM
 EXIT_START_ERROR = 128  # what containerd reports for a task that never started
 DEFAULT_TICK_LINE = "fakecri: tick {n}"
 
@@ -88,6 +87,7 @@ class Plan:
     fail_start: str | None = None
     probes: tuple[ProbeRule, ...] = ()
     quiet: bool = False
+    input_at_ns: int | None = None  # the command waits for input from this offset (None: it never reads)
 
     def stop_outcome(self, timeout_ns: int) -> tuple[int, int, str]:
         """(delay_ns, exit_code, reason) of a StopContainer with this timeout."""
@@ -179,9 +179,9 @@ def _probes(text: str) -> tuple[ProbeRule, ...]:
 
 def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[str, str]) -> Plan:
     """The plan of a container; InvalidArgument naming the annotation on a bad value."""
-    trace = simulate(tuple(command) + tuple(args))
-    outputs = trace.outputs
-    end_ns, exit_code, reason = trace.end_ns, trace.exit_code, reason_for(trace.exit_code)
+    own = trace(tuple(command) + tuple(args), None, main=True)
+    outputs = own.outputs
+    end_ns, exit_code, reason = own.end_ns, own.exit_code, reason_for(own.exit_code)
     stream = settings.get(LOG_STREAM, "stdout").strip()
     if stream not in ("stdout", "stderr"):
         raise InvalidArgument(f"annotation {LOG_STREAM}: {stream!r} is not stdout or stderr")
@@ -198,9 +198,12 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
     if scripted:  # a scripted exit replaces the command's own end
         end_ns, exit_code, reason = min(scripted, key=lambda s: s[0])
     log_every, log_line = None, settings.get(LOG_EVERY_LINE, DEFAULT_TICK_LINE)
-    if trace.repeat is not None and LOG_EVERY not in settings:  # a logging loop in the command
-        log_every, stream, text = trace.repeat
-        log_line = text[:-1]
+    loop = logging_loop(tuple(command) + tuple(args))
+    if loop is not None and LOG_EVERY not in settings:  # the command is a logging loop
+        log_every, loop_stream, text, echo_first = loop
+        if echo_first:  # a line at once; sleep first: the first comes with the periodic ones
+            outputs = outputs + ((0, loop_stream, text),)
+        stream, log_line = loop_stream, text[:-1]
     if LOG_EVERY in settings:
         log_every = _duration(settings, LOG_EVERY)
         if not log_every:
@@ -230,6 +233,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         fail_start=fail_start,
         probes=_probes(settings[PROBES]) if PROBES in settings else (),
         quiet=quiet,
+        input_at_ns=own.input_at_ns,
     )
 
 
@@ -252,19 +256,19 @@ class PlanCache:
 
 
 def run_exec(argv: Sequence[str], timeout_s: float = 0.0, stdin: bytes = b"") -> ExecResult:
-    """Run one exec command through the interpreter. Unknown programs succeed silently.
+    """Run one exec command through the interpreter (an unknown program: exit 127).
 
     `duration_s` is how long it would take, capped by a non-zero `timeout_s`; `timed_out`
     says the command would have outlasted it (exit code then is 137, output so far kept).
     """
-    trace = simulate(argv, stdin, in_exec=True)
-    total_ns = math.inf if trace.end_ns is None else trace.end_ns
+    done = trace(argv, stdin)
+    total_ns = math.inf if done.end_ns is None else done.end_ns
     limit_ns = timeout_s * NS["s"] if timeout_s > 0 else math.inf
     timed_out = total_ns > limit_ns
     cut = min(total_ns, limit_ns)
     out, err = bytearray(), bytearray()
-    for offset, stream, text in trace.outputs:
+    for offset, stream, text in done.outputs:
         if offset <= cut:
-            (out if stream == "stdout" else err).extend(text.encode())
+            (out if stream == "stdout" else err).extend(text.encode("utf-8", "surrogateescape"))
     duration_s = math.inf if cut == math.inf else cut / NS["s"]
-    return ExecResult(bytes(out), bytes(err), EXIT_KILLED if timed_out else trace.exit_code, duration_s, timed_out)
+    return ExecResult(bytes(out), bytes(err), EXIT_KILLED if timed_out else done.exit_code, duration_s, timed_out)

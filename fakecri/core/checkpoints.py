@@ -6,15 +6,31 @@ back; the core only produces and consumes the description.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
 from fakecri.core import snapshot
+from fakecri.core.clock import Clock
 from fakecri.core.errors import CoreError, InvalidArgument
 from fakecri.core.records import Container, ContainerState, Sandbox
 from fakecri.core.transitions import path_for
 
-if TYPE_CHECKING:
-    from fakecri.core.runtime import Runtime
+
+class Runtime(Protocol):
+    """The runtime operations a checkpoint reads and a restore replays (core.runtime.Runtime has them)."""
+
+    clock: Clock
+
+    def get_sandbox(self, sid: str) -> Sandbox: ...
+
+    def get_container(self, cid: str) -> Container: ...
+
+    def run_pod_sandbox(self, **kw: Any) -> Sandbox: ...
+
+    def _new_container(self, sb: Sandbox, **kw: Any) -> Container: ...
+
+    def start_container(self, cid: str) -> None: ...
+
+    def remove_pod_sandbox(self, sid: str) -> None: ...
 
 
 def checkpoint_container(rt: Runtime, cid: str) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Errors the core raises. The server maps each class to one gRPC code (server/status.py).
+"""Errors the core raises. Each class carries the gRPC status name the server answers
+with; the server's table (server/status.py) and `from_code` are derived from `KINDS`.
 
 Every message names the object it is about, so a caller can tell what went wrong
 without reading server logs.
@@ -60,10 +61,12 @@ class Other(CoreError):
         self.code = code
 
 
+# gRPC status name -> the class that carries it; every fixed-code class, found by walking
+# the subclasses so a new class is listed the moment it is defined here.
+KINDS: dict[str, type[CoreError]] = {cls.code: cls for cls in CoreError.__subclasses__() if cls is not Other}
+
+
 def from_code(code: str, message: str) -> CoreError:
     """Build the error for a gRPC code name, e.g. from a fault's attributes."""
-    for cls in (NotFound, AlreadyExists, FailedPrecondition, InvalidArgument, ResourceExhausted,
-                Unauthenticated, PermissionDenied, Unavailable, DeadlineExceeded):
-        if cls.code == code:
-            return cls(message)
-    return Other(code, message)
+    cls = KINDS.get(code)
+    return cls(message) if cls is not None else Other(code, message)

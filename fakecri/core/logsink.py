@@ -75,7 +75,9 @@ class FileLogSink(_Listeners):
             parent = os.path.dirname(path)
             if parent:
                 os.makedirs(parent, exist_ok=True)
-            with open(path, "a", encoding="utf-8") as f:
+            # Bytes that are not UTF-8 come as surrogate escapes (a command echoing binary input)
+            # and go back to the file as the bytes they were.
+            with open(path, "a", encoding="utf-8", errors="surrogateescape") as f:
                 f.write(data)
         except OSError as exc:
             self._failed(exc)

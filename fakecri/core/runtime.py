@@ -1,8 +1,8 @@
 """The runtime's state machine: sandboxes, containers, their events and timed behaviour.
 
 Single owner, no lock (the server's event loop calls it). Legal moves come from
-`transitions.py`; every record change goes through `_touch`, every event through
-`_emit`. Time comes from the injected clock, ids from the injected id source.
+`transitions.py`; every record change goes through `_touch`, and every event comes from
+`_entered`, which emits what the transition table lists for the state entered. Time comes from the injected clock, ids from the injected id source.
 """
 from __future__ import annotations
 
@@ -18,15 +18,17 @@ from fakecri.core.behaviour import (
 )
 from fakecri.core.clock import Clock
 from fakecri.core.errors import AlreadyExists, InvalidArgument, NotFound, Other
-from fakecri.core.events import Event, EventType
+from fakecri.core.events import Event
 from fakecri.core.ids import IdSource
 from fakecri.core.ipam import IpPool
 from fakecri.core.labels import matches
 from fakecri.core.limits import Limits
 from fakecri.core.logsink import LogSink
 from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
-from fakecri.core.timers import STOP, WAKE, TimerHeap
-from fakecri.core.transitions import GONE, MISSING, path_for
+from fakecri.core.shell import READ, Context, Process, Sleep, Write, spawn
+from fakecri.core.store import RuntimeStore
+from fakecri.core.timers import INPUT, STOP, WAKE
+from fakecri.core.transitions import GONE, MISSING, events_on_entering, path_for
 
 ID_LEN = 64
 REAL_CLOCK_SLACK_NS = 2_000_000  # a loop timer may fire this early on a real clock
@@ -35,6 +37,25 @@ OutputListener = Callable[[str, str, str, int], None]  # (container_id, stream, 
 
 _RUNNING = ContainerState.RUNNING
 _EXITED = ContainerState.EXITED
+
+
+class LiveInput:
+    """A container's command taken on live from where it waits for input (see `Runtime.feed_input`)."""
+
+    __slots__ = ("proc", "pending", "eof", "waiting", "due_ns")
+
+    def __init__(self, proc: Process) -> None:
+        self.proc = proc
+        self.pending = bytearray()  # input given, not yet read
+        self.eof = False  # the input has ended
+        self.waiting = False  # the process is at a READ step
+        self.due_ns: int | None = None  # when its next step is due (an INPUT timer), None: not armed
+
+
+def _probe_process(code: int, err: bytes) -> Process:
+    if err:
+        yield Write("stderr", err.decode())
+    return code
 
 
 def _intern(d: Mapping[str, str]) -> dict[str, str]:
@@ -63,19 +84,21 @@ class Runtime:
         self.runtime_handlers = tuple(runtime_handlers)
         self.limits = limits if limits is not None else Limits()
         self.output_listeners: list[OutputListener] = []
-        self._ips = IpPool(pod_cidr)
-        self._sandboxes: dict[str, Sandbox] = {}
-        self._containers: dict[str, Container] = {}
-        self._sandbox_keys: dict[tuple[str, str, str, int], str] = {}
-        self._container_keys: dict[tuple[str, str, int], str] = {}
+        self.store = store = RuntimeStore(IpPool(pod_cidr))
+        # The store's tables under short names (the same objects; the store is never replaced).
+        self._ips = store.ips
+        self._sandboxes = store.sandboxes
+        self._containers = store.containers
+        self._sandbox_keys = store.sandbox_keys
+        self._container_keys = store.container_keys
+        self._timers = store.timers
+        self._stopping = store.stopping
+        self._removed_cpu = store.removed_cpu
+        self._live: dict[str, LiveInput] = store.live
+        self._is_stale = store.is_stale
         self._outbox: deque[Event] = deque(maxlen=outbox_limit)
-        self._last_event_ns = 0
-        self._timers = TimerHeap()
-        self._stopping: dict[str, tuple[int, int, str]] = {}  # cid -> (due_ns, exit_code, reason)
-        self._running = 0
         self._plans = PlanCache()
         self._cpu_meter = cpu_meter
-        self._removed_cpu: dict[str, int] = {}  # sandbox id -> CPU ns used by its removed containers
 
     # ------------------------------------------------------------ plumbing
 
@@ -84,18 +107,19 @@ class Runtime:
         rec.rev += 1
         rec.wire = None
 
-    def _emit(self, type_: EventType, rec: Sandbox | Container) -> None:
-        now = self.clock.now_ns()
-        if now < self._last_event_ns:
-            now = self._last_event_ns
-        self._last_event_ns = now
-        if isinstance(rec, Sandbox):
-            ev = Event(type_, rec.id, rec.id, now, True)
-        else:
-            ev = Event(type_, rec.id, rec.sandbox_id, now, False)
-        self._outbox.append(ev)
-        if self.on_event is not None:
-            self.on_event(ev)
+    def _entered(self, rec: Sandbox | Container, state: object) -> None:
+        """Announce that `rec` entered `state`: the events the transition table lists for it."""
+        is_sandbox = isinstance(rec, Sandbox)
+        sandbox_id = rec.id if is_sandbox else rec.sandbox_id
+        for type_ in events_on_entering("sandbox" if is_sandbox else "container", state):
+            now = self.clock.now_ns()
+            if now < self.store.last_event_ns:
+                now = self.store.last_event_ns
+            self.store.last_event_ns = now
+            ev = Event(type_, rec.id, sandbox_id, now, is_sandbox)
+            self._outbox.append(ev)
+            if self.on_event is not None:
+                self.on_event(ev)
 
     def drain_events(self) -> list[Event]:
         out = list(self._outbox)
@@ -157,7 +181,7 @@ class Runtime:
             self._removed_cpu[c.sandbox_id] = self._removed_cpu.get(c.sandbox_id, 0) + used
 
     def counts(self) -> dict[str, int]:
-        return {"sandboxes": len(self._sandboxes), "containers": len(self._containers), "running": self._running,
+        return {"sandboxes": len(self._sandboxes), "containers": len(self._containers), "running": self.store.running,
                 "timers": len(self._timers)}
 
     # ------------------------------------------------------------ sandboxes
@@ -195,8 +219,8 @@ class Runtime:
         )
         self._sandboxes[sb.id] = sb
         self._sandbox_keys[key] = sb.id
-        self._emit(EventType.CREATED, sb)
-        self._emit(EventType.STARTED, sb)
+        for step in path_for("sandbox", sb.id, "run", MISSING):
+            self._entered(sb, step)
         return sb
 
     def stop_pod_sandbox(self, sid: str) -> None:
@@ -215,12 +239,12 @@ class Runtime:
                 self._kill(self._containers[cid])
             sb.state = SandboxState.NOTREADY
             self._touch(sb)
-            self._emit(EventType.STOPPED, sb)
+            self._entered(sb, step)
         elif step == GONE:
             for cid in list(sb.container_ids):
                 self.remove_container(cid)
             self._touch(sb)
-            self._emit(EventType.DELETED, sb)  # while still listed, so the event carries its status
+            self._entered(sb, step)  # while still listed, so the event carries its status
             del self._sandboxes[sb.id]
             self._removed_cpu.pop(sb.id, None)
             self._sandbox_keys.pop((sb.name, sb.namespace, sb.uid, sb.attempt), None)
@@ -297,7 +321,8 @@ class Runtime:
         self._container_keys[key] = c.id
         sb.container_ids.append(c.id)
         self._touch(sb)
-        self._emit(EventType.CREATED, c)
+        for step in path_for("container", c.id, "create", MISSING):
+            self._entered(c, step)
         return c
 
     def _plan(self, c: Container) -> Plan:
@@ -318,9 +343,9 @@ class Runtime:
             raise Other("UNKNOWN", message)
         c.state = _RUNNING
         c.started_at = now
-        self._running += 1
+        self.store.running += 1
         self._touch(c)
-        self._emit(EventType.STARTED, c)
+        self._entered(c, _RUNNING)
         if self.log_sink is not None and c.log_path:
             self.log_sink.create(c.log_path)
         wrote = False
@@ -376,15 +401,18 @@ class Runtime:
         if _EXITED not in path_for("container", c.id, op, c.state):
             return
         if c.state == _RUNNING:
-            self._running -= 1
+            self.store.running -= 1
         c.state = _EXITED
         c.finished_at = max(at_ns, c.started_at)
         c.exit_code = exit_code
         c.reason = reason
         c.message = message
         self._stopping.pop(c.id, None)
+        live = self._live.pop(c.id, None)
+        if live is not None:
+            live.proc.close()
         self._touch(c)
-        self._emit(EventType.STOPPED, c)
+        self._entered(c, _EXITED)
 
     def _kill(self, c: Container) -> None:
         self._finish(c, "kill", EXIT_KILLED, "Error", "", self.clock.now_ns())
@@ -438,7 +466,7 @@ class Runtime:
                     self._touch(sb)
                     self._account_removed(c)
                 self._touch(c)
-                self._emit(EventType.DELETED, c)
+                self._entered(c, step)
 
     def list_containers(
         self, *, id: str = "", state: ContainerState | None = None, sandbox_id: str = "",
@@ -482,6 +510,104 @@ class Runtime:
             return ExecResult(b"", err, code, 0.0, False)
         return run_exec(argv, timeout_s, stdin)
 
+    def exec_process(self, cid: str, argv: Sequence[str], ctx: Context | None = None) -> Process:
+        """The exec command as a live process (the streaming server drives it step by step).
+
+        Same checks and scripted probes as `exec_sync`.
+        """
+        c = self.get_container(cid)
+        path_for("container", c.id, "exec", c.state)
+        if not argv:
+            raise InvalidArgument(f"exec in container {c.id}: the command is empty")
+        rule = self._plan(c).probe_for(argv)
+        if rule is not None:
+            code = rule.exit_code(self.clock.now_ns() - c.started_at)
+            err = b"" if code == 0 else f"fakecri: scripted probe failure for {' '.join(argv)}\n".encode()
+            return _probe_process(code, err)
+        return spawn(argv, ctx)
+
+    # ------------------------------------------------------------ input to a container's own command
+
+    def reads_input(self, cid: str) -> bool:
+        """Whether the container's own command waits for input (attach can feed it)."""
+        return self._plan(self.get_container(cid)).input_at_ns is not None
+
+    def feed_input(self, cid: str, data: bytes | None) -> None:
+        """Give the container's command input (None: its input ends). Input to a command that
+        does not read is dropped, as a process that never reads its stdin leaves it unread.
+
+        The command is taken on live from where its plan left it waiting; what it then
+        writes goes to the log and to attached clients, and its exit ends the container.
+        """
+        c = self.get_container(cid)
+        path_for("container", c.id, "exec", c.state)  # only a running container takes input
+        plan = self._plan(c)
+        if plan.input_at_ns is None:
+            return
+        live = self._live.get(c.id)
+        if live is None:
+            live = self._live[c.id] = self._take_on(c)
+            if live is None:
+                return
+        if data is None:
+            live.eof = True
+        else:
+            live.pending += data
+        due = c.started_at + plan.input_at_ns
+        now = self.clock.now_ns()
+        if live.waiting and due <= now:
+            self._step_live(c, live, now)
+        elif live.waiting and live.due_ns is None:
+            live.due_ns = due  # it has not reached its read yet: take the input when it does
+            self._timers.push(due, c.id, INPUT)
+
+    def _take_on(self, c: Container) -> LiveInput | None:
+        """A fresh process of the container's command, run up to its first read (the plan
+        already wrote what comes before)."""
+        live = LiveInput(spawn(c.command + c.args, Context(main=True)))
+        try:
+            step = live.proc.send(None)
+            for _ in range(10_000):
+                if step is READ:
+                    live.waiting = True
+                    return live
+                step = live.proc.send(None)
+        except StopIteration:
+            pass
+        live.proc.close()
+        return None
+
+    def _step_live(self, c: Container, live: LiveInput, now: int) -> None:
+        """Run the live process until it waits again (for input or time), or ends."""
+        live.due_ns = None
+        try:
+            while True:
+                if live.waiting:
+                    if live.pending:
+                        reply: bytes | None = bytes(live.pending)
+                        live.pending.clear()
+                    elif live.eof:
+                        reply = None
+                    else:
+                        return
+                    live.waiting = False
+                    step = live.proc.send(reply)
+                else:
+                    step = live.proc.send(None)
+                if isinstance(step, Write):
+                    self._write(c, step.stream, step.text, now)
+                elif isinstance(step, Sleep):
+                    if step.ns is not None:
+                        live.due_ns = now + step.ns
+                        self._timers.push(live.due_ns, c.id, INPUT)
+                    return  # asleep until the timer, or for good
+                else:
+                    live.waiting = True
+        except StopIteration as done:
+            self._live.pop(c.id, None)
+            code = int(done.value or 0) & 0xFF
+            self._finish(c, "exit", code, reason_for(code), "", now)
+
     def reopen_container_log(self, cid: str) -> None:
         c = self.get_container(cid)
         path_for("container", c.id, "reopen_log", c.state)
@@ -489,16 +615,6 @@ class Runtime:
             self.log_sink.reopen(c.log_path)
 
     # ------------------------------------------------------------ time
-
-    def _is_stale(self, entry: tuple[int, int, str, int, int]) -> bool:
-        due, _, cid, kind, _ = entry
-        c = self._containers.get(cid)
-        if c is None or c.state != _RUNNING:
-            return True
-        if kind == STOP:
-            pending = self._stopping.get(cid)
-            return pending is None or pending[0] != due
-        return False
 
     def next_deadline_ns(self) -> int | None:
         self._timers.discard_head_while(self._is_stale)
@@ -521,33 +637,30 @@ class Runtime:
             if kind == STOP:
                 _, code, reason = self._stopping[cid]
                 self._finish(c, "stop", code, reason, "", due)
+            elif kind == INPUT:
+                self._step_live(c, self._live[cid], due)
             else:
                 self._wake(c, offset, due)
-        if len(self._timers) > 2 * self._running + 1024:
+        if len(self._timers) > 2 * self.store.running + 1024:
             self._timers.compact(lambda e: not self._is_stale(e))
 
     # ------------------------------------------------------------ whole-state operations
 
     def wipe(self) -> None:
         """Forget every sandbox and container (a runtime restart that lost its state). No events."""
-        self._sandboxes.clear()
-        self._containers.clear()
-        self._sandbox_keys.clear()
-        self._container_keys.clear()
-        self._timers.clear()
-        self._stopping.clear()
-        self._removed_cpu.clear()
-        self._ips.used.clear()
-        self._running = 0
+        self.store.clear()
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-able snapshot (for --state-file). Pending timers are kept as time left from now."""
-        return snapshot.runtime_to_dict(self)
+        return snapshot.store_to_dict(self.store, self.runtime_handlers, self.clock.now_ns())
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], clock: Clock, ids: IdSource, **kw: Any) -> Runtime:
         """Rebuild a runtime from `to_dict` output; running containers keep running, timers re-armed from now."""
-        return snapshot.runtime_from_dict(cls, data, clock, ids, **kw)
+        kw.setdefault("runtime_handlers", tuple(data.get("runtime_handlers", ("", "runc"))))
+        rt = cls(clock, ids, **kw)
+        snapshot.load_store(rt.store, data, clock.now_ns())
+        return rt
 
     # ------------------------------------------------------------ checkpoints
 

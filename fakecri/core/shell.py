@@ -1,46 +1,120 @@
-"""A tiny interpreter for the commands containers usually run.
+"""The one command interpreter: what containers, ExecSync, exec and attach run.
 
-It does not execute anything: it works out what the command would do over time,
-as a `Trace` (lines written at offsets, then an exit, or "runs until stopped").
-Understood: `sleep N`, `true`, `false`, `exit N`, `echo X`, `cat` (in exec: echoes
-stdin), statements joined by `;`, `&&`, `||` or newlines, and all of it through
-`sh -c` / `bash -c`. Anything else is a program we do not model: as a container it
-runs until stopped, as an exec command it succeeds silently. Odd input never raises.
+Nothing is executed. A command becomes a *process*: a generator that yields steps
+(`Write` some text to a stream, `Sleep` for a while or forever, `READ` input) and
+returns its exit code. Two drivers run processes:
+
+- `trace` (here) runs one to the end at once and returns a `Trace`: the lines it
+  writes at their offsets, and when it exits with which code. Container main programs
+  and ExecSync use it.
+- the streaming runtime backend runs one live, step by step, over a client's stream
+  (server/streaming/runtime_backend.py), so a shell answers line by line.
+
+Understood: the programs in `COMMANDS` (`sleep`, `true`, `false`, `exit`, `echo`, `cat`,
+`stty`, `tty`, `sh`...), statements joined by `;`, `&&`, `||` or newlines, `sh -c
+SCRIPT`, and an interactive `sh` that reads lines from its input (with a `/ # `
+prompt on a terminal). In an exec, a busybox program we do not model (`ls`, `touch`...)
+succeeds silently and any other name answers as busybox does, `sh: NAME: not found`,
+exit 127. As a container's own command, a program we do not model is one we cannot
+see into (`nginx`, `tail -f /dev/null`), which runs until stopped. Odd input never raises.
 """
 from __future__ import annotations
 
 import posixpath
 import shlex
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Callable, Generator, Sequence, Union
 
 from fakecri.core.durations import NS
 
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
 _OPERATORS = frozenset({";", "&&", "||"})
 MAX_SLEEP_NS = 100 * 365 * 86_400 * NS["s"]
+MAX_STEPS = 100_000  # a traced process taking more steps than this is treated as running forever
 _SLEEP_UNITS = {"s": NS["s"], "m": NS["m"], "h": NS["h"], "d": NS["d"]}
+PROMPT = "/ # "  # busybox sh's prompt for root in /
+DEFAULT_SIZE = (80, 24)  # (columns, rows) of a terminal nobody resized
+
+
+# ---------------------------------------------------------------- steps
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """Write `text` to `stream` ("stdout" or "stderr")."""
+
+    stream: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sleep:
+    """Let `ns` nanoseconds pass; None: until stopped."""
+
+    ns: int | None
+
+
+class Read:
+    """Ask for input. The driver answers with bytes, or None at the end of the input."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "READ"
+
+
+READ = Read()
+Step = Union[Write, Sleep, Read]
+Process = Generator[Step, Union[bytes, None], int]
+
+
+@dataclass(slots=True)
+class Context:
+    """Where a process runs.
+
+    `main`: it is a container's own command, so a program we do not model runs until
+    stopped instead of answering "not found". `tty`: its output goes to a terminal,
+    whose (columns, rows) `size` returns.
+    """
+
+    main: bool = False
+    tty: bool = False
+    size: Callable[[], tuple[int, int]] = lambda: DEFAULT_SIZE
 
 
 @dataclass(frozen=True, slots=True)
 class Trace:
-    """What a command does.
+    """What a command does, worked out at once.
 
     `outputs` are (offset_ns, stream, text), text as written (echo's newline included);
-    `end_ns` is when it exits (None: it never does), with `exit_code`.
+    `end_ns` is when it exits (None: it never does), with `exit_code`. `input_at_ns`:
+    it stopped at that offset to wait for input that the trace did not have (None: it
+    did not), so a live driver can take it on from there when input comes.
     """
 
-    outputs: tuple[tuple[int, str, str], ...]
+    outputs: tuple[tuple[int, str, str], ...]  # text: bytes that are not UTF-8 as surrogate escapes
     end_ns: int | None
     exit_code: int
-    modelled: bool  # False when some part was a program we do not model
-    # A `while true; do echo X; sleep N; done` loop: (period_ns, stream, text) written every
-    # period after the first time (which is in `outputs`), until stopped.
-    repeat: tuple[int, str, str] | None = None
+    input_at_ns: int | None = None
+
+
+# ---------------------------------------------------------------- parsing
 
 
 class _Unknown(Exception):
-    """The command is outside what the interpreter models."""
+    """The script uses shell syntax the interpreter does not model."""
+
+
+class Interrupted(Exception):
+    """Ctrl-C on the terminal: a live driver throws it into the process."""
+
+
+class _Exit(Exception):
+    """`exit N` ends the whole shell, not just the statement."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 _TO_STDOUT = frozenset({"1", "/dev/stdout", "/proc/1/fd/1", "/proc/self/fd/1"})
@@ -52,6 +126,7 @@ class Statement:
     connector: str  # ";", "&&" or "||": how it joins the previous statement
     argv: list[str]
     stdout: str | None = "stdout"  # where its output goes after redirections; None: a file
+    stdin_from_file: bool = False  # `< file`: it reads a file, not the process's input
 
 
 def _split_script(script: str) -> list[Statement]:
@@ -79,12 +154,16 @@ def _split_script(script: str) -> list[Statement]:
             i += 1
             if ">" in tok:
                 current.stdout = "stdout" if target in _TO_STDOUT else "stderr" if target in _TO_STDERR else None
+            else:
+                current.stdin_from_file = True
         elif tok and set(tok) <= set(";&|<>()"):
             raise _Unknown(f"unsupported shell syntax {tok!r}")
         else:
             current.argv.append(tok)
     if current.argv:
         statements.append(current)
+    for st in statements:
+        st.argv = _strip_prefixes(st.argv)
     return statements
 
 
@@ -100,23 +179,103 @@ def _strip_prefixes(argv: list[str]) -> list[str]:
     return argv[i:]
 
 
-def parse(argv: Sequence[str]) -> list[Statement]:
-    """The statements of `argv` (unwrapping `sh -c`); raise _Unknown when not modelled."""
-    words = _strip_prefixes([str(a) for a in argv])
-    if not words:
-        raise _Unknown("no command")
-    name = posixpath.basename(words[0])
-    if name in SHELLS:
-        rest = words[1:]
-        while rest and rest[0].startswith("-") and "c" not in rest[0]:
-            rest = rest[1:]  # options such as -e or -x before -c
-        if len(rest) >= 2 and rest[0].startswith("-") and "c" in rest[0]:
-            statements = _split_script(rest[1])
-            for st in statements:
-                st.argv = _strip_prefixes(st.argv)
-            return statements
-        raise _Unknown("an interactive shell or a script file")
-    return [Statement(";", words)]
+# ---------------------------------------------------------------- input and output
+
+
+class Input:
+    """A process's standard input, shared by the commands it runs (a shell and its children)."""
+
+    def __init__(self, *, empty: bool = False) -> None:
+        self._buf = bytearray()
+        self._eof = empty
+
+    def read(self) -> Generator[Step, bytes | None, bytes | None]:
+        """The next chunk as it arrives; None at the end."""
+        if self._buf:
+            data = bytes(self._buf)
+            self._buf.clear()
+            return data
+        while not self._eof:
+            chunk = yield READ
+            if chunk is None:
+                self._eof = True
+            elif chunk:
+                return bytes(chunk)
+        return None
+
+    def readline(self) -> Generator[Step, bytes | None, bytes | None]:
+        """The next line with its newline (the last one may lack it); None at the end."""
+        while b"\n" not in self._buf and not self._eof:
+            chunk = yield READ
+            if chunk is None:
+                self._eof = True
+            else:
+                self._buf += chunk
+        if not self._buf:
+            return None
+        end = self._buf.find(b"\n") + 1 or len(self._buf)
+        line = bytes(self._buf[:end])
+        del self._buf[:end]
+        return line
+
+
+@dataclass(slots=True)
+class Io:
+    """What a command runs with: its context, input, and where its output goes."""
+
+    ctx: Context
+    stdin: Input
+    out: str | None = "stdout"  # None: redirected to a file, which we do not keep
+
+    def write(self, text: str) -> Generator[Step, bytes | None, None]:
+        if text and self.out is not None:
+            yield Write(self.out, text)
+
+    def error(self, text: str) -> Generator[Step, bytes | None, None]:
+        if text:
+            yield Write("stderr", text)
+
+    def for_statement(self, st: Statement) -> Io:
+        if st.stdout == self.out and not st.stdin_from_file:
+            return self
+        return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
+                  st.stdout if self.out is not None else None)
+
+
+Command = Callable[[list[str], Io], Process]
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _true(args: list[str], io: Io) -> Process:
+    return 0
+    yield  # a generator that yields nothing
+
+
+def _false(args: list[str], io: Io) -> Process:
+    return 1
+    yield
+
+
+def _exit(args: list[str], io: Io, status: int = 0) -> Process:
+    """End the whole shell with code N (mod 256), or the last status without one."""
+    if args:
+        try:
+            status = int(args[0]) & 0xFF
+        except ValueError:
+            yield from io.error(f"exit: {args[0]}: numeric argument required\n")
+            status = 2
+    raise _Exit(status)
+
+
+def _echo(args: list[str], io: Io) -> Process:
+    newline = True
+    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        newline = newline and "n" not in args[0]
+        args = args[1:]
+    yield from io.write(" ".join(args) + ("\n" if newline else ""))
+    return 0
 
 
 def _sleep_ns(args: list[str]) -> int | None:
@@ -139,92 +298,217 @@ def _sleep_ns(args: list[str]) -> int | None:
     return total
 
 
-def _logging_loop(statements: list[Statement]) -> Trace | None:
-    """`while true; do echo X; sleep N; done` (also `while :`, and sleep before echo): a
-    line every N seconds, forever. None for any other script."""
-    if len(statements) < 3 or statements[0].argv not in (["while", "true"], ["while", ":"]):
-        return None
-    if statements[-1].argv != ["done"] or not statements[1].argv or statements[1].argv[0] != "do":
-        return None
-    body = [statements[1].argv[1:], *[st.argv for st in statements[2:-1]]]
-    echoes = [(i, argv) for i, argv in enumerate(body) if argv and argv[0] == "echo"]
-    sleeps = [argv for argv in body if argv and argv[0] == "sleep"]
-    if len(echoes) != 1 or len(sleeps) != 1 or len(body) != 2:
-        return None
-    index, echo = echoes[0]
-    stream = statements[1 + index].stdout
+def _sleep(args: list[str], io: Io) -> Process:
     try:
-        period = _sleep_ns(sleeps[0][1:])
+        ns = _sleep_ns(args)
     except ValueError:
-        return None
-    args = echo[1:]
-    if stream is None or not period or (args and args[0].startswith("-")):
-        return None
-    text = " ".join(args) + "\n"
-    if "{n}" in text:  # the tick line would number it
-        return None
-    # Echo first: a line at once, then one every period; sleep first: the first after a period.
-    outputs = ((0, stream, text),) if index == 0 else ()
-    return Trace(outputs, None, 0, True, repeat=(period, stream, text))
+        yield from io.error(f"sleep: invalid time interval {' '.join(args)!r}\n")
+        return 1
+    yield Sleep(ns)
+    return 0
 
 
-def simulate(argv: Sequence[str], stdin: bytes = b"", *, in_exec: bool = False) -> Trace:
-    """Work out what `argv` does. `in_exec`: unknown programs succeed instead of running forever."""
-    try:
-        statements = parse(argv)
-    except _Unknown:
-        return Trace((), 0 if in_exec else None, 0, False)
-    loop = None if in_exec else _logging_loop(statements)
-    if loop is not None:
-        return loop
-    t = 0
+def _cat(args: list[str], io: Io) -> Process:
+    if args and args != ["-"]:
+        return 0  # files are not modelled: reading one succeeds with nothing in it
+    while (chunk := (yield from io.stdin.read())) is not None:
+        yield from io.write(chunk.decode("utf-8", "surrogateescape"))  # bytes in, the same bytes out
+    return 0
+
+
+def _stty(args: list[str], io: Io) -> Process:
+    if not io.ctx.tty:
+        yield from io.error("stty: standard input: Not a tty\n")
+        return 1
+    if args == ["size"]:
+        cols, rows = io.ctx.size()
+        yield from io.write(f"{rows} {cols}\n")
+    return 0
+
+
+def _tty(args: list[str], io: Io) -> Process:
+    yield from io.write("/dev/pts/0\n" if io.ctx.tty else "not a tty\n")
+    return 0 if io.ctx.tty else 1
+
+
+def _shell(args: list[str], io: Io) -> Process:
+    """`sh -c SCRIPT`, or an interactive shell reading lines from its input."""
+    rest = args
+    while rest and rest[0].startswith("-") and "c" not in rest[0]:
+        rest = rest[1:]  # options such as -e, -x, -i or -s before -c (or none)
+    if len(rest) >= 2 and rest[0].startswith("-") and "c" in rest[0]:
+        try:
+            statements = _split_script(rest[1])
+        except _Unknown:
+            return (yield from _unmodelled(io))
+        try:
+            return (yield from run_statements(statements, io))
+        except _Exit as ex:
+            return ex.code
+    if rest and not rest[0].startswith("-"):
+        return (yield from _unmodelled(io))  # a script file: not something we can read
+    return (yield from _interactive(io))
+
+
+def _interactive(io: Io) -> Process:
+    # What someone types is answered: an unknown program is "not found", even in a container's shell.
+    io = Io(replace(io.ctx, main=False), io.stdin, io.out)
     status = 0
-    outputs: list[tuple[int, str, str]] = []
+    while True:
+        if io.ctx.tty:
+            yield from io.write(PROMPT)
+        try:
+            line = yield from io.stdin.readline()
+            if line is None:
+                return status
+            try:
+                statements = _split_script(line.decode("utf-8", "replace"))
+            except _Unknown:
+                continue  # syntax we do not model: as with `sh -c`, nothing happens
+            status = yield from run_statements(statements, io, status)
+        except _Exit as ex:
+            return ex.code
+        except Interrupted:
+            status = 130  # Ctrl-C: the line or the command is abandoned, the shell goes on
+
+
+def _unmodelled(io: Io) -> Process:
+    """A program or script we cannot see into: a container's runs until stopped, an exec succeeds."""
+    if io.ctx.main:
+        yield Sleep(None)
+    return 0
+
+
+COMMANDS: dict[str, Command] = {
+    "true": _true, ":": _true, "false": _false, "exit": _exit, "echo": _echo, "sleep": _sleep,
+    "cat": _cat, "stty": _stty, "tty": _tty, **{name: _shell for name in SHELLS},
+}
+
+# Busybox programs and shell builtins that exist in the usual images but are not modelled
+# yet: running one succeeds with no output.
+APPLETS = frozenset("""
+    [ [[ . alias arp awk base64 basename break brctl cd chgrp chmod chown chroot cksum clear cmp command
+    continue cp crond cut date dd df diff dirname dmesg dnsdomainname du eval expand export expr fgrep find
+    flock fold free fsync fuser getopt grep egrep groups gunzip gzip hash head hexdump hostid hostname id
+    ifconfig install ip ipcmk ipcrm ipcs kill killall less ln local logger login logname ls lsof md5sum
+    mkdir mkfifo mknod mktemp more mount mv nc netstat nice nohup nproc nslookup od passwd paste pgrep
+    pidof ping pkill printenv printf ps pwd read readlink realpath renice reset return rev rm rmdir route
+    sed seq set setsid sha1sum sha256sum sha512sum shift sort source split stat strings su sync sysctl tac
+    tail tar tee test time timeout top touch tr traceroute trap truncate type ulimit umask umount uname
+    uniq unset unzip uptime usleep vi wait watch wc wget which whoami xargs yes zcat
+""".split())
+
+
+def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> Process:
+    """Run statements in order with the shell's `&&` / `||` rules; the last status."""
     for st in statements:
         if (st.connector == "&&" and status != 0) or (st.connector == "||" and status == 0):
             continue
         if not st.argv:
             continue
-        cmd, args = posixpath.basename(st.argv[0]), st.argv[1:]
-        if cmd in ("true", ":"):
-            status = 0
-        elif cmd == "false":
-            status = 1
-        elif cmd == "exit":
-            code = status
-            if args:
-                try:
-                    code = int(args[0]) & 0xFF
-                except ValueError:
-                    outputs.append((t, "stderr", f"exit: {args[0]}: numeric argument required\n"))
-                    code = 2
-            return Trace(tuple(outputs), t, code, True)
-        elif cmd == "echo":
-            newline = True
-            while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
-                newline = newline and "n" not in args[0]
-                args = args[1:]
-            text = " ".join(args) + ("\n" if newline else "")
-            if text and st.stdout is not None:
-                outputs.append((t, st.stdout, text))
-            status = 0
-        elif cmd == "sleep":
-            try:
-                ns = _sleep_ns(args)
-            except ValueError:
-                outputs.append((t, "stderr", f"sleep: invalid time interval {' '.join(args)!r}\n"))
-                status = 1
-                continue
-            if ns is None:
-                return Trace(tuple(outputs), None, 0, True)
-            t += ns
-            status = 0
-        elif cmd == "cat" and in_exec:
-            if not args and stdin and st.stdout is not None:
-                outputs.append((t, st.stdout, stdin.decode("utf-8", "replace")))
-            status = 0
-        elif in_exec:
-            status = 0  # a program we do not model: pretend it worked, silently
-        else:
-            return Trace(tuple(outputs), None, 0, False)
-    return Trace(tuple(outputs), t, status, True)
+        if posixpath.basename(st.argv[0]) == "exit":
+            yield from _exit(st.argv[1:], io.for_statement(st), status)  # raises _Exit
+        status = yield from run_argv(st.argv, io.for_statement(st))
+    return status
+
+
+def run_argv(argv: Sequence[str], io: Io) -> Process:
+    """Run one program with its arguments."""
+    words = _strip_prefixes([str(a) for a in argv])
+    if not words:
+        return (yield from _unmodelled(io))
+    name, args = posixpath.basename(words[0]), words[1:]
+    command = COMMANDS.get(name)
+    if command is not None:
+        return (yield from command(args, io))
+    if io.ctx.main:
+        return (yield from _unmodelled(io))  # as a container's command, whatever it is, it runs on
+    if name in APPLETS:
+        return 0
+    yield from io.error(f"sh: {words[0]}: not found\n")
+    return 127
+
+
+def _top(argv: Sequence[str], io: Io) -> Process:
+    try:
+        return (yield from run_argv(argv, io))
+    except _Exit as ex:  # `exit N` given as the command itself
+        return ex.code
+
+
+def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
+    """`sh -c 'while true; do echo X; sleep N; done'` (also `while :`, sleep before echo):
+    (period_ns, stream, text, echo_first), a line every N seconds forever; None for
+    anything else. The interpreter runs each statement once, so a container's command
+    that is such a loop is recognised here and scripted as a periodic line."""
+    words = _strip_prefixes([str(a) for a in argv])
+    if len(words) != 3 or posixpath.basename(words[0]) not in SHELLS or words[1] != "-c":
+        return None
+    try:
+        statements = _split_script(words[2])
+    except _Unknown:
+        return None
+    if len(statements) != 4 or statements[0].argv not in (["while", "true"], ["while", ":"]):
+        return None
+    if statements[-1].argv != ["done"] or statements[1].argv[:1] != ["do"]:
+        return None
+    body = [statements[1].argv[1:], statements[2].argv]
+    kinds = [argv[0] if argv else "" for argv in body]
+    if sorted(kinds) != ["echo", "sleep"]:
+        return None
+    echo_at = kinds.index("echo")
+    echo, sleep = body[echo_at], body[1 - echo_at]
+    stream = statements[1 + echo_at].stdout
+    try:
+        period = _sleep_ns(sleep[1:])
+    except ValueError:
+        return None
+    if stream is None or not period or (len(echo) > 1 and echo[1].startswith("-")):
+        return None
+    text = " ".join(echo[1:]) + "\n"
+    if "{n}" in text:  # the periodic line would be numbered
+        return None
+    return period, stream, text, echo_at == 0
+
+
+# ---------------------------------------------------------------- drivers
+
+
+def spawn(argv: Sequence[str], ctx: Context | None = None) -> Process:
+    """The process `argv` would be, reading its input through `READ` steps."""
+    return _top(argv, Io(ctx or Context(), Input()))
+
+
+def record(proc: Process, stdin: bytes | None = b"") -> Trace:
+    """Run `proc` to its end at once. `stdin` is all its input; None: input that never comes,
+    so a process that reads runs until stopped."""
+    t = 0
+    outputs: list[tuple[int, str, str]] = []
+    fed = False
+    reply: bytes | None = None
+    input_at: int | None = None
+    try:
+        step = proc.send(None)
+        for _ in range(MAX_STEPS):
+            reply = None
+            if isinstance(step, Write):
+                outputs.append((t, step.stream, step.text))
+            elif isinstance(step, Sleep):
+                if step.ns is None:
+                    break
+                t = min(t + step.ns, MAX_SLEEP_NS)
+            else:
+                if stdin is None:
+                    input_at = t
+                    break
+                reply, fed = (stdin if not fed and stdin else None), True
+            step = proc.send(reply)
+    except StopIteration as done:
+        return Trace(tuple(outputs), t, int(done.value or 0) & 0xFF)
+    proc.close()
+    return Trace(tuple(outputs), None, 0, input_at)
+
+
+def trace(argv: Sequence[str], stdin: bytes | None = b"", *, main: bool = False) -> Trace:
+    """What `argv` does, at once. `main`: it is a container's own command (see Context)."""
+    return record(spawn(argv, Context(main=main)), stdin)

@@ -1,20 +1,16 @@
 """Records and whole runtimes to JSON-able dicts and back (spec bytes as base64).
 
-Used by the state file (`Runtime.to_dict` / `from_dict`) and by checkpoints.
+Used by the state file (`Runtime.to_dict` / `from_dict`, over the runtime's store) and by checkpoints.
 """
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from fakecri.core import resources as res_mod
 from fakecri.core.records import Container, ContainerState, Sandbox, SandboxState
+from fakecri.core.store import RuntimeStore
 from fakecri.core.timers import STOP, WAKE
-
-if TYPE_CHECKING:
-    from fakecri.core.clock import Clock
-    from fakecri.core.ids import IdSource
-    from fakecri.core.runtime import Runtime
 
 
 def _b64(data: bytes) -> str:
@@ -74,47 +70,44 @@ def container_from_dict(d: dict[str, Any]) -> Container:
     )
 
 
-def runtime_to_dict(rt: Runtime) -> dict[str, Any]:
-    now = rt.clock.now_ns()
+def store_to_dict(store: RuntimeStore, runtime_handlers: Sequence[str], now_ns: int) -> dict[str, Any]:
+    """A runtime's state as JSON-able data; pending timers are kept as time left from `now_ns`."""
     timers = []
-    for entry in rt._timers.entries():
-        if not rt._is_stale(entry):
+    for entry in store.timers.entries():
+        if not store.is_stale(entry) and entry[3] in (STOP, WAKE):  # live input is not kept
             due, _, cid, kind, offset = entry
-            timers.append([cid, "stop" if kind == STOP else "wake", offset, due - now])
+            timers.append([cid, "stop" if kind == STOP else "wake", offset, due - now_ns])
     return {
         "version": 1,
-        "pod_cidr": rt.pod_cidr,
-        "runtime_handlers": list(rt.runtime_handlers),
-        "last_event_ns": rt._last_event_ns,
-        "sandboxes": [sandbox_to_dict(sb) for sb in rt._sandboxes.values()],
-        "containers": [container_to_dict(c) for c in rt._containers.values()],
+        "pod_cidr": store.ips.cidr,
+        "runtime_handlers": list(runtime_handlers),
+        "last_event_ns": store.last_event_ns,
+        "sandboxes": [sandbox_to_dict(sb) for sb in store.sandboxes.values()],
+        "containers": [container_to_dict(c) for c in store.containers.values()],
         "timers": timers,
-        "stopping": {cid: [due - now, code, reason] for cid, (due, code, reason) in rt._stopping.items()},
-        "removed_cpu_ns": dict(rt._removed_cpu),
+        "stopping": {cid: [due - now_ns, code, reason] for cid, (due, code, reason) in store.stopping.items()},
+        "removed_cpu_ns": dict(store.removed_cpu),
     }
 
 
-def runtime_from_dict(cls: type[Runtime], data: Mapping[str, Any], clock: Clock, ids: IdSource, **kw: Any) -> Runtime:
-    kw.setdefault("runtime_handlers", tuple(data.get("runtime_handlers", ("", "runc"))))
-    rt = cls(clock, ids, **kw)
+def load_store(store: RuntimeStore, data: Mapping[str, Any], now_ns: int) -> None:
+    """Fill an empty store from `store_to_dict` output; timers are re-armed from `now_ns`."""
     if data.get("pod_cidr"):
-        rt.set_pod_cidr(data["pod_cidr"])  # the CIDR in force (UpdateRuntimeConfig) beats the default
-    now = clock.now_ns()
-    rt._last_event_ns = data.get("last_event_ns", 0)
+        store.ips.set_cidr(data["pod_cidr"])  # the CIDR in force (UpdateRuntimeConfig) beats the default
+    store.last_event_ns = data.get("last_event_ns", 0)
     for d in data.get("sandboxes", ()):
         sb = sandbox_from_dict(d)
-        rt._sandboxes[sb.id] = sb
-        rt._sandbox_keys[(sb.name, sb.namespace, sb.uid, sb.attempt)] = sb.id
-        rt._ips.claim(sb.ip)
+        store.sandboxes[sb.id] = sb
+        store.sandbox_keys[(sb.name, sb.namespace, sb.uid, sb.attempt)] = sb.id
+        store.ips.claim(sb.ip)
     for d in data.get("containers", ()):
         c = container_from_dict(d)
-        rt._containers[c.id] = c
-        rt._container_keys[(c.sandbox_id, c.name, c.attempt)] = c.id
+        store.containers[c.id] = c
+        store.container_keys[(c.sandbox_id, c.name, c.attempt)] = c.id
         if c.state == ContainerState.RUNNING:
-            rt._running += 1
+            store.running += 1
     for cid, (remaining, code, reason) in data.get("stopping", {}).items():
-        rt._stopping[cid] = (now + remaining, code, reason)
-    rt._removed_cpu.update(data.get("removed_cpu_ns", {}))
+        store.stopping[cid] = (now_ns + remaining, code, reason)
+    store.removed_cpu.update(data.get("removed_cpu_ns", {}))
     for cid, kind, offset, remaining in data.get("timers", ()):
-        rt._timers.push(now + remaining, cid, STOP if kind == "stop" else WAKE, offset)
-    return rt
+        store.timers.push(now_ns + remaining, cid, STOP if kind == "stop" else WAKE, offset)

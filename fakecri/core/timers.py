@@ -10,6 +10,7 @@ from typing import Callable, Iterator
 
 WAKE = 0  # the container's next scripted moment (a log line, its exit); offset = plan offset
 STOP = 1  # the end of a slow stop
+INPUT = 2  # a container's command that reads input takes its next step (offset unused)
 
 Entry = tuple[int, int, str, int, int]
 

@@ -3,9 +3,11 @@
 Each table maps (operation, current state) to the path of states the object walks
 through. An empty path means "nothing to do" (CRI's idempotent stop/remove). A pair
 missing from the table is illegal. `MISSING` stands for an object that does not exist
-and `GONE` for the end of the road (removed); entering a state emits its event.
+and `GONE` for the end of the road (removed). Entering a state emits the events listed
+for it in `CONTAINER_EVENTS` / `SANDBOX_EVENTS`; the runtime emits nothing else.
 
-`path_for` is the one function that reads the tables and raises.
+`path_for` is the one function that reads the tables and raises; `events_on_entering`
+says what entering a state announces.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ _C = ContainerState
 _S = SandboxState
 
 CONTAINER_TRANSITIONS: dict[tuple[str, object], tuple[object, ...]] = {
+    ("create", MISSING): (_C.CREATED,),
     ("start", _C.CREATED): (_C.RUNNING,),
     # The command could not be started: the container is left EXITED, as containerd leaves it.
     ("fail_start", _C.CREATED): (_C.EXITED,),
@@ -47,6 +50,8 @@ CONTAINER_TRANSITIONS: dict[tuple[str, object], tuple[object, ...]] = {
 }
 
 SANDBOX_TRANSITIONS: dict[tuple[str, object], tuple[object, ...]] = {
+    # A new sandbox is ready at once: it is announced as created, then started.
+    ("run", MISSING): (_S.READY,),
     ("stop", _S.READY): (_S.NOTREADY,),
     ("stop", _S.NOTREADY): (),
     ("stop", MISSING): (),
@@ -60,9 +65,18 @@ SANDBOX_TRANSITIONS: dict[tuple[str, object], tuple[object, ...]] = {
     ("checkpoint", _S.READY): (),
 }
 
-# The event each state emits when entered.
-CONTAINER_EVENTS = {_C.RUNNING: EventType.STARTED, _C.EXITED: EventType.STOPPED, GONE: EventType.DELETED}
-SANDBOX_EVENTS = {_S.NOTREADY: EventType.STOPPED, GONE: EventType.DELETED}
+# The events each state emits when entered, in order.
+CONTAINER_EVENTS: dict[object, tuple[EventType, ...]] = {
+    _C.CREATED: (EventType.CREATED,),
+    _C.RUNNING: (EventType.STARTED,),
+    _C.EXITED: (EventType.STOPPED,),
+    GONE: (EventType.DELETED,),
+}
+SANDBOX_EVENTS: dict[object, tuple[EventType, ...]] = {
+    _S.READY: (EventType.CREATED, EventType.STARTED),
+    _S.NOTREADY: (EventType.STOPPED,),
+    GONE: (EventType.DELETED,),
+}
 
 _VERBS = {
     "fail_start": "fail the start of",
@@ -92,6 +106,11 @@ def path_for(kind: str, obj_id: str, op: str, state: object) -> tuple[object, ..
         raise NotFound(f"{kind} {obj_id!r} not found")
     verb = _VERBS.get(op, op)
     raise FailedPrecondition(f"cannot {verb} {kind} {obj_id}: it is {_state_name(state)}")
+
+
+def events_on_entering(kind: str, state: object) -> tuple[EventType, ...]:
+    """The events `kind` ("container" or "sandbox") emits when it enters `state`."""
+    return (CONTAINER_EVENTS if kind == "container" else SANDBOX_EVENTS)[state]
 
 
 def legal_ops(kind: str) -> dict[str, list[str]]:

@@ -5,7 +5,7 @@ pull and event, and applies the answer.
 """
 from __future__ import annotations
 
-from fakecri.faults.events import EventFaults
+from fakecri.faults.event_faults import EventFaults
 from fakecri.faults.model import (
     CallAction, ConditionOverride, Fault, FaultRecord, FaultSpecError, PullAction, RestartAction,
 )

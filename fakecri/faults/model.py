@@ -4,11 +4,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from fakecri.faults.values import FaultSpecError, parse_count, parse_percent
+
+__all__ = ["FAULT_KEYS", "Fault", "FaultSpecError"]  # FaultSpecError is re-exported: callers import it from here
+
 FAULT_KEYS = ("name", "type", "target", "stage", "toxicity", "count", "attributes", "hits")
-
-
-class FaultSpecError(ValueError):
-    """A fault, flag or faults file is malformed. The message says what and what was expected."""
 
 
 @dataclass
@@ -35,7 +35,6 @@ class Fault:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Fault:
         """Build a Fault from a dict with the proto's keys; missing keys take their defaults."""
-        from fakecri.faults.values import parse_count, parse_percent
 
         if not isinstance(d, dict):
             raise FaultSpecError(f"a fault must be a mapping with keys {', '.join(FAULT_KEYS)}; got {d!r}")

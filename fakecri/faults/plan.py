@@ -15,7 +15,7 @@ from fakecri.core import errors
 from fakecri.core.clock import NS_PER_S, SystemClock
 from fakecri.faults import registry
 from fakecri.faults.entry import Entry, jittered
-from fakecri.faults.events import EventFaults
+from fakecri.faults.event_faults import EventFaults
 from fakecri.faults.methods import compile_glob
 from fakecri.faults.model import (
     CallAction, ConditionOverride, Fault, FaultRecord, FaultSpecError, PullAction, RestartAction,

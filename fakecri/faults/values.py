@@ -5,7 +5,11 @@ import difflib
 import math
 import re
 
-from fakecri.faults.model import FaultSpecError
+
+
+class FaultSpecError(ValueError):
+    """A fault, flag or faults file is malformed. The message says what and what was expected."""
+
 
 # Every gRPC status code name, in numeric order (index == code number).
 GRPC_CODES: tuple[str, ...] = (

@@ -29,12 +29,17 @@ from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core.clock import Clock
 from fakecri.core.ids import IdSource
+from fakecri.server.call_wrapper import generic_handler
 from fakecri.server.config import ServerConfig
 from fakecri.server.control_service import ControlService
-from fakecri.server.handlers import generic_handler
+from fakecri.server.exceptions import ServerErrors, StartupError
 from fakecri.server.image_service import ImageService
+from fakecri.server.persistence import open_state_file
+from fakecri.server.restarts import apply_pending_restart
 from fakecri.server.runtime_service import RuntimeService
+from fakecri.server.side_services import start_side_services
 from fakecri.server.state import ServerState
+from fakecri.server.state_builder import build_state, reset_state
 
 log = structlog.get_logger("fakecri")
 
@@ -43,13 +48,7 @@ IMAGE_SERVICE = pb.DESCRIPTOR.services_by_name["ImageService"]
 CONTROL_SERVICE = cpb.DESCRIPTOR.services_by_name["Control"]
 UNIX_PATH_MAX = 107
 
-
-class StartupError(Exception):
-    """The server cannot start; the message says why and what to do."""
-
-
-class ServerErrors(AssertionError):
-    """Raised by check(): a handler raised inside the server."""
+__all__ = ["FakeCRIServer", "ServerErrors", "StartupError", "run_on_shared_loop", "short_socket_path"]
 
 
 _THREADED: weakref.WeakSet[FakeCRIServer] = weakref.WeakSet()
@@ -249,12 +248,10 @@ class FakeCRIServer:
 
     async def start_async(self) -> None:
         cfg = self.config
-        state = ServerState(cfg, clock=self._clock, ids=self._ids)
+        state = build_state(cfg, clock=self._clock, ids=self._ids)
         self.state = state
         self._stopped = asyncio.Event()
         if cfg.state_file:  # restore before any socket accepts a call
-            from fakecri.server.persistence import open_state_file
-
             self._side_services.append(open_state_file(state))
         try:
             # Refuse a bad socket path before any grpc server exists: grpc cannot stop a server
@@ -302,17 +299,12 @@ class FakeCRIServer:
 
             await set_health(True)
             state.on_availability = set_health
-            await self._start_side_services(state)
-            await state.apply_pending_restart()
+            self._side_services += await start_side_services(state)
+            await apply_pending_restart(state)
         except BaseException:
             await self.stop_async()
             raise
         log.info("fakecri ready", endpoint=self.endpoint, seed=cfg.seed)
-
-    async def _start_side_services(self, state: ServerState) -> None:
-        from fakecri.server.side import start_side_services
-
-        self._side_services += await start_side_services(self, state)
 
     async def stop_async(self, grace: float = 0.5) -> None:
         if self.state is not None:
@@ -378,7 +370,7 @@ class FakeCRIServer:
         return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)
 
     def reset(self) -> None:
-        self.call(lambda: self.state.reset())
+        self.call(lambda: reset_state(self.state))
 
     def check(self) -> None:
         """Raise ServerErrors if a handler raised since the last reset."""

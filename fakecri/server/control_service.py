@@ -8,6 +8,8 @@ from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.core import errors
 from fakecri.core.clock import FakeClock
 from fakecri.faults.model import Fault, FaultSpecError
+from fakecri.server.restarts import apply_pending_restart, restart
+from fakecri.server.state_builder import reset_state
 
 if TYPE_CHECKING:
     from fakecri.server.state import ServerState
@@ -50,7 +52,7 @@ class ControlService:
             added = self.st.plan.add(fault_from_pb(request.fault))
         except FaultSpecError as exc:
             raise errors.InvalidArgument(f"AddFault: {exc}") from None
-        await self.st.apply_pending_restart()
+        await apply_pending_restart(self.st)
         return fault_to_pb(added)
 
     async def ListFaults(self, request, context):
@@ -99,7 +101,7 @@ class ControlService:
             raise errors.InvalidArgument(
                 f"RestartRuntime: downtime_seconds {request.downtime_seconds} is not between 0 and {MAX_DOWNTIME_S:.0f}"
             )
-        await self.st.restart(request.downtime_seconds, request.wipe_state)
+        await restart(self.st, request.downtime_seconds, request.wipe_state)
         return cpb.RestartRuntimeResponse()
 
     async def AdvanceClock(self, request, context):
@@ -117,7 +119,7 @@ class ControlService:
         return cpb.AdvanceClockResponse(now_ns=clock.now_ns())
 
     async def Reset(self, request, context):
-        self.st.reset()
+        reset_state(self.st)
         return cpb.ResetResponse()
 
     async def GetCallLog(self, request, context):

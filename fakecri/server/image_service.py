@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core import errors
 from fakecri.server import translate as tr
+from fakecri.server.stats_replies import container_filesystem, image_filesystem
 from fakecri.server.wire import batches
 
 if TYPE_CHECKING:
@@ -84,12 +85,6 @@ class ImageService:
 
     async def ImageFsInfo(self, request, context):
         now = self.st.clock.now_ns()
-        usage = self.st.images.fs_usage(now)
-        image_fs = pb.FilesystemUsage(
-            timestamp=usage.timestamp_ns,
-            fs_id=pb.FilesystemIdentifier(mountpoint=self.st.stats.disk.place(usage.mountpoint)),
-        )
-        image_fs.used_bytes.value = usage.used_bytes
-        image_fs.inodes_used.value = usage.inodes_used
-        container_fs = self.st.stats.container_filesystem(now)
+        image_fs = image_filesystem(self.st.images.fs_usage(now), self.st.disk)
+        container_fs = container_filesystem(self.st.runtime, now, self.st.disk)
         return pb.ImageFsInfoResponse(image_filesystems=[image_fs], container_filesystems=[container_fs])

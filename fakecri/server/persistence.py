@@ -14,30 +14,20 @@ import fcntl
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import structlog
 
 from fakecri.core import errors
-from fakecri.core.images import ImageStore
 from fakecri.core.ids import RandomIds
-from fakecri.core.limits import Limits
+from fakecri.core.images import ImageStore
 from fakecri.core.runtime import Runtime
-from fakecri.server.app import StartupError
-
-if TYPE_CHECKING:
-    from fakecri.server.state import ServerState
+from fakecri.server.exceptions import StateFileError, StateWriteError
+from fakecri.server.state import ServerState
+from fakecri.server.state_builder import runtime_options
 
 FORMAT = "fakecri-state"
 VERSION = 1
-
-
-class StateFileError(StartupError):
-    """The state file cannot be used; start-up stops and the file is left as it is."""
-
-
-class StateWriteError(OSError):
-    """A snapshot could not be written; the RPC that made the change fails instead of answering OK."""
 
 
 class _FreshIds:
@@ -122,11 +112,7 @@ def restore_into(state: ServerState, doc: dict[str, Any], path: str) -> None:
     """Replace the state's runtime and images with the snapshot's."""
     cfg = state.config
     try:
-        runtime = Runtime.from_dict(
-            doc["runtime"], state.clock, state.ids, on_event=state.events.on_event, log_sink=state.log_sink,
-            pod_cidr=cfg.pod_cidr, runtime_handlers=cfg.runtime_handlers,
-            limits=Limits(max_sandboxes=cfg.max_sandboxes, max_containers=cfg.max_containers), outbox_limit=0,
-        )
+        runtime = Runtime.from_dict(doc["runtime"], state.clock, state.ids, **runtime_options(state))
         images = ImageStore.from_dict(doc["images"], state.clock, state.catalog, cfg.max_images)
         ids_doc = doc.get("ids") or {}
         if "random_state" in ids_doc and isinstance(state.ids, RandomIds):

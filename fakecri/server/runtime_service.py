@@ -1,7 +1,7 @@
 """runtime.v1.RuntimeService: protobuf in, core calls, protobuf (or cached wire bytes) out.
 
 No business rules live here; they are in fakecri.core. Errors raised by the core are
-turned into status codes by the wrapper in handlers.py, through status.py.
+turned into status codes by the call wrapper (call_wrapper.py), through status.py.
 """
 from __future__ import annotations
 
@@ -14,9 +14,12 @@ from fakecri import __version__
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core import errors
 from fakecri.core.records import ContainerState, SandboxState
+from fakecri.server import checkpoint_archives as archives
+from fakecri.server import stats_replies as replies
 from fakecri.server import translate as tr
 from fakecri.server.config_checks import check_container_config, check_sandbox_config
-from fakecri.server.event_stream import event_stream
+from fakecri.server.events.delivery import deliver
+from fakecri.server.events.status_cache import sandbox_status_response
 from fakecri.server.wire import JoinCache, batches, field_fragment
 
 if TYPE_CHECKING:
@@ -113,8 +116,8 @@ class RuntimeService:
     async def PodSandboxStatus(self, request, context):
         sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
         if not request.verbose:  # wire bytes from the cached statuses (the common kubelet call)
-            return self.st.events.sandbox_status_wire(sb)
-        resp = self.st.events.sandbox_status_response(sb)
+            return self.st.statuses.sandbox_status_wire(self.st.runtime, sb, self.st.quirks(), self.st.now_ns())
+        resp = sandbox_status_response(self.st.runtime, sb, self.st.quirks(), self.st.now_ns())
         if request.verbose:
             resp.info.update(tr.sandbox_info(sb))
         return resp
@@ -231,7 +234,7 @@ class RuntimeService:
     async def ContainerStatus(self, request, context):
         c = self.st.runtime.get_container(request.container_id)
         if not request.verbose:  # ContainerStatusResponse.status (field 1) from the cached status
-            return field_fragment(1, self.st.events.container_status_bytes(c))
+            return field_fragment(1, self.st.statuses.container_status_bytes(c))
         resp = pb.ContainerStatusResponse(status=tr.container_status(c))
         if request.verbose:
             resp.info.update(tr.container_info(c))
@@ -265,23 +268,24 @@ class RuntimeService:
     # ------------------------------------------------------------ streaming endpoints
 
     async def Exec(self, request, context):
-        return pb.ExecResponse(url=await self.st.streaming_url("exec", request))
+        return pb.ExecResponse(url=self.st.streaming_url("exec", request))
 
     async def Attach(self, request, context):
-        return pb.AttachResponse(url=await self.st.streaming_url("attach", request))
+        return pb.AttachResponse(url=self.st.streaming_url("attach", request))
 
     async def PortForward(self, request, context):
-        return pb.PortForwardResponse(url=await self.st.streaming_url("portforward", request))
+        return pb.PortForwardResponse(url=self.st.streaming_url("portforward", request))
 
     # ------------------------------------------------------------ stats
 
     async def ContainerStats(self, request, context):
         c = self.st.runtime.get_container(request.container_id)
-        return pb.ContainerStatsResponse(stats=self.st.stats.container(c))
+        return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.st.now_ns(), self.st.disk))
 
     def _container_stats(self, f):
         items = self.st.runtime.list_containers(id=f.id, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f))
-        return [self.st.stats.container(c) for c in items if c.state != ContainerState.EXITED or f.id]
+        now = self.st.now_ns()
+        return [replies.container_stats(c, now, self.st.disk) for c in items if c.state != ContainerState.EXITED or f.id]
 
     async def ListContainerStats(self, request, context):
         return pb.ListContainerStatsResponse(stats=self._container_stats(request.filter))
@@ -293,11 +297,12 @@ class RuntimeService:
 
     async def PodSandboxStats(self, request, context):
         sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
-        return pb.PodSandboxStatsResponse(stats=self.st.stats.sandbox(sb))
+        return pb.PodSandboxStatsResponse(stats=replies.pod_sandbox_stats(self.st.runtime, sb, self.st.now_ns(), self.st.disk))
 
     def _sandbox_stats(self, f):
         items = self.st.runtime.list_sandboxes(id=f.id, label_selector=_selector(f))
-        return [self.st.stats.sandbox(sb) for sb in items]
+        rt, now = self.st.runtime, self.st.now_ns()
+        return [replies.pod_sandbox_stats(rt, sb, now, self.st.disk) for sb in items]
 
     async def ListPodSandboxStats(self, request, context):
         return pb.ListPodSandboxStatsResponse(stats=self._sandbox_stats(request.filter))
@@ -308,10 +313,11 @@ class RuntimeService:
             yield pb.StreamPodSandboxStatsResponse(pod_sandbox_stats=items[i : i + STREAM_BATCH])
 
     async def ListMetricDescriptors(self, request, context):
-        return pb.ListMetricDescriptorsResponse(descriptors=self.st.stats.descriptors())
+        return pb.ListMetricDescriptorsResponse(descriptors=replies.metric_descriptors())
 
     def _sandbox_metrics(self):
-        return [self.st.stats.sandbox_metrics(sb) for sb in self.st.runtime.list_sandboxes()]
+        rt, now = self.st.runtime, self.st.now_ns()
+        return [replies.pod_sandbox_metrics(rt, sb, now) for sb in rt.list_sandboxes()]
 
     async def ListPodSandboxMetrics(self, request, context):
         return pb.ListPodSandboxMetricsResponse(pod_metrics=self._sandbox_metrics())
@@ -324,17 +330,16 @@ class RuntimeService:
     # ------------------------------------------------------------ checkpoints
 
     async def CheckpointContainer(self, request, context):
-        await self.st.checkpoints.checkpoint_container(request.container_id, request.location)
+        archives.checkpoint_container(self.st.runtime, request.container_id, request.location)
         return pb.CheckpointContainerResponse()
 
     async def CheckpointPod(self, request, context):
-        await self.st.checkpoints.checkpoint_pod(
-            request.pod_sandbox_id, request.output_path, list(request.container_ids)
-        )
+        archives.checkpoint_pod(self.st.runtime, request.pod_sandbox_id, request.output_path,
+                                list(request.container_ids))
         return pb.CheckpointPodResponse()
 
     async def RestorePod(self, request, context):
-        sb, containers = await self.st.checkpoints.restore_pod(request)
+        sb, containers = archives.restore_pod(self.st.runtime, request)
         return pb.RestorePodResponse(
             pod_sandbox_id=sb.id,
             restored_containers=[pb.RestoredContainer(name=c.name, container_id=c.id) for c in containers],
@@ -345,7 +350,7 @@ class RuntimeService:
     async def GetContainerEvents(self, request, context):
         sub, faults = self.st.subscribe()
         try:
-            async for item in event_stream(self.st, sub, faults):
+            async for item in deliver(self.st.bus, sub, faults, self.st.count):
                 yield item
         finally:
             self.st.unsubscribe(sub)

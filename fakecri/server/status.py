@@ -1,33 +1,13 @@
-"""The one table from core errors to gRPC status codes."""
+"""Core errors as gRPC status codes: each error carries its code name (core/errors.py)."""
 from __future__ import annotations
 
 import grpc
 
 from fakecri.core import errors
 
-CODES: dict[type[errors.CoreError], grpc.StatusCode] = {
-    errors.NotFound: grpc.StatusCode.NOT_FOUND,
-    errors.AlreadyExists: grpc.StatusCode.ALREADY_EXISTS,
-    errors.FailedPrecondition: grpc.StatusCode.FAILED_PRECONDITION,
-    errors.InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
-    errors.ResourceExhausted: grpc.StatusCode.RESOURCE_EXHAUSTED,
-    errors.Unauthenticated: grpc.StatusCode.UNAUTHENTICATED,
-    errors.PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
-    errors.Unavailable: grpc.StatusCode.UNAVAILABLE,
-    errors.DeadlineExceeded: grpc.StatusCode.DEADLINE_EXCEEDED,
-}
-
-BY_NAME: dict[str, grpc.StatusCode] = {code.name: code for code in grpc.StatusCode}
+_BY_NAME: dict[str, grpc.StatusCode] = {code.name: code for code in grpc.StatusCode}
 
 
 def code_for(exc: errors.CoreError) -> grpc.StatusCode:
-    code = CODES.get(type(exc))
-    if code is None:
-        # errors.Other carries a code picked at run time (faults).
-        code = BY_NAME.get(exc.code, grpc.StatusCode.UNKNOWN)
-    return code
-
-
-def code_named(name: str) -> grpc.StatusCode:
-    """'UNAVAILABLE' -> grpc.StatusCode.UNAVAILABLE (names are validated by the fault layer)."""
-    return BY_NAME[name.upper()]
+    """The status an error answers with; an unknown name (never a caller mistake) is UNKNOWN."""
+    return _BY_NAME.get(exc.code, grpc.StatusCode.UNKNOWN)

@@ -9,7 +9,7 @@ import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import EventStreamClosed, NotFoundError, UnavailableError
-from fakecri.client.aio import AsyncCRIClient
+from fakecri.client.async_client import AsyncCRIClient
 from fakecri.server.app import run_on_shared_loop as run
 from cri_stub import StubRuntime, StubServer
 from live import IMAGE, fakecri

@@ -1,7 +1,7 @@
 from prometheus_client import CollectorRegistry, generate_latest
 
 from fakecri.client import PLEGMetrics, register_prometheus
-from fakecri.client.metrics import Samples
+from fakecri.client.pleg.counters import Samples
 
 
 def test_samples_summarise():

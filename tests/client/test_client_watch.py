@@ -71,3 +71,51 @@ def test_live_view_runs_for_a_duration_and_stops():
     text = out.getvalue()
     assert "fakecri watch" in text and "ns/web" in text
     assert not [t for t in threading.enumerate() if t.name in ("watch-events", "generic-pleg")]
+
+
+def test_a_runtime_without_events_is_watched_by_relist_alone_and_nothing_counts_as_missed():
+    """UNIMPLEMENTED GetContainerEvents: five tries, as the kubelet makes, then the relist
+    alone; the exit it finds is shown, not flagged as missed (no stream promised it)."""
+    import grpc
+
+    servicer = stub_with_pod()
+    servicer.events = []
+    servicer.event_end = grpc.StatusCode.UNIMPLEMENTED
+    servicer.event_hold.set()
+    with StubServer(servicer) as server, CRIClient(server.endpoint, timeout=5) as client:
+        watcher = Watcher(client, interval=0.05, retry_delay=0.02).start()
+        try:
+            assert watcher.gave_up.wait(5.0)
+            servicer.containers = [pb.Container(id="c1", pod_sandbox_id="s1", state=pb.CONTAINER_EXITED,
+                                                metadata=pb.ContainerMetadata(name="app"))]
+            threading.Event().wait(0.4)
+            summary = watcher.summary()
+            records = list(watcher.recent)
+        finally:
+            watcher.stop()
+    assert servicer.calls.count("GetContainerEvents") == 5  # then no more reconnecting
+    assert summary["missed"] == 0 and summary["stream_errors"] == 5
+    assert "given up after 5 failures (UNIMPLEMENTED" in summary["stream"]
+    assert any(r["kind"] == "relist" and r["type"] == "ContainerDied" for r in records)
+    assert not any(r["kind"] == "missed" for r in records)
+
+
+def test_an_unreachable_endpoint_says_why_and_exits_non_zero(tmp_path):
+    out = io.StringIO()
+    code = run_watch(f"unix://{tmp_path}/none.sock", json_mode=True, interval=0.1, duration=5, out=out, timeout=2)
+    assert code == 2
+    record = json.loads(out.getvalue().splitlines()[-1])
+    assert record["kind"] == "error" and "cannot watch the runtime" in record["message"]
+    assert "UNAVAILABLE" in record["message"]
+
+
+def test_cli_watch_unreachable_endpoint_exits_2_in_both_modes(tmp_path):
+    from click.testing import CliRunner
+
+    from fakecri.cli import main
+
+    for extra in (["--json"], []):
+        res = CliRunner().invoke(main, ["watch", "--endpoint", f"unix://{tmp_path}/none.sock", "--duration", "3",
+                                        *extra])
+        assert res.exit_code == 2, res.output
+        assert "cannot watch the runtime" in res.output

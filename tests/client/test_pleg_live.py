@@ -1,4 +1,4 @@
-"""The PLEGs against fakecri on a real socket (issue 4's done-means)."""
+"""The PLEGs against fakecri on a real socket: what each generation must do end to end."""
 import threading
 import time
 

@@ -51,7 +51,7 @@ def test_cli_property_selection_and_exit_status():
     rows = [line.split()[:3] for line in res.output.splitlines() if line.startswith(("created-at", "event-order"))]
     assert ["created-at-nanoseconds-monotonic", "MUST", "FAIL"] in rows
     assert ["event-order-per-container", "MUST", "PASS"] in rows
-    assert "call sequence:" in res.output and "RunPodSandbox(" in res.output
+    assert "call sequence, without the sync" in res.output and "RunPodSandbox(" in res.output
 
 
 def test_cli_rejects_unknown_property_and_lists_them():
@@ -97,17 +97,76 @@ def test_cleanup_removes_everything_with_the_run_label_and_nothing_else():
 
 
 def test_layer_rule_conformance_imports_only_client_api_and_test_libraries():
+    """No exception: the in-process fakecri is handed to the command by fakecri's CLI."""
     allowed = ("fakecri.client", "fakecri.api", "fakecri.conformance", "hypothesis", "pytest", "click",
                "grpc")
-    for path in PACKAGE.glob("*.py"):
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
-            for name in names:
-                if name.startswith("fakecri"):
-                    ok = name.startswith(allowed) or (path.name == "cli.py" and name == "fakecri.server.app")
-                    assert ok, f"{path.name} imports {name}"
+    for path in PACKAGE.rglob("*.py"):
+        for name in _imports(path):
+            if name.startswith("fakecri"):
+                assert name.startswith(allowed), f"{path.relative_to(PACKAGE)} imports {name}"
+
+
+def _imports(path):
+    """Every module `path` imports, TYPE_CHECKING and function-level imports too;
+    `from pkg import mod` counts as importing pkg.mod when that module exists."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.append(node.module)
+            out += [f"{node.module}.{a.name}" for a in node.names]
+    return out
+
+
+def _module_name(path):
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def import_cycles(package_dir):
+    """The strongly connected components (more than one module) of the import graph
+    of the modules under `package_dir`, package __init__ modules left out (they only
+    re-export)."""
+    modules = {_module_name(p): p for p in package_dir.rglob("*.py") if p.name != "__init__.py"}
+    graph = {m: sorted({n for n in _imports(p) if n in modules and n != m}) for m, p in modules.items()}
+    index, low, stack, on_stack, sccs, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(sorted(comp))
+
+    for m in sorted(graph):
+        if m not in index:
+            visit(m)
+    return sccs
+
+
+@pytest.mark.parametrize("package", ["conformance", "client"])
+def test_no_import_circles(package):
+    """Counting TYPE_CHECKING imports too: each module's imports point one way."""
+    assert import_cycles(PACKAGE.parent / package) == []
 
 
 def _quirk(name):
@@ -118,8 +177,8 @@ def _quirk(name):
 
 @pytest.mark.slow
 def test_default_cli_run_against_our_own_socket():
-    """The issue's bar: `fakecri conformance` at the default example count prints the
-    table in under a minute (measured here, reported by the lead; no timing assert)."""
+    """`fakecri conformance` at the default example count against the in-process fakecri
+    passes every property (its run time is printed in the table's header)."""
     proc = subprocess.run([sys.executable, "-m", "fakecri.cli", "conformance", "-q"], capture_output=True,
                           text=True, timeout=600, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr

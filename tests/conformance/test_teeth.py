@@ -1,4 +1,4 @@
-"""Proof that the suite has teeth (issue 5): a real fakecri on a real socket, clean,
+"""Proof that the suite has teeth: a real fakecri on a real socket, clean,
 with each breaking fault or quirk, and with the faults a correct client must survive.
 Small example counts; each case starts its own server with the fault in force."""
 from __future__ import annotations
@@ -9,8 +9,7 @@ import pytest
 import structlog
 
 from fakecri.conformance import Options, run_suite
-from fakecri.conformance.properties import BY_NAME, MUST, NAMES
-from fakecri.conformance.runner import PLEG_PROPERTIES
+from fakecri.conformance.properties import BY_NAME, MUST, NAMES, PLEG_PROPERTIES
 from fakecri.faults.model import Fault
 from fakecri.server.app import FakeCRIServer
 

@@ -5,7 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakecri.core.shell import simulate
+from fakecri.core.shell import COMMANDS, Context, Sleep, Write, READ, spawn, trace
+
+
+def simulate(argv, stdin=None, in_exec=False):
+    """A container's own command (no input ever comes), or an exec command with `stdin`."""
+    return trace(argv, stdin if in_exec else None, main=not in_exec)
 
 S = 1_000_000_000
 
@@ -41,6 +46,8 @@ S = 1_000_000_000
     (["sh", "-c", "sleep 1 | cat"], None, 0),
     (["sh", "-c", "&& true"], None, 0),
     (["sh", "-c", "sleep 2; myserver --port 80"], None, 0),
+    (["cat"], None, 0),  # waits for input that never comes
+    (["tail", "-f", "/dev/null"], None, 0),  # a busybox program not modelled runs on as a container
 ])
 def test_container_commands(argv, end_s, code):
     trace = simulate(argv)
@@ -58,11 +65,22 @@ def test_stderr_for_bad_sleep():
     assert simulate(["sleep", "soon"]).outputs[0][1] == "stderr"
 
 
-def test_exec_mode_unknown_succeeds_and_cat_echoes_stdin():
-    assert simulate(["pg_isready"], in_exec=True).exit_code == 0
-    assert simulate(["pg_isready"], in_exec=True).end_ns == 0
-    assert simulate(["cat"], b"in\n", in_exec=True).outputs == ((0, "stdout", "in\n"),)
-    assert simulate(["cat", "/tmp/healthy"], in_exec=True).outputs == ()
+def test_exec_of_an_unknown_program_is_not_found_as_in_busybox():
+    done = trace(["pg_isready", "-h", "db"])
+    assert (done.exit_code, done.end_ns) == (127, 0)
+    assert done.outputs == ((0, "stderr", "sh: pg_isready: not found\n"),)
+    done = trace(["sh", "-c", "echo before; /usr/bin/nope || echo fallback"])
+    assert [text for _, _, text in done.outputs] == ["before\n", "sh: /usr/bin/nope: not found\n", "fallback\n"]
+
+
+def test_exec_of_a_busybox_program_not_modelled_succeeds_silently():
+    assert trace(["touch", "/tmp/healthy"]) == trace(["true"])
+    assert trace(["ls", "-l", "/"]).exit_code == 0
+
+
+def test_cat_echoes_stdin_and_ignores_files():
+    assert trace(["cat"], b"in\n").outputs == ((0, "stdout", "in\n"),)
+    assert trace(["cat", "/tmp/healthy"]).outputs == ()
 
 
 @pytest.mark.parametrize("junk", [["\x00"], ["sh", "-c", ""], ["sh", "-c", ";;;"], ["sh", "-c", "((("],
@@ -93,3 +111,45 @@ def test_random_scripts_never_raise(script, in_exec):
 def test_random_argv_never_raises(argv):
     trace = simulate(argv)
     assert trace.end_ns is None or trace.end_ns >= 0
+
+
+def test_interactive_shell_answers_line_by_line():
+    proc = spawn(["sh"], Context(tty=True, size=lambda: (120, 40)))
+    assert next(proc) == Write("stdout", "/ # ")
+    assert next(proc) is READ
+    assert proc.send(b"echo hi\n") == Write("stdout", "hi\n")
+    assert next(proc) == Write("stdout", "/ # ")
+    assert next(proc) is READ
+    assert proc.send(b"stty size; sleep 2\n") == Write("stdout", "40 120\n")
+    assert next(proc) == Sleep(2 * S)
+    assert next(proc) == Write("stdout", "/ # ")
+    assert next(proc) is READ
+    with pytest.raises(StopIteration) as done:
+        proc.send(b"exit 4\n")
+    assert done.value.value == 4
+
+
+def test_interactive_shell_without_a_terminal_has_no_prompt_and_ends_at_eof():
+    done = trace(["sh"], b"echo one\nnope\necho two")
+    assert [text for _, _, text in done.outputs] == ["one\n", "sh: nope: not found\n", "two\n"]
+    assert done.exit_code == 0
+    assert trace(["sh", "-s"], b"false\n").exit_code == 1
+
+
+def test_a_command_that_does_not_read_never_asks_for_input():
+    proc = spawn(["echo", "hi"])
+    assert next(proc) == Write("stdout", "hi\n")
+    with pytest.raises(StopIteration):
+        next(proc)
+
+
+def test_stty_needs_a_terminal():
+    done = trace(["stty", "size"])
+    assert done.exit_code == 1 and "Not a tty" in done.outputs[0][2]
+
+
+def test_every_command_in_the_table_survives_odd_arguments():
+    for name in COMMANDS:
+        for args in ([], ["-x"], ["\x00", "9" * 30]):
+            done = trace([name, *args], b"x\n")
+            assert 0 <= done.exit_code <= 255

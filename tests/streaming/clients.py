@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
-from fakecri.server.streaming.backend import InMemoryBackend
+from fakecri.server.streaming.backend import StreamingBackend
 from fakecri.server.streaming.server import StreamingServer
 from fakecri.server.streaming.spdy import DICTIONARY
 
@@ -34,8 +34,8 @@ def run(coro: Awaitable[T], timeout: float = TIMEOUT) -> T:
 
 
 @contextlib.asynccontextmanager
-async def serving(backend: InMemoryBackend | None = None, **kw: Any) -> AsyncIterator[StreamingServer]:
-    server = StreamingServer(backend or InMemoryBackend(), host="127.0.0.1", port=0, **kw)
+async def serving(backend: StreamingBackend, **kw: Any) -> AsyncIterator[StreamingServer]:
+    server = StreamingServer(backend, host="127.0.0.1", port=0, **kw)
     await server.start()
     try:
         yield server

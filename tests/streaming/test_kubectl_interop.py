@@ -13,10 +13,11 @@ import subprocess
 
 import pytest
 
-from fakecri.server.streaming import InMemoryBackend
+from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 
 from .clients import run, serving
 from .fake_apiserver import FakeApiServer
+from .rig import Rig
 
 
 def _find_kubectl() -> str | None:
@@ -57,11 +58,11 @@ async def kubectl(api: str, env: dict[str, str], *args: str, stdin: bytes = b"",
     return proc.returncode, out, err
 
 
-def backend() -> InMemoryBackend:
-    b = InMemoryBackend()
-    b.add_container("c1")
-    b.add_sandbox("pod1")
-    return b
+def backend(command=("sleep", "infinity"), **kw) -> RuntimeStreamingBackend:
+    rig = Rig()
+    rig.add_container("c1", command, **kw)
+    rig.add_sandbox("pod1")
+    return rig.backend
 
 
 @pytest.mark.parametrize("transport", sorted(TRANSPORTS))
@@ -91,7 +92,7 @@ def test_kubectl_exec(transport, tmp_path):
 @pytest.mark.parametrize("transport", sorted(TRANSPORTS))
 def test_kubectl_attach(transport, tmp_path):
     async def main():
-        b = backend()
+        b = backend(("sh",), stdin=True)
         async with serving(b) as server:
             fake = FakeApiServer(server)
             api = await fake.start()
@@ -102,11 +103,10 @@ def test_kubectl_attach(transport, tmp_path):
                         break
                     await asyncio.sleep(0.02)
                 assert b.attached_count("c1") == 1
-                b.emit("c1", b"from the container log\n")
-                b.exit("c1")
+                b.host.feed("c1", b"echo from the container\nexit\n")
                 code, out, err = await client
                 assert code == 0, err
-                assert b"from the container log\n" in out
+                assert b"from the container\n" in out
             finally:
                 await fake.stop()
     run(main(), timeout=30)

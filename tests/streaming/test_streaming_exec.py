@@ -7,20 +7,21 @@ import json
 import pytest
 
 from fakecri.core.errors import FailedPrecondition, InvalidArgument, NotFound
-from fakecri.server.streaming.backend import InMemoryBackend
+from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 
-from .clients import CommandResult, run, serving, spdy_command, ws_command
+from .clients import CommandResult, SpdyClient, run, serving, spdy_command, spdy_upgrade, ws_command
+from .rig import Rig
 
 TRANSPORTS = ["spdy", "ws-v5", "ws-v5-base64", "ws-v4", "ws-v4-base64"]
 WS_PROTOCOLS = {"ws-v5": "v5.channel.k8s.io", "ws-v5-base64": "v5.base64.channel.k8s.io",
                 "ws-v4": "v4.channel.k8s.io", "ws-v4-base64": "v4.base64.channel.k8s.io"}
 
 
-def backend_with(*containers: str) -> InMemoryBackend:
-    backend = InMemoryBackend()
+def backend_with(*containers: str) -> RuntimeStreamingBackend:
+    rig = Rig()
     for cid in containers:
-        backend.add_container(cid)
-    return backend
+        rig.add_container(cid)
+    return rig.backend
 
 
 async def exec_over(transport: str, url: str, stdin: bytes | None = None, **kw) -> CommandResult:
@@ -118,10 +119,11 @@ def test_tty_merges_stderr_and_accepts_resize(transport):
                 result = await spdy_command(url, stderr=False, tty=True, resize=sizes)
             else:
                 result, _ = await ws_command(url, "v5.channel.k8s.io", resize=sizes)
-            assert result.stdout == b"out\nerr\n"
+            assert result.stdout == b"out\r\nerr\r\n"  # a terminal turns newlines into CR LF
             assert result.exit_code == 0
-        # Resize messages are parsed and handed to the backend, in order.
-        assert backend.resizes == [("c1", 80, 24), ("c1", 120, 40)]
+        # Resize messages are parsed and handed to the backend, in order: the last one holds.
+        assert backend.host.counters["tty_resizes"] == 2
+        assert backend.terminal_size("c1") == (120, 40)
     run(main())
 
 
@@ -133,7 +135,7 @@ def test_resize_reaches_backend_before_a_slow_command_ends():
             result = await spdy_command(url, stderr=False, tty=True,
                                         resize=[{"Width": 100, "Height": 30}])
             assert result.exit_code == 0
-        assert backend.resizes == [("c1", 100, 30)]
+        assert backend.terminal_size("c1") == (100, 30)
     run(main())
 
 
@@ -151,7 +153,7 @@ def test_websocket_sends_an_empty_ready_message_first():
 def test_exec_refused_at_prepare_time_for_missing_or_stopped_container():
     async def main():
         backend = backend_with("c1")
-        backend.add_container("stopped", running=False)
+        backend.host.add_container("stopped", running=False)
         async with serving(backend) as server:
             with pytest.raises(NotFound):
                 server.prepare_exec("nope", ["true"])
@@ -172,10 +174,29 @@ def test_container_stopping_after_prepare_reports_internal_error(transport):
         backend = backend_with("c1")
         async with serving(backend) as server:
             url = server.prepare_exec("c1", ["echo", "hi"])
-            backend.exit("c1")
+            backend.host.stop("c1")
             result = await exec_over(transport, url)
             assert result.stdout == b""
             assert result.status["status"] == "Failure"
             assert result.status["reason"] == "InternalError"
-            assert "not running" in result.status["message"]
+            assert "not running" in result.status["message"].lower()
+    run(main())
+
+
+def test_a_tty_command_waits_for_the_resize_stream_before_it_may_end():
+    async def main():
+        async with serving(backend_with("c1")) as server:
+            url = server.prepare_exec("c1", ["echo", "hello"], tty=True, stdin=True, stderr=False)
+            client = SpdyClient(await spdy_upgrade(url, ["v4.channel.k8s.io"]))
+            try:
+                error = await client.open_stream({"streamType": "error"})
+                await client.open_stream({"streamType": "stdin"})
+                out = await client.open_stream({"streamType": "stdout"})
+                await asyncio.sleep(0.3)
+                assert not error.fin.is_set()  # not over: a TTY client still has its resize stream to open
+                await client.open_stream({"streamType": "resize"})  # answered, not left to time out
+                assert json.loads(await error.read_until_fin())["status"] == "Success"
+                assert await out.wait_for_data(7) == b"hello\r\n"
+            finally:
+                await client.close()
     run(main())

@@ -7,15 +7,16 @@ import pytest
 from websockets.asyncio.client import connect as ws_connect
 
 from fakecri.core.errors import InvalidArgument, NotFound
-from fakecri.server.streaming.backend import InMemoryBackend, PortForwardBehaviour
+from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 
 from .clients import SpdyClient, run, serving, spdy_forward_once, spdy_upgrade, ws_url
+from .rig import Rig, port_annotations
 
 
-def pod_backend() -> InMemoryBackend:
-    backend = InMemoryBackend()
-    backend.add_sandbox("pod1")
-    return backend
+def pod_backend(**annotations: str) -> RuntimeStreamingBackend:
+    rig = Rig()
+    rig.add_sandbox("pod1", port_annotations(**annotations))
+    return rig.backend
 
 
 async def open_session(url: str) -> SpdyClient:
@@ -61,9 +62,7 @@ def test_spdy_echo_streams_data_before_the_client_half_closes():
 
 def test_spdy_fixed_http_response_and_refusal():
     async def main():
-        backend = pod_backend()
-        backend.port_behaviours[("pod1", 80)] = PortForwardBehaviour.http(200, b"hello from pod\n")
-        backend.port_behaviours[("pod1", 5432)] = PortForwardBehaviour.refuse("nothing listens")
+        backend = pod_backend(port_80="http:200:hello from pod", port_5432="refuse:nothing listens")
         async with serving(backend) as server:
             client = await open_session(server.prepare_port_forward("pod1", []))
             try:
@@ -71,8 +70,8 @@ def test_spdy_fixed_http_response_and_refusal():
                     client, 80, 0, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", half_close=False)
                 assert err == b""
                 assert body.startswith(b"HTTP/1.1 200 OK\r\n")
-                assert body.endswith(b"\r\n\r\nhello from pod\n")
-                assert b"Content-Length: 15\r\n" in body
+                assert body.endswith(b"\r\n\r\nhello from pod")
+                assert b"Content-Length: 14\r\n" in body
                 data, err = await spdy_forward_once(client, 5432, 1, b"x")
                 assert data == b""
                 assert b"nothing listens" in err and b"5432" in err
@@ -154,8 +153,7 @@ def test_websocket_port_forward_echoes_per_port_channels():
 
 def test_websocket_port_forward_refusal_goes_to_the_error_channel():
     async def main():
-        backend = pod_backend()
-        backend.default_port_behaviour = PortForwardBehaviour.refuse()
+        backend = pod_backend(default="refuse")
         async with serving(backend) as server:
             url = server.prepare_port_forward("pod1", [])
             async with ws_connect(ws_url(url) + "?port=7000", subprotocols=["v4.channel.k8s.io"],  # type: ignore[list-item]

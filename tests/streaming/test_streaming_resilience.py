@@ -4,18 +4,19 @@ from __future__ import annotations
 import asyncio
 import struct
 
-from fakecri.server.streaming.backend import InMemoryBackend
+from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 
 from .clients import SpdyClient, run, serving, spdy_command, spdy_upgrade, ws_command
+from .rig import Rig
 
 SPDY = ["v4.channel.k8s.io"]
 
 
-class RecordingBackend(InMemoryBackend):
+class RecordingBackend(RuntimeStreamingBackend):
     """Notes when an exec is cancelled because its client went away."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, rig: Rig) -> None:
+        super().__init__(rig)
         self.cancelled = asyncio.Event()
 
     async def exec(self, container_id, argv, **kw):
@@ -36,8 +37,9 @@ async def wait_until(predicate, timeout: float = 3.0) -> None:
 
 def test_a_stalled_client_does_not_block_others():
     async def main():
-        backend = InMemoryBackend()
-        backend.add_container("c1")
+        rig = Rig()
+        rig.add_container("c1")
+        backend = rig.backend
         async with serving(backend, handshake_timeout_s=0.3) as server:
             # One client opens a TCP connection and never sends a request.
             host, port = server.base_url.removeprefix("http://").split(":")
@@ -58,8 +60,9 @@ def test_a_stalled_client_does_not_block_others():
 
 def test_client_vanishing_mid_exec_cancels_the_command():
     async def main():
-        backend = RecordingBackend()
-        backend.add_container("c1")
+        rig = Rig()
+        rig.add_container("c1")
+        backend = RecordingBackend(rig)
         async with serving(backend) as server:
             up = await spdy_upgrade(server.prepare_exec("c1", ["sleep", "30"]), SPDY)
             client = SpdyClient(up)
@@ -74,8 +77,9 @@ def test_client_vanishing_mid_exec_cancels_the_command():
 
 def test_stop_ends_live_connections():
     async def main():
-        backend = InMemoryBackend()
-        backend.add_container("c1")
+        rig = Rig()
+        rig.add_container("c1")
+        backend = rig.backend
         async with serving(backend) as server:
             ws_client = asyncio.create_task(
                 ws_command(server.prepare_exec("c1", ["sleep", "30"]), "v5.channel.k8s.io"))
@@ -90,8 +94,9 @@ def test_stop_ends_live_connections():
 
 def test_missing_spdy_streams_time_out_with_an_error_status():
     async def main():
-        backend = InMemoryBackend()
-        backend.add_container("c1")
+        rig = Rig()
+        rig.add_container("c1")
+        backend = rig.backend
         async with serving(backend, stream_creation_timeout_s=0.3) as server:
             up = await spdy_upgrade(server.prepare_exec("c1", ["echo", "x"]), SPDY)
             client = SpdyClient(up)
@@ -108,8 +113,9 @@ def test_missing_spdy_streams_time_out_with_an_error_status():
 
 def test_idle_websocket_is_closed_by_the_server():
     async def main():
-        backend = InMemoryBackend()
-        backend.add_container("c1")
+        rig = Rig()
+        rig.add_container("c1")
+        backend = rig.backend
         async with serving(backend, stream_idle_timeout_s=0.3) as server:
             url = server.prepare_exec("c1", ["cat"], stdin=True)
             result, messages = await asyncio.wait_for(ws_command(url, "v4.channel.k8s.io"), 3)
@@ -120,8 +126,9 @@ def test_idle_websocket_is_closed_by_the_server():
 
 def test_spdy_pings_are_answered_and_garbage_ends_the_session():
     async def main():
-        backend = InMemoryBackend()
-        backend.add_container("c1")
+        rig = Rig()
+        rig.add_container("c1")
+        backend = rig.backend
         async with serving(backend) as server:
             up = await spdy_upgrade(server.prepare_attach("c1"), SPDY)
             client = SpdyClient(up)

@@ -6,10 +6,12 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
 
 from fakecri.core.errors import ResourceExhausted, Unavailable
-from fakecri.server.streaming import InMemoryBackend, StreamingServer
+from fakecri.server.streaming import StreamingServer
+from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 from fakecri.server.streaming.tokens import TokenCache
 
 from .clients import http_upgrade, run, serving, spdy_command, spdy_upgrade, ws_url
+from .rig import Rig
 
 SPDY = ["v4.channel.k8s.io"]
 
@@ -22,11 +24,11 @@ class ManualTime:
         return self.t
 
 
-def backend() -> InMemoryBackend:
-    b = InMemoryBackend()
-    b.add_container("c1")
-    b.add_sandbox("pod1")
-    return b
+def backend() -> RuntimeStreamingBackend:
+    rig = Rig()
+    rig.add_container("c1")
+    rig.add_sandbox("pod1")
+    return rig.backend
 
 
 def test_unknown_token_is_refused_over_both_protocols():

@@ -15,13 +15,12 @@ import time
 from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.client.errors import CRIError
-from fakecri.client.metrics import EVENT_TYPE_NAMES
 from fakecri.client.pleg.cache import PodCache
+from fakecri.client.pleg.evented import EventedPLEG
 from fakecri.client.pleg.generic import GenericPLEG
 from fakecri.client.pleg.ledger import EventLedger
 from fakecri.client.pleg.stream import StreamLoop
-from fakecri.client.runtime import CRIClient
+from fakecri.client.sync_client import CRIClient
 
 RELIST_PERIOD = 1.0
 RELIST_THRESHOLD = 180.0
@@ -29,7 +28,7 @@ MAX_STREAM_RETRIES = 5
 RELIST_REQUEST_CAPACITY = 200
 
 
-class CurrentEventedPLEG:
+class CurrentEventedPLEG(EventedPLEG):
     """Relist every second; relist one pod at once when its container or sandbox stops."""
 
     def __init__(
@@ -97,21 +96,6 @@ class CurrentEventedPLEG:
             self._worker.join(10.0)
         self.generic.stop()
 
-    def __enter__(self) -> CurrentEventedPLEG:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def stream_failures(self) -> int:
-        return self._stream.failures
-
-    @property
-    def stream_errors(self) -> list[CRIError]:
-        """The latest stream failures, oldest first."""
-        return list(self._stream.errors)
-
     def healthy(self) -> tuple[bool, str]:
         return self.generic.healthy()
 
@@ -124,14 +108,8 @@ class CurrentEventedPLEG:
     def handle_event(self, event: pb.ContainerEventResponse) -> None:
         """Record latency; turn a STOPPED event into a relist request for its pod."""
         received = self.now()
-        with self.metrics.lock:
-            self.metrics.events_received += 1
-            self.metrics.events_received_by_type[EVENT_TYPE_NAMES.get(event.container_event_type, "?")] += 1
-        if not event.HasField("pod_sandbox_status") or not event.pod_sandbox_status.HasField("metadata"):
-            with self.metrics.lock:
-                self.metrics.events_ignored += 1
+        if not self.accept_event(event):
             return
-        self.ledger.announce(event)
         with self.metrics.lock:
             self.metrics.event_latency.observe(max(0, received - event.created_at) / 1e9)
         if event.container_event_type != pb.CONTAINER_STOPPED_EVENT:

@@ -18,14 +18,14 @@ from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError
-from fakecri.client.metrics import EVENT_TYPE_NAMES
 from fakecri.client.pleg.cache import PodCache, PodStatus, sandbox_ips
+from fakecri.client.pleg.evented import EventedPLEG
 from fakecri.client.pleg.generic import GenericPLEG
 from fakecri.client.pleg.ledger import EventLedger
-from fakecri.client.pleg.pod_sync import newest_first
 from fakecri.client.pleg.lifecycle import EventType, PodLifecycleEvent
+from fakecri.client.pleg.pod_sync import newest_first
 from fakecri.client.pleg.stream import StreamLoop
-from fakecri.client.runtime import CRIClient
+from fakecri.client.sync_client import CRIClient
 
 RELIST_PERIOD = 300.0
 RELIST_THRESHOLD = 600.0
@@ -57,7 +57,7 @@ def status_from_event(event: pb.ContainerEventResponse) -> PodStatus:
     )
 
 
-class LegacyEventedPLEG:
+class LegacyEventedPLEG(EventedPLEG):
     """Events write the cache; a slow relist corrects it. See the module docstring."""
 
     def __init__(
@@ -127,21 +127,6 @@ class LegacyEventedPLEG:
             self._tick_thread.join(5.0)
         self.generic.stop()
 
-    def __enter__(self) -> LegacyEventedPLEG:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def stream_failures(self) -> int:
-        return self._stream.failures
-
-    @property
-    def stream_errors(self) -> list[CRIError]:
-        """The latest stream failures, oldest first."""
-        return list(self._stream.errors)
-
     def healthy(self) -> tuple[bool, str]:
         """Unhealthy when the event channel is full, or when the relist is overdue."""
         if not self.fell_back.is_set() and self.events.full():
@@ -174,14 +159,8 @@ class LegacyEventedPLEG:
     def handle_event(self, event: pb.ContainerEventResponse) -> None:
         """Apply one CRI event to the cache and send the lifecycle events it stands for."""
         received = self.now()
-        with self.metrics.lock:
-            self.metrics.events_received += 1
-            self.metrics.events_received_by_type[EVENT_TYPE_NAMES.get(event.container_event_type, "?")] += 1
-        if not event.HasField("pod_sandbox_status") or not event.pod_sandbox_status.HasField("metadata"):
-            with self.metrics.lock:
-                self.metrics.events_ignored += 1
+        if not self.accept_event(event):
             return
-        self.ledger.announce(event)
         uid = event.pod_sandbox_status.metadata.uid
         status = status_from_event(event)
         if not status.ips:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError, NotFoundError, UnavailableError
-from fakecri.client.metrics import PLEGMetrics
+from fakecri.client.pleg.counters import PLEGMetrics
 from fakecri.client.pleg.cache import PodCache, PodStatus, sandbox_ips
 from fakecri.client.pleg.lifecycle import (
     EventChannel,
@@ -23,7 +23,7 @@ from fakecri.client.pleg.lifecycle import (
     compute_pod_events,
 )
 from fakecri.client.pleg.pod_sync import newest_first
-from fakecri.client.runtime import CRIClient
+from fakecri.client.sync_client import CRIClient
 
 RELIST_PERIOD = 1.0
 RELIST_THRESHOLD = 180.0

@@ -7,7 +7,7 @@ from collections import deque
 from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.client.metrics import PLEGMetrics
+from fakecri.client.pleg.counters import PLEGMetrics
 from fakecri.client.pleg.lifecycle import EventType, PodLifecycleEvent
 
 # The relist transitions each CRI event type stands for.

@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError, UnavailableError
-from fakecri.client.events import EventStream
-from fakecri.client.metrics import PLEGMetrics
-from fakecri.client.runtime import CRIClient
+from fakecri.client.container_events import EventStream
+from fakecri.client.pleg.counters import PLEGMetrics
+from fakecri.client.sync_client import CRIClient
 
 
 class StreamLoop:

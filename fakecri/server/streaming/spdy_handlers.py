@@ -65,6 +65,10 @@ async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
         needed.add("stdout")
     if request.stderr and not request.tty:
         needed.add("stderr")
+    if request.tty and version in (rc.V3, rc.V4):
+        # From v3 on a TTY client always opens a resize stream; it must be answered before the
+        # command may end, or the client waits out its stream-creation timeout for the reply.
+        needed.add("resize")
     pipe: rc.StdinPipe | None = None
     command: asyncio.Task | None = None
     grace_s = CLOSE_GRACE_S

@@ -16,8 +16,8 @@ from fakecri.api.runtime.v1 import api_pb2_grpc as pb_grpc
 from fakecri.client.calls import IMAGES, RUNTIME, CRICalls, Extract
 from fakecri.client.endpoint import Endpoint, parse_endpoint
 from fakecri.client.errors import UnavailableError, from_rpc_error
-from fakecri.client.events import METHOD, stream_closed
-from fakecri.client.runtime import DEFAULT_TIMEOUT, channel_options
+from fakecri.client.container_events import METHOD, stream_closed
+from fakecri.client.sync_client import DEFAULT_TIMEOUT, channel_options
 
 
 class AsyncEventStream:

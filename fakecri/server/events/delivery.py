@@ -1,4 +1,4 @@
-"""One GetContainerEvents stream: bus subscription -> per-subscriber faults -> the wire.
+"""Delivery on one GetContainerEvents stream: bus subscription -> per-subscriber faults -> the wire.
 
 Delayed events (the delay_events fault) wait in a small heap while later events go
 ahead of them, as they would on a real network. A cut_stream fault ends the stream
@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import heapq
-from typing import TYPE_CHECKING, AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from fakecri.core import errors
-from fakecri.server.bus import Subscription, SubscriptionClosed
-
-if TYPE_CHECKING:
-    from fakecri.server.state import ServerState
+from fakecri.server.events.bus import EventBus, Subscription, SubscriptionClosed
 
 
 class _StreamCut(Exception):
@@ -24,7 +21,11 @@ class _StreamCut(Exception):
         self.message = message
 
 
-async def event_stream(st: ServerState, sub: Subscription, faults) -> AsyncIterator[bytes]:
+async def deliver(bus: EventBus, sub: Subscription, faults,
+                  count: Callable[[str], None]) -> AsyncIterator[bytes]:
+    """The bytes to write on one stream, until its subscription closes or a fault cuts it.
+    `faults` are the stream's event faults (FaultPlan.subscriber); `count(name)` bumps the
+    server's counters."""
     loop = asyncio.get_running_loop()
     delivered = 0
     pending: list[tuple[float, int, bytes]] = []  # (due loop time, seq, item)
@@ -34,16 +35,16 @@ async def event_stream(st: ServerState, sub: Subscription, faults) -> AsyncItera
     def after_delivery() -> None:
         nonlocal delivered
         delivered += 1
-        st.count("events_delivered")
+        count("events_delivered")
         code = faults.cut(delivered)
         if code is not None:
-            st.count("streams_cut")
+            count("streams_cut")
             raise _StreamCut(code, faults.cut_status[1])
 
     try:
         if faults.cut(0) is not None:
             raise _StreamCut(*faults.cut_status)
-        for item in faults.replay(list(st.bus.history)):
+        for item in faults.replay(list(bus.history)):
             yield item
         while True:
             now = loop.time()
@@ -80,7 +81,7 @@ async def event_stream(st: ServerState, sub: Subscription, faults) -> AsyncItera
                 if closed.code == "OK":
                     return
                 raise errors.from_code(closed.code, closed.message) from None
-            st.bus.note_progress()
+            bus.note_progress()
             now = loop.time()
             for delay, out in faults.on_event(item):
                 if delay > 0:

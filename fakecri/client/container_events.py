@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import grpc
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError, EventStreamClosed
-
-if TYPE_CHECKING:
-    from fakecri.client.runtime import CRIClient
 
 METHOD = "GetContainerEvents"
 
@@ -71,6 +68,13 @@ class EventStream(Iterator[pb.ContainerEventResponse]):
         self.cancel()
 
 
+class EventSource(Protocol):
+    """What an EventWatcher needs of a client (CRIClient is one)."""
+
+    def get_container_events(self, *, on_connected: Callable[[], None] | None = ...,
+                             connect_timeout: float | None = ...) -> EventStream: ...
+
+
 class EventWatcher:
     """Runs one event stream on a background thread and calls `on_event` for each message.
 
@@ -80,7 +84,7 @@ class EventWatcher:
 
     def __init__(
         self,
-        client: CRIClient,
+        client: EventSource,
         on_event: Callable[[pb.ContainerEventResponse], None],
         *,
         on_error: Callable[[CRIError], None] | None = None,

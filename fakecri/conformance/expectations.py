@@ -1,4 +1,5 @@
-"""What the suite believes it did (the model), and what each event subscriber saw.
+"""What the suite expects: the model of what it did, the events that are owed for it,
+and what each event subscriber saw.
 
 The model only records facts that follow from the suite's own calls and their
 answers (created, started, stopped by us, removed), never timing-dependent
@@ -7,15 +8,21 @@ Observed exits are kept apart, for the checks.
 """
 from __future__ import annotations
 
+import shlex
 import threading
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 
 if TYPE_CHECKING:
     from fakecri.client import EventWatcher
+
+# Every sandbox and container of a run carries this label (value: the run id).
+RUN_LABEL = "fakecri.io/conformance-run"
+NAMESPACE = "fakecri-conformance"
 
 CREATED, STARTED, STOPPED, DELETED = (
     pb.CONTAINER_CREATED_EVENT,
@@ -33,6 +40,10 @@ COMMANDS: dict[str, list[str]] = {
     "short": ["sleep", "1"],
 }
 EXPECTED_EXIT: dict[str, int | None] = {"long": None, "instant": 3, "short": 0}
+
+
+def shell_words(argv: list[str]) -> str:
+    return " ".join(shlex.quote(a) for a in argv)
 
 
 def type_name(t: int) -> str:
@@ -85,6 +96,11 @@ class ContainerModel:
     @property
     def command(self) -> list[str]:
         return COMMANDS[self.kind]
+
+    @property
+    def command_text(self) -> str:
+        """The command as a shell would read it (for call sequences and messages)."""
+        return shell_words(self.command)
 
     def must_have_stopped(self) -> bool:
         """A STOPPED event is owed: it ran and then certainly ended."""
@@ -142,3 +158,31 @@ class Subscriber:
 
     def __repr__(self) -> str:
         return f"subscriber {self.name}"
+
+
+def owed_events(pods: Iterable[PodModel], judged: Callable[[PodModel], bool]) -> list[tuple[PodModel | ContainerModel, int]]:
+    """The (object, event type) pairs a subscriber is owed for `pods`, where `judged(pod)`
+    says whether that subscriber is held to the pod's events."""
+    out: list[tuple[PodModel | ContainerModel, int]] = []
+    for pod in pods:
+        if not judged(pod):
+            continue
+        out += [(pod, CREATED), (pod, STARTED)]
+        if pod.stopped:
+            out.append((pod, STOPPED))
+        if pod.removed:
+            out.append((pod, DELETED))
+        for c in pod.containers:
+            out.append((c, CREATED))
+            if c.started and EXPECTED_EXIT[c.kind] is None:
+                out.append((c, STARTED))  # an instant exit may legitimately skip STARTED
+            if c.must_have_stopped():
+                out.append((c, STOPPED))
+            if c.removed:
+                out.append((c, DELETED))
+    return out
+
+
+def ident(owner: PodModel | ContainerModel) -> str:
+    """The id events carry for a pod (its sandbox id) or a container."""
+    return owner.cid if isinstance(owner, ContainerModel) else owner.sid

@@ -10,12 +10,10 @@ import io
 import json
 import os
 import tarfile
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fakecri.core import errors
-
-if TYPE_CHECKING:
-    from fakecri.server.state import ServerState
+from fakecri.core.runtime import Runtime
 
 MEMBER = "fakecri-checkpoint.json"
 FORMAT = "fakecri-checkpoint/1"
@@ -61,36 +59,35 @@ def read_archive(path: str) -> dict[str, Any]:
     return doc
 
 
-class Checkpoints:
-    def __init__(self, state: ServerState) -> None:
-        self.st = state
+def checkpoint_container(rt: Runtime, container_id: str, location: str) -> None:
+    doc = rt.checkpoint_container(container_id)
+    write_archive(location, {"kind": "container", "container": doc})
 
-    async def checkpoint_container(self, container_id: str, location: str) -> None:
-        doc = self.st.runtime.checkpoint_container(container_id)
-        write_archive(location, {"kind": "container", "container": doc})
 
-    async def checkpoint_pod(self, sandbox_id: str, path: str, container_ids: list[str]) -> None:
-        doc = self.st.runtime.checkpoint_pod(sandbox_id, container_ids)
-        write_archive(path, {"kind": "pod", "pod": doc})
+def checkpoint_pod(rt: Runtime, sandbox_id: str, path: str, container_ids: list[str]) -> None:
+    doc = rt.checkpoint_pod(sandbox_id, container_ids)
+    write_archive(path, {"kind": "pod", "pod": doc})
 
-    async def restore_pod(self, request):
-        doc = read_archive(request.checkpoint_path)
-        if doc.get("kind") != "pod":
-            raise errors.InvalidArgument(f"RestorePod: {request.checkpoint_path} holds a container, not a pod")
-        overrides = {}
-        cfg = request.config
-        if cfg.HasField("metadata"):
-            md = cfg.metadata
-            overrides.update(name=md.name or None, namespace=md.namespace or None, uid=md.uid or None,
-                             attempt=md.attempt)
-        if cfg.labels:
-            overrides["labels"] = dict(cfg.labels)
-        if cfg.annotations:
-            overrides["annotations"] = dict(cfg.annotations)
-        if cfg.log_directory:
-            overrides["log_directory"] = cfg.log_directory
-        if request.runtime_handler:
-            overrides["runtime_handler"] = request.runtime_handler
-        if cfg.ByteSize():
-            overrides["spec"] = cfg.SerializeToString()
-        return self.st.runtime.restore_pod(doc["pod"], **overrides)
+
+def restore_pod(rt: Runtime, request) -> tuple:
+    """RestorePod: the pod in the archive, recreated with fresh ids and the request's overrides."""
+    doc = read_archive(request.checkpoint_path)
+    if doc.get("kind") != "pod":
+        raise errors.InvalidArgument(f"RestorePod: {request.checkpoint_path} holds a container, not a pod")
+    overrides = {}
+    cfg = request.config
+    if cfg.HasField("metadata"):
+        md = cfg.metadata
+        overrides.update(name=md.name or None, namespace=md.namespace or None, uid=md.uid or None,
+                         attempt=md.attempt)
+    if cfg.labels:
+        overrides["labels"] = dict(cfg.labels)
+    if cfg.annotations:
+        overrides["annotations"] = dict(cfg.annotations)
+    if cfg.log_directory:
+        overrides["log_directory"] = cfg.log_directory
+    if request.runtime_handler:
+        overrides["runtime_handler"] = request.runtime_handler
+    if cfg.ByteSize():
+        overrides["spec"] = cfg.SerializeToString()
+    return rt.restore_pod(doc["pod"], **overrides)

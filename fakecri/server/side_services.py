@@ -1,15 +1,18 @@
-"""Services that run beside the gRPC servers: exec/attach/port-forward streaming,
-Prometheus metrics and the state file. Each has an async `stop()`."""
+"""Services that run beside the gRPC servers: the exec/attach/port-forward streaming server
+and the Prometheus endpoint. Each has an async `stop()`. (The state file, the third thing
+a server keeps beside its sockets, is in persistence.py.)"""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from fakecri.server.app import FakeCRIServer
-    from fakecri.server.state import ServerState
+from fakecri.server.exceptions import StartupError
+from fakecri.server.prometheus import start_metrics
+from fakecri.server.state import ServerState
+from fakecri.server.streaming import StreamingServer
+from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend, StreamingUrls
 
 
-async def start_side_services(app: FakeCRIServer, state: ServerState) -> list[Any]:
+async def start_side_services(state: ServerState) -> list[Any]:
     started: list[Any] = []
     try:
         started.append(await _start_streaming(state))
@@ -23,9 +26,6 @@ async def start_side_services(app: FakeCRIServer, state: ServerState) -> list[An
 
 
 async def _start_metrics(state: ServerState):
-    from fakecri.server.app import StartupError
-    from fakecri.server.metrics import start_metrics
-
     try:
         return await start_metrics(state)
     except (OSError, ValueError) as exc:
@@ -33,9 +33,6 @@ async def _start_metrics(state: ServerState):
 
 
 async def _start_streaming(state: ServerState):
-    from fakecri.server.streaming import StreamingServer
-    from fakecri.server.streaming_backend import RuntimeStreamingBackend, StreamingUrls
-
     host, _, port = state.config.streaming_addr.rpartition(":")
     server = StreamingServer(RuntimeStreamingBackend(state), host=host or "127.0.0.1", port=int(port or 0))
     await server.start()

@@ -9,12 +9,19 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 from fakecri.faults.entry import Entry, jittered
 
-if TYPE_CHECKING:
-    from fakecri.faults.plan import FaultPlan
+
+class EventFaultSource(Protocol):
+    """What EventFaults needs from the plan that owns it (FaultPlan provides it)."""
+
+    def event_entries(self) -> Sequence[Entry]: ...
+
+    def fire(self, entry: Entry, hit: str) -> None: ...
+
+    def subscriber_rng(self, index: int, fault_name: str) -> random.Random: ...
 
 
 # The faults on_event applies; cut_stream and stale_replay have calls of their own.
@@ -33,7 +40,7 @@ class _Held:
 class EventFaults:
     """The event faults of one subscriber stream."""
 
-    def __init__(self, plan: FaultPlan, index: int) -> None:
+    def __init__(self, plan: EventFaultSource, index: int) -> None:
         self.index = index
         self._plan = plan
         self._rngs: dict[int, random.Random] = {}

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import TYPE_CHECKING, Iterator
+from typing import Iterator
 
 import structlog
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
 from prometheus_client import Counter as PromCounter
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-if TYPE_CHECKING:
-    from fakecri.server.state import ServerState
+from fakecri.server.state import ServerState
+from fakecri.server.streaming.httphead import BadRequest, parse_head
 
 RPC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 SANDBOX_STATES = ("READY", "NOTREADY")
@@ -133,8 +133,6 @@ class MetricsServer:
             self._server = None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        from fakecri.server.streaming.httphead import BadRequest, parse_head
-
         try:
             raw = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), timeout=10.0)
             head = parse_head(raw[:-4])

@@ -1,0 +1,58 @@
+"""What both Evented PLEG generations share: the event-stream loop they own, how an
+incoming event is counted and announced to the ledger, and the context-manager shape.
+
+Each generation decides what an accepted event does (a relist request, or a cache
+write); this base only decides whether the event is usable at all.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.client.errors import CRIError
+from fakecri.client.pleg.counters import EVENT_TYPE_NAMES, PLEGMetrics
+from fakecri.client.pleg.ledger import EventLedger
+from fakecri.client.pleg.stream import StreamLoop
+
+
+class EventedPLEG:
+    """Base of CurrentEventedPLEG and LegacyEventedPLEG. Subclasses set `metrics`,
+    `ledger` and `_stream`, and define `start()` and `stop()`."""
+
+    metrics: PLEGMetrics
+    ledger: EventLedger
+    _stream: StreamLoop
+
+    def start(self) -> Any:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Any:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def stream_failures(self) -> int:
+        return self._stream.failures
+
+    @property
+    def stream_errors(self) -> list[CRIError]:
+        """The latest stream failures, oldest first."""
+        return list(self._stream.errors)
+
+    def accept_event(self, event: pb.ContainerEventResponse) -> bool:
+        """Count one received event; False (counted as ignored) when it carries no pod
+        sandbox metadata, else announce it to the ledger and return True."""
+        with self.metrics.lock:
+            self.metrics.events_received += 1
+            self.metrics.events_received_by_type[EVENT_TYPE_NAMES.get(event.container_event_type, "?")] += 1
+        if not event.HasField("pod_sandbox_status") or not event.pod_sandbox_status.HasField("metadata"):
+            with self.metrics.lock:
+                self.metrics.events_ignored += 1
+            return False
+        self.ledger.announce(event)
+        return True

@@ -1,0 +1,63 @@
+"""One cause, many failures: which failing property explains others.
+
+A runtime that drops events fails events-complete, and with it the properties that
+compare what subscribers received (the fan-out, the relist's announcements, the
+sandbox brackets). The report names the root once and lists what follows from it;
+only roots and failures no root explains are shrunk.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Cause:
+    root: str  # the property whose failure is the cause
+    words: str  # the cause in a few words
+    follows: tuple[str, ...]  # properties a failing root explains when they fail too
+
+
+CAUSES: tuple[Cause, ...] = (
+    # A missing event leaves a subscriber's sequence shorter than the other's, a relist
+    # transition unannounced, a sandbox DELETED seemingly early or a container's
+    # CREATED seemingly before its sandbox's.
+    Cause("events-complete", "events are missing",
+          ("subscribers-see-same-sequence", "no-missed-events", "sandbox-bracketing", "no-partial-pod-view")),
+    # Shuffled or repeated events break every rule about what comes before what.
+    Cause("event-order-per-container", "events arrive out of order or twice",
+          ("subscribers-see-same-sequence", "sandbox-bracketing", "created-at-nanoseconds-monotonic")),
+    # Containers a removed sandbox leaves behind never get the relist's ContainerRemoved.
+    Cause("sandbox-stop-remove-cascades", "stopping or removing a sandbox leaves its containers behind",
+          ("relist-table",)),
+)
+
+
+@dataclass
+class Explained:
+    cause: Cause
+    followers: list[str]
+
+    def summary(self) -> str:
+        text = f"{self.cause.words} ({self.cause.root})"
+        if self.followers:
+            text += f"; these follow from it: {', '.join(self.followers)}"
+        return text
+
+
+def explain(failed: list[str]) -> tuple[list[Explained], dict[str, str]]:
+    """For the failing property names (in table order): the causes found, and for each
+    failure a root explains, that root. A property explained by one root is not
+    counted again under a later one, and a root explained by an earlier root stays a
+    follower of it."""
+    failing = set(failed)
+    explained: list[Explained] = []
+    follower_of: dict[str, str] = {}
+    for cause in CAUSES:
+        if cause.root not in failing or cause.root in follower_of:
+            continue
+        followers = [n for n in failed if n in cause.follows and n not in follower_of and n != cause.root
+                     and not any(e.cause.root == n for e in explained)]
+        for n in followers:
+            follower_of[n] = cause.root
+        explained.append(Explained(cause, followers))
+    return explained, follower_of

@@ -1,0 +1,123 @@
+"""`fakecri conformance`: run the property suite against a CRI endpoint and print the table.
+
+`conformance_command(in_process_runtime=...)` builds the click command. With no
+--endpoint it judges the runtime `in_process_runtime()` starts (the fakecri CLI passes
+a factory for an in-process fakecri); the conformance package itself never imports a
+server.
+"""
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Protocol
+
+import click
+
+from fakecri.conformance.profiles import PROFILES
+
+
+class InProcessRuntime(Protocol):
+    """What the command needs of a runtime it started itself."""
+
+    endpoint: str
+
+    def stop(self) -> None: ...
+
+
+def _list_properties() -> None:
+    from fakecri.conformance.properties import ALL, NAMES
+
+    width = max(len(n) for n in NAMES)
+    for p in ALL:
+        click.echo(f"{p.name:<{width}}  {p.level:<6}  {p.item:<7}  {p.summary()}")
+
+
+def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | None = None) -> click.Command:
+    """The `conformance` command; `in_process_runtime` starts the runtime judged when no
+    --endpoint is given (None: --endpoint is required)."""
+    default_help = "Default: start a fakecri in-process." if in_process_runtime is not None else "Required."
+
+    @click.command("conformance")
+    @click.option("--endpoint", default=None, metavar="URL",
+                  help=f"CRI endpoint to judge (unix:///path or tcp://host:port). {default_help}")
+    @click.option("--image", default="busybox", show_default=True,
+                  help="Image the containers run (pulled first unless ImageStatus shows it).")
+    @click.option("--no-pull", is_flag=True,
+                  help="Never pull the image: use it if present, else exit 2 (for offline runtimes).")
+    @click.option("--max-examples", type=click.IntRange(1), default=20, show_default=True,
+                  help="Random examples (call sequences) Hypothesis runs.")
+    @click.option("--steps", type=click.IntRange(1), default=10, show_default=True, help="Most rules (steps) per example.")
+    @click.option("--seed", type=int, default=None, help="Hypothesis seed (default: derandomized, same every run).")
+    @click.option("--profile", type=click.Choice(PROFILES), default="current", show_default=True,
+                  help="Which kubelet semantics judge the relist path: current (relist 1 s, STOPPED -> targeted "
+                       "relist) or legacy-evented (events write the cache; relist scaled to 2 s).")
+    @click.option("--property", "properties", multiple=True, metavar="NAME",
+                  help="Run only these properties (repeatable). See --list.")
+    @click.option("--report", "report_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                  help="Write a JSON report here.")
+    @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                  help="Write a JUnit XML report here.")
+    @click.option("--burst", type=click.IntRange(1), default=300, show_default=True,
+                  help="Containers in the slow-subscriber burst (4 events each).")
+    @click.option("--no-shrink", is_flag=True, help="Report the first failing call sequence without shrinking it.")
+    @click.option("--shrink-time", type=click.FloatRange(1), default=30.0, show_default=True,
+                  help="Seconds Hypothesis may spend shrinking one kind of failure.")
+    @click.option("--shrink-budget", type=click.FloatRange(0), default=60.0, show_default=True,
+                  help="Seconds all shrinking together may take; failures beyond it are reported unshrunk.")
+    @click.option("--strict", is_flag=True, help="Exit 1 on SHOULD failures too (default: only MUST failures).")
+    @click.option("--list", "list_only", is_flag=True, help="List the properties and exit.")
+    @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+    def conformance(endpoint: str | None, image: str, no_pull: bool, max_examples: int, steps: int, seed: int | None, profile: str,
+                    properties: tuple[str, ...], report_path: Path | None, junit_path: Path | None, burst: int, no_shrink: bool,
+                    shrink_time: float, shrink_budget: float, strict: bool, list_only: bool, quiet: bool) -> None:
+        """Judge a CRI runtime by the property suite.
+
+        Exit status: 0 when every MUST property passes (every property with --strict),
+        1 when one fails, 2 when the runtime cannot be used.
+        """
+        from fakecri.conformance.options import Options
+        from fakecri.conformance.results import to_json, to_junit
+        from fakecri.conformance.runner import run_suite
+
+        if list_only:
+            _list_properties()
+            return
+        started = time.monotonic()
+
+        def progress(text: str) -> None:
+            if not quiet:
+                click.echo(f"[{time.monotonic() - started:5.1f}s] {text}", err=True)
+
+        from fakecri.conformance.properties import NAMES
+
+        unknown = [p for p in properties if p not in NAMES]
+        if unknown:
+            raise click.BadParameter(f"no property named {', '.join(unknown)}; see --list", param_hint="--property")
+        server = None
+        if endpoint is None:
+            if in_process_runtime is None:
+                raise click.UsageError("--endpoint is required")
+            server = in_process_runtime()
+            endpoint = server.endpoint
+            progress(f"started an in-process fakecri at {endpoint}")
+        opts = Options(endpoint=endpoint, image=image, profile=profile, max_examples=max_examples, steps=steps,
+                       seed=seed, properties=list(properties) or None, shrink=not no_shrink, shrink_time=shrink_time,
+                       shrink_budget=shrink_budget, pull=not no_pull, slow_burst=burst, progress=progress)
+        try:
+            result = run_suite(opts)
+        except ConnectionError as exc:
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(2)
+        finally:
+            if server is not None:
+                server.stop()
+        click.echo(result.table())
+        if report_path is not None:
+            report_path.write_text(to_json(result) + "\n")
+        if junit_path is not None:
+            junit_path.write_text(to_junit(result))
+        sys.exit(1 if result.failed(strict) else 0)
+
+    return conformance

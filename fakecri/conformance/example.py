@@ -1,0 +1,226 @@
+"""One example: its pods and containers, its event subscribers and PLEG, the calls it
+made, and how it reports what the properties find.
+
+Every call an example makes is written to `Example.calls` in a readable form, which
+is what a failure report shows. Opening an example (subscribers synced, PLEG started)
+and finishing it are in machine.py; the operations in operations.py; the waits in
+settling.py.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.client import CRIClient, UnavailableError
+from fakecri.client.pleg import CurrentEventedPLEG, LegacyEventedPLEG
+from fakecri.client.pleg.lifecycle import EventType, PodLifecycleEvent
+from fakecri.conformance import properties as P
+from fakecri.conformance.expectations import (
+    NAMESPACE,
+    RUN_LABEL,
+    STOPPED,
+    ContainerModel,
+    PodModel,
+    Subscriber,
+)
+from fakecri.conformance.profiles import PROFILE_PERIODS
+from fakecri.conformance.run_state import RunState
+
+MIB = 1024 * 1024
+UNAVAILABLE_RETRY_S = 15.0
+
+
+class Violation(AssertionError):
+    """A property failed (raised only for the property a focused run shrinks)."""
+
+    def __init__(self, prop: str, message: str) -> None:
+        super().__init__(f"[{prop}] {message}")
+        self.prop = prop
+        self.message = message
+
+
+class Example:
+    """One example's world; see the module docstring."""
+
+    def __init__(self, run: RunState) -> None:
+        self.run = run
+        self.opts = run.options
+        self.client: CRIClient = run.client
+        self.calls: list[str] = []
+        self.pods: list[PodModel] = []
+        self.sentinel: PodModel | None = None
+        self.sentinels: list[PodModel] = []
+        self.by_id: dict[str, PodModel | ContainerModel] = {}
+        self.subs: list[Subscriber] = []
+        self.late: list[Subscriber] = []
+        self._clients: list[CRIClient] = []
+        self.props = [cls() for cls in P.ALL]
+        self.relist_events: dict[str, list[EventType]] = {}
+        self.cache_samples: dict[str, list[int | None]] = {}
+        self.focus_violation: Violation | None = None
+        self.finished = False
+        self.cleaning = False  # calls made while removing the example's pods are marked so
+        self.pod_counter = 0
+        self.period, self.tick = PROFILE_PERIODS[self.opts.profile]
+        self.pleg: CurrentEventedPLEG | LegacyEventedPLEG | None = None
+
+    # ------------------------------------------------------------ connections
+
+    def new_client(self) -> CRIClient:
+        c = CRIClient(self.opts.endpoint, timeout=self.opts.call_timeout)
+        self._clients.append(c)
+        return c
+
+    def subscribe(self, sub: Subscriber) -> Subscriber:
+        """Open `sub`'s event stream on its own connection."""
+        sub.watcher = self.new_client().watch_container_events(sub.on_event, on_error=sub.on_error)
+        return sub
+
+    def start_pleg(self) -> None:
+        client = self.new_client()
+        if self.opts.profile == "current":
+            pleg: Any = CurrentEventedPLEG(client)
+        else:
+            pleg = LegacyEventedPLEG(client, relist_period=self.period, global_cache_period=self.tick)
+        inner = pleg.generic.relist_observer
+
+        def observe(events: list[PodLifecycleEvent], first: bool) -> None:
+            if inner is not None:
+                inner(events, first)
+            for ev in events:
+                self.relist_events.setdefault(ev.container_id, []).append(ev.type)
+
+        pleg.generic.relist_observer = observe
+        self.pleg = pleg.start()
+
+    def close(self) -> None:
+        for sub in [*self.subs, *self.late]:
+            if sub.watcher is not None:
+                sub.watcher.stop()
+        if self.pleg is not None:
+            self.pleg.stop()
+        for c in self._clients:
+            c.close()
+        self._clients = []
+
+    # ------------------------------------------------------------ reporting
+
+    def violate(self, prop: type[P.Property] | P.Property, message: str) -> None:
+        name = prop.name
+        self.run.record(name, message, list(self.calls))
+        if self.run.focus == name and self.focus_violation is None:
+            # Raised at the end of the example, not here: when a check notices depends on
+            # timing, and Hypothesis needs every replay to make the same draws.
+            self.focus_violation = Violation(name, message)
+
+    def applicable(self, prop: type[P.Property], note: str = "") -> None:
+        self.run.mark_applicable(prop.name, note)
+
+    def exercised(self, prop: type[P.Property] | P.Property, n: int = 1) -> None:
+        self.run.exercised(prop.name, n)
+
+    def enabled(self, prop: type[P.Property]) -> bool:
+        return self.run.enabled(prop.name)
+
+    def now(self) -> int:
+        return time.time_ns()
+
+    def owner(self, ident: str) -> PodModel | ContainerModel | None:
+        found = self.by_id.get(ident)
+        if isinstance(found, PodModel) and found in self.sentinels:
+            return None
+        return found
+
+    def describe(self, ident: str) -> str:
+        found = self.by_id.get(ident)
+        return repr(found) if found is not None else f"an object of an earlier example ({ident[:12]})"
+
+    def describe_uid(self, uid: str) -> str:
+        for pod in [*self.pods, *self.sentinels]:
+            if pod.uid == uid:
+                return repr(pod)
+        return uid
+
+    def judged(self, sub: Subscriber, pod: PodModel) -> bool:
+        return sub.synced and sub in self.subs and pod not in self.sentinels
+
+    def judged_for_all(self, owner: PodModel | ContainerModel) -> bool:
+        pod = owner if isinstance(owner, PodModel) else owner.pod
+        return all(self.judged(s, pod) for s in self.subs)
+
+    # ------------------------------------------------------------ calls
+
+    def call(self, text: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Make one CRI call, logged as `text`. UNAVAILABLE (a runtime restarting) is
+        retried for a while, as a kubelet would; other errors are raised."""
+        self.calls.append(text + ("  # cleanup" if self.cleaning else ""))
+        self.exercised(P.ValidCallsSucceed)
+        deadline = time.monotonic() + UNAVAILABLE_RETRY_S
+        while True:
+            try:
+                return fn(*args, **kwargs)
+            except UnavailableError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+    def make_pod(self, label: str) -> PodModel:
+        uid = str(uuid.uuid4())
+        name = f"{label}-{uid[:8]}"
+        labels = {
+            RUN_LABEL: self.run.run_id,
+            "io.kubernetes.pod.name": name,
+            "io.kubernetes.pod.namespace": NAMESPACE,
+            "io.kubernetes.pod.uid": uid,
+        }
+        config = pb.PodSandboxConfig(
+            metadata=pb.PodSandboxMetadata(name=name, namespace=NAMESPACE, uid=uid, attempt=0),
+            hostname=label,
+            labels=labels,
+            annotations={"fakecri.io/conformance": "true"},
+        )
+        return PodModel(label=label, name=name, uid=uid, config=config)
+
+    def container_config(self, c: ContainerModel) -> pb.ContainerConfig:
+        return pb.ContainerConfig(
+            metadata=pb.ContainerMetadata(name=c.name, attempt=c.attempt),
+            image=pb.ImageSpec(image=self.opts.image),
+            command=c.command,
+            labels={
+                RUN_LABEL: self.run.run_id,
+                "io.kubernetes.container.name": c.name,
+                "io.kubernetes.pod.uid": c.pod.uid,
+                "io.kubernetes.pod.name": c.pod.name,
+                "io.kubernetes.pod.namespace": NAMESPACE,
+            },
+            linux=pb.LinuxContainerConfig(
+                resources=pb.LinuxContainerResources(cpu_shares=256, memory_limit_in_bytes=64 * MIB)
+            ),
+        )
+
+    # ------------------------------------------------------------ events
+
+    def observe_container(self, c: ContainerModel, state: int, exit_code: int) -> None:
+        """Record an exit a status or an event showed, and judge its code."""
+        if state != pb.CONTAINER_EXITED:
+            return
+        c.seen_exited = True
+        c.exit_code = exit_code
+        self.applicable(P.NoLostExits)
+        P.NoLostExits.judge_exit_code(self, c, exit_code)
+
+    def process_events(self) -> None:
+        """Feed every event received since the last call to the properties."""
+        for sub in [*self.subs, *self.late]:
+            records = sub.snapshot()
+            for rec in records[sub.processed:]:
+                ev = rec.event
+                owner = P.feed_event(self, self.props, sub, ev)
+                if ev.container_event_type == STOPPED and isinstance(owner, ContainerModel):
+                    own = P.own_status(ev)
+                    if own is not None and own.state == pb.CONTAINER_EXITED:
+                        self.observe_container(owner, own.state, own.exit_code)
+            sub.processed = len(records)

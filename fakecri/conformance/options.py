@@ -1,0 +1,41 @@
+"""What a run of the suite is asked to do: the endpoint, the image, how many examples
+of how many steps, the kubelet profile, the time limits."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fakecri.conformance.profiles import PROFILES
+from fakecri.conformance.properties import BY_NAME, NAMES
+
+
+@dataclass
+class Options:
+    endpoint: str
+    image: str = "busybox"
+    profile: str = "current"
+    max_examples: int = 20
+    steps: int = 10
+    seed: int | None = None
+    properties: list[str] | None = None  # None: all
+    shrink: bool = True
+    shrink_time: float = 30.0  # seconds of shrinking per kind of failure at most
+    shrink_budget: float = 60.0  # seconds all focused (shrinking) runs together may take
+    pull: bool = True  # pull the image when ImageStatus does not show it
+    call_timeout: float = 30.0
+    sync_timeout: float = 3.0
+    settle_timeout: float = 10.0
+    settle_quiet: float = 1.5  # ...or until no event arrived for this long
+    margin: float = 5.0  # added to a relist period before a convergence check fails
+    scripted: bool = True
+    slow_burst: int = 300  # containers in the slow-subscriber burst (4 events each)
+    progress: Callable[[str], None] | None = None
+
+    def validate(self) -> None:
+        if self.profile not in PROFILES:
+            raise ValueError(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
+        for name in self.properties or []:
+            if name not in BY_NAME:
+                raise ValueError(f"no property named {name!r}; known: {', '.join(NAMES)}")
+        if self.max_examples < 1 or self.steps < 1:
+            raise ValueError("max_examples and steps must be at least 1")

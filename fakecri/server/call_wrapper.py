@@ -1,0 +1,171 @@
+"""The one path every RPC takes, unary or streaming, around the servicer's own code.
+
+Register servicer objects with a grpc.aio server straight from the service descriptors
+(`generic_handler`), each method wrapped by `_call`, which does, in order: the fault gate
+(a restart in progress, injected latency, hangs, errors and restarts), the request check,
+the servicer method, the message-size limit, the "after" fault gate, the wait for slow
+event readers under the block policy; then, whatever happened, the mapping of errors to
+status codes, the after-call steps (events, timers, state file) and the call record.
+
+Responses may be protobuf messages or ready-made wire bytes (the list calls), so the
+serializer passes bytes through untouched.
+"""
+from __future__ import annotations
+
+import asyncio
+import functools
+import time
+import traceback
+from collections.abc import AsyncIterator
+
+import grpc
+import structlog
+from google.protobuf import message_factory
+from google.protobuf.descriptor import ServiceDescriptor
+from google.protobuf.message import DecodeError
+
+from fakecri.core import errors
+from fakecri.server.restarts import restart
+from fakecri.server.state import CallRecord, ServerState
+from fakecri.server.status import code_for
+
+log = structlog.get_logger("fakecri")
+
+ID_FIELDS = ("pod_sandbox_id", "container_id")
+
+
+def _serialize(msg) -> bytes:
+    return msg if type(msg) is bytes else msg.SerializeToString()
+
+
+class _Undecodable:
+    """What the deserializer hands the wrapper for bytes that are not a valid request message."""
+
+    def __init__(self, type_name: str, error: str) -> None:
+        self.type_name = type_name
+        self.error = error
+
+
+def _deserializer(request_cls):
+    def parse(data: bytes):
+        try:
+            return request_cls.FromString(data)
+        except DecodeError as exc:  # a caller mistake: INVALID_ARGUMENT, not grpc's UNKNOWN
+            return _Undecodable(request_cls.DESCRIPTOR.full_name, str(exc))
+
+    return parse
+
+
+async def _gate(st: ServerState, name: str, context, stage: str) -> None:
+    """What the fault plan (or a restart in progress) does to this call at `stage`."""
+    if stage == "before" and st.down_until and asyncio.get_running_loop().time() < st.down_until:
+        raise errors.Unavailable(f"{name}: the runtime is restarting")
+    action = st.plan.on_call(name, stage)
+    if action is None:
+        return
+    if action.restart is not None:
+        await restart(st, action.restart.downtime_s, action.restart.wipe)
+        raise errors.Unavailable(f"{name}: the runtime is restarting")
+    if action.delay_s > 0:
+        await asyncio.sleep(action.delay_s)
+    if action.hang:
+        remaining = context.time_remaining()
+        await asyncio.sleep(remaining + 0.05 if remaining is not None else 3600.0)
+        raise errors.DeadlineExceeded(f"{name}: hung by a fault until the deadline")
+    if action.error is not None:
+        code, message = action.error
+        raise errors.from_code(code, message or f"{name}: error injected by a fault")
+
+
+def _record(st: ServerState, name: str, request, code: str, started: float) -> None:
+    duration = time.perf_counter() - started
+    if getattr(request, "pod_sandbox_id", "") or getattr(request, "container_id", ""):
+        ids = {f: getattr(request, f) for f in ID_FIELDS if getattr(request, f, "")}
+        summary = " ".join(f"{k}={v[:12]}" for k, v in ids.items())
+    else:  # most calls name no object: skip the dict and the join
+        ids, summary = {}, ""
+    st.call_log.append(CallRecord(name, summary, code, duration, st.clock.now_ns()))
+    st.count(f"rpc:{name}:{code}")
+    if st.metrics is not None:
+        st.metrics.observe_rpc(name, code, duration)
+    if st.log_rpcs:
+        log.info("rpc", method=name, code=code, ms=round(duration * 1000, 3), **ids)
+
+
+async def _abort(st: ServerState, name: str, exc: Exception, context) -> None:
+    """End the call with the status for `exc`: a core error's code, or INTERNAL for a bug
+    in fakecri (recorded so that check() fails the test that caused it)."""
+    if isinstance(exc, errors.CoreError):
+        await context.abort(code_for(exc), exc.message)
+    tb = traceback.format_exc()
+    st.server_errors.append(tb)
+    log.error("handler raised", method=name, error=repr(exc), traceback=tb)
+    await context.abort(grpc.StatusCode.INTERNAL, f"fakecri internal error in {name}: {exc!r}")
+
+
+async def _call(st: ServerState, name: str, impl, gated: bool, unary: bool, request, context) -> AsyncIterator:
+    """One call: yields the unary response once, or each item of a streaming response.
+
+    `gated=False` skips the fault gate and the call record (the control service)."""
+    started = time.perf_counter()
+    code = "OK"
+    try:
+        # The gate only has work when faults are armed or a restart is in progress;
+        # skipping the coroutine otherwise keeps the no-fault path short.
+        if gated and (st.down_until or st.plan.has_rpc_faults):
+            await _gate(st, name, context, "before")
+        if type(request) is _Undecodable:
+            raise errors.InvalidArgument(f"the request is not a valid {request.type_name}: {request.error}")
+        if not unary:
+            async for item in impl(request, context):
+                yield item
+            return
+        emitted = st.bus.emitted
+        resp = await impl(request, context)
+        if type(resp) is bytes and len(resp) > st.config.max_message_bytes:
+            raise errors.ResourceExhausted(
+                f"{name}: the answer would be {len(resp)} bytes, over the {st.config.max_message_bytes}-byte "
+                f"message limit; use the Stream* twin of {name} (or a filter)")
+        if gated and st.plan.has_rpc_faults:
+            await _gate(st, name, context, "after")
+        if st.bus.policy == "block" and st.bus.emitted != emitted:
+            await st.bus.wait_for_room()  # only an RPC that emitted events waits for slow readers
+        yield resp
+    except grpc.aio.AbortError:
+        raise
+    except (asyncio.CancelledError, GeneratorExit):
+        code = "CANCELLED"
+        raise
+    except Exception as exc:
+        code = exc.code if isinstance(exc, errors.CoreError) else "INTERNAL"
+        await _abort(st, name, exc, context)
+    finally:
+        st.after_call()
+        if gated:
+            _record(st, name, request, code, started)
+
+
+def _unary(st: ServerState, name: str, impl, gated: bool):
+    async def handler(request, context):
+        resp = None
+        async for resp in _call(st, name, impl, gated, True, request, context):
+            pass  # runs the call to its end (the after-call steps) before answering
+        return resp
+
+    return handler
+
+
+def generic_handler(service: ServiceDescriptor, servicer, st: ServerState, *, gated: bool = True) -> grpc.GenericRpcHandler:
+    """Every method of `service`, served by the same-named method of `servicer` through `_call`."""
+    methods = {}
+    for m in service.methods:
+        impl = getattr(servicer, m.name)
+        options = dict(request_deserializer=_deserializer(message_factory.GetMessageClass(m.input_type)),
+                       response_serializer=_serialize)
+        if m.server_streaming:
+            # A partial of an async generator function still counts as one for grpc.aio.
+            stream = functools.partial(_call, st, m.name, impl, gated, False)
+            methods[m.name] = grpc.unary_stream_rpc_method_handler(stream, **options)
+        else:
+            methods[m.name] = grpc.unary_unary_rpc_method_handler(_unary(st, m.name, impl, gated), **options)
+    return grpc.method_handlers_generic_handler(service.full_name, methods)

@@ -1,0 +1,321 @@
+"""The streaming server's backend over the core runtime.
+
+Exec runs the command as a live process of the core's shell interpreter: each step it
+takes (write, sleep, read input) happens as the client's stream goes, so a shell
+answers line by line and a command that does not read its input ends without waiting
+for it. Under a TTY this module also plays the terminal: it echoes keys, edits the
+line, turns Ctrl-D into the end of input and Ctrl-C into an interrupt. Attach follows
+what the container writes and, when the container was created with stdin, feeds the
+client's input to its command. Port-forward answers as the sandbox's
+`fakecri.io/port-forward` annotation says (echo by default).
+
+Every wait here ends when the client goes away (the transport cancels the task), when
+its input ends, or when the container stops.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from typing import Protocol
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.core import errors
+from fakecri.core.records import Container, ContainerState, SandboxState
+from fakecri.core.runtime import Runtime
+from fakecri.core.shell import DEFAULT_SIZE, Context, Interrupted, Process, Sleep, Write
+from fakecri.server.streaming.backend import PortForwardBehaviour, Writer
+
+ATTACH_BUFFER = 1000
+INPUT_BUFFER = 64  # chunks of client input held for a process that is not reading yet
+PORT_FORWARD_ANNOTATION = "fakecri.io/port-forward"
+_INTERRUPT = object()  # Ctrl-C typed on the terminal
+
+
+class RuntimeHost(Protocol):
+    """What the backend needs from the server around the runtime."""
+
+    runtime: Runtime  # read on every call: a restart may replace it
+
+    async def wait(self, seconds: float) -> None: ...  # let simulated time pass
+
+    def tick(self) -> None: ...  # run due timers, publish events, re-arm the timer
+
+    def count(self, name: str, n: int = 1) -> None: ...
+
+
+def parse_port_behaviour(value: str) -> PortForwardBehaviour:
+    """`echo`, `refuse[:message]` or `http[:status[:body]]`."""
+    kind, _, rest = value.strip().partition(":")
+    if kind == "echo":
+        return PortForwardBehaviour.echo()
+    if kind == "refuse":
+        return PortForwardBehaviour.refuse(rest or "connection refused")
+    if kind == "http":
+        status_text, _, body = rest.partition(":")
+        try:
+            status = int(status_text or 200)
+        except ValueError:
+            raise errors.InvalidArgument(f"{PORT_FORWARD_ANNOTATION}: bad HTTP status {status_text!r}") from None
+        return PortForwardBehaviour.http(status, (body or "ok\n").encode())
+    raise errors.InvalidArgument(
+        f"{PORT_FORWARD_ANNOTATION}: {value!r} is not echo, refuse[:message] or http[:status[:body]]")
+
+
+class Terminal:
+    """The line discipline of a terminal in canonical mode with echo, as a shell gets it.
+
+    `keys` takes what the client typed and returns what to echo back and what the
+    process reads: whole lines, None for Ctrl-D on an empty line (end of input), and
+    an interrupt marker for Ctrl-C.
+    """
+
+    def __init__(self) -> None:
+        self.line = bytearray()
+
+    def keys(self, data: bytes) -> tuple[bytes, list[object]]:
+        echo = bytearray()
+        out: list[object] = []
+        for byte in data:
+            if byte in (0x0D, 0x0A):  # Enter
+                echo += b"\r\n"
+                out.append(bytes(self.line) + b"\n")
+                self.line.clear()
+            elif byte in (0x7F, 0x08):  # Backspace
+                if self.line:
+                    self.line.pop()
+                    echo += b"\b \b"
+            elif byte == 0x04:  # Ctrl-D: hand over the line so far; on an empty line, the end
+                out.append(bytes(self.line) if self.line else None)
+                self.line.clear()
+            elif byte == 0x03:  # Ctrl-C
+                echo += b"^C\r\n"
+                self.line.clear()
+                out.append(_INTERRUPT)
+            elif byte == 0x15:  # Ctrl-U: erase the line
+                echo += b"\b \b" * len(self.line)
+                self.line.clear()
+            elif byte >= 0x20 or byte == 0x09:
+                self.line.append(byte)
+                echo.append(byte)
+        return bytes(echo), out
+
+
+async def drive(proc: Process, *, stdin: AsyncIterator[bytes] | None, stdout_write: Writer,
+                stderr_write: Writer, tty: bool, wait) -> int:
+    """Run a shell process live over a client's streams; returns its exit code."""
+    inbox: asyncio.Queue[object] = asyncio.Queue(INPUT_BUFFER)
+    interrupts = asyncio.Event()
+
+    def encode(text: str) -> bytes:
+        return (text.replace("\n", "\r\n") if tty else text).encode("utf-8", "surrogateescape")
+
+    async def pump() -> None:
+        terminal = Terminal() if tty else None
+        try:
+            assert stdin is not None
+            async for chunk in stdin:
+                if terminal is None:
+                    await inbox.put(chunk)
+                    continue
+                echo, items = terminal.keys(chunk)
+                if echo:
+                    await stdout_write(echo)
+                for item in items:
+                    if item is _INTERRUPT:
+                        interrupts.set()
+                    await inbox.put(item)
+        finally:
+            with contextlib.suppress(asyncio.QueueFull):
+                inbox.put_nowait(None)  # the end of input
+
+    feeder = asyncio.ensure_future(pump()) if stdin is not None else None
+    ended = False
+
+    async def next_input() -> object:
+        nonlocal ended
+        if feeder is None or ended:
+            return None
+        item = await inbox.get()
+        if item is None:
+            ended = True
+        elif item is _INTERRUPT:
+            interrupts.clear()
+        return item
+
+    async def pause(ns: int | None) -> bool:
+        """Sleep `ns` (None: until cancelled); True when a Ctrl-C cut it short."""
+        sleeper = asyncio.ensure_future(wait(ns / 1e9) if ns is not None else asyncio.Event().wait())
+        watcher = asyncio.ensure_future(interrupts.wait())
+        try:
+            await asyncio.wait({sleeper, watcher}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sleeper.cancel()
+            watcher.cancel()
+        return watcher.done() and not watcher.cancelled()
+
+    try:
+        step = proc.send(None)
+        while True:
+            reply: bytes | None = None
+            if isinstance(step, Write):
+                await (stdout_write if step.stream == "stdout" else stderr_write)(encode(step.text))
+            elif isinstance(step, Sleep):
+                if await pause(step.ns):
+                    while (await next_input()) not in (_INTERRUPT, None):
+                        pass  # what was typed before Ctrl-C is dropped with the command
+                    step = proc.throw(Interrupted())
+                    continue
+            else:
+                item = await next_input()
+                if item is _INTERRUPT:
+                    step = proc.throw(Interrupted())
+                    continue
+                reply = item  # type: ignore[assignment]
+            step = proc.send(reply)
+    except StopIteration as done:
+        return int(done.value or 0) & 0xFF
+    except Interrupted:
+        return 130  # 128 + SIGINT, as a shell reports a command killed by Ctrl-C
+    finally:
+        proc.close()
+        if feeder is not None:
+            feeder.cancel()
+
+
+class RuntimeStreamingBackend:
+    def __init__(self, host: RuntimeHost) -> None:
+        self.host = host
+        self._sizes: dict[str, tuple[int, int]] = {}  # container id -> (columns, rows) of its terminal
+        self._attached: dict[str, int] = {}
+
+    # ------------------------------------------------------------ checks at URL time
+
+    def _running(self, container_id: str) -> Container:
+        c = self.host.runtime.get_container(container_id)
+        if c.state != ContainerState.RUNNING:
+            raise errors.FailedPrecondition(
+                f"container {c.id[:12]} is {ContainerState(c.state).name}, not RUNNING")
+        return c
+
+    def check_exec(self, container_id: str) -> None:
+        self._running(container_id)
+
+    def check_attach(self, container_id: str) -> None:
+        self._running(container_id)
+
+    def check_port_forward(self, pod_sandbox_id: str) -> None:
+        sb = self.host.runtime.get_sandbox(pod_sandbox_id)
+        if sb.state != SandboxState.READY:
+            raise errors.FailedPrecondition(f"pod sandbox {sb.id[:12]} is not ready")
+
+    # ------------------------------------------------------------ exec
+
+    def terminal_size(self, container_id: str) -> tuple[int, int]:
+        """(columns, rows) the client last reported for its terminal on this container."""
+        return self._sizes.get(container_id, DEFAULT_SIZE)
+
+    async def exec(self, container_id, argv, *, tty, stdin: AsyncIterator[bytes] | None, stdout_write,
+                   stderr_write) -> int:
+        c = self._running(container_id)
+        cid = c.id
+        ctx = Context(tty=tty, size=lambda: self._sizes.get(container_id, self._sizes.get(cid, DEFAULT_SIZE)))
+        proc = self.host.runtime.exec_process(cid, list(argv), ctx)
+        return await drive(proc, stdin=stdin, stdout_write=stdout_write, stderr_write=stderr_write,
+                           tty=tty, wait=self.host.wait)
+
+    def resize(self, container_id: str, width: int, height: int) -> None:
+        self.host.count("tty_resizes")
+        self._sizes[container_id] = (width, height)
+
+    # ------------------------------------------------------------ attach
+
+    def attached_count(self, container_id: str) -> int:
+        """How many clients are attached to the container now."""
+        return self._attached.get(container_id, 0)
+
+    async def attach(self, container_id, *, tty, stdin, stdout_write, stderr_write) -> None:
+        c = self._running(container_id)
+        target = c.id
+        config = pb.ContainerConfig.FromString(c.spec) if c.spec else pb.ContainerConfig()
+        queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(ATTACH_BUFFER)
+
+        def listener(container_id: str, stream: str, text: str, ts_ns: int) -> None:
+            if container_id == target and not queue.full():  # a slow client loses output, never blocks
+                queue.put_nowait((stream, text.encode("utf-8", "surrogateescape")))
+
+        async def feed() -> None:
+            assert stdin is not None
+            async for chunk in stdin:
+                self._feed(target, chunk)
+            if config.stdin_once:
+                self._feed(target, None)  # the first attach's input was the container's whole input
+
+        runtime = self.host.runtime
+        listeners = runtime.output_listeners
+        listeners.append(listener)
+        self._attached[container_id] = self._attached.get(container_id, 0) + 1
+        feeder = None
+        if stdin is not None:
+            feeder = asyncio.ensure_future(feed() if config.stdin else _discard(stdin))
+        try:
+            # As in containerd, the attach lasts until the container's output ends (it exits)
+            # or the client goes away; the end of the client's input does not end it.
+            while True:
+                try:
+                    stream, data = await asyncio.wait_for(queue.get(), 0.2)
+                except asyncio.TimeoutError:
+                    if self._still_running(target):
+                        continue
+                    return
+                await (stderr_write if stream == "stderr" else stdout_write)(data)
+        finally:
+            if listener in listeners:
+                listeners.remove(listener)
+            self._attached[container_id] -= 1
+            if feeder is not None:
+                feeder.cancel()
+
+    def _feed(self, container_id: str, data: bytes | None) -> None:
+        try:
+            self.host.runtime.feed_input(container_id, data)
+        except errors.CoreError:
+            return  # it stopped meanwhile: the attach ends on its own
+        self.host.tick()  # publish an exit it caused, arm the timers of what it started
+
+    def _still_running(self, container_id: str) -> bool:
+        try:
+            return self.host.runtime.get_container(container_id).state == ContainerState.RUNNING
+        except errors.NotFound:
+            return False
+
+    # ------------------------------------------------------------ port forward
+
+    def port_forward_behaviour(self, pod_sandbox_id: str, port: int) -> PortForwardBehaviour:
+        sb = self.host.runtime.get_sandbox(pod_sandbox_id)
+        value = sb.annotations.get(f"{PORT_FORWARD_ANNOTATION}.{port}") or sb.annotations.get(PORT_FORWARD_ANNOTATION)
+        return parse_port_behaviour(value) if value else PortForwardBehaviour.echo()
+
+
+async def _discard(stdin: AsyncIterator[bytes]) -> None:
+    """The container was created without stdin: its input goes nowhere; consume it so the client can send."""
+    async for _ in stdin:
+        pass
+
+
+class StreamingUrls:
+    """What the Exec/Attach/PortForward RPCs call: a single-use URL on the streaming server."""
+
+    def __init__(self, server) -> None:
+        self.server = server
+
+    def url_for(self, kind: str, request) -> str:
+        if kind == "exec":
+            if not request.cmd:
+                raise errors.InvalidArgument(f"Exec in container {request.container_id}: cmd is empty")
+            return self.server.prepare_exec(request.container_id, list(request.cmd), tty=request.tty,
+                                            stdin=request.stdin, stdout=request.stdout, stderr=request.stderr)
+        if kind == "attach":
+            return self.server.prepare_attach(request.container_id, tty=request.tty, stdin=request.stdin,
+                                              stdout=request.stdout, stderr=request.stderr)
+        return self.server.prepare_port_forward(request.pod_sandbox_id, list(request.port))

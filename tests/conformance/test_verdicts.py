@@ -1,0 +1,132 @@
+"""Verdicts that hold up: a property never exercised is not passed, a runtime without
+events gets skips with the reason (and a stream closed at once is named as its own
+defect), the image is pulled only when absent, reports are whole and say which
+failure explains the others."""
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+import structlog
+from click.testing import CliRunner
+
+from fakecri.cli import main
+from fakecri.client import CRIClient
+from fakecri.conformance import Options, run_suite
+from fakecri.conformance.causes import explain
+from fakecri.conformance.properties import EVENT_PROPERTIES, NAMES
+from fakecri.conformance.results import PropertyResult, SuiteResult, relevant_calls, table
+from fakecri.faults.model import Fault
+from fakecri.server.app import FakeCRIServer
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _quiet_logs():
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    yield
+    structlog.reset_defaults()
+
+
+def judge(faults, **extra):
+    server = FakeCRIServer(seed=11, faults=list(faults)).start()
+    server.state.log_rpcs = False
+    started = time.monotonic()
+    try:
+        result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=4, seed=1, **extra))
+    finally:
+        server.stop()
+    return result, time.monotonic() - started
+
+
+def test_unimplemented_events_skip_the_event_properties_with_the_reason():
+    result, seconds = judge([Fault(type="error", target="GetContainerEvents", attributes={"code": "UNIMPLEMENTED"})])
+    got = {r.name: r for r in result.results}
+    for name in EVENT_PROPERTIES:
+        assert got[name].status == "skip", (name, got[name].reason)
+        assert got[name].reason == "no events were delivered (GetContainerEvents answered UNIMPLEMENTED)", name
+        assert got[name].exercises == 0
+    # Everything else is still judged, and passes on fakecri.
+    others = [r for r in result.results if r.name not in EVENT_PROPERTIES and r.name != "resources-stick-all-or-nothing"]
+    assert all(r.status == "pass" and r.exercises > 0 for r in others), result.table()
+    assert seconds < 45, f"{seconds:.0f}s: the slow-subscriber burst and its waits must not run"
+
+
+def test_a_stream_closed_with_ok_at_once_is_named_as_its_own_defect():
+    result, _ = judge([Fault(type="cut_stream", attributes={"after": "0", "code": "OK"})])
+    stays = result.by_name("event-stream-stays-open")
+    assert stays.status == "fail"
+    assert "closed subscriber" in stays.reason and "with OK at once, before any event" in stays.reason
+    assert "should answer UNIMPLEMENTED" in stays.reason
+    for name in EVENT_PROPERTIES - {"event-stream-stays-open"}:
+        r = result.by_name(name)
+        assert r.status == "skip" and r.reason.startswith("no events were delivered (the runtime closed"), (name, r)
+
+
+def test_the_image_is_pulled_only_when_absent_and_no_pull_is_honoured():
+    with FakeCRIServer(seed=3) as server:
+        server.state.log_rpcs = False
+        res = CliRunner().invoke(main, ["conformance", "--endpoint", server.endpoint, "--no-pull", "-q",
+                                        "--max-examples", "1", "--steps", "2"])
+        assert res.exit_code == 2 and "busybox is not present and pulling was turned off" in res.output
+        with CRIClient(server.endpoint, timeout=10) as cri:
+            cri.pull_image("busybox")
+        # From now on a pull would fail: the suite must see the image and not pull it.
+        server.state.plan.add(Fault(type="error", target="PullImage", attributes={"code": "INTERNAL"}))
+        result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=2, seed=1, scripted=False,
+                                   properties=["valid-calls-succeed"]))
+    assert result.by_name("valid-calls-succeed").status == "pass", result.table()
+
+
+def test_a_property_never_exercised_is_skipped_not_passed():
+    # Only the slow-subscriber property, with its burst skipped: nothing exercises it.
+    with FakeCRIServer(seed=4) as server:
+        server.state.log_rpcs = False
+        result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=1, scripted=False,
+                                   properties=["no-lost-exits", "resources-stick-all-or-nothing"]))
+    for r in result.results:
+        assert r.status == "pass" and r.exercises > 0 or r.status == "skip" and r.exercises == 0, r
+
+
+def test_the_table_keeps_whole_reasons_and_names_the_cause():
+    long_reason = "subscriber A never received DELETED of pod-1/a#0 " * 5
+    rows = [PropertyResult(n, "MUST", "-", "", "") for n in NAMES]
+    for r in rows:
+        if r.name in ("events-complete", "subscribers-see-same-sequence", "no-missed-events"):
+            r.status, r.reason, r.violations = "fail", long_reason, 1
+    causes, follower_of = explain([r.name for r in rows if r.status == "fail"])
+    result = SuiteResult("unix:///x", "current", "r", None, 1, 1.0, rows,
+                         causes=[c.summary() for c in causes if c.followers])
+    text = table(result)
+    assert long_reason in text and "..." not in text
+    assert ("events are missing (events-complete); these follow from it: subscribers-see-same-sequence, "
+            "no-missed-events") in text
+    assert follower_of == {"subscribers-see-same-sequence": "events-complete", "no-missed-events": "events-complete"}
+
+
+def test_explain_keeps_independent_failures_apart():
+    causes, follower_of = explain(["no-duplicate-live-containers", "idempotent-stop-remove",
+                                   "sandbox-stop-remove-cascades", "relist-table"])
+    assert follower_of == {"relist-table": "sandbox-stop-remove-cascades"}
+    assert [c.cause.root for c in causes] == ["sandbox-stop-remove-cascades"]
+
+
+def test_relevant_calls_drop_what_the_failure_does_not_name():
+    calls = [
+        "RunPodSandbox(sentinel-0-ab)  # sync",
+        "RunPodSandbox(pod-1)",
+        "CreateContainer(pod-1, a attempt 0, `sh -c 'exit 3'`) -> pod-1/a#0",
+        "StartContainer(pod-1/a#0)",
+        "ListPodSandbox(run label)",
+        "StreamPodSandboxes(run label)",
+        "ContainerStatus(pod-1/a#0)",
+        "RunPodSandbox(pod-2)",
+        "RemovePodSandbox(pod-1)  # cleanup",
+        "RemovePodSandbox(pod-2)  # cleanup",
+        "RemovePodSandbox(sentinel-0-ab)  # sync  # cleanup",
+    ]
+    kept = relevant_calls(calls, "subscriber A never received DELETED of pod-1")
+    assert kept == ["RunPodSandbox(pod-1)", calls[2], "StartContainer(pod-1/a#0)", "RunPodSandbox(pod-2)",
+                    "RemovePodSandbox(pod-1)  # cleanup"]
+    named = relevant_calls(calls, "ContainerStatus of removed pod-1/a#0 failed with UNKNOWN, not NOT_FOUND")
+    assert "ContainerStatus(pod-1/a#0)" in named and "ListPodSandbox(run label)" not in named
