@@ -27,3 +27,10 @@ def test_other_loops_are_not_logging_loops():
                    "while false; do echo a; sleep 1; done", "echo hi; sleep 1"):
         assert logging_loop(["sh", "-c", script]) is None, script
     assert build_plan(["sh", "-c", "echo hi; sleep 1"], [], {}).log_every_ns is None
+
+
+def test_an_exec_loop_is_not_modelled_rather_than_misread():
+    from fakecri.core.shell import trace
+
+    done = trace(["sh", "-c", "while true; do echo hi; sleep 1; done"], b"")
+    assert done.outputs == () and done.exit_code == 0  # not "sh: while: not found"
