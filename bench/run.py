@@ -1,4 +1,4 @@
-"""fakecri benchmarks (issue 8): every figure side by side with a baseline, in one run.
+"""fakecri benchmarks: every figure side by side with a baseline, in one run.
 
     .venv/bin/python bench/run.py [--size tiny|default|full] [--only unary,lists,...] [--json FILE]
 

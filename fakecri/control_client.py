@@ -11,16 +11,7 @@ import grpc
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.control.v1 import control_pb2_grpc as cgrpc
-
-
-def _target(endpoint: str) -> str:
-    if endpoint.startswith("unix://"):
-        return "unix:" + endpoint[len("unix://"):]
-    if endpoint.startswith("tcp://"):
-        return endpoint[len("tcp://"):]
-    if endpoint.startswith("/"):
-        return "unix:" + endpoint
-    return endpoint
+from fakecri.client.endpoint import parse_endpoint
 
 
 def _fault_dict(f: cpb.Fault) -> dict[str, Any]:
@@ -31,10 +22,13 @@ def _fault_dict(f: cpb.Fault) -> dict[str, Any]:
 
 
 class ControlClient:
+    """`endpoint` as CRI endpoints are written (unix:///path, a bare path, tcp://host:port);
+    InvalidEndpointError for anything else."""
+
     def __init__(self, endpoint: str, *, timeout: float = 30.0) -> None:
         self.endpoint = endpoint
         self.timeout = timeout
-        self._channel = grpc.insecure_channel(_target(endpoint))
+        self._channel = grpc.insecure_channel(parse_endpoint(endpoint).target)
         self._stub = cgrpc.ControlStub(self._channel)
 
     def close(self) -> None:

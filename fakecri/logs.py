@@ -61,7 +61,26 @@ def configure_logging(fmt: str = "auto", level: str = "info", stream: TextIO | N
         foreign_pre_chain=[structlog.stdlib.add_logger_name, *shared],
     )
     _route_stdlib(out, levelno, formatter)
+    global _announce
+    _announce = (out, [*shared, *tail, renderer])
     return chosen
+
+
+_announce: tuple[TextIO, list[Any]] | None = None
+
+
+def announce(event: str, **fields: Any) -> None:
+    """Write one info line in the configured format whatever the level: the lines an operator
+    waits for (ready, shutting down) must show even with --log-level error."""
+    if _announce is None:
+        structlog.get_logger().info(event, **fields)
+        return
+    out, processors = _announce
+    rendered: Any = {"event": event, **fields}
+    for proc in processors:
+        rendered = proc(None, "info", rendered)
+    out.write(rendered + "\n")
+    out.flush()
 
 
 _stdlib_handler: logging.Handler | None = None

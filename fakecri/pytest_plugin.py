@@ -38,7 +38,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="Seed of the session fakecri (ids and fault decisions). Default 0.")
     group.addoption("--fakecri-log-level", dest="fakecri_log_level", default=None, choices=LOG_LEVELS,
                     help="Log level of the in-process fakecri (info and debug log one line per RPC). "
-                         "Unset: fakecri leaves logging alone and does not log RPCs.")
+                         "Unset: fakecri logs nothing and leaves the logging set-up alone.")
     parser.addini("cri_endpoint", "External CRI endpoint for the cri_* fixtures (see --cri-endpoint).", default="")
     parser.addini("fakecri_seed", "Seed of the session fakecri (see --fakecri-seed).", default="")
     parser.addini("fakecri_log_level", "Log level of the in-process fakecri (see --fakecri-log-level).", default="")
@@ -134,6 +134,10 @@ class _CurrentStderr:
 def _start_server(settings: _Settings, **config: Any) -> FakeCRI:
     from fakecri.testing import FakeCRI
 
+    # With the log level unset ("off" in the header) a server writes no line at all.
+    config.setdefault("quiet", not settings.log_level)
+    # A test run is reproducible from its seed, ids included (no kubelet outlives the run).
+    config.setdefault("deterministic_ids", True)
     handle = FakeCRI.start(**config)
     handle.state.log_rpcs = settings.log_level in ("debug", "info")
     return handle

@@ -11,7 +11,10 @@ over the file.
     latency = ["ListContainers=200ms"]  latency: [ListContainers=200ms]
 
 A file is TOML (`.toml`), YAML (`.yaml`, `.yml`) or JSON (`.json`). Repeatable
-flags take a list in a file and comma-separated values in the environment.
+flags take a list in a file and comma-separated values in the environment; a flag
+that takes one comma-separated value (`--quirks a,b`) may be a list in a file too.
+A value that does not fit its flag is reported with the file and key, or the
+variable, it came from.
 Unknown keys in a file are errors; unknown FAKECRI_* variables are ignored,
 since other commands (and the pytest plugin) read variables of their own.
 Without --config, FAKECRI_CONFIG names the file.
@@ -70,11 +73,15 @@ def load_settings(
     *,
     list_keys: Collection[str] = (),
     aliases: Mapping[str, str] | None = None,
+    comma_keys: Collection[str] = (),
+    origins: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Settings from the file (if any) with the environment merged over them.
 
     Keys in the result are `known_keys` names; `aliases` maps other accepted
-    names (flag spellings) onto them."""
+    names (flag spellings) onto them. A `comma_keys` key takes one comma-separated
+    string; a file may give it as a list. `origins`, if given, is filled with where
+    each key's value came from ("config file F: key 'k'" or "FAKECRI_K"), for errors."""
     known = set(known_keys)
     names = {**{k: k for k in known}, **(aliases or {})}
     path = config_path or environ.get(CONFIG_ENV) or None
@@ -88,7 +95,12 @@ def load_settings(
                 )
             if value is None:
                 continue
-            settings[key] = _file_value(value, key in list_keys, f"config file {path}: key {raw_key!r}")
+            where = f"config file {path}: key {raw_key!r}"
+            if key in comma_keys and isinstance(value, list) and all(isinstance(v, str) for v in value):
+                value = ",".join(value)
+            settings[key] = _file_value(value, key in list_keys, where)
+            if origins is not None:
+                origins[key] = where
     for var, value in environ.items():
         if not var.startswith(ENV_PREFIX) or var == CONFIG_ENV or value == "":
             continue
@@ -96,6 +108,8 @@ def load_settings(
         if key is None:
             continue
         settings[key] = [v.strip() for v in value.split(",") if v.strip()] if key in list_keys else value
+        if origins is not None:
+            origins[key] = f"environment variable {var}"
     return settings
 
 

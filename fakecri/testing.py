@@ -12,9 +12,8 @@ from typing import Any
 class FakeCRI:
     """A running fakecri: the server, its endpoint and its control API.
 
-    Control calls not defined here (exit_container, oom_kill, set_condition, restart,
-    advance_clock, call_log, fault_log, list_faults, remove_fault, server_info, ...)
-    go to the ControlClient in `.control`.
+    The control API's calls are methods here (faults, scripted exits, conditions, restarts,
+    the clock, logs); `.control` is the ControlClient they go through.
     """
 
     def __init__(self, server: Any) -> None:
@@ -53,7 +52,59 @@ class FakeCRI:
         return [self.control.add_fault(f) for f in faults_from_spec(fault)]
 
     def add_quirks(self, *names: str) -> list[dict[str, Any]]:
+        """Switch on real runtimes' quirks by name (see docs/faults.md); returns them as stored."""
         return self.add_fault(f"--quirks {','.join(names)}")
+
+    def list_faults(self) -> list[dict[str, Any]]:
+        """The faults in force, each a dict with name, type, target, stage, toxicity, count,
+        attributes and hits."""
+        return self.control.list_faults()
+
+    def remove_fault(self, name: str) -> None:
+        """Remove one fault by name (NOT_FOUND if there is none by that name)."""
+        self.control.remove_fault(name)
+
+    def reset_faults(self) -> None:
+        """Remove every fault and clear the fault log."""
+        self.control.reset_faults()
+
+    def exit_container(self, container_id: str, exit_code: int, *, reason: str = "", message: str = "") -> None:
+        """Make a running container exit now with `exit_code`, as if its process ended on its own.
+        Without a reason: Completed for 0, OOMKilled for 137, Error otherwise."""
+        self.control.exit_container(container_id, exit_code, reason=reason, message=message)
+
+    def oom_kill(self, container_id: str) -> None:
+        """Make a running container exit as killed for memory: exit code 137, reason OOMKilled."""
+        self.control.oom_kill(container_id)
+
+    def set_condition(self, type: str, status: bool, *, reason: str = "", message: str = "",
+                      duration: float = 0.0) -> None:
+        """Set the RuntimeReady or NetworkReady condition that Status reports, for `duration`
+        seconds (0: until reset or set again)."""
+        self.control.set_condition(type, status, reason=reason, message=message, duration=duration)
+
+    def restart(self, downtime: float = 1.0, *, wipe: bool = False) -> None:
+        """Simulate a restart of the runtime: event streams close and calls answer UNAVAILABLE for
+        `downtime` seconds; `wipe` forgets every sandbox and container."""
+        self.control.restart(downtime, wipe=wipe)
+
+    def advance_clock(self, seconds: float) -> int:
+        """Move a fake clock (a server started with fake_clock=True) forward; returns the new
+        time in nanoseconds. Timers that fall due fire."""
+        return self.control.advance_clock(seconds)
+
+    def call_log(self) -> list[dict[str, Any]]:
+        """The CRI calls served since the last reset, oldest first: method, summary, code,
+        duration_seconds, at_ns."""
+        return self.control.call_log()
+
+    def fault_log(self) -> list[dict[str, Any]]:
+        """Every time a fault acted since the last reset: fault, type, hit, at_ns."""
+        return self.control.fault_log()
+
+    def server_info(self) -> dict[str, Any]:
+        """The seed, the server's counters and the tracebacks of handlers that raised."""
+        return self.control.server_info()
 
     def reset(self) -> None:
         """Forget state, faults, clock, call log and counters."""
@@ -70,15 +121,11 @@ class FakeCRI:
         self.server.check()
 
     def stop(self) -> None:
+        """Stop the server and close the control connection."""
         if self._control is not None:
             self._control.close()
             self._control = None
         self.server.stop()
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.control, name)
 
     def __repr__(self) -> str:
         return f"<FakeCRI {self.endpoint} seed={self.seed}>"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import os
 import signal
 import stat
@@ -46,10 +47,17 @@ def test_serve_ready_line_socket_mode_and_clean_sigterm():
     assert not os.path.exists(sock), "the socket was left behind"
 
 
-def test_sigint_also_stops_cleanly():
-    proc, sock = start_serve()
+def test_sigint_also_stops_cleanly_and_says_so_in_console_lines():
+    sock = short_socket_path()
+    proc = subprocess.Popen([*FAKECRI, "serve", "--socket", sock, "--log-format", "console", "--log-level", "error"],
+                            stderr=subprocess.PIPE, text=True)
+    ready = proc.stderr.readline()
+    assert "[info" in ready and "fakecri" in ready and f"serving on unix://{sock}" in ready
+    assert f"socket={sock}" in ready and "streaming=http://127.0.0.1:" in ready
     proc.send_signal(signal.SIGINT)
+    rest = proc.stderr.read()
     assert proc.wait(10) == 0
+    assert "fakecri shutting down" in rest and "signal=SIGINT" in rest and "fakecri stopped" in rest
 
 
 @pytest.mark.parametrize("flag,value,words", [
@@ -225,7 +233,7 @@ def test_every_ctl_subcommand_against_a_running_server():
             ctl(ep, "exit", cids[1], "--oom")
             assert (status(cids[1]).exit_code, status(cids[1]).reason) == (137, "OOMKilled")
 
-            ctl(ep, "condition", "NetworkReady", "false", "--reason", "CNIBroken")
+            ctl(ep, "condition", "NetworkReady", "false", "--reason", "CNIBroken", "--duration", "10m")
             conds = {c.type: c for c in rt.Status(pb.StatusRequest(), timeout=5).status.conditions}
             assert not conds["NetworkReady"].status and conds["NetworkReady"].reason == "CNIBroken"
             ctl(ep, "condition", "NetworkReady", "true")
@@ -239,7 +247,7 @@ def test_every_ctl_subcommand_against_a_running_server():
             rt.Version(pb.VersionRequest(), timeout=5)
             assert any(json.loads(line)["fault"] == "boom" for line in ctl(ep, "fault-log").splitlines())
 
-            ctl(ep, "restart", "--downtime", "0.3")  # state kept
+            ctl(ep, "restart", "--downtime", "300ms")  # state kept
             deadline = time.monotonic() + 10
             while True:
                 try:
@@ -265,3 +273,129 @@ def test_every_ctl_subcommand_against_a_running_server():
             assert ctl(ep, "faults").strip() == ""
     finally:
         assert stop(proc) == 0
+
+
+def _other_group() -> tuple[str, int] | None:
+    import grp
+
+    for g in grp.getgrall():
+        if g.gr_gid != os.getgid():
+            return g.gr_name, g.gr_gid
+    return None
+
+
+def test_operator_edges_of_a_served_fakecri(tmp_path):
+    """One served fakecri shows: a config file with a YAML list of quirks; a missing socket
+    directory made and reported; the socket's group and mode; one ready line with every address
+    it chose (real ports for port 0) that connect; health from FAKECRI_SOCKET; `ctl` taking
+    --endpoint after the subcommand; the mode shown in octal by Status(verbose), as `crictl info`
+    prints it; a restart with the same seed handing out fresh ids."""
+    import urllib.request
+
+    from fakecri.server.config import parse_address
+
+    group = _other_group()
+    base = short_socket_path("unused")
+    sock = os.path.join(os.path.dirname(base), "made", "here", "cri.sock")
+    cfg = tmp_path / "fakecri.yaml"
+    cfg.write_text("seed: 5\nquirks: [created-at-seconds, stopped-before-started]\n"
+                   + (f"socket_group: {group[0]}\n" if group else ""))
+    args = [*FAKECRI, "serve", "--config", str(cfg), "--socket", sock, "--listen", "127.0.0.1:0",
+            "--metrics-addr", "127.0.0.1:0", "--log-format", "json", "--log-level", "warning"]
+
+    def serve_once() -> tuple[dict, str]:
+        proc = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+        try:
+            ready = json.loads(proc.stderr.readline())
+            with grpc.insecure_channel("unix:" + sock) as ch:
+                rt = api_pb2_grpc.RuntimeServiceStub(ch)
+                md = pb.PodSandboxMetadata(name="edge", namespace="default", uid="u-edge")
+                sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=pb.PodSandboxConfig(metadata=md)),
+                                       timeout=5).pod_sandbox_id
+                info = json.loads(rt.Status(pb.StatusRequest(verbose=True), timeout=5).info["config"])
+            ready["config"] = info
+            ready["ctl_faults"] = ctl_after(f"unix://{sock}", "faults")
+            ready["health"] = subprocess.run([*FAKECRI, "health"], capture_output=True, text=True, timeout=30,
+                                             env=dict(os.environ, FAKECRI_SOCKET=sock))
+            ready["mode"] = os.stat(sock).st_mode
+            ready["gid"] = os.stat(sock).st_gid
+            with urllib.request.urlopen(ready["metrics"], timeout=5) as resp:
+                ready["metrics_status"] = resp.status
+            host, port = parse_address(ready["listen"])
+            assert port != 0
+            with grpc.insecure_channel(f"{host}:{port}") as ch:
+                api_pb2_grpc.RuntimeServiceStub(ch).Version(pb.VersionRequest(), timeout=5)
+        finally:
+            assert stop(proc) == 0
+        return ready, sid
+
+    first, first_sid = serve_once()
+    assert first["level"] == "info" and first["timestamp"].endswith("Z")
+    assert first["socket"] == sock and first["created_directory"] == os.path.dirname(sock)
+    assert first["streaming"].startswith("http://127.0.0.1:") and not first["streaming"].endswith(":0")
+    assert first["metrics"].endswith("/metrics") and first["metrics_status"] == 200
+    assert stat.S_IMODE(first["mode"]) == 0o660 and first["config"]["socket_mode"] == "0660"
+    if group:
+        assert first["gid"] == group[1] and first["config"]["socket_group"] == group[1]
+    quirks = [json.loads(line)["attributes"]["name"] for line in first["ctl_faults"].splitlines()]
+    assert sorted(quirks) == ["created-at-seconds", "stopped-before-started"]
+    assert first["health"].returncode == 0 and first["health"].stdout.strip() == "SERVING"
+    second, second_sid = serve_once()
+    assert "created_directory" not in second  # made once, then reused
+    assert second_sid != first_sid, "a restarted fakecri handed out an id it gave before"
+
+
+def ctl_after(ep: str, *args: str) -> str:
+    """`fakecri ctl SUBCOMMAND ... --endpoint EP`: the endpoint after the subcommand."""
+    return subprocess.run([*FAKECRI, "ctl", *args, "--endpoint", ep], capture_output=True, text=True, timeout=30,
+                          check=True).stdout
+
+
+def test_deterministic_ids_repeat_across_restarts():
+    def first_sandbox_id() -> str:
+        proc, sock = start_serve("--seed", "3", "--deterministic-ids")
+        try:
+            with grpc.insecure_channel("unix:" + sock) as ch:
+                md = pb.PodSandboxMetadata(name="d", namespace="default", uid="u-d")
+                return api_pb2_grpc.RuntimeServiceStub(ch).RunPodSandbox(
+                    pb.RunPodSandboxRequest(config=pb.PodSandboxConfig(metadata=md)), timeout=5).pod_sandbox_id
+        finally:
+            stop(proc)
+
+    assert first_sandbox_id() == first_sandbox_id()
+
+
+def _every_command(group, path=()):
+    import click
+
+    yield path, group
+    if isinstance(group, click.Group):
+        for name, cmd in group.commands.items():
+            yield from _every_command(cmd, path + (name,))
+
+
+INTERNAL = re.compile(r"\bissues? #?\d+|\bsection [A-Z0-9]\b|\bthe lead\b|shared/notes|\.\./shared|\bTODO\b",
+                      re.IGNORECASE)
+
+
+def _help_cases():
+    from fakecri.cli import main
+
+    return [pytest.param(path, id=" ".join(("fakecri",) + path)) for path, _ in _every_command(main)]
+
+
+def _help_text(path) -> str:
+    from click.testing import CliRunner
+
+    from fakecri.cli import main
+
+    result = CliRunner().invoke(main, [*path, "--help"], prog_name="fakecri", terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("path", _help_cases())
+def test_help_reads_as_user_documentation(path):
+    text = _help_text(path)
+    assert not INTERNAL.search(text), INTERNAL.search(text).group(0)
+    assert "python -m" not in text and "Usage: fakecri" in text

@@ -34,6 +34,8 @@ ID_LEN = 64
 REAL_CLOCK_SLACK_NS = 2_000_000  # a loop timer may fire this early on a real clock
 MAX_CATCH_UP_LINES = 1000  # periodic lines written at most when time jumps far ahead
 OutputListener = Callable[[str, str, str, int], None]  # (container_id, stream, text, ts_ns)
+DEFAULT_POD_CIDR = "10.88.0.0/16"  # until UpdateRuntimeConfig sets one
+DEFAULT_RUNTIME_HANDLERS = ("", "runc")
 
 _RUNNING = ContainerState.RUNNING
 _EXITED = ContainerState.EXITED
@@ -71,8 +73,8 @@ class Runtime:
         *,
         on_event: Callable[[Event], None] | None = None,
         log_sink: LogSink | None = None,
-        pod_cidr: str = "10.88.0.0/16",
-        runtime_handlers: Iterable[str] = ("", "runc"),
+        pod_cidr: str = DEFAULT_POD_CIDR,
+        runtime_handlers: Iterable[str] = DEFAULT_RUNTIME_HANDLERS,
         limits: Limits | None = None,
         outbox_limit: int = 100_000,
         cpu_meter: Callable[[Container, int], int] | None = None,
@@ -656,8 +658,9 @@ class Runtime:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], clock: Clock, ids: IdSource, **kw: Any) -> Runtime:
-        """Rebuild a runtime from `to_dict` output; running containers keep running, timers re-armed from now."""
-        kw.setdefault("runtime_handlers", tuple(data.get("runtime_handlers", ("", "runc"))))
+        """Rebuild a runtime from `to_dict` output; running containers keep running, and timers keep their
+        deadlines on the clock (time passed since the snapshot counts; overdue ones fire at the next tick)."""
+        kw.setdefault("runtime_handlers", tuple(data.get("runtime_handlers", DEFAULT_RUNTIME_HANDLERS)))
         rt = cls(clock, ids, **kw)
         snapshot.load_store(rt.store, data, clock.now_ns())
         return rt

@@ -79,6 +79,7 @@ def store_to_dict(store: RuntimeStore, runtime_handlers: Sequence[str], now_ns: 
             timers.append([cid, "stop" if kind == STOP else "wake", offset, due - now_ns])
     return {
         "version": 1,
+        "saved_at_ns": now_ns,  # timers are kept as time left from this instant of the runtime clock
         "pod_cidr": store.ips.cidr,
         "runtime_handlers": list(runtime_handlers),
         "last_event_ns": store.last_event_ns,
@@ -91,10 +92,14 @@ def store_to_dict(store: RuntimeStore, runtime_handlers: Sequence[str], now_ns: 
 
 
 def load_store(store: RuntimeStore, data: Mapping[str, Any], now_ns: int) -> None:
-    """Fill an empty store from `store_to_dict` output; timers are re-armed from `now_ns`."""
+    """Fill an empty store from `store_to_dict` output. Deadlines stay where they were on the
+    runtime clock: the time since the snapshot (a downtime included) counts, and what fell due
+    meanwhile fires at the next tick, dated when it fell due, as a process that kept running
+    under its shim would have exited then. (Snapshots without `saved_at_ns` count from `now_ns`.)"""
     if data.get("pod_cidr"):
         store.ips.set_cidr(data["pod_cidr"])  # the CIDR in force (UpdateRuntimeConfig) beats the default
     store.last_event_ns = data.get("last_event_ns", 0)
+    saved_at = data.get("saved_at_ns", now_ns)
     for d in data.get("sandboxes", ()):
         sb = sandbox_from_dict(d)
         store.sandboxes[sb.id] = sb
@@ -107,7 +112,7 @@ def load_store(store: RuntimeStore, data: Mapping[str, Any], now_ns: int) -> Non
         if c.state == ContainerState.RUNNING:
             store.running += 1
     for cid, (remaining, code, reason) in data.get("stopping", {}).items():
-        store.stopping[cid] = (now_ns + remaining, code, reason)
+        store.stopping[cid] = (saved_at + remaining, code, reason)
     store.removed_cpu.update(data.get("removed_cpu_ns", {}))
     for cid, kind, offset, remaining in data.get("timers", ()):
-        store.timers.push(now_ns + remaining, cid, STOP if kind == "stop" else WAKE, offset)
+        store.timers.push(saved_at + remaining, cid, STOP if kind == "stop" else WAKE, offset)

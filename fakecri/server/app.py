@@ -21,7 +21,6 @@ import weakref
 from typing import Any, Callable
 
 import grpc
-import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -30,9 +29,9 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core.clock import Clock
 from fakecri.core.ids import IdSource
 from fakecri.server.call_wrapper import generic_handler
-from fakecri.server.config import ServerConfig
+from fakecri.server.config import ServerConfig, format_address, parse_address
 from fakecri.server.control_service import ControlService
-from fakecri.server.exceptions import ServerErrors, StartupError
+from fakecri.server.exceptions import ServerErrors, SettingError, StartupError
 from fakecri.server.image_service import ImageService
 from fakecri.server.persistence import open_state_file
 from fakecri.server.restarts import apply_pending_restart
@@ -41,7 +40,6 @@ from fakecri.server.side_services import start_side_services
 from fakecri.server.state import ServerState
 from fakecri.server.state_builder import build_state, reset_state
 
-log = structlog.get_logger("fakecri")
 
 RUNTIME_SERVICE = pb.DESCRIPTOR.services_by_name["RuntimeService"]
 IMAGE_SERVICE = pb.DESCRIPTOR.services_by_name["ImageService"]
@@ -139,18 +137,31 @@ def short_socket_path(name: str = "cri.sock") -> str:
 class _SocketGuard:
     """Refuses paths that are not sockets and a second live server on the same path."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, setting: str) -> None:
         self.path = path
+        self.setting = setting  # the ServerConfig field the path came from, for errors
+        self.created_dir: str | None = None  # the directory made for the socket, if it was missing
         self._lock_fd: int | None = None
 
     def acquire(self) -> None:
         path = self.path
         if len(path.encode()) > UNIX_PATH_MAX:
-            raise StartupError(f"socket path {path!r} is longer than {UNIX_PATH_MAX} bytes; choose a shorter one")
+            raise SettingError(self.setting, f"socket path {path!r} is longer than {UNIX_PATH_MAX} bytes; "
+                                             "choose a shorter one")
         parent = os.path.dirname(os.path.abspath(path))
-        os.makedirs(parent, exist_ok=True)
+        if not os.path.isdir(parent):
+            try:
+                os.makedirs(parent)
+            except OSError as exc:
+                raise SettingError(self.setting, f"cannot create the directory {parent} for the socket {path}: "
+                                                 f"{exc.strerror or exc}") from None
+            self.created_dir = parent
         lock_path = path + ".lock"
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise SettingError(self.setting, f"cannot create {lock_path} beside the socket: "
+                                             f"{exc.strerror or exc}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -162,7 +173,7 @@ class _SocketGuard:
             if not stat.S_ISSOCK(mode):
                 self.release()
                 kind = "a directory" if stat.S_ISDIR(mode) else "not a socket"
-                raise StartupError(f"{path} exists and is {kind}; refusing to replace it")
+                raise SettingError(self.setting, f"{path} exists and is {kind}; refusing to replace it")
             if _socket_is_live(path):
                 self.release()
                 raise StartupError(f"another server is listening on {path}")
@@ -204,6 +215,8 @@ class FakeCRIServer:
         self._ids = ids
         self.state: ServerState | None = None
         self.tcp_port: int | None = None
+        self.tcp_address: str | None = None  # "host:port" as bound, when listening on TCP
+        self._side_addresses: dict[str, str] = {}
         self._servers: list[grpc.aio.Server] = []
         self._guards: list[_SocketGuard] = []
         self._side_services: list[Any] = []
@@ -241,8 +254,8 @@ class FakeCRIServer:
         self._servers.append(server)
         return server
 
-    def _guard(self, path: str) -> None:
-        guard = _SocketGuard(path)
+    def _guard(self, path: str, setting: str) -> None:
+        guard = _SocketGuard(path, setting)
         guard.acquire()
         self._guards.append(guard)
 
@@ -256,9 +269,10 @@ class FakeCRIServer:
         try:
             # Refuse a bad socket path before any grpc server exists: grpc cannot stop a server
             # that never started, and logs it on deallocation (see _quiet_grpc_dealloc_log).
-            for path in (cfg.socket, None if cfg.no_control else cfg.control_socket):
+            for path, setting in ((cfg.socket, "socket"),
+                                  (None if cfg.no_control else cfg.control_socket, "control_socket")):
                 if path:
-                    self._guard(path)
+                    self._guard(path, setting)
             main = self._new_server()
             main.add_generic_rpc_handlers(
                 [
@@ -278,19 +292,24 @@ class FakeCRIServer:
             if cfg.socket:
                 main.add_insecure_port(f"unix://{os.path.abspath(cfg.socket)}")
             if cfg.listen:
-                host, _, port = cfg.listen.rpartition(":")
-                self.tcp_port = main.add_insecure_port(f"{host or '127.0.0.1'}:{port}")
+                host, port = parse_address(cfg.listen, "listen")
+                try:
+                    self.tcp_port = main.add_insecure_port(format_address(host, port))
+                except RuntimeError:  # grpc's "Failed to bind"
+                    self.tcp_port = 0
                 if not self.tcp_port:
-                    raise StartupError(f"cannot listen on {cfg.listen}")
+                    raise SettingError("listen", f"cannot listen on {cfg.listen} (in use, or not an address "
+                                                 "of this machine)")
+                self.tcp_address = format_address(host, self.tcp_port)
             await main.start()
             if cfg.socket:
-                os.chmod(cfg.socket, cfg.socket_mode)
+                self._own_socket(cfg.socket, cfg.socket_mode)
             if cfg.control_socket and not cfg.no_control:
                 ctl = self._new_server()
                 ctl.add_generic_rpc_handlers([control_handler])
                 ctl.add_insecure_port(f"unix://{os.path.abspath(cfg.control_socket)}")
                 await ctl.start()
-                os.chmod(cfg.control_socket, cfg.control_socket_mode)
+                self._own_socket(cfg.control_socket, cfg.control_socket_mode)
             async def set_health(serving: bool) -> None:
                 status = health_pb2.HealthCheckResponse.SERVING if serving else \
                     health_pb2.HealthCheckResponse.NOT_SERVING
@@ -299,12 +318,42 @@ class FakeCRIServer:
 
             await set_health(True)
             state.on_availability = set_health
-            self._side_services += await start_side_services(state)
+            services, self._side_addresses = await start_side_services(state)
+            self._side_services += services
             await apply_pending_restart(state)
         except BaseException:
             await self.stop_async()
             raise
-        log.info("fakecri ready", endpoint=self.endpoint, seed=cfg.seed)
+        state.log.debug("fakecri ready", endpoint=self.endpoint, seed=cfg.seed)
+
+    def _own_socket(self, path: str, mode: int) -> None:
+        """Set the socket's mode, and its group when one is configured."""
+        gid = self.config.socket_group
+        if gid is not None:
+            try:
+                os.chown(path, -1, gid)
+            except OSError as exc:
+                raise SettingError("socket_group", f"cannot give {path} to group {gid}: {exc.strerror or exc}") \
+                    from None
+        os.chmod(path, mode)
+
+    def addresses(self) -> dict[str, str]:
+        """Every address this server chose, with the real ports where port 0 was asked for:
+        socket, listen (TCP), control (its own socket, if any), streaming and metrics URLs,
+        and the directory made for the socket if it was missing."""
+        cfg = self.config
+        out: dict[str, str] = {}
+        if cfg.socket:
+            out["socket"] = os.path.abspath(cfg.socket)
+        if self.tcp_address:
+            out["listen"] = self.tcp_address
+        if cfg.control_socket and not cfg.no_control:
+            out["control_socket"] = os.path.abspath(cfg.control_socket)
+        out.update(self._side_addresses)
+        made = [g.created_dir for g in self._guards if g.created_dir]
+        if made:
+            out["created_directory"] = made[0]
+        return out
 
     async def stop_async(self, grace: float = 0.5) -> None:
         if self.state is not None:

@@ -19,7 +19,6 @@ import traceback
 from collections.abc import AsyncIterator
 
 import grpc
-import structlog
 from google.protobuf import message_factory
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import DecodeError
@@ -28,8 +27,6 @@ from fakecri.core import errors
 from fakecri.server.restarts import restart
 from fakecri.server.state import CallRecord, ServerState
 from fakecri.server.status import code_for
-
-log = structlog.get_logger("fakecri")
 
 ID_FIELDS = ("pod_sandbox_id", "container_id")
 
@@ -89,7 +86,7 @@ def _record(st: ServerState, name: str, request, code: str, started: float) -> N
     if st.metrics is not None:
         st.metrics.observe_rpc(name, code, duration)
     if st.log_rpcs:
-        log.info("rpc", method=name, code=code, ms=round(duration * 1000, 3), **ids)
+        st.log.info("rpc", method=name, code=code, ms=round(duration * 1000, 3), **ids)
 
 
 async def _abort(st: ServerState, name: str, exc: Exception, context) -> None:
@@ -99,7 +96,7 @@ async def _abort(st: ServerState, name: str, exc: Exception, context) -> None:
         await context.abort(code_for(exc), exc.message)
     tb = traceback.format_exc()
     st.server_errors.append(tb)
-    log.error("handler raised", method=name, error=repr(exc), traceback=tb)
+    st.log.error("handler raised", method=name, error=repr(exc), traceback=tb)
     await context.abort(grpc.StatusCode.INTERNAL, f"fakecri internal error in {name}: {exc!r}")
 
 

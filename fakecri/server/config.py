@@ -1,60 +1,146 @@
-"""Everything `fakecri serve` can be told, as one dataclass shared by the CLI and the plugin."""
+"""Everything `fakecri serve` can be told, as one dataclass shared by the CLI and the plugin.
+
+Each field's default is written once, here: `fakecri serve` makes one option per field
+from the field's metadata (see `setting`), and the config file and FAKECRI_* variables
+use the same names. Fields whose metadata says `cli=False` are for programs only.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, fields
 from typing import Any
+
+from fakecri.core.errors import InvalidArgument
+from fakecri.core.ipam import parse_cidr
+from fakecri.core.runtime import DEFAULT_POD_CIDR, DEFAULT_RUNTIME_HANDLERS
 
 SUBSCRIBER_POLICIES = ("close", "drop", "block")
 CGROUP_DRIVERS = ("systemd", "cgroupfs")
+_ADDRESS = re.compile(r"(?P<host>\[[^\]]*\]|[^:\[\]]*):(?P<port>[^:]*)")
+
+
+def setting(default: Any = None, help: str = "", *, kind: str | None = None, choices: tuple[str, ...] = (),
+            minimum: int | None = None, flag: str | None = None, metavar: str | None = None,
+            cli: bool = True) -> Any:
+    """A ServerConfig field with what `fakecri serve` needs to offer it as an option.
+
+    `kind` says how the CLI reads the value: "mode" (an octal file mode), "address"
+    (HOST:PORT), "cidr", "path", "file" (a file that must exist), "group" (a group name or id);
+    None reads it as the field's type. `minimum` bounds an integer from below; `flag`
+    overrides the option name derived from the field name."""
+    meta = {"help": help, "kind": kind, "choices": choices, "minimum": minimum, "flag": flag,
+            "metavar": metavar, "cli": cli}
+    if isinstance(default, list):
+        return field(default_factory=list, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def parse_address(text: str, what: str = "address") -> tuple[str, int]:
+    """'HOST:PORT' (or ':PORT', for 127.0.0.1; '[::1]:PORT' for IPv6) -> (host, port).
+    ValueError, naming `what`, for anything else or a port outside 0-65535."""
+    m = _ADDRESS.fullmatch(str(text).strip())
+    if m is None:
+        raise ValueError(f"{what} {text!r} is not HOST:PORT (for example 127.0.0.1:9090, or :0 for any free port)")
+    host, port_text = m.group("host"), m.group("port")
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ValueError(f"{what} {text!r}: the port {port_text!r} is not a number from 0 to 65535")
+    host = host[1:-1] if host.startswith("[") else host
+    return host or "127.0.0.1", int(port_text)
+
+
+def check_cidr(text: str) -> None:
+    """ValueError if `text` cannot be a pod CIDR (the core's rule: a network with room for pods)."""
+    try:
+        parse_cidr(str(text))
+    except InvalidArgument as exc:
+        raise ValueError(exc.message) from None
+
+
+def format_address(host: str, port: int) -> str:
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 @dataclass
 class ServerConfig:
-    # Where to listen. `socket` is a unix socket path; `listen` an optional "host:port" on TCP.
-    socket: str | None = None
-    listen: str | None = None
-    socket_mode: int = 0o660
+    # Where to listen.
+    socket: str | None = setting(None, "Unix socket to serve CRI on, e.g. /run/fakecri/fakecri.sock; "
+                                       "a missing parent directory is created.", kind="path")
+    listen: str | None = setting(None, "Also serve on TCP HOST:PORT (port 0 picks a free one).", kind="address")
+    socket_mode: int = setting(0o660, "File mode of the socket (octal).", kind="mode")
+    socket_group: int | None = setting(
+        None, "Give the socket (and the control socket) to this group, by name or number, so its members "
+              "can connect (with the mode's group bits).", kind="group")
     # The control service: on the CRI socket by default, on its own socket, or off.
-    control_socket: str | None = None
-    control_socket_mode: int = 0o600
-    no_control: bool = False
+    control_socket: str | None = setting(
+        None, "Serve the control API on its own socket (mode 0600) instead of the CRI socket.", kind="path")
+    control_socket_mode: int = setting(0o600, cli=False)
+    no_control: bool = setting(False, "Do not serve the control API at all.")
     # Determinism.
-    seed: int = 0
-    fake_clock: bool = False
-    # Faults (fakecri.faults.model.Fault objects) in force from the start.
-    faults: list[Any] = field(default_factory=list)
+    seed: int = setting(0, "Seed for every random decision.")
+    deterministic_ids: bool = setting(
+        False, "Hand out the same container and sandbox ids on every start with the same seed. By default a "
+               "restarted fakecri never repeats the ids of an earlier process (the seed still gives the same ids "
+               "within one process).")
+    fake_clock: bool = setting(False, "Run on a fake clock that only moves through the control API.")
+    # Faults (fakecri.faults.model.Fault objects) in force from the start; the CLI builds
+    # them from the fault flags.
+    faults: list[Any] = setting([], cli=False)
     # Event stream subscribers.
-    subscriber_policy: str = "close"
-    subscriber_buffer: int = 1000
+    subscriber_policy: str = setting("close", "What happens to an event subscriber that falls behind.",
+                                     choices=SUBSCRIBER_POLICIES)
+    subscriber_buffer: int = setting(1000, "Events buffered per subscriber.", minimum=1)
     # Runtime facts.
-    cgroup_driver: str = "systemd"
-    runtime_handlers: tuple[str, ...] = ("", "runc")
-    pod_cidr: str = "10.88.0.0/16"
-    image_catalog: str | None = None
+    cgroup_driver: str = setting("systemd", "The cgroup driver RuntimeConfig reports.", choices=CGROUP_DRIVERS)
+    runtime_handlers: tuple[str, ...] = setting(
+        DEFAULT_RUNTIME_HANDLERS, "A runtime handler to offer, repeatable (the default handler is always offered; "
+        "default: runc).", flag="--runtime-handler", metavar="NAME")
+    pod_cidr: str = setting(DEFAULT_POD_CIDR, "Pod CIDR until UpdateRuntimeConfig sets one.", kind="cidr")
+    image_catalog: str | None = setting(None, "Image catalog file (YAML/JSON).", kind="file")
     # Limits (None: unlimited).
-    max_sandboxes: int | None = None
-    max_containers: int | None = None
-    max_images: int | None = None
-    max_subscribers: int | None = 64
-    max_message_bytes: int = 16 * 1024 * 1024
+    max_sandboxes: int | None = setting(None, "Refuse more sandboxes with RESOURCE_EXHAUSTED.", minimum=0)
+    max_containers: int | None = setting(None, "Refuse more containers with RESOURCE_EXHAUSTED.", minimum=0)
+    max_images: int | None = setting(None, "Refuse more images with RESOURCE_EXHAUSTED.", minimum=0)
+    max_subscribers: int | None = setting(64, "Open event streams at most.", minimum=0)
+    max_message_bytes: int = setting(
+        16 * 1024 * 1024, "Largest request or response; bigger ones get RESOURCE_EXHAUSTED (use the Stream* lists).",
+        minimum=1)
     # Side services.
-    streaming_addr: str = "127.0.0.1:0"
-    metrics_addr: str | None = None
-    state_file: str | None = None
-    # Directory fakecri owns; the filesystem mountpoints it reports are made under it.
-    # None: /var/lib/fakecri when it can be created, else a directory under the temp dir.
-    state_root: str | None = None
+    streaming_addr: str = setting("127.0.0.1:0", "Exec/attach/port-forward server (HOST:PORT; port 0 picks one).",
+                                  kind="address")
+    metrics_addr: str | None = setting(None, "Serve Prometheus metrics on HOST:PORT (port 0 picks one).",
+                                       kind="address")
+    state_file: str | None = setting(None, "Keep state across restarts in this file.", kind="path")
+    # The filesystem mountpoints fakecri reports (ImageFsInfo, container stats) are made under
+    # it, since a kubelet stats each one. None: /var/lib/fakecri when it can be created, else
+    # fakecri-<uid> under the temp dir.
+    state_root: str | None = setting(
+        None, "Directory fakecri owns; the image and container filesystems it reports are made under it "
+        "[default: /var/lib/fakecri if it can be created, else one under the temp dir].",
+        kind="path", flag="--root", metavar="DIR")
+    # Log nothing at all (the pytest plugin when its log level is not set).
+    quiet: bool = setting(False, cli=False)
     # Keep the last N calls and fired faults for the control API.
-    call_log_size: int = 10_000
+    call_log_size: int = setting(10_000, "Calls kept in the call log of the control API.", minimum=1)
 
     def validate(self) -> None:
+        """ValueError, naming the setting, for a value the server cannot start with."""
         if not self.socket and not self.listen:
             raise ValueError("give a unix socket path (--socket) or a TCP address (--listen)")
-        if self.subscriber_policy not in SUBSCRIBER_POLICIES:
-            raise ValueError(
-                f"subscriber policy {self.subscriber_policy!r} is not one of {', '.join(SUBSCRIBER_POLICIES)}"
-            )
-        if self.cgroup_driver not in CGROUP_DRIVERS:
-            raise ValueError(f"cgroup driver {self.cgroup_driver!r} is not one of {', '.join(CGROUP_DRIVERS)}")
-        if self.subscriber_buffer < 1:
-            raise ValueError("the subscriber buffer must hold at least one event")
+        for f in fields(self):
+            value = getattr(self, f.name)
+            meta = f.metadata
+            if meta.get("choices") and value not in meta["choices"]:
+                raise ValueError(f"{f.name} {value!r} is not one of {', '.join(meta['choices'])}")
+            if meta.get("minimum") is not None and value is not None and value < meta["minimum"]:
+                raise ValueError(f"{f.name} {value} is below the least allowed, {meta['minimum']}")
+            if meta.get("kind") == "address" and value is not None:
+                parse_address(value, f.name)
+            if meta.get("kind") == "cidr":
+                check_cidr(value)
+            if meta.get("kind") == "mode" and not 0 <= value <= 0o7777:
+                raise ValueError(f"{f.name} {value:o} is not a file mode (0 to 7777 in octal)")
+
+
+def cli_fields() -> list:
+    """The ServerConfig fields `fakecri serve` offers as options, in declaration order."""
+    return [f for f in fields(ServerConfig) if f.metadata.get("cli", True)]

@@ -10,12 +10,29 @@ class StartupError(Exception):
     """The server cannot start; the message says why and what to do."""
 
 
+class SettingError(StartupError):
+    """Start-up failed because of the value of one setting (`setting`, a ServerConfig field
+    name): a socket directory that cannot be made, an address that cannot be bound, ..."""
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(message)
+        self.setting = setting
+        self.message = message
+
+
 class ServerErrors(AssertionError):
     """Raised by FakeCRIServer.check(): a handler raised inside the server."""
 
 
 class StateFileError(StartupError):
     """The state file cannot be used; start-up stops and the file is left as it is."""
+
+
+class StateFilePathError(SettingError, StateFileError):
+    """The state file's path cannot be used (no such directory, not a file, no permission)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("state_file", message)
 
 
 class StateWriteError(OSError):

@@ -16,13 +16,11 @@ import os
 import time
 from typing import Any
 
-import structlog
-
 from fakecri.core import errors
 from fakecri.core.ids import RandomIds
 from fakecri.core.images import ImageStore
 from fakecri.core.runtime import Runtime
-from fakecri.server.exceptions import StateFileError, StateWriteError
+from fakecri.server.exceptions import StateFileError, StateFilePathError, StateWriteError
 from fakecri.server.state import ServerState
 from fakecri.server.state_builder import runtime_options
 
@@ -87,7 +85,7 @@ def read_state_doc(path: str) -> dict[str, Any] | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise StateFileError(f"state file {path}: cannot read it: {exc.strerror or exc}") from None
+        raise StateFilePathError(f"state file {path}: cannot read it: {exc.strerror or exc}") from None
     try:
         doc = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -142,14 +140,14 @@ class StateFile:
             doc = read_state_doc(self.path)
             if doc is not None:
                 restore_into(self.state, doc, self.path)
-                self.state.reschedule()  # re-arm the restored containers' timers
-                structlog.get_logger("fakecri").info(
+                self.state.tick()  # fire what fell due while fakecri was down, re-arm the rest
+                self.state.log.info(
                     "state restored", path=self.path, sandboxes=len(self.state.runtime.list_sandboxes()),
                     containers=len(self.state.runtime.list_containers()), images=len(self.state.images.list()))
             self.write()  # proves the directory is writable before any call is accepted
         except StateWriteError as exc:
             self._unlock()
-            raise StateFileError(str(exc)) from None
+            raise StateFilePathError(str(exc)) from None
         except BaseException:
             self._unlock()
             raise
@@ -185,7 +183,7 @@ class StateFile:
         except OSError as exc:
             # The call that changed the state must not be acknowledged: its handler fails with this.
             message = f"state file {self.path}: cannot write it ({exc.strerror or exc}); the last change is not saved"
-            structlog.get_logger("fakecri").error("state file write failed", path=self.path, error=str(exc))
+            self.state.log.error("state file write failed", path=self.path, error=str(exc))
             raise StateWriteError(message) from None
         self._last = mark
         self.writes += 1
@@ -203,11 +201,11 @@ class StateFile:
         lock_path = self.path + ".lock"
         directory = os.path.dirname(os.path.abspath(self.path))
         if not os.path.isdir(directory):
-            raise StateFileError(f"state file {self.path}: the directory {directory} does not exist")
+            raise StateFilePathError(f"state file {self.path}: the directory {directory} does not exist")
         try:
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
-            raise StateFileError(f"state file {self.path}: cannot create {lock_path}: {exc.strerror}") from None
+            raise StateFilePathError(f"state file {self.path}: cannot create {lock_path}: {exc.strerror}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -13,11 +13,11 @@ import asyncio
 from collections import Counter
 from typing import Iterator
 
-import structlog
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
 from prometheus_client import Counter as PromCounter
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from fakecri.server.config import format_address, parse_address
 from fakecri.server.state import ServerState
 from fakecri.server.streaming.httphead import BadRequest, parse_head
 
@@ -120,7 +120,7 @@ class MetricsServer:
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}:{self.port}/metrics"
+        return f"http://{format_address(self.host, self.port)}/metrics"
 
     async def start(self) -> None:
         self._server = await asyncio.start_server(self._serve, self.host, self.port)
@@ -162,11 +162,11 @@ def _reply(status: int, body: bytes, content_type: str, length: int | None = Non
 
 async def start_metrics(state: ServerState) -> MetricsServer:
     """Serve metrics on state.config.metrics_addr and hook RPC observations."""
-    host, _, port = state.config.metrics_addr.rpartition(":")
+    host, port = parse_address(state.config.metrics_addr, "metrics_addr")
     metrics = ServerMetrics(state)
-    server = MetricsServer(metrics, host or "127.0.0.1", int(port or 0))
+    server = MetricsServer(metrics, host, port)
     await server.start()
     metrics.url = server.url
     state.metrics = metrics
-    structlog.get_logger("fakecri").info("metrics serving", url=server.url)
+    state.log.info("metrics serving", url=server.url)
     return server

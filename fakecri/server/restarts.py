@@ -8,11 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-import structlog
-
 from fakecri.server.state import ServerState
-
-log = structlog.get_logger("fakecri")
 
 
 async def restart(st: ServerState, downtime_s: float, wipe: bool) -> None:
@@ -24,7 +20,7 @@ async def restart(st: ServerState, downtime_s: float, wipe: bool) -> None:
     st.down_until = loop.time() + downtime_s
     if wipe:
         st.runtime.wipe()
-    log.warning("runtime restart", downtime_s=downtime_s, wipe=wipe)
+    st.log.warning("runtime restart", downtime_s=downtime_s, wipe=wipe)
     if st.on_availability is not None:
         await st.on_availability(False)
         loop.call_later(downtime_s, _maybe_back_up, st)

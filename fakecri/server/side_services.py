@@ -5,36 +5,47 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakecri.server.exceptions import StartupError
+from fakecri.server.config import parse_address
+from fakecri.server.exceptions import SettingError
 from fakecri.server.prometheus import start_metrics
 from fakecri.server.state import ServerState
 from fakecri.server.streaming import StreamingServer
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend, StreamingUrls
 
 
-async def start_side_services(state: ServerState) -> list[Any]:
+async def start_side_services(state: ServerState) -> tuple[list[Any], dict[str, str]]:
+    """The services started, and their addresses by name ("streaming", "metrics") as URLs."""
     started: list[Any] = []
+    addresses: dict[str, str] = {}
     try:
-        started.append(await _start_streaming(state))
+        streaming = await _start_streaming(state)
+        started.append(streaming)
+        addresses["streaming"] = streaming.base_url
         if state.config.metrics_addr:
-            started.append(await _start_metrics(state))
+            metrics = await _start_metrics(state)
+            started.append(metrics)
+            addresses["metrics"] = metrics.url
     except BaseException:
         for svc in reversed(started):
             await svc.stop()
         raise
-    return started
+    return started, addresses
 
 
 async def _start_metrics(state: ServerState):
     try:
         return await start_metrics(state)
     except (OSError, ValueError) as exc:
-        raise StartupError(f"cannot serve metrics on {state.config.metrics_addr}: {exc}") from None
+        raise SettingError("metrics_addr", f"cannot serve metrics on {state.config.metrics_addr}: {exc}") from None
 
 
 async def _start_streaming(state: ServerState):
-    host, _, port = state.config.streaming_addr.rpartition(":")
-    server = StreamingServer(RuntimeStreamingBackend(state), host=host or "127.0.0.1", port=int(port or 0))
-    await server.start()
+    host, port = parse_address(state.config.streaming_addr, "streaming_addr")
+    server = StreamingServer(RuntimeStreamingBackend(state), host=host, port=port)
+    try:
+        await server.start()
+    except OSError as exc:
+        raise SettingError("streaming_addr", f"cannot serve exec/attach/port-forward on "
+                                             f"{state.config.streaming_addr}: {exc.strerror or exc}") from None
     state.streaming = StreamingUrls(server)
     return server

@@ -13,6 +13,8 @@ from collections import Counter, deque
 from dataclasses import asdict, dataclass
 from typing import Any, Callable, Protocol
 
+import structlog
+
 from fakecri.core import errors
 from fakecri.core.clock import Clock, FakeClock
 from fakecri.core.ids import IdSource
@@ -57,6 +59,15 @@ class StreamingUrls(Protocol):
     def url_for(self, kind: str, request: Any) -> str: ...
 
 
+class _Silent:
+    """The log of a quiet server: every line dropped."""
+
+    def _drop(self, event: str, **fields: Any) -> None:
+        pass
+
+    debug = info = warning = error = _drop
+
+
 class ServerState:
     # Set by state_builder (they refer to each other, so they are made after __init__).
     plan: FaultPlan
@@ -78,7 +89,8 @@ class ServerState:
         self.statuses = StatusCache()
         self.disk = DiskRoot(config.state_root)  # where the reported filesystems really are
         self.down_until = 0.0  # loop time until which calls answer UNAVAILABLE (runtime restart)
-        self.log_rpcs = True
+        self.log: Any = _Silent() if config.quiet else structlog.get_logger("fakecri")
+        self.log_rpcs = not config.quiet
         # Side services, set by the app when they run.
         self.streaming: StreamingUrls | None = None
         self.metrics: RpcObserver | None = None
@@ -106,8 +118,11 @@ class ServerState:
         return out
 
     def describe_config(self) -> str:
+        """The configuration as JSON for Status(verbose) (crictl info): file modes in octal."""
         cfg = asdict(self.config)
         cfg["faults"] = [f.to_dict() for f in self.plan.list()]
+        for key in ("socket_mode", "control_socket_mode"):
+            cfg[key] = f"{cfg[key]:04o}"
         return json.dumps(cfg, sort_keys=True, default=str)
 
     async def wait(self, seconds: float) -> None:

@@ -8,9 +8,9 @@ state itself (state.py) only holds them.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import os
 from typing import Any
-
-import structlog
 
 from fakecri.core.clock import Clock, FakeClock, SystemClock
 from fakecri.core.ids import IdSource, RandomIds
@@ -22,13 +22,25 @@ from fakecri.server.config import ServerConfig
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.state import ServerState
 
-log = structlog.get_logger("fakecri")
+
+# Drawn once per process: mixed into the id stream so that a restarted fakecri never hands out
+# the ids of an earlier one (a kubelet that lived through the restart still holds those).
+BOOT_NONCE = os.urandom(16).hex()
+
+
+def id_source(config: ServerConfig, boot_nonce: str = BOOT_NONCE) -> RandomIds:
+    """Ids from the seed: the same sequence on every start with `deterministic_ids`, otherwise
+    the same only within one process (one boot)."""
+    if config.deterministic_ids:
+        return RandomIds(config.seed)
+    mixed = hashlib.sha256(f"{config.seed}/{boot_nonce}".encode()).digest()
+    return RandomIds(int.from_bytes(mixed, "big"))
 
 
 def build_state(config: ServerConfig, *, clock: Clock | None = None, ids: IdSource | None = None) -> ServerState:
     clock = clock or (FakeClock() if config.fake_clock else SystemClock())
     catalog = Catalog.from_file(config.image_catalog) if config.image_catalog else None
-    st = ServerState(config, clock, ids or RandomIds(config.seed), catalog=catalog)
+    st = ServerState(config, clock, ids or id_source(config), catalog=catalog)
     st.plan = _new_plan(st)
     st.events = EventEncoder(st.plan, st.statuses, lambda: st.runtime, st.publish)
     st.images = new_images(st)
@@ -39,7 +51,7 @@ def build_state(config: ServerConfig, *, clock: Clock | None = None, ids: IdSour
 def _new_plan(st: ServerState) -> FaultPlan:
     def fired(record: Any) -> None:
         st.count(f"fault:{record.fault}")
-        log.info("fault", fault=record.fault, type=record.type, hit=record.hit)
+        st.log.info("fault", fault=record.fault, type=record.type, hit=record.hit)
 
     plan = FaultPlan(st.config.seed, on_fire=fired, now_ns=st.clock.now_ns)
     for fault in st.config.faults:

@@ -15,7 +15,7 @@ from fakecri.client import (
     UnavailableError,
     UnimplementedError,
 )
-from cri_stub import StubRuntime, StubServer
+from helpers.cri_stub import StubRuntime, StubServer
 
 
 def container(i: int, size: int = 0) -> pb.Container:

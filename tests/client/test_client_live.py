@@ -4,7 +4,7 @@ import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient, EventStreamClosed, NotFoundError
-from live import Pods, fakecri, wait_for
+from helpers.live import Pods, fakecri, wait_for
 
 
 def test_lifecycle_lists_and_errors():

@@ -8,7 +8,7 @@ from rich.console import Console
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient
 from fakecri.client.watch import Watcher, render, run_watch
-from cri_stub import StubRuntime, StubServer
+from helpers.cri_stub import StubRuntime, StubServer
 
 
 def stub_with_pod():

@@ -8,8 +8,8 @@ import grpc
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient
 from fakecri.client.pleg import CurrentEventedPLEG, EventType, LegacyEventedPLEG, State
-from cri_stub import StubRuntime, StubServer
-from memory_runtime import MemoryRuntime
+from helpers.cri_stub import StubRuntime, StubServer
+from helpers.memory_runtime import MemoryRuntime
 
 S, D, RM = EventType.STARTED, EventType.DIED, EventType.REMOVED
 

@@ -2,7 +2,7 @@
 discards, health, targeted relist."""
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.pleg import EventType, GenericPLEG, State
-from memory_runtime import MemoryRuntime
+from helpers.memory_runtime import MemoryRuntime
 
 S, D, RM = EventType.STARTED, EventType.DIED, EventType.REMOVED
 

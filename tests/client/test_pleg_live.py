@@ -4,7 +4,7 @@ import time
 
 from fakecri.client import CRIClient
 from fakecri.client.pleg import CurrentEventedPLEG, EventType, GenericPLEG, LegacyEventedPLEG, State
-from live import Pods, fakecri, fault, quiet, wait_for
+from helpers.live import Pods, fakecri, fault, quiet, wait_for
 
 S, D, RM = EventType.STARTED, EventType.DIED, EventType.REMOVED
 

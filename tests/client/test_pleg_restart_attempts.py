@@ -17,7 +17,7 @@ from fakecri.client.errors import AlreadyExistsError
 from fakecri.client.pleg import LegacyEventedPLEG
 from fakecri.client.pleg.pod_sync import find_status_by_name, next_attempt
 from fakecri.faults.model import Fault
-from live import IMAGE, Pods, fakecri, wait_for
+from helpers.live import IMAGE, Pods, fakecri, wait_for
 
 
 def _quirk(name):

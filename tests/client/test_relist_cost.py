@@ -6,7 +6,7 @@ import pytest
 
 from fakecri.client import CRIClient
 from fakecri.client.pleg import GenericPLEG
-from live import Pods, fakecri
+from helpers.live import Pods, fakecri
 
 
 def timed(fn):

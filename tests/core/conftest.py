@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from core_helpers import Pod
+from helpers.core_pods import Pod
+from helpers.stat_records import make_container, make_sandbox
 
 from fakecri.core.clock import FakeClock
 from fakecri.core.ids import SequentialIds
@@ -28,3 +29,15 @@ def runtime(clock, sink):
 @pytest.fixture
 def pods(runtime):
     return Pod(runtime)
+
+
+@pytest.fixture(name="container", scope="session")
+def container_factory():
+    """`container(...)`: a container record for the stats tests."""
+    return make_container
+
+
+@pytest.fixture(name="sandbox", scope="session")
+def sandbox_factory():
+    """`sandbox(...)`: a sandbox record for the stats tests."""
+    return make_sandbox

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import pytest
-from core_helpers import IMAGE
+from helpers.core_pods import IMAGE
 
 from fakecri.core.errors import AlreadyExists, CoreError, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from fakecri.core.ids import SequentialIds

@@ -1,7 +1,7 @@
 """Random operation sequences never break the event order rules or the table's states."""
 from __future__ import annotations
 
-from core_helpers import IMAGE, check_order
+from helpers.core_pods import IMAGE, check_order
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -1,7 +1,7 @@
-"""Event order rules (issue 2, Events): one per transition, bracketed by the sandbox's."""
+"""Event order rules (docs/behaviour.md, Lifecycle rules): one per transition, bracketed by the sandbox's."""
 from __future__ import annotations
 
-from core_helpers import check_order, kinds
+from helpers.core_pods import check_order, kinds
 
 from fakecri.core.clock import FakeClock
 from fakecri.core.ids import SequentialIds
@@ -81,7 +81,7 @@ def test_on_event_is_called_synchronously_with_state_at_that_moment(clock):
 
     rt = Runtime(clock, SequentialIds(), on_event=hook)
     sb = rt.run_pod_sandbox(name="p", namespace="n", uid="u")
-    from core_helpers import IMAGE
+    from helpers.core_pods import IMAGE
     c = rt.create_container(sb.id, name="x", image=IMAGE, command=("true",))
     rt.start_container(c.id)
     rt.remove_container(c.id)

@@ -5,7 +5,7 @@ import gc
 import time
 import tracemalloc
 
-from core_helpers import IMAGE
+from helpers.core_pods import IMAGE
 
 from fakecri.core.clock import FakeClock
 from fakecri.core.ids import RandomIds

@@ -59,18 +59,21 @@ def test_restored_runtime_behaves_like_the_original(pods, runtime, clock):
     assert any(line == "bye" for lines in (sink2.lines(p) for p in sink2.entries) for line in lines)
 
 
-def test_restore_later_rearms_timers_relative_to_now(pods, runtime, clock):
+def test_restore_later_keeps_deadlines_on_the_clock(pods, runtime, clock):
     sb = pods.sandbox()
     c = pods.running(sb, command=["sleep", "10"])
     clock.advance(4)
     data = runtime.to_dict()
+    # Restored 3 s after the snapshot: 3 s of the 6 left have passed meanwhile.
+    soon = FakeClock(clock.now_ns() + 3 * S)
+    assert Runtime.from_dict(data, soon, SequentialIds(100)).next_deadline_ns() == soon.now_ns() + 3 * S
+    # Restored an hour later: the exit is overdue; it fires at the next tick, dated when it fell due.
     later = FakeClock(clock.now_ns() + 3600 * S)
     restored = Runtime.from_dict(data, later, SequentialIds(100))
-    assert restored.next_deadline_ns() == later.now_ns() + 6 * S
-    later.advance(6)
+    assert restored.next_deadline_ns() == clock.now_ns() + 6 * S
     restored.tick()
     rc = restored.get_container(c.id)
-    assert rc.state == C.EXITED
+    assert rc.state == C.EXITED and rc.finished_at == clock.now_ns() + 6 * S
     # Indexes are rebuilt: duplicates are refused and IPs stay taken.
     with pytest.raises(AlreadyExists):
         restored.run_pod_sandbox(name=sb.name, namespace=sb.namespace, uid=sb.uid)

@@ -102,7 +102,7 @@ def test_real_clock_tolerates_an_early_loop_timer(pods):
     clock = AlmostClock()
     rt = Runtime(clock, SequentialIds())
     sb = rt.run_pod_sandbox(name="p", namespace="n", uid="u")
-    from core_helpers import IMAGE
+    from helpers.core_pods import IMAGE
     c = rt.create_container(sb.id, name="x", image=IMAGE, command=("sleep", "1"))
     rt.start_container(c.id)
     clock.now += S - 500_000  # the loop woke 0.5 ms early
@@ -132,7 +132,7 @@ def test_file_sink_writes_cri_format_and_creates_directories():
     sink.add_listener(lambda path, stream, line, ts: heard.append((path, line)))
     rt = Runtime(FakeClock(), SequentialIds(), log_sink=sink)
     sb = rt.run_pod_sandbox(name="p", namespace="n", uid="u", log_directory=os.path.join(root, "pods", "p"))
-    from core_helpers import IMAGE
+    from helpers.core_pods import IMAGE
     c = rt.create_container(sb.id, name="x", image=IMAGE, command=("sh", "-c", "echo a; echo b >&2; sleep infinity"),
                             log_path="x/0.log")
     rt.start_container(c.id)

@@ -13,7 +13,7 @@ from fakecri.api.control.v1 import control_pb2_grpc
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import FakeCRIServer, StartupError
-from opshelpers import TIMEOUT, run_pod, sample, scrape, scrape_until, wait_for
+from helpers.operations import TIMEOUT, run_pod, sample, scrape, scrape_until, wait_for
 
 
 @pytest.fixture

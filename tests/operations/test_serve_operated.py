@@ -1,4 +1,4 @@
-"""`fakecri serve` run as the README's operations section shows: config file, env, metrics, state file."""
+"""`fakecri serve` run as docs/operating.md shows: config file, env, metrics, state file."""
 from __future__ import annotations
 
 import json
@@ -17,9 +17,9 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.control_client import ControlClient
 from fakecri.server.app import short_socket_path
-from opshelpers import TIMEOUT, run_pod, sample, scrape
+from helpers.operations import TIMEOUT, run_pod, sample, scrape
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+OPERATING = Path(__file__).resolve().parents[2] / "docs" / "operating.md"
 
 
 def free_port() -> int:
@@ -55,10 +55,10 @@ def test_config_file_and_env_drive_metrics_and_state_file(tmp_path):
     assert proc.returncode == 0
 
 
-def test_readme_lists_exactly_the_metrics_served():
+def test_operating_page_lists_exactly_the_metrics_served():
     from fakecri.server.app import FakeCRIServer
 
-    section = README.read_text(encoding="utf-8").split("## Operating it", 1)[1].split("\n## ", 1)[0]
+    section = OPERATING.read_text(encoding="utf-8").split("## Metrics", 1)[1].split("\n## ", 1)[0]
     documented = set(re.findall(r"^\| `(fakecri_\w+)`", section, re.M))
     with FakeCRIServer(metrics_addr="127.0.0.1:0") as srv:
         srv.state.log_rpcs = False

@@ -15,7 +15,7 @@ from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.cli import main
 from fakecri.server.app import FakeCRIServer, short_socket_path
 from fakecri.server.persistence import StateFileError
-from opshelpers import TIMEOUT, pod_config, run_pod
+from helpers.operations import TIMEOUT, pod_config, run_pod
 
 RUNNING, EXITED = pb.CONTAINER_RUNNING, pb.CONTAINER_EXITED
 
@@ -200,3 +200,41 @@ def test_temp_files_of_killed_writers_are_removed_at_start(tmp_path):
     with FakeCRIServer(state_file=str(path)):
         assert not stale.exists()
     assert path.exists()
+
+
+S = 1_000_000_000
+
+
+@pytest.mark.parametrize("downtime_s", [5, 15])
+def test_timers_keep_their_deadlines_across_a_restart(tmp_path, downtime_s):
+    """`sleep 20` started 12 s before a restart exits 20 s after it started, the downtime
+    counted: 3 s after a 5 s downtime; at start-up, dated when it fell due, after 15 s."""
+    from fakecri.control_client import ControlClient
+    from fakecri.core.clock import FakeClock
+
+    path = str(tmp_path / "state.json")
+    clock = FakeClock()
+    with running(state_file=path, clock=clock) as srv:
+        ch, rt, img = stubs(srv)
+        _, cid = run_pod(rt, img, "timer", "u-timer", command=("sleep", "20"))
+        started = rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid), timeout=TIMEOUT).status.started_at
+        with ControlClient(srv.control_endpoint) as ctl:
+            ctl.advance_clock(12)
+        ch.close()
+
+    restarted = FakeClock(clock.now_ns() + downtime_s * S)
+    with running(state_file=path, clock=restarted) as srv:
+        ch, rt, _ = stubs(srv)
+
+        def status():
+            return rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid), timeout=TIMEOUT).status
+
+        with ControlClient(srv.control_endpoint) as ctl:
+            if downtime_s < 8:
+                assert status().state == RUNNING
+                ctl.advance_clock(20 - 12 - downtime_s - 0.1)
+                assert status().state == RUNNING
+                ctl.advance_clock(0.2)
+        assert status().state == EXITED
+        assert status().finished_at == started + 20 * S
+        ch.close()

@@ -15,7 +15,7 @@ import pytest
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import short_socket_path
-from opshelpers import TIMEOUT, pod_config, wait_for
+from helpers.operations import TIMEOUT, pod_config, wait_for
 
 
 def serve(socket: str, state_file: str) -> subprocess.Popen:

@@ -178,3 +178,45 @@ def test_fakecri_handle_without_pytest():
         with pytest.raises(AttributeError):
             node._missing
     assert not node.server.running
+
+
+def test_every_control_call_is_a_documented_method_of_the_handle():
+    import inspect
+
+    from fakecri.control_client import ControlClient
+    from fakecri.testing import FakeCRI
+
+    calls = {name for name, fn in vars(ControlClient).items() if callable(fn) and not name.startswith("_")} - {"close"}
+    for name in sorted(calls):
+        method = vars(FakeCRI).get(name)
+        assert inspect.isfunction(method), f"FakeCRI.{name} is not a method of its own"
+        assert (method.__doc__ or "").strip(), f"FakeCRI.{name} has no docstring"
+        ours = list(inspect.signature(method).parameters)[1:]
+        theirs = list(inspect.signature(getattr(ControlClient, name)).parameters)[1:]
+        assert ours == theirs, name
+
+
+def test_control_methods_act_on_the_server():
+    from fakecri.client.errors import UnavailableError
+    from fakecri.testing import FakeCRI
+
+    pod = {"metadata": {"name": "m", "namespace": "default", "uid": "u-m"}}
+    with FakeCRI.start(seed=5, fake_clock=True) as node, node.client() as c:
+        node.state.log_rpcs = False
+        sid = c.run_pod_sandbox(pod)
+        c.pull_image("busybox")
+        cid = c.create_container(sid, {"metadata": {"name": "app"}, "image": {"image": "busybox"},
+                                       "command": ["sleep", "60"]}, pod)
+        c.start_container(cid)
+        node.oom_kill(cid)
+        status = c.container_status(cid).status
+        assert (status.exit_code, status.reason) == (137, "OOMKilled")
+        node.set_condition("NetworkReady", False, reason="CNIBroken")
+        assert [f["type"] for f in node.list_faults()] == ["condition"]
+        node.reset_faults()
+        assert node.list_faults() == [] and node.advance_clock(1) > 0
+        node.restart(0.5)
+        with pytest.raises(UnavailableError):
+            c.version()
+        assert any(r["method"] == "StartContainer" for r in node.call_log())
+        assert node.server_info()["counters"]["restarts"] == 1

@@ -118,3 +118,27 @@ def test_plugin_loads_without_grpc_or_the_server(pytester):
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:hypothesispytest", timeout=120)
     result.assert_outcomes(passed=1)
+
+
+def test_log_level_off_means_no_line_at_all(pytester):
+    # The header says "log level off": no ready line, no rpc lines, no fault lines anywhere.
+    pytester.makepyfile(
+        """
+        import pytest
+        from fakecri.client import UnavailableError
+
+        @pytest.mark.fakecri(faults=["--error Version=UNAVAILABLE"])
+        def test_an_injected_error(cri_client, make_fakecri, capsys):
+            with pytest.raises(UnavailableError):
+                cri_client.version()
+            make_fakecri(seed=3).restart(0)
+            out, err = capsys.readouterr()
+            assert out == "" and err == ""
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-s", timeout=120)
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["fakecri: endpoint unix://*, seed 0, log level off"])
+    output = "\n".join(result.outlines + result.errlines)
+    for word in ("fakecri ready", "fault", "rpc", "runtime restart"):
+        assert word not in output.replace("fakecri: endpoint", ""), output

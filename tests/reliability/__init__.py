@@ -1,1 +1,1 @@
-"""Reliability suite (issue 9): fuzzed input, concurrency, slow subscribers, crash-safe state, limits, sockets, soak."""
+"""Reliability suite, the proof of what README calls Guarantees (docs/guarantees.md): fuzzed input, concurrency, slow subscribers, crash-safe state, limits, sockets, soak."""

@@ -9,13 +9,10 @@ Scale knobs (environment, so they work however pytest is started):
 from __future__ import annotations
 
 import os
-import sys
 
-sys.path.insert(0, os.path.dirname(__file__))
+from hypothesis import HealthCheck, settings
 
-from hypothesis import HealthCheck, settings  # noqa: E402
-
-from relhelpers import FIGURES, NOTES  # noqa: E402
+from helpers.reliability import FIGURES, NOTES
 
 settings.register_profile(
     "reliability",

@@ -17,7 +17,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import FakeCRIServer
 
-from relhelpers import (CREATED, DELETED, FORBIDDEN, Subscriber, add, check_invariants, container_config,
+from helpers.reliability import (CREATED, DELETED, FORBIDDEN, Subscriber, add, check_invariants, container_config,
                         legal_order_problems, listed_state, replay, sandbox_config, wait_until)
 
 THREADS = int(os.environ.get("FAKECRI_STRESS_THREADS", "8"))

@@ -28,7 +28,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import short_socket_path
 
-from relhelpers import NOTES, add, check_invariants, container_config, sandbox_config
+from helpers.reliability import NOTES, add, check_invariants, container_config, sandbox_config
 
 READY, NOTREADY = pb.SANDBOX_READY, pb.SANDBOX_NOTREADY
 CREATED, RUNNING, EXITED = pb.CONTAINER_CREATED, pb.CONTAINER_RUNNING, pb.CONTAINER_EXITED

@@ -8,7 +8,7 @@ and ambiguous id prefixes, odd map keys (label selectors, annotations), absurd r
 and huge repeated fields. Raw undecodable bytes are sent too.
 
 After every call: the answer is never UNKNOWN or INTERNAL, no handler raised
-(`server.check()`), and the invariants of relhelpers.check_invariants hold through the API.
+(`server.check()`), and the invariants of helpers.reliability.check_invariants hold through the API.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import CONTROL_SERVICE, IMAGE_SERVICE, RUNTIME_SERVICE, FakeCRIServer
 
-from relhelpers import FORBIDDEN, add, check_invariants, container_config, sandbox_config
+from helpers.reliability import FORBIDDEN, add, check_invariants, container_config, sandbox_config
 
 SERVICES = (RUNTIME_SERVICE, IMAGE_SERVICE, CONTROL_SERVICE)
 METHODS = [(svc, m) for svc in SERVICES for m in svc.methods]

@@ -14,7 +14,7 @@ from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import FakeCRIServer
 from fakecri.server.config import ServerConfig
 
-from relhelpers import Subscriber, add, check_invariants, container_config, sandbox_config, wait_until
+from helpers.reliability import Subscriber, add, check_invariants, container_config, sandbox_config, wait_until
 
 BIG = [("grpc.max_send_message_length", 64 << 20), ("grpc.max_receive_message_length", 64 << 20)]
 

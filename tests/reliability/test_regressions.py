@@ -14,7 +14,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import FakeCRIServer
 
-from relhelpers import container_config, sandbox_config
+from helpers.reliability import container_config, sandbox_config
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import short_socket_path
 
-from relhelpers import (FORBIDDEN, NOTES, Subscriber, add, check_invariants, container_config,
+from helpers.reliability import (FORBIDDEN, NOTES, Subscriber, add, check_invariants, container_config,
                         legal_order_problems, listed_state, replay, sandbox_config, wait_until)
 
 COMMANDS = (["nginx"], ["true"], ["sleep", "0.3"], ["sh", "-c", "echo hi; exit 2"], ["sleep", "1000"])

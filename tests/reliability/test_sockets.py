@@ -18,7 +18,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import FakeCRIServer, StartupError
 
-from relhelpers import add
+from helpers.reliability import add
 
 
 def open_dir() -> str:

@@ -19,7 +19,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import FakeCRIServer
 
-from relhelpers import NOTES, Subscriber, container_config, sandbox_config, wait_until
+from helpers.reliability import NOTES, Subscriber, container_config, sandbox_config, wait_until
 
 
 class Churn:

@@ -1,4 +1,4 @@
-"""Containers act out their commands and fakecri.io/ scripts, over a real socket (issue 3)."""
+"""Containers act out their commands and fakecri.io/ scripts, over a real socket."""
 from __future__ import annotations
 
 import time
@@ -8,7 +8,7 @@ import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 
-from crihelpers import EventCollector, kinds, run_pod
+from helpers.cri import EventCollector, kinds, run_pod
 
 
 def status(rt, cid):

@@ -6,7 +6,7 @@ import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 
-from crihelpers import container_config, sandbox_config
+from helpers.cri import container_config, sandbox_config
 
 
 def _refused(call, *args, **kwargs) -> str:

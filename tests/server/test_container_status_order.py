@@ -12,7 +12,7 @@ import time
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.runtime.v1 import api_pb2 as pb
 
-from crihelpers import EventCollector, container_config, sandbox_config
+from helpers.cri import EventCollector, container_config, sandbox_config
 
 
 def _three_attempts(rt, img, events=None):

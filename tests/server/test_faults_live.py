@@ -1,4 +1,4 @@
-"""Every fault type and quirk doing what it says, over a real socket (issue 3)."""
+"""Every fault type and quirk doing what it says, over a real socket."""
 from __future__ import annotations
 
 import time
@@ -13,7 +13,7 @@ from fakecri.control_client import ControlClient
 from fakecri.faults.model import Fault
 from fakecri.server.app import FakeCRIServer
 
-from crihelpers import EventCollector, kinds, run_pod, sandbox_config
+from helpers.cri import EventCollector, kinds, run_pod, sandbox_config
 
 
 def stubs(server):
@@ -303,7 +303,7 @@ def test_quirk_pod_wide_container_statuses(rt, img, ctl):
     quirk(ctl, "pod-wide-container-statuses")
     uid = "same-uid"
     img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")))
-    from crihelpers import container_config
+    from helpers.cri import container_config
 
     ids = []
     for attempt in (0, 1):

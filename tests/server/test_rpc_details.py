@@ -14,7 +14,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.server.app import FakeCRIServer
 
-from crihelpers import code_of, container_config, run_pod, sandbox_config
+from helpers.cri import code_of, container_config, run_pod, sandbox_config
 
 
 

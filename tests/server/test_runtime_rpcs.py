@@ -10,7 +10,7 @@ import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 
-from crihelpers import EventCollector, code_of, container_config, kinds, run_pod, sandbox_config
+from helpers.cri import EventCollector, code_of, container_config, kinds, run_pod, sandbox_config
 
 
 

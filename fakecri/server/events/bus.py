@@ -82,7 +82,7 @@ class Subscription:
 
 
 class EventBus:
-    def __init__(self, *, capacity: int = 1000, policy: str = "close", history: int = 1000) -> None:
+    def __init__(self, *, capacity: int, policy: str, history: int = 1000) -> None:
         self.capacity = capacity
         self.policy = policy
         self.subscribers: list[Subscription] = []

@@ -2,8 +2,6 @@
 a legal-order checker, figures for the closing summary."""
 from __future__ import annotations
 
-import os
-import sys
 import threading
 from collections import Counter, defaultdict
 
@@ -12,8 +10,7 @@ import grpc
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "server"))
-from crihelpers import container_config, sandbox_config  # noqa: E402  (shared request builders)
+from helpers.cri import container_config, sandbox_config
 
 # Figures reported at the end of the run (pytest_terminal_summary in conftest.py).
 FIGURES: Counter[str] = Counter()

@@ -1,6 +1,4 @@
-"""Record factories for the stats tests."""
-import pytest
-
+"""Container and sandbox records with fixed times, for the stats tests."""
 from fakecri.core.clock import NS_PER_S
 from fakecri.core.records import Container, ContainerState, Resources, Sandbox, SandboxState
 
@@ -22,14 +20,3 @@ def make_sandbox(state=SandboxState.READY, limit=0):
         id="s" * 64, name="pod", namespace="ns", uid="u1", attempt=0, state=state, created_at=T0 - 5 * NS_PER_S,
         labels={"app": "x"}, annotations={}, resources=Resources(memory_limit_in_bytes=limit) if limit else None,
     )
-
-
-
-@pytest.fixture(name="container", scope="session")
-def container_factory():
-    return make_container
-
-
-@pytest.fixture(name="sandbox", scope="session")
-def sandbox_factory():
-    return make_sandbox

@@ -1,0 +1,145 @@
+"""Bad input on the command line: for every option of every command, one line on stderr
+that names the option (or the config file and key, or the variable), exit status 2, and
+never a traceback or a silently changed value.
+
+The rows run in one child process (each through click's test runner), so the table
+costs about one interpreter start.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+SOCK = "{tmp}/s/cri.sock"
+SERVE = ["serve", "--socket", SOCK]
+
+# (arguments, environment, what the error line must name)
+ROWS: list[tuple[list[str], dict[str, str], str]] = [
+    # serve: addresses
+    (SERVE + ["--listen", "127.0.0.1:99999"], {}, "'--listen'"),
+    (SERVE + ["--listen", "0.0.0.0:abc"], {}, "'--listen'"),
+    (SERVE + ["--listen", "nonsense"], {}, "'--listen'"),
+    (SERVE + ["--listen", "203.0.113.7:0"], {}, "'--listen'"),  # not an address of this machine
+    (SERVE + ["--streaming-addr", "127.0.0.1:99999"], {}, "'--streaming-addr'"),
+    (SERVE + ["--streaming-addr", "203.0.113.7:0"], {}, "'--streaming-addr'"),
+    (SERVE + ["--metrics-addr", "nonsense"], {}, "'--metrics-addr'"),
+    (SERVE + ["--metrics-addr", "127.0.0.1:-1"], {}, "'--metrics-addr'"),
+    # serve: paths
+    (["serve", "--socket", "/proc/nope/x.sock"], {}, "'--socket'"),
+    (["serve", "--socket", "{tmp}/a-file/x.sock"], {}, "'--socket'"),
+    (["serve", "--socket", "{tmp}"], {}, "'--socket'"),  # a directory
+    (["serve", "--socket", "/tmp/" + "x" * 120 + ".sock"], {}, "'--socket'"),
+    (SERVE + ["--control-socket", "/proc/nope/c.sock"], {}, "'--control-socket'"),
+    (SERVE + ["--state-file", "/nonexistent-dir/state.json"], {}, "'--state-file'"),
+    (SERVE + ["--state-file", "{tmp}"], {}, "'--state-file'"),
+    (SERVE + ["--image-catalog", "/nonexistent.yaml"], {}, "'--image-catalog'"),
+    (SERVE + ["--faults", "/nonexistent.yaml"], {}, "'--faults'"),
+    (SERVE + ["--config", "/nonexistent.toml"], {}, "config file /nonexistent.toml"),
+    (["serve"], {}, "--socket"),  # nowhere to listen
+    # serve: numbers and names
+    (SERVE + ["--seed", "x"], {}, "'--seed'"),
+    (SERVE + ["--socket-mode", "999"], {}, "'--socket-mode'"),
+    (SERVE + ["--socket-mode", "77777"], {}, "'--socket-mode'"),
+    (SERVE + ["--socket-group", "no-such-group-here"], {}, "'--socket-group'"),
+    (SERVE + ["--max-containers", "-1"], {}, "'--max-containers'"),
+    (SERVE + ["--max-sandboxes", "-5"], {}, "'--max-sandboxes'"),
+    (SERVE + ["--max-images", "-1"], {}, "'--max-images'"),
+    (SERVE + ["--max-subscribers", "-1"], {}, "'--max-subscribers'"),
+    (SERVE + ["--subscriber-buffer", "0"], {}, "'--subscriber-buffer'"),
+    (SERVE + ["--max-message-bytes", "0"], {}, "'--max-message-bytes'"),
+    (SERVE + ["--call-log-size", "0"], {}, "'--call-log-size'"),
+    (SERVE + ["--subscriber-policy", "nope"], {}, "'--subscriber-policy'"),
+    (SERVE + ["--cgroup-driver", "nope"], {}, "'--cgroup-driver'"),
+    (SERVE + ["--pod-cidr", "nonsense"], {}, "'--pod-cidr'"),
+    (SERVE + ["--pod-cidr", "10.0.0.0/31"], {}, "'--pod-cidr'"),
+    (SERVE + ["--log-level", "loud"], {}, "'--log-level'"),
+    (SERVE + ["--log-format", "xml"], {}, "'--log-format'"),
+    # serve: fault flags
+    (SERVE + ["--drop-events", "lots"], {}, "'--drop-events'"),
+    (SERVE + ["--latency", "ListContainers=fast"], {}, "'--latency'"),
+    (SERVE + ["--latency", "ListContainers=200"], {}, "'--latency'"),  # a unit is required
+    (SERVE + ["--error", "RunPodSandbox=NOPE@10%"], {}, "'--error'"),
+    (SERVE + ["--quirks", "not-a-quirk"], {}, "'--quirks'"),
+    # serve: the config file and the environment name where a bad value came from
+    (SERVE + ["--config", "{tmp}/bad-seed.toml"], {}, "config file {tmp}/bad-seed.toml: key 'seed'"),
+    (SERVE + ["--config", "{tmp}/bad-key.yaml"], {}, "config file {tmp}/bad-key.yaml: unknown key 'colour'"),
+    (SERVE + ["--config", "{tmp}/bad-port.yaml"], {}, "config file {tmp}/bad-port.yaml: key 'listen'"),
+    (SERVE + ["--config", "{tmp}/bad-count.yaml"], {}, "config file {tmp}/bad-count.yaml: key 'max-containers'"),
+    (SERVE, {"FAKECRI_SEED": "x"}, "environment variable FAKECRI_SEED"),
+    (SERVE, {"FAKECRI_MAX_CONTAINERS": "-3"}, "environment variable FAKECRI_MAX_CONTAINERS"),
+    # watch
+    (["watch", "--interval", "abc"], {}, "'--interval'"),
+    (["watch", "--interval", "0"], {}, "'--interval'"),
+    (["watch", "--duration", "-1"], {}, "'--duration'"),
+    (["watch", "--endpoint", "http://nope", "--duration", "0.1"], {}, "'--endpoint'"),
+    # health
+    (["health", "--timeout", "soon"], {}, "'--timeout'"),
+    (["health", "--endpoint", "http://nope"], {}, "'--endpoint'"),
+    (["health", "--config", "{tmp}/bad-key.yaml"], {}, "config file {tmp}/bad-key.yaml: unknown key 'colour'"),
+    # ctl (checked before any connection is made)
+    (["ctl", "--endpoint", "http://nope", "faults"], {}, "'--endpoint'"),
+    (["ctl", "faults", "--endpoint", "http://nope"], {}, "'--endpoint'"),
+    (["ctl", "condition", "NetworkReady", "false", "--duration", "30x"], {}, "'--duration'"),
+    (["ctl", "condition", "NetworkReady", "false", "--duration", "-5s"], {}, "'--duration'"),
+    (["ctl", "condition", "Sleepy", "false"], {}, "'TYPE'"),
+    (["ctl", "restart", "--downtime", "a while"], {}, "'--downtime'"),
+    (["ctl", "exit", "abc", "--code", "99999999999"], {}, "'--code'"),
+    (["ctl", "exit", "abc", "--code", "seven"], {}, "'--code'"),
+    (["ctl", "add-fault", "not json"], {}, "'SPEC'"),
+    (["ctl", "add-fault", "[1, 2]"], {}, "'SPEC'"),
+    # conformance
+    (["conformance", "--max-examples", "0"], {}, "'--max-examples'"),
+    (["conformance", "--profile", "nope"], {}, "'--profile'"),
+]
+
+HARNESS = """
+import json, sys
+from click.testing import CliRunner
+from fakecri.cli import main
+out = []
+for args, env in json.load(sys.stdin):
+    r = CliRunner().invoke(main, args, env=env)
+    crash = r.exception is not None and not isinstance(r.exception, SystemExit)
+    out.append({"code": r.exit_code, "stderr": r.stderr, "crash": repr(r.exception) if crash else None})
+print(json.dumps(out))
+"""
+
+FILES = {
+    "bad-seed.toml": 'seed = "x"\n',
+    "bad-key.yaml": "colour: red\n",
+    "bad-port.yaml": "listen: 127.0.0.1:99999\n",
+    "bad-count.yaml": "max-containers: -1\n",
+    "a-file": "",
+}
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    tmp = str(tmp_path_factory.mktemp("bad-input"))
+    for name, text in FILES.items():
+        with open(os.path.join(tmp, name), "w") as f:
+            f.write(text)
+    rows = [([a.replace("{tmp}", tmp) for a in args], env) for args, env, _ in ROWS]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("FAKECRI_")}
+    done = subprocess.run([sys.executable, "-c", HARNESS], input=json.dumps(rows), capture_output=True, text=True,
+                          timeout=300, env=env, cwd=tmp)
+    assert done.returncode == 0, done.stderr
+    return tmp, json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("row", range(len(ROWS)), ids=[" ".join(r[0][1:] if r[0][:1] == ["serve"] else r[0])[:60]
+                                                        + (f" {r[1]}" if r[1] else "") for r in ROWS])
+def test_bad_input_is_one_line_naming_the_option_and_exit_2(outcomes, row):
+    tmp, results = outcomes
+    got = results[row]
+    names = ROWS[row][2].replace("{tmp}", tmp)
+    assert got["crash"] is None, got
+    lines = got["stderr"].strip().splitlines()
+    assert len(lines) == 1, got["stderr"]
+    assert lines[0].startswith("Error: ") and names in lines[0], lines[0]
+    assert "Traceback" not in got["stderr"]
+    assert got["code"] == 2, got
