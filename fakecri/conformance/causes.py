@@ -19,13 +19,18 @@ class Cause:
 
 CAUSES: tuple[Cause, ...] = (
     # A missing event leaves a subscriber's sequence shorter than the other's, a relist
-    # transition unannounced, a sandbox DELETED seemingly early or a container's
-    # CREATED seemingly before its sandbox's.
+    # transition unannounced, a sandbox STOPPED seemingly early, a container seemingly
+    # gone from its pod's view, and the reading subscriber of the burst short.
     Cause("events-complete", "events are missing",
-          ("subscribers-see-same-sequence", "no-missed-events", "sandbox-bracketing", "no-partial-pod-view")),
+          ("subscribers-see-same-sequence", "no-missed-events", "sandbox-bracketing", "no-partial-pod-view",
+           "slow-subscriber-policy")),
     # Shuffled or repeated events break every rule about what comes before what.
     Cause("event-order-per-container", "events arrive out of order or twice",
           ("subscribers-see-same-sequence", "sandbox-bracketing", "created-at-nanoseconds-monotonic")),
+    # A runtime that keys containers by sandbox, name and attempt lets the duplicate
+    # replace the original: the started container shows CREATED again.
+    Cause("no-duplicate-live-containers", "a second container with the same name and attempt replaces the first",
+          ("valid-calls-succeed",)),
     # Containers a removed sandbox leaves behind never get the relist's ContainerRemoved.
     Cause("sandbox-stop-remove-cascades", "stopping or removing a sandbox leaves its containers behind",
           ("relist-table",)),

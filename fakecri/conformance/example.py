@@ -116,9 +116,6 @@ class Example:
             # timing, and Hypothesis needs every replay to make the same draws.
             self.focus_violation = Violation(name, message)
 
-    def applicable(self, prop: type[P.Property], note: str = "") -> None:
-        self.run.mark_applicable(prop.name, note)
-
     def exercised(self, prop: type[P.Property] | P.Property, n: int = 1) -> None:
         self.run.exercised(prop.name, n)
 
@@ -209,7 +206,6 @@ class Example:
             return
         c.seen_exited = True
         c.exit_code = exit_code
-        self.applicable(P.NoLostExits)
         P.NoLostExits.judge_exit_code(self, c, exit_code)
 
     def process_events(self) -> None:

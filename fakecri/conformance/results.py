@@ -26,12 +26,13 @@ class PropertyResult:
     violations: int = 0
     counterexample: list[str] = field(default_factory=list)
     shrunk: bool = False
+    partly_shrunk: bool = False  # shrinking began but stopped at the shrink budget
     exercises: int = 0  # how often the property was actually checked
     follows_from: str = ""  # the failing property whose cause explains this failure
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("name", "level", "item", "status", "reason", "violations",
-                                               "counterexample", "shrunk", "exercises", "follows_from",
+                                               "counterexample", "shrunk", "partly_shrunk", "exercises", "follows_from",
                                                "source", "proof")}
 
 
@@ -105,7 +106,8 @@ def table(result: SuiteResult) -> str:
         lines += ["", "causes:"] + [f"  {c}" for c in result.causes]
     failed = [r for r in result.results if r.status == "fail"]
     for r in failed:
-        kind = "minimal call sequence (shrunk by Hypothesis)" if r.shrunk else "call sequence"
+        kind = "minimal call sequence (shrunk by Hypothesis)" if r.shrunk else \
+            "call sequence (partly shrunk: the shrink budget ran out)" if r.partly_shrunk else "call sequence"
         after = f" (follows from {r.follows_from})" if r.follows_from else ""
         lines += ["", f"{r.name} ({r.level}) failed {r.violations}x{after}: {r.reason}",
                   f"  {kind}, without the sync, read-only and clean-up calls the failure does not name:"]

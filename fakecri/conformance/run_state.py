@@ -23,7 +23,6 @@ class RunState:
         self.selected = list(options.properties or NAMES)
         self.focus: str | None = None
         self.violations: dict[str, list[tuple[str, list[str]]]] = {}
-        self.applicable_props: set[str] = set()
         self.exercises: Counter[str] = Counter()  # per property: events checked, answers judged, ...
         self.skip_notes: dict[str, str] = {}
         self.pass_notes: dict[str, str] = {}
@@ -37,6 +36,7 @@ class RunState:
         # Per property: the index of the first random example it failed in (the scripted
         # example, run first, is not one Hypothesis can replay or shrink).
         self.first_failure: dict[str, int] = {}
+        self.focus_deadline: float | None = None  # monotonic time a focused run must stop by
 
     def enabled(self, name: str) -> bool:
         return name in self.selected
@@ -60,9 +60,6 @@ class RunState:
         if random_index >= 0:
             self.first_failure.setdefault(name, random_index)
 
-    def mark_applicable(self, name: str, note: str = "") -> None:
-        self.applicable_props.add(name)
-
     def exercised(self, name: str, n: int = 1) -> None:
         if self.focus is None:
             self.exercises[name] += n
@@ -71,11 +68,14 @@ class RunState:
         self.skip_notes.setdefault(name, reason)
 
     def example_done(self, subs: Iterable[Subscriber], calls: list[str]) -> None:
-        self.examples += 1
-        for sub in subs:
-            self.seen |= sub.pairs()
-            self.events_delivered += len(sub.received)
         self.last_calls = list(calls)
+        subs = list(subs)
+        for sub in subs:
+            self.seen |= sub.pairs()  # a later subscriber, focused runs' too, must not get these again
+        if self.focus is not None:
+            return  # a focused run replays examples already counted
+        self.examples += 1
+        self.events_delivered += sum(len(sub.received) for sub in subs)
 
     def close(self) -> None:
         self.client.close()

@@ -20,7 +20,7 @@ from fakecri.conformance.causes import explain
 from fakecri.conformance.example import Violation
 from fakecri.conformance.expectations import RUN_LABEL
 from fakecri.conformance.hypothesis_internals import seed_test, shrinking_limited_to
-from fakecri.conformance.machine import ConformanceMachine, finish, scripted, start_example
+from fakecri.conformance.machine import BudgetSpent, ConformanceMachine, finish, scripted, start_example
 from fakecri.conformance.options import Options
 from fakecri.conformance.results import FAIL, PASS, SKIP, PropertyResult, SuiteResult, relevant_calls
 from fakecri.conformance.run_state import RunState
@@ -99,7 +99,7 @@ def run_suite(options: Options) -> SuiteResult:
     started = time.monotonic()
     run = RunState(options)
     leftovers: list[str] = []
-    counterexamples: dict[str, tuple[str, list[str]]] = {}
+    counterexamples: dict[str, tuple[str, list[str], bool]] = {}
     try:
         _prepare(run)
         run.events_unavailable = probe_events(run)
@@ -152,15 +152,18 @@ def _prepare(run: RunState) -> None:
         raise ConnectionError(f"cannot use the runtime at {opts.endpoint}: {exc}") from None
 
 
-def _shrink(run: RunState, names: list[str]) -> dict[str, tuple[str, list[str]]]:
-    """One focused run per failure kind, all within the shrink budget. A focused run
-    replays only as many examples as it took the observing run to fail (derandomized,
-    the same draws come first). A failure seen only in the scripted example is not
-    shrunk: Hypothesis did not draw it."""
+def _shrink(run: RunState, names: list[str]) -> dict[str, tuple[str, list[str], bool]]:
+    """One focused run per failure kind (MUST before SHOULD), all within the shrink
+    budget. A focused run replays only as many examples as it took the observing run
+    to fail (derandomized, the same draws come first), shrinks for at most
+    `shrink_time`, and stops when the budget runs out with the smallest failing
+    sequence seen so far. A failure seen only in the scripted
+    example is not shrunk: Hypothesis did not draw it. Returns, per property, the
+    message, the calls and whether shrinking finished."""
     opts = run.options
     deadline = time.monotonic() + opts.shrink_budget
-    found: dict[str, tuple[str, list[str]]] = {}
-    for name in names:
+    found: dict[str, tuple[str, list[str], bool]] = {}
+    for name in sorted(names, key=lambda n: P.BY_NAME[n].level != P.MUST):
         if name == P.SlowSubscriberPolicy.name:
             continue
         left = deadline - time.monotonic()
@@ -170,17 +173,25 @@ def _shrink(run: RunState, names: list[str]) -> dict[str, tuple[str, list[str]]]
             continue
         if index is None:
             continue
-        _say(opts, f"shrinking {name} (at most {min(opts.shrink_time, left):.0f}s)")
-        run.focus, run.focus_calls = name, None
-        failure, _ = _hypothesis_run(run, shrink=True, examples=min(opts.max_examples, index + 2),
-                                     shrink_time=min(opts.shrink_time, left))
-        if isinstance(failure, Violation) and run.focus_calls is not None:
-            found[name] = (run.focus_message, run.focus_calls)
-        run.focus = None
+        limit = min(opts.shrink_time, left)
+        _say(opts, f"shrinking {name} (at most {limit:.0f}s)")
+        # Hypothesis ends shrinking by itself after `limit`; the deadline stops a run that
+        # the whole budget cannot afford (a replay is a whole example).
+        run.focus, run.focus_calls, run.focus_deadline = name, None, deadline
+        try:
+            failure, _ = _hypothesis_run(run, shrink=True, examples=min(opts.max_examples, index + 2),
+                                         shrink_time=limit)
+            finished = isinstance(failure, Violation)
+        except BudgetSpent:
+            finished = False
+        finally:
+            run.focus, run.focus_deadline = None, None
+        if run.focus_calls is not None:
+            found[name] = (run.focus_message, run.focus_calls, finished)
     return found
 
 
-def _verdict(run: RunState, name: str, counterexamples: dict[str, tuple[str, list[str]]],
+def _verdict(run: RunState, name: str, counterexamples: dict[str, tuple[str, list[str], bool]],
              follower_of: dict[str, str]) -> PropertyResult:
     cls = P.BY_NAME[name]
     r = PropertyResult(name, cls.level, cls.item, " ".join((cls.__doc__ or "").split("Source:")[-1].split()),
@@ -189,8 +200,9 @@ def _verdict(run: RunState, name: str, counterexamples: dict[str, tuple[str, lis
     if found:
         r.status, r.violations = FAIL, len(found)
         r.reason, calls = found[0]
-        if name in counterexamples:  # the shrunk example's own message and calls
-            (r.reason, calls), r.shrunk = counterexamples[name], True
+        if name in counterexamples:  # the (partly) shrunk example's own message and calls
+            r.reason, calls, r.shrunk = counterexamples[name]
+            r.partly_shrunk = not r.shrunk
         r.counterexample = relevant_calls(calls, r.reason)
     elif not r.exercises:  # never checked: not passed
         r.status = SKIP

@@ -92,7 +92,6 @@ def slow_subscriber_policy(run: RunState, burst: int) -> None:
                                                     pb.CONTAINER_STOPPED_EVENT, pb.CONTAINER_DELETED_EVENT)}
         _wait(lambda: owed <= fast.pairs(), opts.settle_timeout, quiet_of=lambda: fast.last_at,
               quiet=opts.settle_quiet)
-        run.mark_applicable(prop.name)
         run.exercised(prop.name)
         trace = [f"GetContainerEvents() x2 (one stops reading); RunPodSandbox; {burst} x CreateContainer, "
                  "StartContainer, RemoveContainer"]

@@ -21,6 +21,8 @@ def sync(ex: Example) -> None:
     an event about one: from then on none can have missed anything for being late to
     register."""
     for attempt, wait in enumerate(SYNC_WAITS):
+        if all(s.ended is not None for s in ex.late):
+            return  # every stream waiting for a sentinel has ended: nothing left to sync
         pod = ex.make_pod(f"sentinel-{attempt}")
         try:
             pod.sid = ex.call(f"RunPodSandbox({pod})  # sync", ex.client.run_pod_sandbox, pod.config)
@@ -106,7 +108,6 @@ def wait_converged(ex: Example, phase: str) -> None:
     """relist-convergence: within the bound, the cache equals a fresh relist."""
     if ex.pleg is None or not ex.enabled(P.RelistConvergence):
         return
-    ex.applicable(P.RelistConvergence)
     uids = [p.uid for p in [*ex.pods, *ex.sentinels]]
     deadline = time.monotonic() + bound(ex)
     diff: list[str] = []
@@ -142,7 +143,6 @@ def wait_exit_in_cache(ex: Example, c: ContainerModel, code: int) -> None:
     must show it EXITED with the runtime's exit code (within the relist bound)."""
     if ex.pleg is None or not ex.enabled(P.NoLostExits):
         return
-    ex.applicable(P.NoLostExits)
     deadline = time.monotonic() + bound(ex)
     while True:
         sample_cache(ex)

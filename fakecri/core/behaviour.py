@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 
 from fakecri.core.durations import NS, parse_duration_ns
 from fakecri.core.errors import InvalidArgument
-from fakecri.core.shell import logging_loop, trace
+from fakecri.core.shell import Context, logging_loop, record, spawn
 
 PREFIX = "fakecri.io/"
 
@@ -177,9 +177,14 @@ def _probes(text: str) -> tuple[ProbeRule, ...]:
     return tuple(rules)
 
 
-def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[str, str]) -> Plan:
-    """The plan of a container; InvalidArgument naming the annotation on a bad value."""
-    own = trace(tuple(command) + tuple(args), None, main=True)
+def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[str, str],
+               ctx: Context | None = None) -> Plan:
+    """The plan of a container; InvalidArgument naming the annotation on a bad value.
+
+    `ctx`: where the command runs (its container's userland), for a command that looks
+    into it; without one the plan depends on the command and annotations only.
+    """
+    own = record(spawn(tuple(command) + tuple(args), ctx or Context(main=True)), None)
     outputs = own.outputs
     end_ns, exit_code, reason = own.end_ns, own.exit_code, reason_for(own.exit_code)
     stream = settings.get(LOG_STREAM, "stdout").strip()
@@ -255,13 +260,13 @@ class PlanCache:
         return plan
 
 
-def run_exec(argv: Sequence[str], timeout_s: float = 0.0, stdin: bytes = b"") -> ExecResult:
+def run_exec(argv: Sequence[str], timeout_s: float = 0.0, stdin: bytes = b"", ctx: Context | None = None) -> ExecResult:
     """Run one exec command through the interpreter (an unknown program: exit 127).
 
     `duration_s` is how long it would take, capped by a non-zero `timeout_s`; `timed_out`
     says the command would have outlasted it (exit code then is 137, output so far kept).
     """
-    done = trace(argv, stdin)
+    done = record(spawn(argv, ctx), stdin)
     total_ns = math.inf if done.end_ns is None else done.end_ns
     limit_ns = timeout_s * NS["s"] if timeout_s > 0 else math.inf
     timed_out = total_ns > limit_ns

@@ -9,12 +9,14 @@ from __future__ import annotations
 import posixpath
 import sys
 from collections import deque
+from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from fakecri.core import checkpoints, snapshot
 from fakecri.core import resources as res_mod
 from fakecri.core.behaviour import (
-    EXIT_KILLED, EXIT_START_ERROR, ExecResult, Plan, PlanCache, behaviour_annotations, reason_for, run_exec,
+    EXIT_KILLED, EXIT_START_ERROR, ExecResult, Plan, PlanCache, behaviour_annotations, build_plan, reason_for,
+    run_exec,
 )
 from fakecri.core.clock import Clock
 from fakecri.core.errors import AlreadyExists, InvalidArgument, NotFound, Other
@@ -27,6 +29,7 @@ from fakecri.core.logsink import LogSink
 from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
 from fakecri.core.shell import READ, Context, Process, Sleep, Write, spawn
 from fakecri.core.store import RuntimeStore
+from fakecri.core.userland import USERLAND_COMMANDS, Userland, looks_inside, read_spec
 from fakecri.core.timers import INPUT, STOP, WAKE
 from fakecri.core.transitions import GONE, MISSING, events_on_entering, path_for
 
@@ -97,6 +100,8 @@ class Runtime:
         self._stopping = store.stopping
         self._removed_cpu = store.removed_cpu
         self._live: dict[str, LiveInput] = store.live
+        self._userlands: dict[str, Userland] = store.userlands
+        self._own_plans: dict[str, Plan] = store.own_plans
         self._is_stale = store.is_stale
         self._outbox: deque[Event] = deque(maxlen=outbox_limit)
         self._plans = PlanCache()
@@ -330,7 +335,13 @@ class Runtime:
     def _plan(self, c: Container) -> Plan:
         sb = self._sandboxes.get(c.sandbox_id)
         settings = behaviour_annotations(c.annotations, sb.annotations if sb is not None else None, c.name)
-        return self._plans.get(c.command, c.args, settings)
+        if not looks_inside(c.command + c.args):
+            return self._plans.get(c.command, c.args, settings)
+        plan = self._own_plans.get(c.id)  # a command that reads its userland has a plan of its own
+        if plan is None:
+            plan = self._own_plans[c.id] = build_plan(c.command, c.args, settings,
+                                                      self._context(c, Context(main=True)))
+        return plan
 
     def start_container(self, cid: str) -> None:
         c = self.get_container(cid)
@@ -462,6 +473,8 @@ class Runtime:
                 del self._containers[c.id]
                 self._container_keys.pop((c.sandbox_id, c.name, c.attempt), None)
                 self._stopping.pop(c.id, None)
+                self._userlands.pop(c.id, None)
+                self._own_plans.pop(c.id, None)
                 sb = self._sandboxes.get(c.sandbox_id)
                 if sb is not None:
                     sb.container_ids.remove(c.id)
@@ -510,7 +523,7 @@ class Runtime:
             code = rule.exit_code(self.clock.now_ns() - c.started_at)
             err = b"" if code == 0 else f"fakecri: scripted probe failure for {' '.join(argv)}\n".encode()
             return ExecResult(b"", err, code, 0.0, False)
-        return run_exec(argv, timeout_s, stdin)
+        return run_exec(argv, timeout_s, stdin, self._context(c))
 
     def exec_process(self, cid: str, argv: Sequence[str], ctx: Context | None = None) -> Process:
         """The exec command as a live process (the streaming server drives it step by step).
@@ -526,7 +539,21 @@ class Runtime:
             code = rule.exit_code(self.clock.now_ns() - c.started_at)
             err = b"" if code == 0 else f"fakecri: scripted probe failure for {' '.join(argv)}\n".encode()
             return _probe_process(code, err)
-        return spawn(argv, ctx)
+        return spawn(argv, self._context(c, ctx))
+
+    def _context(self, c: Container, ctx: Context | None = None) -> Context:
+        """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""
+        return replace(ctx or Context(), userland=lambda: self.userland_of(c.id), commands=USERLAND_COMMANDS)
+
+    def userland_of(self, cid: str) -> Userland:
+        """The container's simulated userland, built from its config the first time it is asked for."""
+        world = self._userlands.get(cid)
+        if world is None:
+            c = self.get_container(cid)
+            sb = self._sandboxes.get(c.sandbox_id)
+            spec = read_spec(c.spec, sb.spec if sb else b"", hostname=sb.hostname if sb else "")
+            world = self._userlands[c.id] = Userland(spec, ip=sb.ip if sb else "")
+        return world
 
     # ------------------------------------------------------------ input to a container's own command
 
@@ -566,7 +593,7 @@ class Runtime:
     def _take_on(self, c: Container) -> LiveInput | None:
         """A fresh process of the container's command, run up to its first read (the plan
         already wrote what comes before)."""
-        live = LiveInput(spawn(c.command + c.args, Context(main=True)))
+        live = LiveInput(spawn(c.command + c.args, self._context(c, Context(main=True))))
         try:
             step = live.proc.send(None)
             for _ in range(10_000):

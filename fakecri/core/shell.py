@@ -4,16 +4,17 @@ Nothing is executed. A command becomes a *process*: a generator that yields step
 (`Write` some text to a stream, `Sleep` for a while or forever, `READ` input) and
 returns its exit code. Two drivers run processes:
 
-- `trace` (here) runs one to the end at once and returns a `Trace`: the lines it
-  writes at their offsets, and when it exits with which code. Container main programs
-  and ExecSync use it.
+- `record` / `trace` (here) run one to the end at once and return a `Trace`: the
+  lines it writes at their offsets, and when it exits with which code. Container main
+  programs and ExecSync use it.
 - the streaming runtime backend runs one live, step by step, over a client's stream
   (server/streaming/runtime_backend.py), so a shell answers line by line.
 
 Understood: the programs in `COMMANDS` (`sleep`, `true`, `false`, `exit`, `echo`, `cat`,
 `stty`, `tty`, `sh`...), statements joined by `;`, `&&`, `||` or newlines, `sh -c
-SCRIPT`, and an interactive `sh` that reads lines from its input (with a `/ # `
-prompt on a terminal). In an exec, a busybox program we do not model (`ls`, `touch`...)
+SCRIPT`, `$(...)`, and an interactive `sh` that reads lines from its input (with a
+`/ # ` prompt on a terminal). In a container, the context adds the commands that look
+into its userland (core/userland/) and `$VAR`, `>`, `>>` on its files. In an exec, a busybox program we do not model (`ls`, `touch`...)
 succeeds silently and any other name answers as busybox does, `sh: NAME: not found`,
 exit 127. As a container's own command, a program we do not model is one we cannot
 see into (`nginx`, `tail -f /dev/null`), which runs until stopped. Odd input never raises.
@@ -21,9 +22,10 @@ see into (`nginx`, `tail -f /dev/null`), which runs until stopped. Odd input nev
 from __future__ import annotations
 
 import posixpath
+import re
 import shlex
-from dataclasses import dataclass, replace
-from typing import Callable, Generator, Sequence, Union
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Generator, Mapping, Sequence, Union
 
 from fakecri.core.durations import NS
 
@@ -66,6 +68,7 @@ class Read:
 READ = Read()
 Step = Union[Write, Sleep, Read]
 Process = Generator[Step, Union[bytes, None], int]
+Command = Callable[[list, "Io"], Process]  # (arguments, io) -> the process
 
 
 @dataclass(slots=True)
@@ -80,6 +83,10 @@ class Context:
     main: bool = False
     tty: bool = False
     size: Callable[[], tuple[int, int]] = lambda: DEFAULT_SIZE
+    # The container's userland (core.userland.Userland), built on first use, and the
+    # commands that look into it; without one, files and identity are not modelled.
+    userland: Callable[[], Any] | None = None
+    commands: Mapping[str, Command] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,10 +135,42 @@ class Statement:
     argv: list[str]
     stdout: str | None = "stdout"  # where its output goes after redirections; None: a file
     stdin_from_file: bool = False  # `< file`: it reads a file, not the process's input
+    to_file: str = ""  # `> file` / `>> file`: the file its output goes to
+    append: bool = False
+    subs: dict[str, str] = field(default_factory=dict)  # command substitutions: marker -> script
+
+
+_SUB = "\x01"  # marks a command substitution's place in a word: \x01N\x01
+
+
+def _cut_substitutions(script: str) -> tuple[str, dict[str, str]]:
+    """Replace each `$(...)` by a marker; the markers and the scripts they stand for."""
+    subs: dict[str, str] = {}
+    out = []
+    i = 0
+    while i < len(script):
+        if script.startswith("$(", i):
+            depth, j = 1, i + 2
+            while j < len(script) and depth:
+                depth += {"(": 1, ")": -1}.get(script[j], 0)
+                j += 1
+            if depth:
+                raise _Unknown("unbalanced $(")
+            marker = f"{_SUB}{len(subs)}{_SUB}"
+            subs[marker] = script[i + 2:j - 1]
+            out.append(marker)
+            i = j
+        else:
+            out.append(script[i])
+            i += 1
+    return "".join(out), subs
 
 
 def _split_script(script: str) -> list[Statement]:
     """Split a shell script into statements; raise _Unknown on what we can't read."""
+    if _SUB in script:
+        raise _Unknown("a control character in the script")
+    script, subs = _cut_substitutions(script)
     lexer = shlex.shlex(script.replace("\n", ";"), posix=True, punctuation_chars=";&|<>()")
     lexer.whitespace_split = True
     try:
@@ -155,6 +194,8 @@ def _split_script(script: str) -> list[Statement]:
             i += 1
             if ">" in tok:
                 current.stdout = "stdout" if target in _TO_STDOUT else "stderr" if target in _TO_STDERR else None
+                if current.stdout is None and tok in (">", ">>"):
+                    current.to_file, current.append = target, tok == ">>"
             else:
                 current.stdin_from_file = True
         elif tok and set(tok) <= set(";&|<>()"):
@@ -165,11 +206,14 @@ def _split_script(script: str) -> list[Statement]:
         statements.append(current)
     for st in statements:
         st.argv = _strip_prefixes(st.argv)
+        st.subs = subs
     return statements
 
 
 def _strip_prefixes(argv: list[str]) -> list[str]:
-    """Drop `exec`, `env`, VAR=value assignments and a leading `busybox`."""
+    """Drop `exec`, `env`, VAR=value assignments and a leading `busybox` (`env` alone prints the environment)."""
+    if argv and argv[-1] == "env" and all(w in ("exec", "busybox", "/bin/busybox") for w in argv[:-1]):
+        return ["env"]
     i = 0
     while i < len(argv):
         word = argv[i]
@@ -226,24 +270,32 @@ class Io:
 
     ctx: Context
     stdin: Input
-    out: str | None = "stdout"  # None: redirected to a file, which we do not keep
+    out: str | None = "stdout"  # None: redirected to a file (kept in the userland when there is one)
+    to_file: str = ""
+    capture: list[str] | None = None  # a command substitution collects the output here
 
     def write(self, text: str) -> Generator[Step, bytes | None, None]:
-        if text and self.out is not None:
+        if text and self.capture is not None and self.out == "stdout":
+            self.capture.append(text)
+        elif text and self.out is not None:
             yield Write(self.out, text)
+        elif text and self.to_file and self.ctx.userland is not None:
+            try:
+                self.ctx.userland().write(self.to_file, text.encode("utf-8", "surrogateescape"), append=True)
+            except Exception:  # the file vanished or turned read-only meanwhile: the output is lost
+                pass
 
     def error(self, text: str) -> Generator[Step, bytes | None, None]:
         if text:
             yield Write("stderr", text)
 
     def for_statement(self, st: Statement) -> Io:
-        if st.stdout == self.out and not st.stdin_from_file:
+        if st.stdout == self.out and not st.stdin_from_file and not st.to_file:
             return self
         return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
-                  st.stdout if self.out is not None else None)
+                  st.stdout if self.out is not None else None, st.to_file or self.to_file,
+                  self.capture if st.stdout == "stdout" else None)
 
-
-Command = Callable[[list[str], Io], Process]
 
 
 # ---------------------------------------------------------------- commands
@@ -390,7 +442,7 @@ COMMANDS: dict[str, Command] = {
 # Busybox programs and shell builtins that exist in the usual images but are not modelled
 # yet: running one succeeds with no output.
 APPLETS = frozenset("""
-    [ [[ . alias arp awk base64 basename break brctl cd chgrp chmod chown chroot cksum clear cmp command
+    [ [[ . alias arp awk base64 env basename break brctl cd chgrp chmod chown chroot cksum clear cmp command
     continue cp crond cut date dd df diff dirname dmesg dnsdomainname du eval expand export expr fgrep find
     flock fold free fsync fuser getopt grep egrep groups gunzip gzip hash head hexdump hostid hostname id
     ifconfig install ip ipcmk ipcrm ipcs kill killall less ln local logger login logname ls lsof md5sum
@@ -409,10 +461,58 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
             continue
         if not st.argv:
             continue
+        if st.subs and any(_SUB in w for w in st.argv):
+            argv = []
+            for word in st.argv:
+                for marker, script in st.subs.items():
+                    if marker in word:
+                        word = word.replace(marker, (yield from _substitute(script, io, status)))
+                argv.append(word)
+            st = replace(st, argv=argv)
+        if io.ctx.userland is not None:
+            env = io.ctx.userland().env()
+            env["?"] = str(status)
+            st = Statement(st.connector, [_expand(w, env) for w in st.argv], st.stdout, st.stdin_from_file,
+                           _expand(st.to_file, env), st.append)
+            if st.to_file:
+                try:
+                    world = io.ctx.userland()
+                    if st.append:
+                        world.write(st.to_file, b"", append=True)
+                    else:
+                        world.write(st.to_file, b"")
+                except Exception as exc:  # the userland's FileError: the shell cannot open the file
+                    yield from io.error(f"sh: can't create {st.to_file}: {getattr(exc, 'reason', exc)}\n")
+                    status = 1
+                    continue
         if posixpath.basename(st.argv[0]) == "exit":
             yield from _exit(st.argv[1:], io.for_statement(st), status)  # raises _Exit
         status = yield from run_argv(st.argv, io.for_statement(st))
     return status
+
+
+def _substitute(script: str, io: Io, status: int) -> Generator[Step, bytes | None, str]:
+    """The output of `$(script)`, trailing newlines dropped, as the shell substitutes it."""
+    captured: list[str] = []
+    try:
+        statements = _split_script(script)
+    except _Unknown:
+        return ""
+    try:
+        yield from run_statements(statements, Io(io.ctx, io.stdin, "stdout", "", captured), status)
+    except _Exit:
+        pass
+    return "".join(captured).rstrip("\n")
+
+
+_VAR = re.compile(r"\$(?:\{(\w+|\?)\}|(\w+|\?))")
+
+
+def _expand(word: str, env: Mapping[str, str]) -> str:
+    """`$NAME`, `${NAME}` and `$?` replaced from the environment (unset: empty)."""
+    if "$" not in word:
+        return word
+    return _VAR.sub(lambda m: env.get(m.group(1) or m.group(2), ""), word)
 
 
 def run_argv(argv: Sequence[str], io: Io) -> Process:
@@ -421,7 +521,7 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
     if not words:
         return (yield from _unmodelled(io))
     name, args = posixpath.basename(words[0]), words[1:]
-    command = COMMANDS.get(name)
+    command = io.ctx.commands.get(name) or COMMANDS.get(name)
     if command is not None:
         return (yield from command(args, io))
     if io.ctx.main:

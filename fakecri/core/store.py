@@ -26,6 +26,9 @@ class RuntimeStore:
     # cid -> the live process of a container whose command reads input and has been given some
     # (core.runtime.LiveInput); made on the first input, so other containers cost nothing.
     live: dict[str, Any] = field(default_factory=dict)
+    # cid -> its simulated userland (core.userland.Userland), made on the first command that looks in
+    userlands: dict[str, Any] = field(default_factory=dict)
+    own_plans: dict[str, Any] = field(default_factory=dict)  # cid -> the plan of a command that reads its userland
     running: int = 0  # containers RUNNING now
     last_event_ns: int = 0  # the newest event's created_at (events never go back in time)
 
@@ -53,5 +56,7 @@ class RuntimeStore:
         self.stopping.clear()
         self.removed_cpu.clear()
         self.live.clear()
+        self.userlands.clear()
+        self.own_plans.clear()
         self.ips.used.clear()
         self.running = 0

@@ -51,9 +51,6 @@ class FakeEx:
     def violate(self, prop, message):
         self.violations.append((prop.name, message))
 
-    def applicable(self, prop, note=""):
-        pass
-
     def exercised(self, prop, n=1):
         pass
 
@@ -222,13 +219,9 @@ class FakeRun:
 
     def __init__(self):
         self.recorded: list[tuple[str, str]] = []
-        self.applicable: set[str] = set()
 
     def record(self, name, message, calls):
         self.recorded.append((name, message))
-
-    def mark_applicable(self, name, note=""):
-        self.applicable.add(name)
 
     def exercised(self, name, n=1):
         pass

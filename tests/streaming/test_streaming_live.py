@@ -2,7 +2,6 @@
 SPDY or WebSocket to it the way kubectl and crictl do."""
 from __future__ import annotations
 
-import asyncio
 import time
 
 import grpc

@@ -26,7 +26,6 @@ class NoDuplicateLiveContainers(Property):
     @classmethod
     def judge_duplicate_create(cls, ex: ExampleView, original: ContainerModel, accepted: bool) -> None:
         """CreateContainer with the (name, attempt) of `original` answered: refused is right."""
-        ex.applicable(cls)
         ex.exercised(cls)
         if accepted:
             ex.violate(cls, f"CreateContainer accepted a second {original.name} attempt "
@@ -70,7 +69,6 @@ class IdempotentStopRemove(Property):
     @classmethod
     def judge_repeat_ok(cls, ex: ExampleView) -> None:
         """A repeated stop or remove answered OK."""
-        ex.applicable(cls)
         ex.exercised(cls)
 
     @classmethod
@@ -78,7 +76,6 @@ class IdempotentStopRemove(Property):
         """The status call `what` ("ContainerStatus of removed pod-1/a#0") answered with
         `error` (None: OK, showing `shown`); only NOT_FOUND is right."""
         if isinstance(error, NotFoundError):
-            ex.applicable(cls)
             ex.exercised(cls)
         elif error is not None:
             ex.violate(cls, f"{what} failed with {error.code.name}, not NOT_FOUND")
@@ -98,7 +95,6 @@ class SandboxStopRemoveCascades(Property):
 
     @classmethod
     def judge_after_stop(cls, ex: ExampleView, pod: PodModel, listed: Iterable[pb.Container]) -> None:
-        ex.applicable(cls)
         ex.exercised(cls)
         for c in listed:
             if c.state == pb.CONTAINER_RUNNING:
@@ -106,7 +102,6 @@ class SandboxStopRemoveCascades(Property):
 
     @classmethod
     def judge_after_remove(cls, ex: ExampleView, pod: PodModel, left: list[pb.Container]) -> None:
-        ex.applicable(cls)
         ex.exercised(cls)
         if left:
             ex.violate(cls, f"after RemovePodSandbox({pod}) its containers are still "
@@ -135,7 +130,6 @@ class ResourcesStickAllOrNothing(Property):
               new: pb.LinuxContainerResources, asked: tuple[int, int]) -> None:
         """`text` (an UpdateContainerResources asking cpu_shares, memory = `asked`) answered
         OK or `failed`; ContainerStatus showed `old` before and `new` after."""
-        ex.applicable(cls)
         ex.exercised(cls)
         if failed is None:
             if (new.cpu_shares, new.memory_limit_in_bytes) != asked:

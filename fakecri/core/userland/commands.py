@@ -1,0 +1,355 @@
+"""The commands that look into a container's userland: identity, environment, files, sysctls.
+
+They extend the shell's command table for processes that run in a container (the
+runtime hands them to the shell with the container's `Userland`). Messages and exit
+codes are busybox's.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable, Sequence
+
+from fakecri.core.shell import COMMANDS, Command, Io, Process
+from fakecri.core.userland.world import FileError, Userland
+
+
+def _world(io: Io) -> Userland:
+    return io.ctx.userland()  # type: ignore[misc]
+
+
+def _split_flags(args: list[str]) -> tuple[set[str], list[str]]:
+    flags: set[str] = set()
+    rest = []
+    for a in args:
+        if a.startswith("-") and len(a) > 1 and not rest:
+            flags.update(a[1:])
+        else:
+            rest.append(a)
+    return flags, rest
+
+
+def _id(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    flags, rest = _split_flags(args)
+    if rest:
+        yield from io.error(f"id: unknown user {rest[0]}\n")
+        return 1
+    names = "n" in flags
+
+    def user(uid: int) -> str:
+        return (world.user_named(uid) or str(uid)) if names else str(uid)
+
+    def group(gid: int) -> str:
+        return (world.group_named(gid) or str(gid)) if names else str(gid)
+
+    if "u" in flags:
+        if names and world.user_name:
+            yield from io.write(world.user_name + "\n")
+        else:
+            yield from io.write(user(world.uid) + "\n")
+    elif "g" in flags:
+        yield from io.write(group(world.gid) + "\n")
+    elif "G" in flags:
+        yield from io.write(" ".join(group(g) for g in world.groups) + "\n")
+    else:
+        def labelled(n: int, name: str) -> str:
+            return f"{n}({name})" if name else str(n)
+
+        line = (f"uid={labelled(world.uid, world.user_name)} gid={labelled(world.gid, world.group_named(world.gid))} "
+                f"groups=" + ",".join(labelled(g, world.group_named(g)) for g in world.groups))
+        yield from io.write(line + "\n")
+    return 0
+
+
+def _whoami(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    if not world.user_name:
+        yield from io.error(f"whoami: unknown uid {world.uid}\n")
+        return 1
+    yield from io.write(world.user_name + "\n")
+    return 0
+
+
+def _groups(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    yield from io.write(" ".join(world.group_named(g) or str(g) for g in world.groups) + "\n")
+    return 0
+
+
+def _hostname(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    if args and not args[0].startswith("-"):
+        p = world.privilege
+        if not (p.may("SYS_ADMIN") and p.allows("hostname")):
+            yield from io.error("hostname: sethostname: Operation not permitted\n")
+            return 1
+        return 0  # allowed; the UTS namespace is the container's own, nothing else sees it
+    yield from io.write(world.spec.hostname + "\n")
+    return 0
+
+
+def _brctl(args: list[str], io: Io) -> Process:
+    if not args or args[0] in ("show", "showmacs", "showstp"):
+        yield from io.write("bridge name\tbridge id\t\tSTP enabled\tinterfaces\n")
+        return 0
+    if not _world(io).privilege.may("NET_ADMIN"):
+        target = args[1] if len(args) > 1 else ""
+        yield from io.error(f"brctl: bridge {target}: Operation not permitted\n")
+        return 1
+    return 0
+
+
+def _chmod(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    _, rest = _split_flags(args)
+    if len(rest) < 2:
+        yield from io.error("chmod: missing operand\n")
+        return 1
+    status = 0
+    for path in rest[1:]:
+        if not world.exists(path):
+            yield from io.error(f"chmod: {path}: No such file or directory\n")
+            status = 1
+        elif not world.privilege.allows("chmod"):
+            yield from io.error(f"chmod: {path}: Operation not permitted\n")
+            status = 1
+    return status
+
+
+def _grep(args: list[str], io: Io) -> Process:
+    flags: set[str] = set()
+    pattern: str | None = None
+    files: list[str] = []
+    rest = list(args)
+    while rest:
+        a = rest.pop(0)
+        if a == "-e" and rest:
+            pattern = rest.pop(0)
+        elif a.startswith("-") and len(a) > 1 and pattern is None and not files:
+            flags.update(a[1:])
+        elif pattern is None:
+            pattern = a
+        else:
+            files.append(a)
+    if pattern is None:
+        yield from io.error("grep: no pattern\n")
+        return 2
+    try:
+        regex = re.compile(pattern if "F" not in flags else re.escape(pattern), re.I if "i" in flags else 0)
+    except re.error:
+        regex = re.compile(re.escape(pattern), re.I if "i" in flags else 0)
+    sources: list[tuple[str, str]] = []
+    status = 0
+    if files:
+        world = _world(io)
+        for path in files:
+            try:
+                sources.append((path, world.read(path).decode("utf-8", "replace")))
+            except FileError as exc:
+                if "s" not in flags:
+                    yield from io.error(f"grep: {path}: {exc.reason}\n")
+                status = 2
+    else:
+        chunks = []
+        while (chunk := (yield from io.stdin.read())) is not None:
+            chunks.append(chunk.decode("utf-8", "replace"))
+        sources.append(("(standard input)", "".join(chunks)))
+    found = 0
+    for name, text in sources:
+        for n, line in enumerate(text.splitlines(), 1):
+            if bool(regex.search(line)) != ("v" in flags):
+                found += 1
+                if "q" in flags or "c" in flags:
+                    continue
+                prefix = (f"{name}:" if len(sources) > 1 else "") + (f"{n}:" if "n" in flags else "")
+                yield from io.write(prefix + line + "\n")
+    if "c" in flags:
+        yield from io.write(f"{found}\n")
+    return 0 if found else (status or 1)
+
+
+def _env(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    yield from io.write("".join(f"{k}={v}\n" for k, v in world.env().items()))
+    return 0
+
+
+def _printenv(args: list[str], io: Io) -> Process:
+    env = _world(io).env()
+    if not args:
+        return (yield from _env(args, io))
+    missing = 0
+    for name in args:
+        if name in env:
+            yield from io.write(env[name] + "\n")
+        else:
+            missing = 1
+    return missing
+
+
+def _sysctl(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    flags, names = _split_flags(args)
+    if "a" in flags and not names:
+        names = sorted(world.spec.sysctls)
+    status = 0
+    for name in names:
+        if "=" in name or "w" in flags:
+            yield from io.error(f"sysctl: error setting key '{name.split('=')[0]}': {_readonly_message()}\n")
+            status = 1
+            continue
+        try:
+            value = world.read("/proc/sys/" + name.replace(".", "/")).decode().rstrip("\n")
+        except FileError:
+            yield from io.error(f"sysctl: error: '{name}' is an unknown key\n")
+            status = 1
+            continue
+        yield from io.write(value + "\n" if "n" in flags else f"{name} = {value}\n")
+    return status
+
+
+def _readonly_message() -> str:
+    return "Read-only file system"
+
+
+def _cat(args: list[str], io: Io) -> Process:
+    if not args or args == ["-"]:
+        return (yield from COMMANDS["cat"](args, io))
+    world = _world(io)
+    status = 0
+    for path in args:
+        try:
+            data = world.read(path)
+        except FileError as exc:
+            yield from io.error(f"cat: can't open '{path}': {exc.reason}\n")
+            status = 1
+            continue
+        yield from io.write(data.decode("utf-8", "surrogateescape"))
+    return status
+
+
+def _ls(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    flags, paths = _split_flags(args)
+    status = 0
+    paths = paths or ["."]
+    for i, path in enumerate(paths):
+        if not world.exists(path):
+            yield from io.error(f"ls: {path}: No such file or directory\n")
+            status = 1
+            continue
+        if not world.is_dir(path) or "d" in flags:
+            yield from io.write(path + "\n")
+            continue
+        names = world.listdir(path)
+        if "a" in flags:
+            names = [".", ".."] + names
+        if len(paths) > 1:
+            yield from io.write(("\n" if i else "") + f"{path}:\n")
+        yield from io.write("".join(n + "\n" for n in names))
+    return status
+
+
+def _file_command(verb: str, action: Callable[[Userland, str, set[str]], None]) -> Command:
+    def run(args: list[str], io: Io) -> Process:
+        world = _world(io)
+        flags, paths = _split_flags(args)
+        if not paths:
+            yield from io.error(f"{verb}: missing operand\n")
+            return 1
+        status = 0
+        for path in paths:
+            try:
+                action(world, path, flags)
+            except FileError as exc:
+                if not ("f" in flags and verb == "rm" and exc.reason.startswith("No such")):
+                    yield from io.error(f"{verb}: {_what(verb, path)}: {exc.reason}\n")
+                    status = 1
+        return status
+    return run
+
+
+def _what(verb: str, path: str) -> str:
+    return f"can't create directory '{path}'" if verb == "mkdir" else (
+        f"can't remove '{path}'" if verb == "rm" else path)
+
+
+def _test(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    if args and args[-1] == "]":
+        args = args[:-1]
+    return 0 if _truth(world, args) else 1
+    yield
+
+
+def _truth(world: Userland, args: list[str]) -> bool:
+    if not args:
+        return False
+    if args[0] == "!":
+        return not _truth(world, args[1:])
+    if len(args) == 1:
+        return args[0] != ""
+    if len(args) == 2:
+        op, arg = args
+        checks = {"-e": world.exists, "-f": lambda p: world.exists(p) and not world.is_dir(p),
+                  "-d": world.is_dir, "-s": lambda p: _size(world, p) > 0, "-r": world.exists,
+                  "-w": lambda p: _can_write(world, p), "-z": lambda s: s == "", "-n": lambda s: s != ""}
+        fn = checks.get(op)
+        return bool(fn(arg)) if fn else False
+    if len(args) == 3:
+        a, op, b = args
+        if op in ("=", "=="):
+            return a == b
+        if op == "!=":
+            return a != b
+        try:
+            x, y = int(a), int(b)
+        except ValueError:
+            return False
+        return {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}.get(op, False)
+    return False
+
+
+def _size(world: Userland, path: str) -> int:
+    try:
+        return len(world.read(path))
+    except FileError:
+        return 0
+
+
+def _can_write(world: Userland, path: str) -> bool:
+    try:
+        world._writable(world.abspath(path))
+    except FileError:
+        return False
+    return True
+
+
+def _pwd(args: list[str], io: Io) -> Process:
+    yield from io.write((_world(io).spec.working_dir or "/") + "\n")
+    return 0
+
+
+USERLAND_COMMANDS: dict[str, Command] = {
+    "id": _id, "whoami": _whoami, "groups": _groups, "hostname": _hostname, "env": _env,
+    "printenv": _printenv, "sysctl": _sysctl, "cat": _cat, "ls": _ls, "pwd": _pwd,
+    "touch": _file_command("touch", lambda w, p, f: w.touch(p)),
+    "mkdir": _file_command("mkdir", lambda w, p, f: w.mkdir(p, parents="p" in f)),
+    "rm": _file_command("rm", lambda w, p, f: w.remove(p, recursive="r" in f or "R" in f)),
+    "test": _test, "[": _test, "brctl": _brctl, "chmod": _chmod, "grep": _grep, "egrep": _grep,
+}
+
+
+_WORD = re.compile(r"[\w\[.-]+")
+
+
+def looks_inside(argv: Sequence[str]) -> bool:
+    """Whether a container's own command may read its userland (a `$`, a redirection, or one
+    of these commands by name): such a command gets a plan of its own, built with it."""
+    text = " ".join(argv)
+    if "$" in text or ">" in text:
+        return True
+    return any(word.rsplit("/", 1)[-1] in _LOOKING for word in _WORD.findall(text.replace("/", " /")))
+
+
+_LOOKING = frozenset(USERLAND_COMMANDS) - {"cat"}  # a plain `cat` reads its input, not files

@@ -1,0 +1,105 @@
+"""What a container's userland is made of, read from its config and its sandbox's.
+
+`read_spec` takes the serialized runtime.v1.ContainerConfig and PodSandboxConfig
+(`Container.spec`, `Sandbox.spec`) and returns plain data. Field numbers are those of
+runtime.v1; tests check them against the generated messages.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fakecri.core.userland import wire
+
+STRICT = 1  # SupplementalGroupsPolicy.Strict (Merge is 0)
+
+
+@dataclass(frozen=True, slots=True)
+class MountSpec:
+    container_path: str
+    host_path: str
+    readonly: bool
+    recursive_read_only: bool = False  # read-only reaches the host's submounts under it too
+
+
+@dataclass(frozen=True, slots=True)
+class UserlandSpec:
+    run_as_user: int | None = None
+    run_as_group: int | None = None
+    run_as_username: str = ""
+    supplemental_groups: tuple[int, ...] = ()
+    strict_groups: bool = False  # SupplementalGroupsPolicy Strict: no groups from the image's /etc/group
+    readonly_rootfs: bool = False
+    masked_paths: tuple[str, ...] = ()
+    readonly_paths: tuple[str, ...] = ()
+    envs: tuple[tuple[str, str], ...] = ()
+    mounts: tuple[MountSpec, ...] = ()
+    working_dir: str = ""
+    hostname: str = ""
+    dns_servers: tuple[str, ...] = ()
+    dns_searches: tuple[str, ...] = ()
+    dns_options: tuple[str, ...] = ()
+    sysctls: dict[str, str] = field(default_factory=dict)
+    privileged: bool = False
+    add_capabilities: tuple[str, ...] = ()
+    drop_capabilities: tuple[str, ...] = ()
+    no_new_privs: bool = False
+    seccomp: tuple[int, str] | None = None  # (profile type, localhost path); None: no profile given
+
+
+def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "") -> UserlandSpec:
+    """The userland settings of one container. Never raises: unreadable bytes read as defaults."""
+    c = wire.message(container_spec)
+    sc = wire.sub(wire.sub(c, 15), 2)  # linux.security_context
+    user = wire.sub(sc, 5)  # run_as_user (Int64Value)
+    group = wire.sub(sc, 12)  # run_as_group (Int64Value)
+    envs = []
+    for raw in c.get(6, ()):  # envs: KeyValue
+        if isinstance(raw, bytes):
+            kv = wire.message(raw)
+            envs.append((wire.text(kv, 1), wire.text(kv, 2)))
+    mounts = []
+    for raw in c.get(7, ()):  # mounts: Mount
+        if isinstance(raw, bytes):
+            m = wire.message(raw)
+            mounts.append(MountSpec(wire.text(m, 1), wire.text(m, 2), wire.flag(m, 3), wire.flag(m, 8)))
+    s = wire.message(sandbox_spec)
+    dns = wire.sub(s, 4)
+    sysctls: dict[str, str] = {}
+    for raw in wire.sub(s, 8).get(3, ()):  # linux.sysctls (map entries: key 1, value 2)
+        if isinstance(raw, bytes):
+            entry = wire.message(raw)
+            sysctls[wire.text(entry, 1)] = wire.text(entry, 2)
+    policy = [v for v in sc.get(17, ()) if isinstance(v, int)]
+    caps = wire.sub(sc, 1)
+    seccomp: tuple[int, str] | None = None
+    if 15 in sc:  # seccomp (SecurityProfile)
+        profile = wire.sub(sc, 15)
+        kinds = [v for v in profile.get(1, ()) if isinstance(v, int)]
+        seccomp = (kinds[-1] if kinds else 0, wire.text(profile, 2))
+    elif wire.text(sc, 10):  # the older seccomp_profile_path
+        old = wire.text(sc, 10)
+        seccomp = ((2, old.removeprefix("localhost/")) if old.startswith("localhost/")
+                   else (1, "") if old == "unconfined" else (0, ""))
+    return UserlandSpec(
+        run_as_user=wire.signed(user[1][-1]) if 1 in user else (0 if 5 in sc else None),
+        run_as_group=wire.signed(group[1][-1]) if 1 in group else (0 if 12 in sc else None),
+        run_as_username=wire.text(sc, 6),
+        supplemental_groups=tuple(wire.int64s(sc, 8)),
+        strict_groups=bool(policy and policy[-1] == STRICT),
+        readonly_rootfs=wire.flag(sc, 7),
+        masked_paths=tuple(wire.texts(sc, 13)),
+        readonly_paths=tuple(wire.texts(sc, 14)),
+        envs=tuple(envs),
+        mounts=tuple(mounts),
+        working_dir=wire.text(c, 5),
+        hostname=wire.text(s, 2) or hostname,
+        dns_servers=tuple(wire.texts(dns, 1)),
+        dns_searches=tuple(wire.texts(dns, 2)),
+        dns_options=tuple(wire.texts(dns, 3)),
+        sysctls=sysctls,
+        privileged=wire.flag(sc, 2),
+        add_capabilities=tuple(wire.texts(caps, 1)),
+        drop_capabilities=tuple(wire.texts(caps, 2)),
+        no_new_privs=wire.flag(sc, 11),
+        seccomp=seccomp,
+    )

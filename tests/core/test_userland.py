@@ -1,0 +1,200 @@
+"""The simulated userland: what commands in a container see follows its config (no gRPC)."""
+from __future__ import annotations
+
+import pytest
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.core.userland import UserlandSpec, read_spec
+
+from core_helpers import IMAGE
+
+
+def container_spec(**security) -> pb.ContainerConfig:
+    return pb.ContainerConfig(metadata=pb.ContainerMetadata(name="app"),
+                              linux=pb.LinuxContainerConfig(security_context=pb.LinuxContainerSecurityContext(**security)))
+
+
+def test_the_wire_reader_agrees_with_the_generated_messages(tmp_path):
+    cfg = container_spec(run_as_user=pb.Int64Value(value=1001), run_as_group=pb.Int64Value(value=0),
+                         run_as_username="nobody", supplemental_groups=[1234, 5678], readonly_rootfs=True,
+                         masked_paths=["/proc/kcore"], readonly_paths=["/proc/sys"],
+                         supplemental_groups_policy=pb.SupplementalGroupsPolicy.Strict)
+    cfg.envs.add(key="GREETING", value=b"hello world")
+    cfg.mounts.add(container_path="/data", host_path=str(tmp_path), readonly=True)
+    cfg.working_dir = "/work"
+    sandbox = pb.PodSandboxConfig(
+        hostname="web-1", dns_config=pb.DNSConfig(servers=["10.0.0.10"], searches=["ns.svc.cluster.local"],
+                                                  options=["ndots:5"]),
+        linux=pb.LinuxPodSandboxConfig(sysctls={"kernel.shm_rmid_forced": "1", "net.ipv4.ip_forward": "1"}))
+    spec = read_spec(cfg.SerializeToString(), sandbox.SerializeToString())
+    assert (spec.run_as_user, spec.run_as_group, spec.run_as_username) == (1001, 0, "nobody")
+    assert spec.supplemental_groups == (1234, 5678) and spec.strict_groups and spec.readonly_rootfs
+    assert (spec.masked_paths, spec.readonly_paths) == (("/proc/kcore",), ("/proc/sys",))
+    assert spec.envs == (("GREETING", "hello world"),) and spec.working_dir == "/work"
+    assert [(m.container_path, m.host_path, m.readonly) for m in spec.mounts] == [("/data", str(tmp_path), True)]
+    assert spec.hostname == "web-1"
+    assert (spec.dns_servers, spec.dns_searches, spec.dns_options) == (("10.0.0.10",), ("ns.svc.cluster.local",),
+                                                                       ("ndots:5",))
+    assert spec.sysctls == {"kernel.shm_rmid_forced": "1", "net.ipv4.ip_forward": "1"}
+    assert read_spec(b"\xff\xff garbage", b"") == UserlandSpec()
+    assert read_spec(b"", b"").run_as_user is None
+
+
+@pytest.fixture
+def exec_in(pods, runtime, tmp_path):
+    """Start a container with the given configs; returns exec(argv) -> (stdout, stderr, code)."""
+    def make(container: pb.ContainerConfig | None = None, sandbox: pb.PodSandboxConfig | None = None,
+             hostname: str = ""):
+        sandbox = sandbox or pb.PodSandboxConfig()
+        sb = pods.sandbox(hostname=hostname or sandbox.hostname, spec=sandbox.SerializeToString())
+        c = pods.running(sb, spec=(container or pb.ContainerConfig()).SerializeToString())
+
+        def run(*argv: str):
+            r = runtime.exec_sync(c.id, list(argv), 5)
+            return r.stdout.decode(), r.stderr.decode(), r.exit_code
+        run.container = c
+        return run
+    return make
+
+
+def test_no_userland_is_built_until_a_command_looks(exec_in, runtime):
+    run = exec_in()
+    assert runtime.store.userlands == {}
+    run("echo", "hi")
+    assert runtime.store.userlands == {}  # echo needs no userland
+    run("id")
+    assert list(runtime.store.userlands) == [run.container.id]
+
+
+def test_identity_follows_the_security_context(exec_in):
+    root = exec_in()
+    assert root("id") == ("uid=0(root) gid=0(root) groups=0(root),10(wheel)\n", "", 0)
+    assert root("whoami")[0] == "root\n"
+    user = exec_in(container_spec(run_as_user=pb.Int64Value(value=1001), supplemental_groups=[1234, 5678]))
+    assert user("id", "-u") == ("1001\n", "", 0)
+    assert user("id", "-G")[0].split() == ["0", "1234", "5678"]
+    assert user("whoami") == ("", "whoami: unknown uid 1001\n", 1)
+    named = exec_in(container_spec(run_as_username="nobody"))
+    assert named("id", "-nu")[0] == "nobody\n"
+    assert named("id", "-g")[0] == "65534\n"
+    group = exec_in(container_spec(run_as_user=pb.Int64Value(value=1000), run_as_group=pb.Int64Value(value=3000)))
+    assert group("id", "-g")[0] == "3000\n"
+    strict = exec_in(container_spec(run_as_user=pb.Int64Value(value=0), supplemental_groups=[99],
+                                    supplemental_groups_policy=pb.SupplementalGroupsPolicy.Strict))
+    assert strict("id", "-G")[0] == "0 99\n"  # root's image group wheel (10) is not merged in
+
+
+def test_files_from_the_sandbox_config(exec_in):
+    run = exec_in(sandbox=pb.PodSandboxConfig(
+        hostname="web-1", dns_config=pb.DNSConfig(servers=["10.0.0.10"], searches=["svc.local"], options=["ndots:5"]),
+        linux=pb.LinuxPodSandboxConfig(sysctls={"kernel.shm_rmid_forced": "1"})))
+    assert run("cat", "/etc/resolv.conf")[0] == "search svc.local\nnameserver 10.0.0.10\noptions ndots:5\n"
+    assert run("hostname")[0] == "web-1\n"
+    assert run("cat", "/etc/hostname")[0] == "web-1\n"
+    assert "\tweb-1\n" in run("cat", "/etc/hosts")[0]
+    assert run("sysctl", "-n", "kernel.shm_rmid_forced")[0] == "1\n"
+    assert run("cat", "/proc/sys/kernel/shm_rmid_forced")[0] == "1\n"
+    assert run("sysctl", "kernel.shm_rmid_forced")[0] == "kernel.shm_rmid_forced = 1\n"
+    assert run("hostname", "other")[2] == 1
+
+
+def test_env_and_expansion(exec_in):
+    cfg = pb.ContainerConfig()
+    cfg.envs.add(key="GREETING", value=b"hello")
+    run = exec_in(cfg, hostname="h1")
+    assert run("printenv", "GREETING")[0] == "hello\n"
+    assert "GREETING=hello\n" in run("env")[0] and "HOSTNAME=h1\n" in run("env")[0]
+    assert run("sh", "-c", "echo $GREETING ${GREETING}! $UNSET.")[0] == "hello hello! .\n"
+    assert run("sh", "-c", "false; echo $?")[0] == "1\n"
+
+
+def test_mounts_map_to_host_paths_and_read_only_is_honoured(exec_in, tmp_path):
+    rw, ro = tmp_path / "rw", tmp_path / "ro"
+    rw.mkdir()
+    ro.mkdir()
+    (ro / "seed.txt").write_text("from the host\n")
+    cfg = pb.ContainerConfig()
+    cfg.mounts.add(container_path="/data", host_path=str(rw))
+    cfg.mounts.add(container_path="/config", host_path=str(ro), readonly=True)
+    run = exec_in(cfg)
+    assert run("ls", "/config") == ("seed.txt\n", "", 0)
+    assert run("cat", "/config/seed.txt")[0] == "from the host\n"
+    assert run("sh", "-c", "echo written > /data/out.txt; echo more >> /data/out.txt")[2] == 0
+    assert (rw / "out.txt").read_text() == "written\nmore\n"  # the write reached the host
+    assert run("touch", "/config/new") == ("", "touch: /config/new: Read-only file system\n", 1)
+    assert run("sh", "-c", "echo x > /config/f") == ("", "sh: can't create /config/f: Read-only file system\n", 1)
+    (rw / "later.txt").write_text("made on the host after start\n")
+    assert run("cat", "/data/later.txt")[0] == "made on the host after start\n"
+    assert "data" in run("ls", "/")[0].split()
+
+
+def test_the_root_filesystem_is_an_overlay_and_may_be_read_only(exec_in):
+    run = exec_in()
+    assert run("sh", "-c", "mkdir -p /tmp/a/b && echo hi > /tmp/a/b/f && cat /tmp/a/b/f")[0] == "hi\n"
+    assert run("test", "-e", "/tmp/a/b/f")[2] == 0
+    assert run("rm", "-r", "/tmp/a")[2] == 0
+    assert run("test", "-e", "/tmp/a/b/f")[2] == 1
+    assert run("cat", "/nope") == ("", "cat: can't open '/nope': No such file or directory\n", 1)
+    locked = exec_in(container_spec(readonly_rootfs=True))
+    assert locked("touch", "/tmp/x") == ("", "touch: /tmp/x: Read-only file system\n", 1)
+
+
+def test_masked_and_read_only_paths(exec_in):
+    run = exec_in(container_spec(masked_paths=["/etc/hostname"], readonly_paths=["/etc"]))
+    assert run("cat", "/etc/hostname") == ("", "", 0)
+    assert run("touch", "/etc/new")[2] == 1
+
+
+def test_a_container_that_was_never_looked_into_costs_nothing(runtime, pods):
+    sb = pods.sandbox()
+    for i in range(50):
+        pods.running(sb, f"c{i}")
+    assert runtime.store.userlands == {}
+    assert IMAGE  # the helpers' image is the one the pods use
+
+
+def test_a_container_command_that_looks_inside_sees_its_own_userland(pods, runtime, sink):
+    sb = pods.sandbox()
+    ids = container_spec(run_as_user=pb.Int64Value(value=1001), run_as_group=pb.Int64Value(value=1002))
+    who = pods.running(sb, "who", command=("sh", "-c", "echo $(id -u):$(id -g)"), spec=ids.SerializeToString())
+    locked = pods.running(sb, "locked", command=("sh", "-c", "touch test.go && [ -f test.go ] && echo Found"),
+                          spec=container_spec(readonly_rootfs=True).SerializeToString())
+    free = pods.running(sb, "free", command=("sh", "-c", "touch test.go && [ -f test.go ] && echo Found"))
+    plain = pods.running(sb, "plain", command=("sh", "-c", "echo plain"))
+    assert sink.lines(who.log_path) == ["1001:1002"]
+    assert sink.entries[locked.log_path][0][:2] == ("stderr", "touch: test.go: Read-only file system")
+    assert (locked.exit_code, free.exit_code) == (1, 0)
+    assert sink.lines(free.log_path) == ["Found"]
+    assert plain.id not in runtime.store.userlands  # echo looks at nothing: no userland, the shared plan
+
+
+def test_command_substitution():
+    from fakecri.core.shell import trace
+    assert trace(["sh", "-c", "echo [$(echo a; echo b)] $(false)x"]).outputs == ((0, "stdout", "[a\nb] x\n"),)
+
+
+def test_capabilities_and_seccomp_decide_privileged_commands(exec_in, tmp_path):
+    plain = exec_in(container_spec())
+    status = plain("cat", "/proc/self/status")[0]
+    assert "CapEff:\t00000000a80425fb\n" in status and "Seccomp:\t0\n" in status
+    assert plain("brctl", "addbr", "br0")[2] == 1
+    assert plain("hostname", "new-name") == ("", "hostname: sethostname: Operation not permitted\n", 1)
+    admin = exec_in(container_spec(capabilities=pb.Capability(add_capabilities=["NET_ADMIN", "CAP_SYS_ADMIN"]),
+                                   seccomp=pb.SecurityProfile(profile_type=pb.SecurityProfile.Unconfined)))
+    assert admin("brctl", "addbr", "br0")[2] == 0 and admin("hostname", "new-name")[2] == 0
+    everything = exec_in(container_spec(capabilities=pb.Capability(add_capabilities=["ALL"])))
+    assert "CapBnd:\t000001ffffffffff\n" in everything("cat", "/proc/self/status")[0]
+    none = exec_in(container_spec(capabilities=pb.Capability(drop_capabilities=["ALL"])))
+    assert "CapEff:\t0000000000000000\n" in none("grep", "Cap", "/proc/self/status")[0]
+    filtered = exec_in(container_spec(seccomp=pb.SecurityProfile(profile_type=pb.SecurityProfile.RuntimeDefault)))
+    assert filtered("grep", "Seccomp:", "/proc/self/status")[0] == "Seccomp:\t2\n"
+    profile = tmp_path / "no-chmod.json"
+    profile.write_text('{"defaultAction": "SCMP_ACT_ALLOW", "syscalls": [{"names": ["chmod", "fchmodat"],'
+                       ' "action": "SCMP_ACT_ERRNO"}]}')
+    local = exec_in(container_spec(seccomp=pb.SecurityProfile(profile_type=pb.SecurityProfile.Localhost,
+                                                              localhost_ref=str(profile))))
+    assert local("chmod", "400", "/") == ("", "chmod: /: Operation not permitted\n", 1)
+    assert plain("chmod", "400", "/")[2] == 0
+    root_only = exec_in(container_spec(run_as_user=pb.Int64Value(value=1000),
+                                       capabilities=pb.Capability(add_capabilities=["NET_ADMIN"])))
+    assert root_only("brctl", "addbr", "br0")[2] == 1  # a non-root user holds no effective capability
