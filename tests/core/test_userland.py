@@ -6,7 +6,7 @@ import pytest
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core.userland import UserlandSpec, read_spec
 
-from core_helpers import IMAGE
+from helpers.core_pods import IMAGE
 
 
 def container_spec(**security) -> pb.ContainerConfig:
