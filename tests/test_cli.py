@@ -287,8 +287,8 @@ def _other_group() -> tuple[str, int] | None:
 def test_operator_edges_of_a_served_fakecri(tmp_path):
     """One served fakecri shows: a config file with a YAML list of quirks; a missing socket
     directory made and reported; the socket's group and mode; one ready line with every address
-    it chose (real ports for port 0) that connect; health from FAKECRI_SOCKET; `ctl` taking
-    --endpoint after the subcommand; the mode shown in octal by Status(verbose), as `crictl info`
+    it chose (real ports for port 0) that connect; health and ctl finding the socket through
+    FAKECRI_SOCKET; `ctl` taking --endpoint after the subcommand; the mode shown in octal by Status(verbose), as `crictl info`
     prints it; a restart with the same seed handing out fresh ids."""
     import urllib.request
 
@@ -317,6 +317,8 @@ def test_operator_edges_of_a_served_fakecri(tmp_path):
             ready["ctl_faults"] = ctl_after(f"unix://{sock}", "faults")
             ready["health"] = subprocess.run([*FAKECRI, "health"], capture_output=True, text=True, timeout=30,
                                              env=dict(os.environ, FAKECRI_SOCKET=sock))
+            ready["ctl_by_env"] = subprocess.run([*FAKECRI, "ctl", "faults"], capture_output=True, text=True,
+                                                 timeout=30, env=dict(os.environ, FAKECRI_SOCKET=sock)).stdout
             ready["mode"] = os.stat(sock).st_mode
             ready["gid"] = os.stat(sock).st_gid
             with urllib.request.urlopen(ready["metrics"], timeout=5) as resp:
@@ -340,6 +342,7 @@ def test_operator_edges_of_a_served_fakecri(tmp_path):
     quirks = [json.loads(line)["attributes"]["name"] for line in first["ctl_faults"].splitlines()]
     assert sorted(quirks) == ["created-at-seconds", "stopped-before-started"]
     assert first["health"].returncode == 0 and first["health"].stdout.strip() == "SERVING"
+    assert first["ctl_by_env"] == first["ctl_faults"]
     second, second_sid = serve_once()
     assert "created_directory" not in second  # made once, then reused
     assert second_sid != first_sid, "a restarted fakecri handed out an id it gave before"

@@ -273,6 +273,7 @@ class Io:
     out: str | None = "stdout"  # None: redirected to a file (kept in the userland when there is one)
     to_file: str = ""
     capture: list[str] | None = None  # a command substitution collects the output here
+    shell: str = "sh"  # how the running shell was called, as its error messages name it
 
     def write(self, text: str) -> Generator[Step, bytes | None, None]:
         if text and self.capture is not None and self.out == "stdout":
@@ -294,7 +295,7 @@ class Io:
             return self
         return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
                   st.stdout if self.out is not None else None, st.to_file or self.to_file,
-                  self.capture if st.stdout == "stdout" else None)
+                  self.capture if st.stdout == "stdout" else None, self.shell)
 
 
 
@@ -482,7 +483,7 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
                     else:
                         world.write(st.to_file, b"")
                 except Exception as exc:  # the userland's FileError: the shell cannot open the file
-                    yield from io.error(f"sh: can't create {st.to_file}: {getattr(exc, 'reason', exc)}\n")
+                    yield from io.error(f"{io.shell}: can't create {st.to_file}: {getattr(exc, 'reason', exc)}\n")
                     status = 1
                     continue
         if posixpath.basename(st.argv[0]) == "exit":
@@ -521,6 +522,12 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
     if not words:
         return (yield from _unmodelled(io))
     name, args = posixpath.basename(words[0]), words[1:]
+    # (the shell's own commands are not looked up, so `echo` or `sleep` build no userland)
+    if name not in COMMANDS and io.ctx.userland is not None and io.ctx.userland().masked_program(words[0]):
+        yield from io.error(f"{io.shell}: {words[0]}: Permission denied\n")
+        return 126
+    if name in SHELLS:
+        io = replace(io, shell=words[0])
     command = io.ctx.commands.get(name) or COMMANDS.get(name)
     if command is not None:
         return (yield from command(args, io))
@@ -528,7 +535,7 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
         return (yield from _unmodelled(io))  # as a container's command, whatever it is, it runs on
     if name in APPLETS:
         return 0
-    yield from io.error(f"sh: {words[0]}: not found\n")
+    yield from io.error(f"{io.shell}: {words[0]}: not found\n")
     return 127
 
 

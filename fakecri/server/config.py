@@ -25,7 +25,8 @@ def setting(default: Any = None, help: str = "", *, kind: str | None = None, cho
     """A ServerConfig field with what `fakecri serve` needs to offer it as an option.
 
     `kind` says how the CLI reads the value: "mode" (an octal file mode), "address"
-    (HOST:PORT), "cidr", "path", "file" (a file that must exist), "group" (a group name or id);
+    (HOST:PORT), "cidr", "path", "file" (a file that must exist), "directory", "group" (a group
+    name or id);
     None reads it as the field's type. `minimum` bounds an integer from below; `flag`
     overrides the option name derived from the field name."""
     meta = {"help": help, "kind": kind, "choices": choices, "minimum": minimum, "flag": flag,
@@ -137,8 +138,8 @@ class ServerConfig:
                 parse_address(value, f.name)
             if meta.get("kind") == "cidr":
                 check_cidr(value)
-            if meta.get("kind") == "mode" and not 0 <= value <= 0o7777:
-                raise ValueError(f"{f.name} {value:o} is not a file mode (0 to 7777 in octal)")
+            if meta.get("kind") == "mode" and not 0 <= value <= 0o777:
+                raise ValueError(f"{f.name} {value:o} is not a socket mode (permission bits, 0 to 777 in octal)")
 
 
 def cli_fields() -> list:

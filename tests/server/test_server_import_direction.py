@@ -8,7 +8,7 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "import_cycles.py"
 OURS = ("fakecri.server", "fakecri.cli", "fakecri.settings", "fakecri.testing", "fakecri.pytest_plugin",
         "fakecri.fault_flags", "fakecri.control_client", "fakecri.logs")
-ENTRY_POINTS = {"fakecri.cli", "fakecri.pytest_plugin", "fakecri.testing"}
+ENTRY_POINTS = ("fakecri.cli", "fakecri.pytest_plugin", "fakecri.testing")
 
 
 def load():
@@ -26,5 +26,6 @@ def test_server_and_entry_points_have_no_import_circles():
 
 def test_the_server_never_imports_an_entry_point():
     graph = load().graph()
-    offenders = {m: sorted(graph[m] & ENTRY_POINTS) for m in graph if m.startswith("fakecri.server")}
+    offenders = {m: sorted(t for t in graph[m] if t.startswith(ENTRY_POINTS)) for m in graph
+                 if m.startswith("fakecri.server")}
     assert {m: e for m, e in offenders.items() if e} == {}

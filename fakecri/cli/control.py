@@ -1,0 +1,156 @@
+"""`fakecri ctl`: drive a running fakecri through its control API."""
+from __future__ import annotations
+
+import functools
+import json
+import os
+
+import click
+
+from fakecri.cli.group import main
+from fakecri.cli.observe import DEFAULT_SOCKET
+from fakecri.cli.values import Duration
+
+ENDPOINT_HELP = "Where the control API is served (unix:///path or tcp://host:port)."
+
+
+@main.group()
+@click.option("--endpoint", envvar="FAKECRI_ENDPOINT", metavar="URL",
+              help=ENDPOINT_HELP + " Also accepted after the subcommand; variable FAKECRI_ENDPOINT. "
+                   f"Default: the socket in FAKECRI_SOCKET, as `fakecri serve` reads it, else {DEFAULT_SOCKET}.")
+@click.pass_context
+def ctl(ctx: click.Context, endpoint: str | None) -> None:
+    """Drive a running fakecri through its control API."""
+    ctx.obj = endpoint or f"unix://{os.path.abspath(os.environ.get('FAKECRI_SOCKET') or DEFAULT_SOCKET)}"
+
+
+def _ctl_command(name: str):
+    """A ctl subcommand that also takes --endpoint after its name (it wins over the one before)."""
+
+    def wrap(fn):
+        @ctl.command(name, help=fn.__doc__)
+        @click.option("--endpoint", "own_endpoint", default=None, metavar="URL", help=ENDPOINT_HELP)
+        @click.pass_obj
+        @functools.wraps(fn)
+        def command(group_endpoint: str, own_endpoint: str | None, **kwargs):
+            return fn(own_endpoint or group_endpoint, **kwargs)
+
+        return command
+
+    return wrap
+
+
+def _control(endpoint: str):
+    from fakecri.client.endpoint import InvalidEndpointError
+    from fakecri.control_client import ControlClient
+
+    try:
+        return ControlClient(endpoint)
+    except InvalidEndpointError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--endpoint'") from None
+
+
+def _ctl_call(fn):
+    import grpc
+
+    try:
+        return fn()
+    except grpc.RpcError as exc:
+        raise click.ClickException(f"{exc.code().name}: {exc.details()}") from None
+
+
+@_ctl_command("faults")
+def ctl_faults(endpoint: str) -> None:
+    """List the faults in force, one JSON object per line."""
+    with _control(endpoint) as c:
+        for f in _ctl_call(c.list_faults):
+            click.echo(json.dumps(f, sort_keys=True))
+
+
+@_ctl_command("add-fault")
+@click.argument("spec")
+def ctl_add_fault(endpoint: str, spec: str) -> None:
+    """Add a fault given as JSON ({"type": "error", "target": "ListContainers", ...})."""
+    try:
+        data = json.loads(spec)
+    except json.JSONDecodeError as exc:
+        raise click.BadParameter(f"not JSON: {exc}", param_hint="'SPEC'") from None
+    if not isinstance(data, dict):
+        raise click.BadParameter("give one JSON object (a mapping of fault keys)", param_hint="'SPEC'")
+    with _control(endpoint) as c:
+        click.echo(json.dumps(_ctl_call(lambda: c.add_fault(data)), sort_keys=True))
+
+
+@_ctl_command("remove-fault")
+@click.argument("name")
+def ctl_remove_fault(endpoint: str, name: str) -> None:
+    """Remove one fault by name."""
+    with _control(endpoint) as c:
+        _ctl_call(lambda: c.remove_fault(name))
+
+
+@_ctl_command("reset-faults")
+def ctl_reset_faults(endpoint: str) -> None:
+    """Remove every fault."""
+    with _control(endpoint) as c:
+        _ctl_call(c.reset_faults)
+
+
+@_ctl_command("exit")
+@click.argument("container_id")
+@click.option("--code", type=click.IntRange(-2**31, 2**31 - 1), default=1, show_default=True,
+              help="The exit code.")
+@click.option("--oom", is_flag=True, help="Exit as OOM-killed (137, OOMKilled).")
+@click.option("--reason", default="", help="The reason the status shows (default: from the code).")
+def ctl_exit(endpoint: str, container_id: str, code: int, oom: bool, reason: str) -> None:
+    """Make a running container exit now."""
+    if oom:
+        code, reason = 137, "OOMKilled"
+    with _control(endpoint) as c:
+        _ctl_call(lambda: c.exit_container(container_id, code, reason=reason))
+
+
+@_ctl_command("condition")
+@click.argument("type", type=click.Choice(["RuntimeReady", "NetworkReady"]), metavar="TYPE")
+@click.argument("status", type=click.Choice(["true", "false"]), metavar="STATUS")
+@click.option("--reason", default="", help="The condition's reason.")
+@click.option("--message", default="", help="The condition's message.")
+@click.option("--duration", type=Duration(), default="0s",
+              help="How long until it is true again (30s, 2m, ...; 0: until reset).")
+def ctl_condition(endpoint: str, type: str, status: str, reason: str, message: str, duration: float) -> None:
+    """Set a runtime condition: TYPE is RuntimeReady or NetworkReady, STATUS true or false."""
+    with _control(endpoint) as c:
+        _ctl_call(lambda: c.set_condition(type, status == "true", reason=reason, message=message, duration=duration))
+
+
+@_ctl_command("restart")
+@click.option("--downtime", type=Duration(), default="1s", show_default=True,
+              help="How long calls answer UNAVAILABLE (500ms, 10s, ...).")
+@click.option("--wipe", is_flag=True, help="Forget sandboxes and containers.")
+def ctl_restart(endpoint: str, downtime: float, wipe: bool) -> None:
+    """Simulate a restart of the runtime."""
+    with _control(endpoint) as c:
+        _ctl_call(lambda: c.restart(downtime, wipe=wipe))
+
+
+@_ctl_command("reset")
+def ctl_reset(endpoint: str) -> None:
+    """Forget all state, faults, clock and logs."""
+    with _control(endpoint) as c:
+        _ctl_call(c.reset)
+
+
+@_ctl_command("calls")
+def ctl_calls(endpoint: str) -> None:
+    """Print the call log, one JSON object per line."""
+    with _control(endpoint) as c:
+        for rec in _ctl_call(c.call_log):
+            click.echo(json.dumps(rec, sort_keys=True))
+
+
+@_ctl_command("fault-log")
+def ctl_fault_log(endpoint: str) -> None:
+    """Print the log of injected faults, one JSON object per line."""
+    with _control(endpoint) as c:
+        for rec in _ctl_call(c.fault_log):
+            click.echo(json.dumps(rec, sort_keys=True))

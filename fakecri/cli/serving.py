@@ -1,0 +1,159 @@
+"""`fakecri serve`: one option per ServerConfig field (from the field's metadata), the
+fault flags, logging; the ready and shutdown lines."""
+from __future__ import annotations
+
+import asyncio
+import signal
+
+import click
+
+from fakecri import __version__
+from fakecri.cli.group import SettingsCommand, main
+from fakecri.cli.values import VALUE_TYPES, SocketPath
+
+FAULT_HELP = """
+\b
+Fault flags (toxicity is per call or per event; see docs/faults.md):
+  --drop-events 5%                       drop 5% of events, per subscriber
+  --latency 'ListContainers=200ms±50ms'  fixed latency plus jitter (also +-; globs)
+  --error 'RunPodSandbox=UNAVAILABLE@10%' fail 10% of calls with that code
+  --faults FILE                          YAML or JSON list of faults
+  --quirks NAME,...                      real runtimes' bugs, e.g. stopped-before-started
+
+\b
+Every option can also be set in the --config file (key socket_mode for --socket-mode) or
+as a FAKECRI_* variable (FAKECRI_SOCKET_MODE); flags win over variables, which win over
+the file. A missing directory for --socket is created (the ready line says so).
+"""
+
+
+def _option_for(f) -> tuple[list[str], dict]:
+    """The `fakecri serve` option for one ServerConfig field, from its metadata."""
+    meta = f.metadata
+    kwargs: dict = {"help": meta.get("help") or None}
+    hint = str(f.type)
+    default = f.default
+    if f.name in ("socket", "control_socket"):
+        kwargs["type"] = SocketPath()
+        kwargs["metavar"] = "PATH"
+    elif meta.get("kind"):
+        kwargs["type"] = VALUE_TYPES[meta["kind"]]
+    elif meta.get("choices"):
+        kwargs["type"] = click.Choice(list(meta["choices"]))
+    elif hint.startswith("int"):
+        kwargs["type"] = click.INT if meta.get("minimum") is None else click.IntRange(min=meta["minimum"])
+        kwargs["metavar"] = "N"
+    if hint == "bool":
+        kwargs["is_flag"] = True
+    elif hint.startswith("tuple"):
+        kwargs["multiple"] = True
+        default = ()
+    if meta.get("metavar"):
+        kwargs["metavar"] = meta["metavar"]
+    if default is not None and default != () and not kwargs.get("is_flag"):
+        kwargs["default"] = f"{default:04o}" if meta.get("kind") == "mode" else default
+        kwargs["show_default"] = True
+    return [meta.get("flag") or "--" + f.name.replace("_", "-"), f.name], kwargs
+
+
+def _config_options(fn):
+    """One option per ServerConfig field, in the order of the fields."""
+    from fakecri.server.config import cli_fields
+
+    for f in reversed(cli_fields()):
+        decls, kwargs = _option_for(f)
+        fn = click.option(*decls, **kwargs)(fn)
+    return fn
+
+
+def _config_from_options(opts: dict, faults: list):
+    """The ServerConfig the options describe (every field not given keeps its default)."""
+    from fakecri.server.config import ServerConfig, cli_fields
+
+    values = {f.name: opts[f.name] for f in cli_fields()}
+    handlers = tuple(values.pop("runtime_handlers"))
+    if handlers:
+        values["runtime_handlers"] = handlers if "" in handlers else ("",) + handlers
+    return ServerConfig(faults=faults, **values)
+
+
+def _build_faults(drop_events, latency, error, faults_file, quirks) -> list:
+    """Fault objects from the flags; a bad value names its flag and says what was expected."""
+    from fakecri.fault_flags import parse_fault_flag
+    from fakecri.faults.model import FaultSpecError
+
+    steps = [("--drop-events", drop_events), *[("--latency", v) for v in latency], *[("--error", v) for v in error],
+             ("--faults", faults_file), ("--quirks", quirks)]
+    out = []
+    for flag, value in steps:
+        if not value:
+            continue
+        try:
+            out.extend(parse_fault_flag(flag, value))
+        except (FaultSpecError, OSError) as exc:
+            raise click.BadParameter(str(exc), param_hint=f"'{flag}'") from None
+    return out
+
+
+def _fault_help(flag: str) -> str:
+    from fakecri.faults.spec import FLAG_HELP
+
+    return FLAG_HELP[flag]
+
+
+@main.command(cls=SettingsCommand, epilog=FAULT_HELP)
+@click.option("--config", "config", type=click.Path(dir_okay=False),
+              help="TOML, YAML or JSON file with the same keys as these options.")
+@_config_options
+@click.option("--drop-events", help=_fault_help("--drop-events"))
+@click.option("--latency", multiple=True, help=_fault_help("--latency"))
+@click.option("--error", multiple=True, help=_fault_help("--error"))
+@click.option("--faults", "faults_file", type=click.Path(exists=True, dir_okay=False), help=_fault_help("--faults"))
+@click.option("--quirks", help=_fault_help("--quirks"))
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True,
+              help="Lowest level logged; info and debug log one line per CRI call. The ready and shutdown lines "
+                   "show at every level.")
+@click.option("--log-format", type=click.Choice(["auto", "console", "json"]), default="auto", show_default=True,
+              help="auto: console lines on a terminal, one JSON object per line otherwise.")
+def serve(**opts) -> None:
+    """Serve CRI v1 RuntimeService and ImageService on a unix socket (and optionally TCP)."""
+    from fakecri.logs import announce, configure_logging
+    from fakecri.server.app import FakeCRIServer
+    from fakecri.server.exceptions import SettingError, StartupError
+
+    configure_logging(opts["log_format"], opts["log_level"])
+    if not opts["socket"] and not opts["listen"]:
+        raise click.UsageError("give --socket PATH or --listen HOST:PORT")
+    faults = _build_faults(opts["drop_events"], opts["latency"], opts["error"], opts["faults_file"], opts["quirks"])
+    config = _config_from_options(opts, faults)
+    try:
+        config.validate()
+    except ValueError as exc:
+        raise click.UsageError(str(exc)) from None
+    server = FakeCRIServer(config)
+
+    async def run() -> None:
+        await server.start_async()
+        assert server.state is not None
+        server.state.log_rpcs = opts["log_level"] in ("debug", "info")
+        loop = asyncio.get_running_loop()
+
+        def on_signal(sig: signal.Signals) -> None:
+            announce("fakecri shutting down", signal=sig.name)
+            asyncio.ensure_future(server.stop_async())
+
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, on_signal, sig)
+        addresses = server.addresses()
+        announce(f"fakecri {__version__} serving on {server.endpoint} (seed {config.seed})",
+                 endpoint=server.endpoint, version=__version__, seed=config.seed, **addresses)
+        await server.serve_forever()
+        announce("fakecri stopped")
+
+    try:
+        asyncio.run(run())
+    except SettingError as exc:
+        flag = "--" + exc.setting.replace("_", "-")
+        raise click.BadParameter(exc.message, param_hint=f"'{flag}'") from None
+    except StartupError as exc:
+        raise click.ClickException(str(exc)) from None

@@ -1,0 +1,115 @@
+"""Option values the commands share: file modes, HOST:PORT addresses, durations with units,
+pod CIDRs, socket paths and groups. Each refuses a bad value with a message click prints
+as one line naming the option."""
+from __future__ import annotations
+
+import os
+
+import click
+
+class OctalMode(click.ParamType):
+    name = "MODE"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool):
+            mode = value
+        else:
+            try:
+                mode = int(str(value), 8)
+            except ValueError:
+                self.fail(f"{value!r} is not an octal file mode such as 0660", param, ctx)
+        if not 0 <= mode <= 0o777:
+            hint = "; in a config file write it as a string, \"0660\"" if isinstance(value, int) else ""
+            self.fail(f"{value!r} is not a socket mode (permission bits, 0 to 777 in octal){hint}", param, ctx)
+        return mode
+
+
+class Address(click.ParamType):
+    """HOST:PORT with a port from 0 to 65535; kept as the text given."""
+
+    name = "HOST:PORT"
+
+    def convert(self, value, param, ctx):
+        from fakecri.server.config import parse_address
+
+        try:
+            parse_address(value, "address")
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        return str(value).strip()
+
+
+class Duration(click.ParamType):
+    """A duration with a unit (500ms, 30s, 2m, 1m30s) or a plain number of seconds."""
+
+    name = "DURATION"
+
+    def convert(self, value, param, ctx):
+        from fakecri.faults.model import FaultSpecError
+        from fakecri.faults.values import parse_duration
+
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            seconds = float(value)
+        else:
+            try:
+                seconds = parse_duration(str(value))
+            except FaultSpecError as exc:
+                self.fail(str(exc), param, ctx)
+        if not (0 <= seconds < float("inf")):
+            self.fail(f"{value!r} is not a duration of zero or more", param, ctx)
+        return seconds
+
+
+class Cidr(click.ParamType):
+    name = "CIDR"
+
+    def convert(self, value, param, ctx):
+        from fakecri.server.config import check_cidr
+
+        try:
+            check_cidr(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        return str(value).strip()
+
+
+class SocketPath(click.Path):
+    """A unix socket path. A missing parent directory is created at start-up; here it is only
+    refused when something on the way is a file."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        path = super().convert(value, param, ctx)
+        probe = os.path.dirname(os.path.abspath(path))
+        while not os.path.lexists(probe):
+            probe = os.path.dirname(probe)
+        if not os.path.isdir(probe):
+            self.fail(f"{path}: {probe} is not a directory", param, ctx)
+        return path
+
+
+class GroupName(click.ParamType):
+    """A group that exists on this machine, by name or number; the value is the gid."""
+
+    name = "GROUP"
+
+    def convert(self, value, param, ctx):
+        import grp
+
+        if isinstance(value, int) and not isinstance(value, bool):
+            text = str(value)
+        else:
+            text = str(value).strip()
+        try:
+            return grp.getgrgid(int(text)).gr_gid if text.isdigit() else grp.getgrnam(text).gr_gid
+        except (KeyError, OverflowError):
+            self.fail(f"no group {text!r} on this machine", param, ctx)
+
+
+VALUE_TYPES = {
+    "mode": OctalMode(), "address": Address(), "cidr": Cidr(), "path": click.Path(dir_okay=False),
+    "file": click.Path(exists=True, dir_okay=False), "directory": click.Path(file_okay=False),
+    "group": GroupName(),
+}
