@@ -124,6 +124,7 @@ class _Exit(Exception):
         self.code = code
 
 
+_COMPOUND = frozenset({"while", "until", "for", "if", "case", "select", "{", "function"})
 _TO_STDOUT = frozenset({"1", "/dev/stdout", "/proc/1/fd/1", "/proc/self/fd/1"})
 _TO_STDERR = frozenset({"2", "/dev/stderr", "/proc/1/fd/2", "/proc/self/fd/2"})
 
@@ -394,6 +395,8 @@ def _shell(args: list[str], io: Io) -> Process:
             statements = _split_script(rest[1])
         except _Unknown:
             return (yield from _unmodelled(io))
+        if any(st.argv[:1] and st.argv[0] in _COMPOUND for st in statements):
+            return (yield from _unmodelled(io))  # loops and conditionals are not modelled
         try:
             return (yield from run_statements(statements, io))
         except _Exit as ex:
@@ -541,6 +544,41 @@ def _top(argv: Sequence[str], io: Io) -> Process:
         return (yield from run_argv(argv, io))
     except _Exit as ex:  # `exit N` given as the command itself
         return ex.code
+
+
+def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
+    """`sh -c 'while true; do echo X; sleep N; done'` (also `while :`, sleep before echo):
+    (period_ns, stream, text, echo_first), a line every N seconds forever; None for
+    anything else. The interpreter runs each statement once, so a container's command
+    that is such a loop is recognised here and scripted as a periodic line."""
+    words = _strip_prefixes([str(a) for a in argv])
+    if len(words) != 3 or posixpath.basename(words[0]) not in SHELLS or words[1] != "-c":
+        return None
+    try:
+        statements = _split_script(words[2])
+    except _Unknown:
+        return None
+    if len(statements) != 4 or statements[0].argv not in (["while", "true"], ["while", ":"]):
+        return None
+    if statements[-1].argv != ["done"] or statements[1].argv[:1] != ["do"]:
+        return None
+    body = [statements[1].argv[1:], statements[2].argv]
+    kinds = [argv[0] if argv else "" for argv in body]
+    if sorted(kinds) != ["echo", "sleep"]:
+        return None
+    echo_at = kinds.index("echo")
+    echo, sleep = body[echo_at], body[1 - echo_at]
+    stream = statements[1 + echo_at].stdout
+    try:
+        period = _sleep_ns(sleep[1:])
+    except ValueError:
+        return None
+    if stream is None or not period or (len(echo) > 1 and echo[1].startswith("-")):
+        return None
+    text = " ".join(echo[1:]) + "\n"
+    if "{n}" in text:  # the periodic line would be numbered
+        return None
+    return period, stream, text, echo_at == 0
 
 
 # ---------------------------------------------------------------- drivers

@@ -111,6 +111,13 @@ class ServerConfig:
     metrics_addr: str | None = setting(None, "Serve Prometheus metrics on HOST:PORT (port 0 picks one).",
                                        kind="address")
     state_file: str | None = setting(None, "Keep state across restarts in this file.", kind="path")
+    # The filesystem mountpoints fakecri reports (ImageFsInfo, container stats) are made under
+    # it, since a kubelet stats each one. None: /var/lib/fakecri when it can be created, else
+    # fakecri-<uid> under the temp dir.
+    state_root: str | None = setting(
+        None, "Directory fakecri owns; the image and container filesystems it reports are made under it "
+        "[default: /var/lib/fakecri if it can be created, else one under the temp dir].",
+        kind="path", flag="--root", metavar="DIR")
     # Log nothing at all (the pytest plugin when its log level is not set).
     quiet: bool = setting(False, cli=False)
     # Keep the last N calls and fired faults for the control API.
