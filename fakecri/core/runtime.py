@@ -22,6 +22,8 @@ from fakecri.core.clock import Clock
 from fakecri.core.errors import AlreadyExists, InvalidArgument, NotFound, Other
 from fakecri.core.events import Event
 from fakecri.core.ids import IdSource
+from fakecri.core.catalog import Catalog
+from fakecri.core.image_content import ImageContent
 from fakecri.core.ipam import IpPool
 from fakecri.core.labels import matches
 from fakecri.core.limits import Limits
@@ -79,6 +81,7 @@ class Runtime:
         limits: Limits | None = None,
         outbox_limit: int = 100_000,
         cpu_meter: Callable[[Container, int], int] | None = None,
+        image_content: Callable[[str], ImageContent] | None = None,
     ) -> None:
         self.clock = clock
         self.ids = ids
@@ -104,6 +107,9 @@ class Runtime:
         self._outbox: deque[Event] = deque(maxlen=outbox_limit)
         self._plans = PlanCache()
         self._cpu_meter = cpu_meter
+        # What is inside the image a reference names (the server hands in its catalog's view).
+        self.image_content = image_content or Catalog().content_of_reference
+        self._contents: dict[str, ImageContent] = {}  # by reference, shared by the containers of an image
 
     # ------------------------------------------------------------ plumbing
 
@@ -330,14 +336,28 @@ class Runtime:
             self._entered(c, step)
         return c
 
+    def content_of(self, c: Container) -> ImageContent:
+        """What is inside the container's image."""
+        content = self._contents.get(c.image)
+        if content is None:
+            if len(self._contents) >= 1024:
+                self._contents.clear()
+            content = self._contents[c.image] = self.image_content(c.image)
+        return content
+
+    def argv_of(self, c: Container) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(command, args) the container runs: its config's, completed by its image's default."""
+        return self.content_of(c).argv(c.command, c.args)
+
     def _plan(self, c: Container) -> Plan:
         sb = self._sandboxes.get(c.sandbox_id)
         settings = behaviour_annotations(c.annotations, sb.annotations if sb is not None else None, c.name)
-        if not looks_inside(c.command + c.args):
-            return self._plans.get(c.command, c.args, settings)
+        command, args = self.argv_of(c)
+        if not looks_inside(command + args):
+            return self._plans.get(command, args, settings)
         plan = self._own_plans.get(c.id)  # a command that reads its userland has a plan of its own
         if plan is None:
-            plan = self._own_plans[c.id] = build_plan(c.command, c.args, settings,
+            plan = self._own_plans[c.id] = build_plan(command, args, settings,
                                                       self._context(c, Context(main=True)))
         return plan
 
@@ -365,7 +385,7 @@ class Runtime:
                 self._write(c, stream, text, now)
                 wrote = True
         if not wrote and not plan.quiet:
-            argv = " ".join(c.command + c.args) or "(image default command)"
+            argv = " ".join(sum(self.argv_of(c), ())) or "(image default command)"
             self._write(c, "stdout", f"fakecri: started container {c.name}: {argv}\n", now)
         self._after_wake(c, plan, 0, now)
 
@@ -550,7 +570,7 @@ class Runtime:
             c = self.get_container(cid)
             sb = self._sandboxes.get(c.sandbox_id)
             spec = read_spec(c.spec, sb.spec if sb else b"", hostname=sb.hostname if sb else "")
-            world = self._userlands[c.id] = Userland(spec, ip=sb.ip if sb else "")
+            world = self._userlands[c.id] = Userland(spec, ip=sb.ip if sb else "", content=self.content_of(c))
         return world
 
     # ------------------------------------------------------------ input to a container's own command

@@ -43,7 +43,7 @@ class EventBuilder:
         return data
 
     def container_status_bytes(self, c) -> bytes:
-        return self._cached(c, tr.container_status)
+        return self._cached(c, lambda c: tr.container_status(c, self.st.runtime.content_of(c)))
 
     def sandbox_status_bytes(self, sb) -> bytes:
         return self._cached(sb, tr.sandbox_status)
@@ -78,7 +78,8 @@ class EventBuilder:
         out = []
         for sb in sandboxes:
             for cid in sb.container_ids:
-                out.append(tr.container_status(rt.get_container(cid)))
+                c = rt.get_container(cid)
+                out.append(tr.container_status(c, rt.content_of(c)))
         return out
 
     def sandbox_status_response(self, sb) -> pb.PodSandboxStatusResponse:

@@ -126,6 +126,7 @@ def restore_into(state: ServerState, doc: dict[str, Any], path: str) -> None:
             doc["runtime"], state.clock, state.ids, on_event=state.events.on_event, log_sink=state.log_sink,
             pod_cidr=cfg.pod_cidr, runtime_handlers=cfg.runtime_handlers,
             limits=Limits(max_sandboxes=cfg.max_sandboxes, max_containers=cfg.max_containers), outbox_limit=0,
+            image_content=state.runtime.image_content,
         )
         images = ImageStore.from_dict(doc["images"], state.clock, state.catalog, cfg.max_images)
         ids_doc = doc.get("ids") or {}

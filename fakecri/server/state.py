@@ -97,6 +97,7 @@ class ServerState:
             runtime_handlers=self.config.runtime_handlers,
             limits=Limits(max_sandboxes=self.config.max_sandboxes, max_containers=self.config.max_containers),
             outbox_limit=0,  # events leave through on_event; nothing drains the outbox
+            image_content=(self.catalog or Catalog()).content_of_reference,
         )
 
     def _new_images(self) -> ImageStore:
