@@ -64,6 +64,7 @@ class ImageContent:
     group: str = BUSYBOX_GROUP  # /etc/group
     setuid_root: tuple[str, ...] = ()  # programs (base names) owned by root with the setuid bit
     http_ports: tuple[int, ...] = ()  # ports its own command serves HTTP on, once it runs
+    http_server: str = "nginx"  # which server answers there: "nginx" or "httpd"
 
     def argv(self, command: tuple[str, ...], args: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(command, args) that run, as Kubernetes combines a config with the image: a command
@@ -71,6 +72,16 @@ class ImageContent:
         if command:
             return command, args
         return self.entrypoint, args or self.cmd
+
+    def serves_on(self, command: tuple[str, ...], args: tuple[str, ...]) -> tuple[int, ...]:
+        """The ports a container of this image serves HTTP on while its command runs: the
+        image's, when that command is the image's own or starts its web server."""
+        if not self.http_ports:
+            return ()
+        argv = sum(self.argv(command, args), ())
+        if argv == self.entrypoint + self.cmd:
+            return self.http_ports
+        return self.http_ports if argv and argv[0].rsplit("/", 1)[-1] in SERVER_PROGRAMS else ()
 
 
 BUSYBOX = ImageContent()
@@ -94,16 +105,19 @@ KNOWN: dict[str, ImageContent] = {
     "registry.k8s.io/e2e-test-images/nginx": _NGINX,
     "docker.io/library/nginx": _NGINX,
     "registry.k8s.io/e2e-test-images/httpd": ImageContent(
-        cmd=("httpd-foreground",), http_ports=(80,),
+        cmd=("httpd-foreground",), http_ports=(80,), http_server="httpd",
         passwd=BUSYBOX_PASSWD.replace("www-data:x:33:33:www-data:/var/www:/bin/false",
                                       "www-data:x:33:33:www-data:/var/www:/usr/sbin/nologin")),
-    "docker.io/library/httpd": ImageContent(cmd=("httpd-foreground",), http_ports=(80,)),
+    "docker.io/library/httpd": ImageContent(cmd=("httpd-foreground",), http_ports=(80,), http_server="httpd"),
     # nginx on the host network, listening on 12003
     "gcr.io/k8s-staging-cri-tools/hostnet-nginx-amd64": ImageContent(
         cmd=("nginx", "-g", "daemon off;"), passwd=_NGINX_PASSWD, group=_NGINX_GROUP, http_ports=(12003,)),
 }
 
-_KEYS = {"entrypoint", "cmd", "user", "passwd", "group", "setuid_root", "http_ports"}
+_KEYS = {"entrypoint", "cmd", "user", "passwd", "group", "setuid_root", "http_ports", "http_server"}
+WEB_SERVERS = ("nginx", "httpd")
+# programs that start the image's web server
+SERVER_PROGRAMS = frozenset({"nginx", "httpd", "httpd-foreground", "apache2", "apache2-foreground"})
 
 
 def content_from_dict(data: Mapping[str, Any], where: str) -> ImageContent:
@@ -130,6 +144,9 @@ def content_from_dict(data: Mapping[str, Any], where: str) -> ImageContent:
     if not isinstance(ports, list) or not all(isinstance(p, int) and not isinstance(p, bool) and 0 < p < 65536
                                               for p in ports):
         raise InvalidArgument(f"{where}: content.http_ports must be a list of ports 1..65535")
+    server = text("http_server", "nginx")
+    if server not in WEB_SERVERS:
+        raise InvalidArgument(f"{where}: content.http_server must be one of {', '.join(WEB_SERVERS)}")
     return ImageContent(entrypoint=words("entrypoint"), cmd=words("cmd"), user=text("user", ""),
                         passwd=text("passwd", BUSYBOX_PASSWD), group=text("group", BUSYBOX_GROUP),
-                        setuid_root=words("setuid_root"), http_ports=tuple(ports))
+                        setuid_root=words("setuid_root"), http_ports=tuple(ports), http_server=server)

@@ -349,6 +349,12 @@ class Runtime:
         """(command, args) the container runs: its config's, completed by its image's default."""
         return self.content_of(c).argv(c.command, c.args)
 
+    def web_ports(self, c: Container) -> tuple[int, ...]:
+        """The ports the container's own web server listens on (none unless it is running)."""
+        if c.state != _RUNNING:
+            return ()
+        return self.content_of(c).serves_on(c.command, c.args)
+
     def _plan(self, c: Container) -> Plan:
         sb = self._sandboxes.get(c.sandbox_id)
         settings = behaviour_annotations(c.annotations, sb.annotations if sb is not None else None, c.name)

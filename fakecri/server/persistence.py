@@ -123,7 +123,7 @@ def restore_into(state: ServerState, doc: dict[str, Any], path: str) -> None:
     cfg = state.config
     try:
         runtime = Runtime.from_dict(
-            doc["runtime"], state.clock, state.ids, on_event=state.events.on_event, log_sink=state.log_sink,
+            doc["runtime"], state.clock, state.ids, on_event=state.on_runtime_event, log_sink=state.log_sink,
             pod_cidr=cfg.pod_cidr, runtime_handlers=cfg.runtime_handlers,
             limits=Limits(max_sandboxes=cfg.max_sandboxes, max_containers=cfg.max_containers), outbox_limit=0,
             image_content=state.runtime.image_content,
@@ -136,6 +136,7 @@ def restore_into(state: ServerState, doc: dict[str, Any], path: str) -> None:
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, errors.CoreError) as exc:
         raise StateFileError(f"state file {path} is damaged ({type(exc).__name__}: {exc}); it was left untouched") from None
     runtime.ids = _FreshIds(state.ids, runtime)
+    state.ports.close_all()
     state.runtime = runtime
     state.images = images
 

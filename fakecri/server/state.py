@@ -62,6 +62,9 @@ class ServerState:
         self.server_errors: list[str] = []
         self.bus = EventBus(capacity=config.subscriber_buffer, policy=config.subscriber_policy)
         self.events = EventBuilder(self)
+        from fakecri.server.ports import PortListeners
+
+        self.ports = PortListeners(self)  # listeners of the web servers in running containers
         self.plan = FaultPlan(config.seed, on_fire=self._fault_fired, now_ns=self.clock.now_ns)
         for fault in config.faults:
             self.plan.add(fault)
@@ -91,7 +94,7 @@ class ServerState:
         return Runtime(
             self.clock,
             self.ids,
-            on_event=self.events.on_event,
+            on_event=self.on_runtime_event,
             log_sink=self.log_sink,
             pod_cidr=self.config.pod_cidr,
             runtime_handlers=self.config.runtime_handlers,
@@ -99,6 +102,11 @@ class ServerState:
             outbox_limit=0,  # events leave through on_event; nothing drains the outbox
             image_content=(self.catalog or Catalog()).content_of_reference,
         )
+
+    def on_runtime_event(self, ev) -> None:
+        """Every event of the runtime: to the event streams, and to the web servers' listeners."""
+        self.events.on_event(ev)
+        self.ports.on_event(ev)
 
     def _new_images(self) -> ImageStore:
         return ImageStore(self.clock, self.catalog, max_images=self.config.max_images)
@@ -198,6 +206,7 @@ class ServerState:
         self.down_until = loop.time() + downtime_s
         if wipe:
             self.runtime.wipe()
+            self.ports.close_all()
         log.warning("runtime restart", downtime_s=downtime_s, wipe=wipe)
         if self.on_availability is not None:
             await self.on_availability(False)
@@ -218,6 +227,7 @@ class ServerState:
         if isinstance(self.clock, FakeClock):
             self.clock._now = self._initial_clock_ns
         self.images = self._new_images()
+        self.ports.close_all()
         self.runtime = self._new_runtime()
         self.counters.clear()
         self.call_log.clear()
