@@ -10,6 +10,7 @@ import json
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core.image_content import BUSYBOX, ImageContent
 from fakecri.core.userland.identity import identity
+from fakecri.core.userland.spec import STRICT
 from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox
 from fakecri.server.wire import field_fragment
 
@@ -144,7 +145,7 @@ def container_status(c: Container, content: ImageContent = BUSYBOX) -> pb.Contai
         run_as_group=sec.run_as_group.value if sec.HasField("run_as_group") else None,
         run_as_username=sec.run_as_username,
         supplemental_groups=tuple(sec.supplemental_groups),
-        strict=sec.supplemental_groups_policy == pb.SupplementalGroupsPolicy.Strict,
+        strict=sec.supplemental_groups_policy == STRICT,
     )
     user = pb.ContainerUser(
         linux=pb.LinuxContainerUser(uid=who.uid, gid=who.gid, supplemental_groups=list(who.supplemental))

@@ -38,6 +38,17 @@ def accounts(text: str, group: bool) -> tuple[Account, ...]:
     return tuple(out)
 
 
+@lru_cache(maxsize=64)
+def _users(passwd: str) -> tuple[dict[str, Account], dict[int, Account]]:
+    users = accounts(passwd, False)
+    return {u.name: u for u in users}, {u.id: u for u in users}
+
+
+@lru_cache(maxsize=256)
+def _member_of(group: str, name: str) -> tuple[int, ...]:
+    return tuple(g.id for g in accounts(group, True) if name in g.members)
+
+
 @dataclass(frozen=True, slots=True)
 class Identity:
     uid: int
@@ -52,11 +63,10 @@ class Identity:
         return [self.gid] + [g for g in self.supplemental if g != self.gid]
 
 
+@lru_cache(maxsize=1024)  # containers of one spec share one answer
 def identity(content: ImageContent, *, run_as_user: int | None, run_as_group: int | None, run_as_username: str,
              supplemental_groups: tuple[int, ...], strict: bool) -> Identity:
-    users = accounts(content.passwd, False)
-    by_name = {u.name: u for u in users}
-    by_uid = {u.id: u for u in users}
+    by_name, by_uid = _users(content.passwd)
     image_user, _, image_group = content.user.partition(":")
     uid = 0
     if run_as_user is not None:
@@ -77,5 +87,5 @@ def identity(content: ImageContent, *, run_as_user: int | None, run_as_group: in
         gid = account.gid if account else 0
     ids = {gid, *supplemental_groups}
     if not strict and name:
-        ids.update(g.id for g in accounts(content.group, True) if name in g.members)
+        ids.update(_member_of(content.group, name))
     return Identity(uid, gid, name, account.home if account else "/", tuple(sorted(ids)))
