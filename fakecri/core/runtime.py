@@ -32,6 +32,7 @@ from fakecri.core.records import Container, ContainerState, Image, Resources, Sa
 from fakecri.core.shell import READ, Context, Process, Sleep, Write, spawn
 from fakecri.core.store import RuntimeStore
 from fakecri.core.userland import USERLAND_COMMANDS, Userland, looks_inside, read_spec
+from fakecri.core.userland.spec import CONTAINER, POD, pid_mode
 from fakecri.core.timers import INPUT, STOP, WAKE
 from fakecri.core.transitions import GONE, MISSING, events_on_entering, path_for
 
@@ -42,6 +43,12 @@ OutputListener = Callable[[str, str, str, int], None]  # (container_id, stream, 
 
 _RUNNING = ContainerState.RUNNING
 _EXITED = ContainerState.EXITED
+
+
+def host_pid(cid: str) -> int:
+    """The pid a container's main process has on the node (stable: from its id)."""
+    head = cid[:8]
+    return 1000 + int(head, 16) % 4_000_000 if head and all(ch in "0123456789abcdef" for ch in head) else 1000
 
 
 class LiveInput:
@@ -349,6 +356,28 @@ class Runtime:
         """(command, args) the container runs: its config's, completed by its image's default."""
         return self.content_of(c).argv(c.command, c.args)
 
+    def processes_seen_from(self, cid: str) -> list[tuple[int, str]]:
+        """(pid, command line) of the processes a container's PID namespace shows, pid 1 first:
+        its own command (NamespaceMode CONTAINER), the pod's pause and containers (POD), or
+        the node's init and every running container's command (NODE)."""
+        c = self.get_container(cid)
+        sb = self._sandboxes.get(c.sandbox_id)
+        mode = pid_mode(sb.spec) if sb is not None else CONTAINER
+        if mode == CONTAINER:
+            return [(1, self._title(c))]
+        if mode == POD and sb is not None:
+            return [(1, "/pause")] + [(n + 2, self._title(self._containers[other]))
+                                      for n, other in enumerate(sb.container_ids)
+                                      if self._containers[other].state == _RUNNING]
+        return [(1, "/sbin/init")] + sorted((host_pid(other.id), self._title(other))
+                                            for other in self._containers.values() if other.state == _RUNNING)
+
+    def _title(self, c: Container) -> str:
+        """A container's main process as `ps` shows it (nginx names its master process)."""
+        argv = sum(self.argv_of(c), ())
+        line = " ".join(argv) or "sh"
+        return "nginx: master process " + line if argv and argv[0].rsplit("/", 1)[-1] == "nginx" else line
+
     def web_ports(self, c: Container) -> tuple[int, ...]:
         """The ports the container's own web server listens on (none unless it is running)."""
         if c.state != _RUNNING:
@@ -576,7 +605,9 @@ class Runtime:
             c = self.get_container(cid)
             sb = self._sandboxes.get(c.sandbox_id)
             spec = read_spec(c.spec, sb.spec if sb else b"", hostname=sb.hostname if sb else "")
-            world = self._userlands[c.id] = Userland(spec, ip=sb.ip if sb else "", content=self.content_of(c))
+            cid = c.id
+            world = self._userlands[c.id] = Userland(spec, ip=sb.ip if sb else "", content=self.content_of(c),
+                                                     processes=lambda: self.processes_seen_from(cid))
         return world
 
     # ------------------------------------------------------------ input to a container's own command

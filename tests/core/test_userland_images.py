@@ -92,3 +92,46 @@ def test_netstat_shows_the_host_sockets_only_on_the_host_network(runtime, pods):
         in_pod = start(runtime, pods, "busybox", pb.ContainerConfig(command=["sleep", "infinity"]), name="pod")
         assert f"127.0.0.1:{port} " in runtime.exec_sync(on_host.id, ["netstat", "-ln"]).stdout.decode()
         assert f":{port} " not in runtime.exec_sync(in_pod.id, ["netstat", "-ln"]).stdout.decode()
+
+
+def _pid_sandbox(mode: int, ipc: int = pb.NamespaceMode.POD) -> pb.PodSandboxConfig:
+    return pb.PodSandboxConfig(linux=pb.LinuxPodSandboxConfig(security_context=pb.LinuxSandboxSecurityContext(
+        namespace_options=pb.NamespaceOption(pid=mode, ipc=ipc))))
+
+
+def test_processes_follow_the_pid_namespace(runtime, pods):
+    nginx = "registry.k8s.io/e2e-test-images/nginx:1.14-2"
+    own = start(runtime, pods, nginx, pb.ContainerConfig(), _pid_sandbox(pb.NamespaceMode.CONTAINER), "own")
+    assert runtime.exec_sync(own.id, ["cat", "/proc/1/cmdline"]).stdout == b"nginx:\0master\0process\0nginx\0-g\0daemon\0off;\0"
+    assert runtime.exec_sync(own.id, ["cat", "/var/run/nginx.pid"]).stdout == b"1\n"
+    assert runtime.exec_sync(own.id, ["ps"]).stdout.decode().splitlines() == [
+        "PID   USER     TIME  COMMAND", "    1 root      0:00 nginx: master process nginx -g daemon off;",
+        "    2 root      0:00 ps"]
+
+    shared = start(runtime, pods, nginx, pb.ContainerConfig(), _pid_sandbox(pb.NamespaceMode.POD), "shared")
+    assert runtime.exec_sync(shared.id, ["cat", "/proc/1/cmdline"]).stdout == b"/pause\0"
+
+    host = _pid_sandbox(pb.NamespaceMode.NODE)
+    web = start(runtime, pods, nginx, pb.ContainerConfig(), host, "web")
+    other = start(runtime, pods, "busybox", pb.ContainerConfig(command=["sh", "-c", "sleep 1000"]), host, "other")
+    nginx_pid = runtime.exec_sync(web.id, ["cat", "/var/run/nginx.pid"]).stdout.decode().strip()
+    seen = runtime.exec_sync(other.id, ["pidof", "nginx"]).stdout.decode().split()
+    assert nginx_pid in seen and len(seen) == 3  # every nginx on the node, this one among them
+    assert runtime.exec_sync(other.id, ["pidof", "nosuch"]).exit_code == 1
+
+
+def test_host_ipc_shows_the_host_segments(runtime, pods):
+    try:
+        with open("/proc/sysvipc/shm") as f:
+            rows = f.read().splitlines()[1:]
+    except OSError:
+        rows = []
+    host = start(runtime, pods, "busybox", pb.ContainerConfig(command=["sleep", "infinity"]),
+                 _pid_sandbox(pb.NamespaceMode.POD, pb.NamespaceMode.NODE), "host")
+    pod = start(runtime, pods, "busybox", pb.ContainerConfig(command=["sleep", "infinity"]), name="pod")
+    on_host = runtime.exec_sync(host.id, ["ipcs", "-m"]).stdout.decode()
+    in_pod = runtime.exec_sync(pod.id, ["ipcs", "-m"]).stdout.decode()
+    assert "Shared Memory Segments" in in_pod and len(in_pod.strip().splitlines()) == 2  # no segments
+    assert len(on_host.strip().splitlines()) == 2 + len(rows)
+    for row in rows:
+        assert f" {row.split()[1]} " in on_host

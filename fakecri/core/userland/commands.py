@@ -420,7 +420,46 @@ def _netstat(args: list[str], io: Io) -> Process:
     return 0
 
 
+def _ps(args: list[str], io: Io) -> Process:
+    """busybox ps: the processes of the container's PID namespace, then ps itself."""
+    world = _world(io)
+    procs = world.processes()
+    user = world.user_name or str(world.uid)
+    rows = procs + [(max(pid for pid, _ in procs) + 1, "ps " + " ".join(args) if args else "ps")]
+    yield from io.write("PID   USER     TIME  COMMAND\n" + "".join(
+        f"{pid:>5} {user[:8]:<8}  0:00 {line}\n" for pid, line in rows))
+    return 0
+
+
+def _pidof(args: list[str], io: Io) -> Process:
+    names = {a for a in args if not a.startswith("-")}
+    pids = [str(pid) for pid, line in reversed(_world(io).processes())
+            if line.split(":", 1)[0].split(" ", 1)[0].rsplit("/", 1)[-1] in names]
+    if pids:
+        yield from io.write(" ".join(pids) + "\n")
+    return 0 if pids else 1
+
+
+def _ipcs(args: list[str], io: Io) -> Process:
+    """busybox ipcs -m: the shared memory segments of the container's IPC namespace (the host's
+    with host IPC; none made inside are modelled)."""
+    world = _world(io)
+    try:
+        lines = world.read("/proc/sysvipc/shm").decode().splitlines()[1:]
+    except FileError:
+        lines = []
+    out = "\n------ Shared Memory Segments --------\nkey        shmid      owner      perms      bytes      nattch     status      \n"
+    for line in lines:
+        f = line.split()
+        if len(f) >= 9:
+            out += f"0x{int(f[0]) & 0xFFFFFFFF:08x} {f[1]:<10} {world.user_named(int(f[7])) or f[7]:<10} " \
+                   f"{f[2]:<10} {f[3]:<10} {f[6]:<10}\n"
+    yield from io.write(out + "\n")
+    return 0
+
+
 USERLAND_COMMANDS: dict[str, Command] = {
+    "ps": _ps, "pidof": _pidof, "ipcs": _ipcs,
     "nnp": _nnp, "dd": _dd, "netstat": _netstat,
     "id": _id, "whoami": _whoami, "groups": _groups, "hostname": _hostname, "env": _env,
     "printenv": _printenv, "sysctl": _sysctl, "cat": _cat, "ls": _ls, "pwd": _pwd,

@@ -147,3 +147,10 @@ def network_mode(sandbox_spec: bytes) -> int:
     ns = wire.sub(wire.sub(wire.sub(wire.message(sandbox_spec), 8), 2), 1)
     values = [v for v in ns.get(1, ()) if isinstance(v, int)]
     return values[-1] if values else POD
+
+
+def pid_mode(sandbox_spec: bytes) -> int:
+    """The sandbox's PID namespace: POD (shared by its containers), CONTAINER or NODE."""
+    ns = wire.sub(wire.sub(wire.sub(wire.message(sandbox_spec), 8), 2), 1)
+    values = [v for v in ns.get(2, ()) if isinstance(v, int)]
+    return values[-1] if values else POD

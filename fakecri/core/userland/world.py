@@ -14,12 +14,15 @@ import os
 import posixpath
 import shutil
 
+from typing import Callable
+
 from fakecri.core.image_content import BUSYBOX, ImageContent
 from fakecri.core.userland.identity import accounts, identity
 from fakecri.core.userland.privilege import Privilege, privilege
 from fakecri.core.userland.spec import NODE, MountSpec, UserlandSpec
 
-ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc/1", "/proc/sys", "/root", "/sys",
+ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc/1", "/proc/sys", "/proc/sysvipc",
+             "/root", "/sys",
              "/tmp", "/usr",
              "/usr/bin", "/var", "/var/run", "/var/log")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -35,6 +38,15 @@ def _on_submount(root: str, path: str) -> bool:
         return os.stat(probe).st_dev != os.stat(root).st_dev
     except OSError:
         return False
+
+
+def _host_file(path: str) -> bytes:
+    """A file of the host's /proc, for a container that shares the host's namespace."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
 
 
 def host_listeners() -> list[tuple[str, str]]:
@@ -80,8 +92,11 @@ NOT_DIR = "Not a directory"
 
 
 class Userland:
-    def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX) -> None:
+    def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX,
+                 processes: Callable[[], list[tuple[int, str]]] | None = None) -> None:
         self.spec = spec
+        # (pid, command line) its PID namespace shows, pid 1 first (the runtime knows them)
+        self.processes = processes or (lambda: [(1, "sh")])
         self.ip = ip
         self.content = content
         self._files: dict[str, bytes] = {}  # the in-memory layer of the root filesystem
@@ -161,6 +176,15 @@ class Userland:
             return self.content.passwd.encode()
         if path == "/etc/group":
             return self.content.group.encode()
+        if path == "/proc/1/cmdline":
+            if self.spec.pid_mode == NODE:
+                return _host_file("/proc/1/cmdline")
+            return "".join(word + "\0" for word in self.processes()[0][1].split(" ")).encode()
+        if path == "/proc/sysvipc/shm" and self.spec.ipc_mode == NODE:
+            return _host_file(path)
+        if path == "/var/run/nginx.pid" and self.content.http_server == "nginx" and self.content.http_ports:
+            mine = [pid for pid, line in self.processes() if line.startswith("nginx: master process")]
+            return f"{mine[0]}\n".encode() if mine else None
         if path in ("/proc/self/status", "/proc/1/status"):
             return self._status()
         if path.startswith("/proc/sys/"):
