@@ -83,11 +83,11 @@ def _critest(critest_bin, socket_path: str, focus: str, tmp_path) -> dict[str, s
     return ran
 
 
-def test_critest_image_and_memory_specs_pass(crictl, critest_bin, srv, tmp_path):
-    ran = _critest(critest_bin, srv.config.socket, "SupplementalGroupsPolicy|NoNewPrivs|OOMKilled|HostNetwork",
+def test_critest_image_memory_and_namespace_specs_pass(crictl, critest_bin, srv, tmp_path):
+    ran = _critest(critest_bin, srv.config.socket, "SupplementalGroupsPolicy|NoNewPrivs|OOMKilled|NamespaceOption",
                    tmp_path)
     assert set(ran.values()) == {"passed"}, ran
-    assert len(ran) == 7, ran
+    assert len(ran) == 12, ran
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the web server's port 80 on the pod IP needs root to bind")
