@@ -99,6 +99,11 @@ KNOWN: dict[str, ImageContent] = {
         passwd=BUSYBOX_PASSWD + "default-user:x:1000:1000:Linux User,,,:/home/default-user:/bin/sh\n",
         group=BUSYBOX_GROUP + "default-user:x:1000:\ngroup-defined-in-image:x:50000:default-user\n",
     ),
+    # Images whose config names a user, for the image status fields.
+    "gcr.io/k8s-staging-cri-tools/test-image-user-uid": ImageContent(user="1002"),
+    "gcr.io/k8s-staging-cri-tools/test-image-user-username": ImageContent(user="www-data"),
+    "gcr.io/k8s-staging-cri-tools/test-image-user-uid-group": ImageContent(user="1003:1004"),
+    "gcr.io/k8s-staging-cri-tools/test-image-user-username-group": ImageContent(user="www-data:www-data"),
     # Its entrypoint is a setuid-root program that prints the effective uid it runs with.
     "registry.k8s.io/e2e-test-images/nonewprivs": ImageContent(
         entrypoint=("/usr/local/bin/nnp",), setuid_root=("nnp",)),

@@ -135,3 +135,16 @@ def test_host_ipc_shows_the_host_segments(runtime, pods):
     assert len(on_host.strip().splitlines()) == 2 + len(rows)
     for row in rows:
         assert f" {row.split()[1]} " in on_host
+
+
+def test_image_status_reports_the_image_user():
+    from fakecri.core.clock import FakeClock
+    from fakecri.core.images import ImageStore
+
+    store = ImageStore(FakeClock())
+    prefix = "gcr.io/k8s-staging-cri-tools/test-image-user-"
+    got = {name: (store.pull(prefix + name).uid, store.pull(prefix + name).username)
+           for name in ("uid", "username", "uid-group", "username-group")}
+    assert got == {"uid": (1002, ""), "username": (None, "www-data"), "uid-group": (1003, ""),
+                   "username-group": (None, "www-data")}
+    assert (store.pull("busybox").uid, store.pull("busybox").username) == (None, "")
