@@ -187,6 +187,8 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
     own = record(spawn(tuple(command) + tuple(args), ctx or Context(main=True)), None)
     outputs = own.outputs
     end_ns, exit_code, reason = own.end_ns, own.exit_code, reason_for(own.exit_code)
+    if end_ns is not None and ctx is not None and ctx.userland is not None and ctx.userland().oom_killed:
+        reason = "OOMKilled"  # its cgroup saw an OOM kill: containerd reports the exit so
     stream = settings.get(LOG_STREAM, "stdout").strip()
     if stream not in ("stdout", "stderr"):
         raise InvalidArgument(f"annotation {LOG_STREAM}: {stream!r} is not stdout or stderr")

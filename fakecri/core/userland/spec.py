@@ -11,6 +11,15 @@ from dataclasses import dataclass, field
 from fakecri.core.userland import wire
 
 STRICT = 1  # SupplementalGroupsPolicy.Strict (Merge is 0)
+POD, CONTAINER, NODE = 0, 1, 2  # NamespaceMode
+
+
+@dataclass(frozen=True, slots=True)
+class PortSpec:
+    container_port: int
+    host_port: int  # 0: none asked for
+    host_ip: str  # "": the runtime's default
+    protocol: int  # Protocol: TCP 0, UDP 1, SCTP 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +53,11 @@ class UserlandSpec:
     drop_capabilities: tuple[str, ...] = ()
     no_new_privs: bool = False
     seccomp: tuple[int, str] | None = None  # (profile type, localhost path); None: no profile given
+    memory_limit: int = 0  # bytes; 0: no limit
+    network_mode: int = POD  # the sandbox's network namespace: POD, or NODE for the host's
+    pid_mode: int = POD
+    ipc_mode: int = POD
+    port_mappings: tuple[PortSpec, ...] = ()  # the sandbox's
 
 
 def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "") -> UserlandSpec:
@@ -80,7 +94,19 @@ def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "")
         old = wire.text(sc, 10)
         seccomp = ((2, old.removeprefix("localhost/")) if old.startswith("localhost/")
                    else (1, "") if old == "unconfined" else (0, ""))
+    ns = wire.sub(wire.sub(wire.sub(s, 8), 2), 1)  # linux.security_context.namespace_options
+
+    def mode(number: int, default: int) -> int:
+        values = [v for v in ns.get(number, ()) if isinstance(v, int)]
+        return values[-1] if values else default
+
+    limits = [v for v in wire.sub(wire.sub(c, 15), 1).get(4, ()) if isinstance(v, int)]  # memory_limit_in_bytes
     return UserlandSpec(
+        memory_limit=wire.signed(limits[-1]) if limits else 0,
+        network_mode=mode(1, POD),
+        pid_mode=mode(2, POD),
+        ipc_mode=mode(3, POD),
+        port_mappings=port_mappings(sandbox_spec),
         run_as_user=wire.signed(user[1][-1]) if 1 in user else (0 if 5 in sc else None),
         run_as_group=wire.signed(group[1][-1]) if 1 in group else (0 if 12 in sc else None),
         run_as_username=wire.text(sc, 6),
@@ -103,3 +129,28 @@ def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "")
         no_new_privs=wire.flag(sc, 11),
         seccomp=seccomp,
     )
+
+
+def port_mappings(sandbox_spec: bytes) -> tuple[PortSpec, ...]:
+    """The port mappings of a serialized PodSandboxConfig."""
+    out = []
+    for raw in wire.message(sandbox_spec).get(5, ()):
+        if isinstance(raw, bytes):
+            m = wire.message(raw)
+            number = {k: ([v for v in m.get(k, ()) if isinstance(v, int)] or [0])[-1] for k in (1, 2, 3)}
+            out.append(PortSpec(number[2], number[3], wire.text(m, 4), number[1]))
+    return tuple(out)
+
+
+def network_mode(sandbox_spec: bytes) -> int:
+    """POD, or NODE for a sandbox on the host's network."""
+    ns = wire.sub(wire.sub(wire.sub(wire.message(sandbox_spec), 8), 2), 1)
+    values = [v for v in ns.get(1, ()) if isinstance(v, int)]
+    return values[-1] if values else POD
+
+
+def pid_mode(sandbox_spec: bytes) -> int:
+    """The sandbox's PID namespace: POD (shared by its containers), CONTAINER or NODE."""
+    ns = wire.sub(wire.sub(wire.sub(wire.message(sandbox_spec), 8), 2), 1)
+    values = [v for v in ns.get(2, ()) if isinstance(v, int)]
+    return values[-1] if values else POD

@@ -13,50 +13,16 @@ from __future__ import annotations
 import os
 import posixpath
 import shutil
-from dataclasses import dataclass
 
+from typing import Callable
+
+from fakecri.core.image_content import BUSYBOX, ImageContent
+from fakecri.core.userland.identity import accounts, identity
 from fakecri.core.userland.privilege import Privilege, privilege
-from fakecri.core.userland.spec import MountSpec, UserlandSpec
+from fakecri.core.userland.spec import NODE, MountSpec, UserlandSpec
 
-# The image's account files: what the busybox image ships.
-PASSWD = """root:x:0:0:root:/root:/bin/sh
-daemon:x:1:1:daemon:/usr/sbin:/bin/false
-bin:x:2:2:bin:/bin:/bin/false
-sys:x:3:3:sys:/dev:/bin/false
-sync:x:4:100:sync:/bin:/bin/sync
-mail:x:8:8:mail:/var/spool/mail:/bin/false
-www-data:x:33:33:www-data:/var/www:/bin/false
-operator:x:37:37:Operator:/var:/bin/false
-nobody:x:65534:65534:nobody:/home:/bin/false
-"""
-GROUP = """root:x:0:
-daemon:x:1:
-bin:x:2:
-sys:x:3:
-adm:x:4:
-tty:x:5:
-disk:x:6:
-lp:x:7:
-mail:x:8:
-kmem:x:9:
-wheel:x:10:root
-cdrom:x:11:
-dialout:x:18:
-floppy:x:19:
-video:x:28:
-audio:x:29:
-tape:x:32:
-www-data:x:33:
-operator:x:37:
-utmp:x:43:
-plugdev:x:46:
-staff:x:50:
-lock:x:54:
-netdev:x:82:
-users:x:100:
-nogroup:x:65534:
-"""
-ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc/1", "/proc/sys", "/root", "/sys",
+ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc/1", "/proc/sys", "/proc/sysvipc",
+             "/root", "/sys",
              "/tmp", "/usr",
              "/usr/bin", "/var", "/var/run", "/var/log")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -74,6 +40,43 @@ def _on_submount(root: str, path: str) -> bool:
         return False
 
 
+def _host_file(path: str) -> bytes:
+    """A file of the host's /proc, for a container that shares the host's namespace."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def host_listeners() -> list[tuple[str, str]]:
+    """The host's listening TCP sockets, from /proc/net/tcp and tcp6."""
+    out = []
+    for proto, path in (("tcp", "/proc/net/tcp"), ("tcp6", "/proc/net/tcp6")):
+        try:
+            with open(path, encoding="ascii") as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) < 4 or fields[3] != "0A":  # 0A: LISTEN
+                continue
+            address, _, port = fields[1].partition(":")
+            try:
+                raw = bytes.fromhex(address)
+                if len(raw) == 4:
+                    host = ".".join(str(b) for b in raw[::-1])
+                else:  # four host-order 32-bit words
+                    words = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+                    host = ":".join(words[i:i + 2].hex() for i in range(0, 16, 2))
+                    host = "::" if host == "0000:0000:0000:0000:0000:0000:0000:0000" else host
+                out.append((proto, f"{host}:{int(port, 16)}"))
+            except ValueError:
+                continue
+    return out
+
+
 class FileError(Exception):
     """A file operation that fails; `reason` as the C library words it."""
 
@@ -88,56 +91,26 @@ IS_DIR = "Is a directory"
 NOT_DIR = "Not a directory"
 
 
-@dataclass(frozen=True, slots=True)
-class Account:
-    name: str
-    id: int
-    gid: int = 0
-    home: str = "/"
-    members: tuple[str, ...] = ()
-
-
-def _accounts(text: str, group: bool) -> list[Account]:
-    out = []
-    for line in text.splitlines():
-        parts = line.split(":")
-        if len(parts) < 4 or not parts[2].isdigit():
-            continue
-        if group:
-            out.append(Account(parts[0], int(parts[2]), members=tuple(m for m in parts[3].split(",") if m)))
-        elif len(parts) >= 6 and parts[3].isdigit():
-            out.append(Account(parts[0], int(parts[2]), int(parts[3]), parts[5]))
-    return out
-
-
 class Userland:
-    def __init__(self, spec: UserlandSpec, *, ip: str = "") -> None:
+    def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX,
+                 processes: Callable[[], list[tuple[int, str]]] | None = None) -> None:
         self.spec = spec
+        # (pid, command line) its PID namespace shows, pid 1 first (the runtime knows them)
+        self.processes = processes or (lambda: [(1, "sh")])
         self.ip = ip
+        self.content = content
         self._files: dict[str, bytes] = {}  # the in-memory layer of the root filesystem
         self._dirs: set[str] = set(ROOT_DIRS)
         self._removed: set[str] = set()  # generated files deleted in this container
-        users = _accounts(PASSWD, group=False)
-        groups = _accounts(GROUP, group=True)
-        by_name = {u.name: u for u in users}
-        by_uid = {u.id: u for u in users}
-        self._user_names = {u.id: u.name for u in users}
-        self._group_names = {g.id: g.name for g in groups}
-        if spec.run_as_user is not None:
-            self.uid = spec.run_as_user
-        elif spec.run_as_username in by_name:
-            self.uid = by_name[spec.run_as_username].id
-        else:
-            self.uid = 0
-        account = by_uid.get(self.uid)
-        self.user_name = spec.run_as_username or (account.name if account else "")
-        self.gid = spec.run_as_group if spec.run_as_group is not None else (account.gid if account else 0)
-        self.home = account.home if account else "/"
-        ids = [self.gid]
-        if not spec.strict_groups and self.user_name:
-            ids += [g.id for g in groups if self.user_name in g.members]
-        ids += list(spec.supplemental_groups)
-        self.groups = list(dict.fromkeys(ids))
+        self.oom_killed = False  # a process of the container went beyond its memory limit
+        self._user_names = {u.id: u.name for u in accounts(content.passwd, False)}
+        self._group_names = {g.id: g.name for g in accounts(content.group, True)}
+        who = identity(content, run_as_user=spec.run_as_user, run_as_group=spec.run_as_group,
+                       run_as_username=spec.run_as_username, supplemental_groups=spec.supplemental_groups,
+                       strict=spec.strict_groups)
+        self.identity = who
+        self.uid, self.gid, self.user_name, self.home = who.uid, who.gid, who.user_name, who.home
+        self.groups = who.groups
 
     # ------------------------------------------------------------ identity and environment
 
@@ -157,6 +130,13 @@ class Userland:
                 f"CapBnd:\t{p.bounding:016x}\nCapAmb:\t{0:016x}\n"
                 f"NoNewPrivs:\t{int(p.no_new_privs)}\nSeccomp:\t{p.seccomp_mode}\n"
                 f"Seccomp_filters:\t{1 if p.seccomp_mode else 0}\n").encode()
+
+    def listening(self) -> list[tuple[str, str]]:
+        """(protocol, local address) of the listening TCP sockets the container sees: the host's,
+        read from the host's /proc/net, on the host network; its image's web server otherwise."""
+        if self.spec.network_mode == NODE:
+            return host_listeners()
+        return [("tcp", f"0.0.0.0:{port}") for port in self.content.http_ports]
 
     def user_named(self, uid: int) -> str:
         return self._user_names.get(uid, "")
@@ -193,9 +173,18 @@ class Userland:
                 lines.append("options " + " ".join(spec.dns_options))
             return ("\n".join(lines) + "\n").encode() if lines else b""
         if path == "/etc/passwd":
-            return PASSWD.encode()
+            return self.content.passwd.encode()
         if path == "/etc/group":
-            return GROUP.encode()
+            return self.content.group.encode()
+        if path == "/proc/1/cmdline":
+            if self.spec.pid_mode == NODE:
+                return _host_file("/proc/1/cmdline")
+            return "".join(word + "\0" for word in self.processes()[0][1].split(" ")).encode()
+        if path == "/proc/sysvipc/shm" and self.spec.ipc_mode == NODE:
+            return _host_file(path)
+        if path == "/var/run/nginx.pid" and self.content.http_server == "nginx" and self.content.http_ports:
+            mine = [pid for pid, line in self.processes() if line.startswith("nginx: master process")]
+            return f"{mine[0]}\n".encode() if mine else None
         if path in ("/proc/self/status", "/proc/1/status"):
             return self._status()
         if path.startswith("/proc/sys/"):
