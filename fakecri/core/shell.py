@@ -124,7 +124,8 @@ class _Exit(Exception):
         self.code = code
 
 
-_COMPOUND = frozenset({"while", "until", "for", "if", "case", "select", "{", "function"})
+# Compound commands the interpreter does not model (while and until loops it runs).
+_COMPOUND = frozenset({"for", "if", "case", "select", "{", "function"})
 _TO_STDOUT = frozenset({"1", "/dev/stdout", "/proc/1/fd/1", "/proc/self/fd/1"})
 _TO_STDERR = frozenset({"2", "/dev/stderr", "/proc/1/fd/2", "/proc/self/fd/2"})
 
@@ -396,7 +397,7 @@ def _shell(args: list[str], io: Io) -> Process:
         except _Unknown:
             return (yield from _unmodelled(io))
         if any(st.argv[:1] and st.argv[0] in _COMPOUND for st in statements):
-            return (yield from _unmodelled(io))  # loops and conditionals are not modelled
+            return (yield from _unmodelled(io))
         try:
             return (yield from run_statements(statements, io))
         except _Exit as ex:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import socket
 
-from core_helpers import IMAGE
+from helpers.core_pods import IMAGE
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core.catalog import Catalog

@@ -6,7 +6,7 @@ import socket
 import urllib.request
 
 import pytest
-from crihelpers import container_config, sandbox_config
+from helpers.cri import container_config, sandbox_config
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 
