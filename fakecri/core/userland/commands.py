@@ -384,9 +384,10 @@ def looks_inside(argv: Sequence[str]) -> bool:
     """Whether a container's own command may read its userland (a `$`, a redirection, or one
     of these commands by name): such a command gets a plan of its own, built with it."""
     text = " ".join(argv)
-    if "$" in text or ">" in text:
+    if "$" in text or ">" in text or _CAT_FILE.search(text):
         return True
     return any(word.rsplit("/", 1)[-1] in _LOOKING for word in _WORD.findall(text.replace("/", " /")))
 
 
 _LOOKING = frozenset(USERLAND_COMMANDS) - {"cat"}  # a plain `cat` reads its input, not files
+_CAT_FILE = re.compile(r"(?:^|[\s;&|(`])(?:\S*/)?cat\s+[^\s|;&<>-]")  # `cat FILE` does read the userland

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from fakecri.core.userland import wire
 
 STRICT = 1  # SupplementalGroupsPolicy.Strict (Merge is 0)
+POD_MODE = 0  # NamespaceMode.POD (CONTAINER 1, NODE 2, TARGET 3)
+IdMap = tuple[tuple[int, int, int], ...]  # (container id, host id, length) lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,6 +21,7 @@ class MountSpec:
     host_path: str
     readonly: bool
     recursive_read_only: bool = False  # read-only reaches the host's submounts under it too
+    propagation: int = 0  # MountPropagation: 0 private, 1 host to container, 2 bidirectional
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +47,8 @@ class UserlandSpec:
     drop_capabilities: tuple[str, ...] = ()
     no_new_privs: bool = False
     seccomp: tuple[int, str] | None = None  # (profile type, localhost path); None: no profile given
+    uid_map: IdMap | None = None  # a user namespace of the pod's own; None: the host's (mode NODE or unset)
+    gid_map: IdMap | None = None
 
 
 def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "") -> UserlandSpec:
@@ -61,7 +66,9 @@ def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "")
     for raw in c.get(7, ()):  # mounts: Mount
         if isinstance(raw, bytes):
             m = wire.message(raw)
-            mounts.append(MountSpec(wire.text(m, 1), wire.text(m, 2), wire.flag(m, 3), wire.flag(m, 8)))
+            propagation = [v for v in m.get(5, ()) if isinstance(v, int)]
+            mounts.append(MountSpec(wire.text(m, 1), wire.text(m, 2), wire.flag(m, 3), wire.flag(m, 8),
+                                    propagation[-1] if propagation else 0))
     s = wire.message(sandbox_spec)
     dns = wire.sub(s, 4)
     sysctls: dict[str, str] = {}
@@ -80,6 +87,11 @@ def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "")
         old = wire.text(sc, 10)
         seccomp = ((2, old.removeprefix("localhost/")) if old.startswith("localhost/")
                    else (1, "") if old == "unconfined" else (0, ""))
+    userns = wire.sub(wire.sub(sc, 3), 5)  # namespace_options.userns_options, the container's own
+    if not userns:  # else the pod's: linux.security_context.namespace_options.userns_options
+        userns = wire.sub(wire.sub(wire.sub(wire.sub(s, 8), 2), 1), 5)
+    modes = [v for v in userns.get(1, ()) if isinstance(v, int)]
+    pod_userns = bool(userns) and (modes[-1] if modes else POD_MODE) == POD_MODE
     return UserlandSpec(
         run_as_user=wire.signed(user[1][-1]) if 1 in user else (0 if 5 in sc else None),
         run_as_group=wire.signed(group[1][-1]) if 1 in group else (0 if 12 in sc else None),
@@ -102,4 +114,16 @@ def read_spec(container_spec: bytes, sandbox_spec: bytes, *, hostname: str = "")
         drop_capabilities=tuple(wire.texts(caps, 2)),
         no_new_privs=wire.flag(sc, 11),
         seccomp=seccomp,
+        uid_map=_id_map(userns, 2) if pod_userns else None,
+        gid_map=_id_map(userns, 3) if pod_userns else None,
     )
+
+
+def _id_map(userns: dict[int, list[int | bytes]], number: int) -> IdMap:
+    """The IDMapping list in field `number` of a UserNamespace (host_id 1, container_id 2, length 3)."""
+    out = []
+    for raw in userns.get(number, ()):
+        if isinstance(raw, bytes):
+            m = wire.message(raw)
+            out.append(tuple(next((v for v in reversed(m.get(k, ())) if isinstance(v, int)), 0) for k in (2, 1, 3)))
+    return tuple(out)  # type: ignore[return-value]

@@ -74,6 +74,18 @@ def _on_submount(root: str, path: str) -> bool:
         return False
 
 
+def _id_map_text(mapping: tuple[tuple[int, int, int], ...] | None, path: str) -> bytes:
+    """A user-namespace map as the kernel prints it; without a namespace of the pod's own, the
+    host's (this process's), which is what a container in the node's user namespace reads."""
+    if mapping is None:
+        try:
+            with open(path.replace("/proc/1/", "/proc/self/"), "rb") as f:
+                return f.read()
+        except OSError:
+            mapping = ((0, 0, 4294967295),)
+    return "".join(f"{c:>10} {h:>10} {n:>10}\n" for c, h, n in mapping).encode()
+
+
 class FileError(Exception):
     """A file operation that fails; `reason` as the C library words it."""
 
@@ -198,6 +210,8 @@ class Userland:
             return GROUP.encode()
         if path in ("/proc/self/status", "/proc/1/status"):
             return self._status()
+        if path in ("/proc/self/uid_map", "/proc/1/uid_map", "/proc/self/gid_map", "/proc/1/gid_map"):
+            return _id_map_text(spec.uid_map if path.endswith("uid_map") else spec.gid_map, path)
         if path.startswith("/proc/sys/"):
             key = path[len("/proc/sys/"):].replace("/", ".")
             if key in spec.sysctls:
@@ -297,6 +311,7 @@ class Userland:
         candidates = (set(self._files) | self._dirs | self._generated_dirs()
                       | {posixpath.normpath(m.container_path) for m in self.spec.mounts}
                       | {"/etc/hostname", "/etc/hosts", "/etc/resolv.conf", "/etc/passwd", "/etc/group"}
+                      | {f"/proc/{p}/{f}" for p in ("self", "1") for f in ("status", "uid_map", "gid_map")}
                       | {"/proc/sys/" + k.replace(".", "/") for k in self.spec.sysctls})
         for p in candidates:
             if p.startswith(prefix) and p != path and p not in self._removed:
