@@ -127,3 +127,14 @@ def _id_map(userns: dict[int, list[int | bytes]], number: int) -> IdMap:
             m = wire.message(raw)
             out.append(tuple(next((v for v in reversed(m.get(k, ())) if isinstance(v, int)), 0) for k in (2, 1, 3)))
     return tuple(out)  # type: ignore[return-value]
+
+
+def has_private_host_mount(container_spec: bytes) -> bool:
+    """Whether the container mounts a host path with private propagation (the default)."""
+    for number, raw in wire.fields(container_spec):
+        if number == 7 and isinstance(raw, bytes):
+            m = wire.message(raw)
+            propagation = [v for v in m.get(5, ()) if isinstance(v, int)]
+            if wire.text(m, 2) and not (propagation and propagation[-1]):
+                return True
+    return False
