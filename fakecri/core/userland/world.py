@@ -241,8 +241,8 @@ class Userland:
     # ------------------------------------------------------------ paths
 
     def abspath(self, path: str) -> str:
-        if not path:
-            return ""
+        if not path or path.startswith(TMPFS):  # empty, or already where a tmpfs keeps its files
+            return path
         path = posixpath.normpath(posixpath.join(self.spec.working_dir or "/", path))
         return self._through_binds(path) if self._binds else path
 
