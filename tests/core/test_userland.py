@@ -241,3 +241,12 @@ def test_the_node_user_namespace_is_the_hosts(exec_in):
     assert exec_in(pb.ContainerConfig(), sandbox)("cat", "/proc/self/uid_map") == (host, "", 0)
     with open("/proc/self/gid_map") as f:
         assert exec_in()("cat", "/proc/self/gid_map") == (f.read(), "", 0)  # no user namespace option at all
+
+
+def test_cat_reads_files_of_the_container_and_standard_input(exec_in):
+    from fakecri.core.userland import looks_inside
+    run = exec_in()
+    assert run("cat", "/nope") == ("", "cat: can't open '/nope': No such file or directory\n", 1)
+    assert run("cat", "/dev/stdin") == ("", "", 0)  # no input given: nothing to echo
+    assert looks_inside(["cat", "/etc/hosts"]) and not looks_inside(["cat", "/dev/stdin"])
+    assert not looks_inside(["sh", "-c", "echo hi | cat"])

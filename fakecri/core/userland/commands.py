@@ -249,8 +249,8 @@ def _readonly_message() -> str:
 
 
 def _cat(args: list[str], io: Io) -> Process:
-    if not args or args == ["-"]:
-        return (yield from COMMANDS["cat"](args, io))
+    if all(a in ("-", "/dev/stdin") for a in args):  # standard input, as the shell's own cat reads it
+        return (yield from COMMANDS["cat"]([], io))
     world = _world(io)
     status = 0
     for path in args:
@@ -452,4 +452,5 @@ def looks_inside(argv: Sequence[str]) -> bool:
 
 
 _LOOKING = frozenset(USERLAND_COMMANDS) - {"cat"}  # a plain `cat` reads its input, not files
-_CAT_FILE = re.compile(r"(?:^|[\s;&|(`])(?:\S*/)?cat\s+[^\s|;&<>-]")  # `cat FILE` does read the userland
+# `cat FILE` does read the userland (`cat /dev/...` is a stream, not a file of the container)
+_CAT_FILE = re.compile(r"(?:^|[\s;&|(`])(?:\S*/)?cat\s+(?!/dev/)[^\s|;&<>-]")
