@@ -132,3 +132,18 @@ def test_the_mount_table_reader(tmp_path):
     live = HostMounts()
     assert "/" in live.current() and live.current() is live.current()  # re-read only on a change
     live.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.exists("/proc/self/mountinfo"),
+                    reason="making a mount to watch needs root and /proc")
+def test_the_table_follows_a_real_mount(tmp_path):
+    import subprocess
+    table = HostMounts()
+    before = table.current()
+    subprocess.run(["mount", "-t", "tmpfs", "fakecri-test", str(tmp_path)], check=True)
+    try:
+        assert str(tmp_path) in table.current() and str(tmp_path) not in before
+    finally:
+        subprocess.run(["umount", str(tmp_path)], check=True)
+    assert str(tmp_path) not in table.current()
+    table.close()

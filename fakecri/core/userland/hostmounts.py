@@ -8,9 +8,11 @@ kernel reports a change on it (poll), so noting it costs one system call while n
 """
 from __future__ import annotations
 
+import os
 import re
 import select
-from typing import BinaryIO
+import weakref
+from typing import Any
 
 _ESCAPE = re.compile(rb"\\([0-7]{3})")
 
@@ -32,37 +34,42 @@ def parse_mountinfo(data: bytes) -> frozenset[str]:
 class HostMounts:
     def __init__(self, path: str = "/proc/self/mountinfo") -> None:
         self._path = path
-        self._file: BinaryIO | None = None
-        self._poll: select.poll | None = None
+        self._fd: int | None = None
+        self._poll: Any = None  # a select.poll object
         self._broken = False
         self._points: frozenset[str] = frozenset()
 
     def current(self) -> frozenset[str]:
         """The mount points now (empty where the table cannot be read: nothing is then told apart)."""
-        if self._file is None:
+        if self._fd is None:
             if self._broken:
                 return self._points
             try:
-                self._file = open(self._path, "rb")  # noqa: SIM115 - kept open to be polled
-                self._poll = select.poll()
-                self._poll.register(self._file, select.POLLPRI | select.POLLERR)
-            except (OSError, AttributeError):
+                fd = os.open(self._path, os.O_RDONLY | os.O_CLOEXEC)  # kept open to be polled
+            except OSError:
                 self._broken = True
                 return self._points
+            self._fd = fd
+            self._closer = weakref.finalize(self, os.close, fd)
+            self._poll = select.poll()
+            self._poll.register(fd, select.POLLPRI | select.POLLERR)
             self._read()
         elif self._poll is not None and self._poll.poll(0):
             self._read()
         return self._points
 
     def _read(self) -> None:
-        assert self._file is not None
+        assert self._fd is not None
+        chunks = []
         try:
-            self._file.seek(0)
-            self._points = parse_mountinfo(self._file.read())
+            os.lseek(self._fd, 0, os.SEEK_SET)
+            while chunk := os.read(self._fd, 65536):
+                chunks.append(chunk)
         except OSError:
-            pass
+            return
+        self._points = parse_mountinfo(b"".join(chunks))
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        if self._fd is not None:
+            self._closer()
+            self._fd = None
