@@ -31,7 +31,8 @@ from fakecri.core.logsink import LogSink
 from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
 from fakecri.core.shell import READ, Context, Process, Sleep, Write, spawn
 from fakecri.core.store import RuntimeStore
-from fakecri.core.userland import USERLAND_COMMANDS, Userland, looks_inside, read_spec
+from fakecri.core.userland import (USERLAND_COMMANDS, HostMounts, Userland, has_private_host_mount, looks_inside,
+                                   read_spec)
 from fakecri.core.userland.spec import CONTAINER, POD, pid_mode
 from fakecri.core.timers import INPUT, STOP, WAKE
 from fakecri.core.transitions import GONE, MISSING, events_on_entering, path_for
@@ -112,6 +113,8 @@ class Runtime:
         self._live: dict[str, LiveInput] = store.live
         self._userlands: dict[str, Userland] = store.userlands
         self._own_plans: dict[str, Plan] = store.own_plans
+        self._mounts_at_start = store.mounts_at_start
+        self.host_mounts = HostMounts()  # the host's mount table, for mount propagation
         self._is_stale = store.is_stale
         self._outbox: deque[Event] = deque(maxlen=outbox_limit)
         self._plans = PlanCache()
@@ -403,6 +406,8 @@ class Runtime:
         path_for("container", c.id, "start", c.state)
         sb = self._sandboxes[c.sandbox_id]
         path_for("sandbox", sb.id, "start_container", sb.state)
+        if c.spec and has_private_host_mount(c.spec):  # what the host mounts after now stays unseen
+            self._mounts_at_start[c.id] = self.host_mounts.current()
         plan = self._plan(c)
         now = self.clock.now_ns()
         if plan.fail_start is not None:
@@ -530,6 +535,7 @@ class Runtime:
                 self._stopping.pop(c.id, None)
                 self._userlands.pop(c.id, None)
                 self._own_plans.pop(c.id, None)
+                self._mounts_at_start.pop(c.id, None)
                 sb = self._sandboxes.get(c.sandbox_id)
                 if sb is not None:
                     sb.container_ids.remove(c.id)
@@ -609,7 +615,9 @@ class Runtime:
             spec = read_spec(c.spec, sb.spec if sb else b"", hostname=sb.hostname if sb else "")
             cid = c.id
             world = self._userlands[c.id] = Userland(spec, ip=sb.ip if sb else "", content=self.content_of(c),
-                                                     processes=lambda: self.processes_seen_from(cid))
+                                                     processes=lambda: self.processes_seen_from(cid),
+                                                     mounts_at_start=self._mounts_at_start.get(c.id),
+                                                     host_mounts=self.host_mounts.current)
         return world
 
     # ------------------------------------------------------------ input to a container's own command

@@ -249,8 +249,8 @@ def _readonly_message() -> str:
 
 
 def _cat(args: list[str], io: Io) -> Process:
-    if not args or args == ["-"]:
-        return (yield from COMMANDS["cat"](args, io))
+    if all(a in ("-", "/dev/stdin") for a in args):  # standard input, as the shell's own cat reads it
+        return (yield from COMMANDS["cat"]([], io))
     world = _world(io)
     status = 0
     for path in args:
@@ -361,6 +361,68 @@ def _can_write(world: Userland, path: str) -> bool:
     return True
 
 
+def _mount(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    options: set[str] = set()
+    fstype = ""
+    places: list[str] = []
+    rest = list(args)
+    while rest:
+        a = rest.pop(0)
+        if a in ("--bind", "--rbind", "-B", "-R"):
+            options.add("bind")
+        elif a == "-t" and rest:
+            fstype = rest.pop(0)
+        elif a == "-o" and rest:
+            options.update(rest.pop(0).split(","))
+        elif not a.startswith("-"):
+            places.append(a)
+    if not places:
+        lines = [f"{m.host_path} on {m.container_path} type bind ({'ro' if m.readonly else 'rw'})"
+                 for m in world.spec.mounts if m.host_path]
+        lines += [f"{src} on {target} type {'tmpfs' if src == 'tmpfs' else 'bind'} (rw)"
+                  for src, target in world.mounts_made_inside()]
+        yield from io.write("".join(line + "\n" for line in lines))
+        return 0
+    if len(places) != 2:
+        yield from io.error(f"mount: can't find {places[0]} in /etc/fstab\n")
+        return 1
+    if not world.privilege.may("SYS_ADMIN"):
+        yield from io.error("mount: permission denied (are you root?)\n")
+        return 1
+    source, target = places
+    bind = bool(options & {"bind", "rbind"})
+    if not bind and fstype != "tmpfs":
+        yield from io.error(f"mount: mounting {source} on {target} failed: No such device\n")
+        return 1
+    try:
+        world.mount(source, target, tmpfs=not bind)
+    except FileError as exc:
+        yield from io.error(f"mount: mounting {source} on {target} failed: {exc.reason}\n")
+        return 1
+    return 0
+
+
+def _umount(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    _, targets = _split_flags(args)
+    if not targets:
+        yield from io.error("umount: missing operand\n")
+        return 1
+    status = 0
+    for target in targets:
+        if not world.privilege.may("SYS_ADMIN"):
+            yield from io.error(f"umount: can't unmount {target}: Operation not permitted\n")
+            status = 1
+            continue
+        try:
+            world.unmount(target)
+        except FileError as exc:
+            yield from io.error(f"umount: can't unmount {target}: {exc.reason}\n")
+            status = 1
+    return status
+
+
 def _pwd(args: list[str], io: Io) -> Process:
     yield from io.write((_world(io).spec.working_dir or "/") + "\n")
     return 0
@@ -467,7 +529,7 @@ USERLAND_COMMANDS: dict[str, Command] = {
     "mkdir": _file_command("mkdir", lambda w, p, f: w.mkdir(p, parents="p" in f)),
     "rm": _file_command("rm", lambda w, p, f: w.remove(p, recursive="r" in f or "R" in f)),
     "test": _test, "[": _test, "brctl": _brctl, "chmod": _chmod, "grep": _grep, "egrep": _grep,
-    "ping": _ping,
+    "ping": _ping, "mount": _mount, "umount": _umount,
 }
 
 
@@ -478,9 +540,11 @@ def looks_inside(argv: Sequence[str]) -> bool:
     """Whether a container's own command may read its userland (a `$`, a redirection, or one
     of these commands by name): such a command gets a plan of its own, built with it."""
     text = " ".join(argv)
-    if "$" in text or ">" in text:
+    if "$" in text or ">" in text or _CAT_FILE.search(text):
         return True
     return any(word.rsplit("/", 1)[-1] in _LOOKING for word in _WORD.findall(text.replace("/", " /")))
 
 
 _LOOKING = frozenset(USERLAND_COMMANDS) - {"cat"}  # a plain `cat` reads its input, not files
+# `cat FILE` does read the userland (`cat /dev/...` is a stream, not a file of the container)
+_CAT_FILE = re.compile(r"(?:^|[\s;&|(`])(?:\S*/)?cat\s+(?!/dev/)[^\s|;&<>-]")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import posixpath
 import shutil
-
+from dataclasses import dataclass
 from typing import Callable
 
 from fakecri.core.image_content import BUSYBOX, ImageContent
@@ -26,6 +26,9 @@ ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc
              "/tmp", "/usr",
              "/usr/bin", "/var", "/var/run", "/var/log")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+PRIVATE, HOST_TO_CONTAINER, BIDIRECTIONAL = 0, 1, 2  # MountPropagation
+TMPFS = "\0tmpfs"  # where a tmpfs mounted inside keeps its files (no path a command can name)
+SHOWN_LIMIT = 1000  # entries a bidirectional mount copies out to the host at most
 
 
 def _on_submount(root: str, path: str) -> bool:
@@ -75,6 +78,16 @@ def host_listeners() -> list[tuple[str, str]]:
             except ValueError:
                 continue
     return out
+def _id_map_text(mapping: tuple[tuple[int, int, int], ...] | None, path: str) -> bytes:
+    """A user-namespace map as the kernel prints it; without a namespace of the pod's own, the
+    host's (this process's), which is what a container in the node's user namespace reads."""
+    if mapping is None:
+        try:
+            with open(path.replace("/proc/1/", "/proc/self/"), "rb") as f:
+                return f.read()
+        except OSError:
+            mapping = ((0, 0, 4294967295),)
+    return "".join(f"{c:>10} {h:>10} {n:>10}\n" for c, h, n in mapping).encode()
 
 
 class FileError(Exception):
@@ -93,12 +106,22 @@ NOT_DIR = "Not a directory"
 
 class Userland:
     def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX,
-                 processes: Callable[[], list[tuple[int, str]]] | None = None) -> None:
+                 processes: Callable[[], list[tuple[int, str]]] | None = None,
+                 mounts_at_start: frozenset[str] | None = None,
+                 host_mounts: Callable[[], frozenset[str]] | None = None) -> None:
+        """`processes`: what its PID namespace shows; `mounts_at_start`: the host's mount points
+        when the container started, and `host_mounts` those of the moment: a private mount hides
+        what the host mounted under it since."""
         self.spec = spec
         # (pid, command line) its PID namespace shows, pid 1 first (the runtime knows them)
         self.processes = processes or (lambda: [(1, "sh")])
         self.ip = ip
         self.content = content
+        self._mounts_at_start = mounts_at_start
+        self._host_mounts = host_mounts
+        self._since: tuple[frozenset[str], frozenset[str]] | None = None  # (table, its points new since start)
+        self._binds: dict[str, str] = {}  # mounts made inside: target -> source path ("" for a tmpfs)
+        self._shown: dict[str, list[str]] = {}  # target -> host paths a bidirectional mount copied out
         self._files: dict[str, bytes] = {}  # the in-memory layer of the root filesystem
         self._dirs: set[str] = set(ROOT_DIRS)
         self._removed: set[str] = set()  # generated files deleted in this container
@@ -187,6 +210,8 @@ class Userland:
             return f"{mine[0]}\n".encode() if mine else None
         if path in ("/proc/self/status", "/proc/1/status"):
             return self._status()
+        if path in ("/proc/self/uid_map", "/proc/1/uid_map", "/proc/self/gid_map", "/proc/1/gid_map"):
+            return _id_map_text(spec.uid_map if path.endswith("uid_map") else spec.gid_map, path)
         if path.startswith("/proc/sys/"):
             key = path[len("/proc/sys/"):].replace("/", ".")
             if key in spec.sysctls:
@@ -204,7 +229,23 @@ class Userland:
     # ------------------------------------------------------------ paths
 
     def abspath(self, path: str) -> str:
-        return posixpath.normpath(posixpath.join(self.spec.working_dir or "/", path)) if path else ""
+        if not path or path.startswith(TMPFS):  # empty, or already where a tmpfs keeps its files
+            return path
+        path = posixpath.normpath(posixpath.join(self.spec.working_dir or "/", path))
+        return self._through_binds(path) if self._binds else path
+
+    def _through_binds(self, path: str) -> str:
+        """The path a mount made inside the container leads `path` to."""
+        for _ in range(8):
+            target = max((t for t in self._binds if path == t or path.startswith(t.rstrip("/") + "/")),
+                         key=len, default=None)
+            if target is None:
+                break
+            source = self._binds[target] or TMPFS + target
+            path = source + path[len(target):] if path != target else source
+            if not self._binds[target]:
+                break
+        return path
 
     def _mount(self, path: str) -> tuple[MountSpec, str] | None:
         """The mount `path` is under (the deepest one) and the host path it maps to."""
@@ -219,6 +260,29 @@ class Userland:
         root = posixpath.normpath(best.container_path)
         rel = posixpath.relpath(path, root)
         return best, (best.host_path if rel == "." else os.path.join(best.host_path, rel))
+
+    def _hidden(self, mounted: tuple[MountSpec, str] | None) -> str | None:
+        """For a private mount, the outermost host directory on the way to `mounted`'s host path
+        that the host mounted over after the container started: the container still sees the
+        directory underneath (shown empty, as a mount point usually is)."""
+        if mounted is None or mounted[0].propagation != PRIVATE or self._mounts_at_start is None \
+                or self._host_mounts is None:
+            return None
+        now = self._host_mounts()
+        if self._since is None or self._since[0] is not now:
+            self._since = (now, now - self._mounts_at_start)
+        new = self._since[1]
+        if not new:
+            return None
+        root = posixpath.normpath(mounted[0].host_path)
+        probe = posixpath.normpath(mounted[1])
+        hidden = None
+        while True:
+            if probe in new:
+                hidden = probe
+            if probe == root or probe in ("/", ""):
+                return hidden
+            probe = posixpath.dirname(probe)
 
     def masked_program(self, word: str) -> bool:
         """Whether running `word` hits a masked path (the program file itself, or through PATH)."""
@@ -236,6 +300,9 @@ class Userland:
         path = self.abspath(path)
         mounted = self._mount(path)
         if mounted is not None:
+            hidden = self._hidden(mounted)
+            if hidden is not None:
+                return hidden == posixpath.normpath(mounted[1])
             return os.path.isdir(mounted[1])
         return path in self._dirs or path in self._generated_dirs() or any(
             posixpath.normpath(m.container_path) == path for m in self.spec.mounts)
@@ -244,6 +311,9 @@ class Userland:
         path = self.abspath(path)
         mounted = self._mount(path)
         if mounted is not None:
+            hidden = self._hidden(mounted)
+            if hidden is not None:
+                return hidden == posixpath.normpath(mounted[1])
             return os.path.lexists(mounted[1])
         return self.is_dir(path) or path in self._files or self._generated(path) is not None
 
@@ -253,6 +323,9 @@ class Userland:
             return b""
         mounted = self._mount(path)
         if mounted is not None:
+            hidden = self._hidden(mounted)
+            if hidden is not None:
+                raise FileError(IS_DIR if hidden == posixpath.normpath(mounted[1]) else NO_SUCH)
             try:
                 with open(mounted[1], "rb") as f:
                     return f.read()
@@ -273,6 +346,11 @@ class Userland:
         path = self.abspath(path)
         mounted = self._mount(path)
         if mounted is not None:
+            hidden = self._hidden(mounted)
+            if hidden is not None:
+                if hidden == posixpath.normpath(mounted[1]):
+                    return []
+                raise FileError(NO_SUCH)
             try:
                 return sorted(os.listdir(mounted[1]))
             except NotADirectoryError:
@@ -286,6 +364,7 @@ class Userland:
         candidates = (set(self._files) | self._dirs | self._generated_dirs()
                       | {posixpath.normpath(m.container_path) for m in self.spec.mounts}
                       | {"/etc/hostname", "/etc/hosts", "/etc/resolv.conf", "/etc/passwd", "/etc/group"}
+                      | {f"/proc/{p}/{f}" for p in ("self", "1") for f in ("status", "uid_map", "gid_map")}
                       | {"/proc/sys/" + k.replace(".", "/") for k in self.spec.sysctls})
         for p in candidates:
             if p.startswith(prefix) and p != path and p not in self._removed:
@@ -304,7 +383,7 @@ class Userland:
                                                                                           mounted[1])):
                 raise FileError(READ_ONLY)
             return mounted
-        if self.spec.readonly_rootfs:
+        if self.spec.readonly_rootfs and not path.startswith(TMPFS):
             raise FileError(READ_ONLY)
         if not self.is_dir(posixpath.dirname(path)):
             raise FileError(NO_SUCH)
@@ -371,3 +450,76 @@ class Userland:
         self._dirs = {d for d in self._dirs if not (d == path or d.startswith(prefix))}
         if self._generated(path) is not None:
             self._removed.add(path)
+
+    # ------------------------------------------------------------ mounts made inside
+
+    def mount(self, source: str, target: str, *, tmpfs: bool) -> None:
+        """Mount `source` (a path in the container; ignored for a tmpfs) on the directory `target`.
+
+        Under a bidirectional mount the host sees it too: what the source holds is copied out
+        to the host directory (files and directories, as they are at mount time)."""
+        key = self.abspath(target)
+        if not self.is_dir(key):
+            raise FileError(NO_SUCH if not self.exists(key) else NOT_DIR)
+        source_path = ""
+        if not tmpfs:
+            source_path = self.abspath(source)
+            if not self.exists(source_path):
+                raise FileError(NO_SUCH)
+        if tmpfs:
+            self._dirs.add(TMPFS + key)
+        self._binds[key] = source_path
+        mounted = self._mount(key)
+        if mounted is not None and mounted[0].propagation == BIDIRECTIONAL:
+            self._shown[key] = self._copy_out(key, mounted[1])
+
+    def unmount(self, target: str) -> None:
+        path = posixpath.normpath(posixpath.join(self.spec.working_dir or "/", target))
+        parent = posixpath.dirname(path)
+        key = posixpath.join(self._through_binds(parent) if self._binds else parent, posixpath.basename(path))
+        if key not in self._binds:
+            raise FileError("Invalid argument")
+        del self._binds[key]
+        self._dirs = {d for d in self._dirs if not (d == TMPFS + key or d.startswith(TMPFS + key + "/"))}
+        for p in [p for p in self._files if p.startswith(TMPFS + key + "/")]:
+            del self._files[p]
+        for host in reversed(self._shown.pop(key, [])):
+            try:
+                if os.path.isdir(host) and not os.path.islink(host):
+                    os.rmdir(host)
+                else:
+                    os.remove(host)
+            except OSError:
+                pass
+
+    def mounts_made_inside(self) -> list[tuple[str, str]]:
+        """(source, target) of each mount made in the container, in order ("tmpfs" as a tmpfs's source)."""
+        return [(src or "tmpfs", target) for target, src in self._binds.items()]
+
+    def _copy_out(self, key: str, host_dir: str) -> list[str]:
+        """Copy what `key` now shows into `host_dir`, skipping names already there; the host paths made."""
+        made: list[str] = []
+        pending = [(key, host_dir)]
+        while pending and len(made) < SHOWN_LIMIT:
+            inside, outside = pending.pop()
+            try:
+                names = self.listdir(inside)
+            except FileError:
+                continue
+            for name in names:
+                if len(made) >= SHOWN_LIMIT:
+                    break
+                src, dst = posixpath.join(inside, name), os.path.join(outside, name)
+                if os.path.lexists(dst):
+                    continue
+                try:
+                    if self.is_dir(src):
+                        os.mkdir(dst)
+                        pending.append((src, dst))
+                    else:
+                        with open(dst, "wb") as f:
+                            f.write(self.read(src))
+                except (OSError, FileError):
+                    continue
+                made.append(dst)
+        return made
