@@ -96,6 +96,7 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (["ctl", "add-fault", "[1, 2]"], {}, "'SPEC'"),
     # conformance
     (["conformance", "--max-examples", "0"], {}, "'--max-examples'"),
+    (["conformance", "--endpoint", "http://nope"], {}, "'--endpoint'"),
     (["conformance", "--profile", "nope"], {}, "'--profile'"),
 ]
 

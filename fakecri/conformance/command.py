@@ -15,6 +15,8 @@ from typing import Protocol
 
 import click
 
+from fakecri.client.endpoint import parse_endpoint
+from fakecri.client.errors import InvalidEndpointError
 from fakecri.conformance.profiles import PROFILES
 
 
@@ -25,6 +27,16 @@ class InProcessRuntime(Protocol):
 
     def stop(self) -> None: ...
 
+
+
+def _check_endpoint(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Refuse an endpoint no CRI client could dial, before anything starts."""
+    if value is not None:
+        try:
+            parse_endpoint(value)
+        except InvalidEndpointError as exc:
+            raise click.BadParameter(str(exc), ctx, param) from None
+    return value
 
 def _list_properties() -> None:
     from fakecri.conformance.properties import ALL, NAMES
@@ -40,7 +52,7 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
     default_help = "Default: start a fakecri in-process." if in_process_runtime is not None else "Required."
 
     @click.command("conformance")
-    @click.option("--endpoint", default=None, metavar="URL",
+    @click.option("--endpoint", default=None, metavar="URL", callback=_check_endpoint,
                   help=f"CRI endpoint to judge (unix:///path or tcp://host:port). {default_help}")
     @click.option("--image", default="busybox", show_default=True,
                   help="Image the containers run (pulled first unless ImageStatus shows it).")
