@@ -16,16 +16,12 @@ from fakecri.api.runtime.v1 import api_pb2_grpc as pb_grpc
 from fakecri.client.calls import IMAGES, RUNTIME, CRICalls, Extract, ListRPC
 from fakecri.client.endpoint import Endpoint, parse_endpoint
 from fakecri.client.errors import UnavailableError, from_rpc_error
-from fakecri.client.container_events import METHOD, stream_closed
+from fakecri.client.container_events import METHOD, CancellableStream, stream_closed
 from fakecri.client.sync_client import DEFAULT_TIMEOUT, channel_options
 
 
-class AsyncEventStream:
+class AsyncEventStream(CancellableStream):
     """`async for` over container events; `cancel()` ends the iteration quietly."""
-
-    def __init__(self, call: Any) -> None:
-        self._call = call
-        self._cancelled = False
 
     def __aiter__(self) -> AsyncEventStream:
         return self
@@ -48,14 +44,6 @@ class AsyncEventStream:
                 raise StopAsyncIteration
             raise stream_closed(None)
         return message
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancelled
-
-    def cancel(self) -> None:
-        self._cancelled = True
-        self._call.cancel()
 
 
 class AsyncCRIClient(CRICalls):

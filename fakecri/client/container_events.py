@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 import grpc
 
@@ -27,12 +27,25 @@ def stream_closed(err: grpc.RpcError | None) -> EventStreamClosed:
     return EventStreamClosed(details or "event stream failed", code=code, method=METHOD)
 
 
-class EventStream(Iterator[pb.ContainerEventResponse]):
-    """Iterate to receive events; `cancel()` (from any thread) ends the iteration quietly."""
+class CancellableStream:
+    """One GetContainerEvents call; `cancel()` (from any thread) ends it, and the iteration
+    over it, quietly."""
 
-    def __init__(self, call: grpc.Call) -> None:
+    def __init__(self, call: Any) -> None:
         self._call = call
         self._cancelled = False
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self._call.cancel()
+
+
+class EventStream(CancellableStream, Iterator[pb.ContainerEventResponse]):
+    """Iterate to receive events; `cancel()` (from any thread) ends the iteration quietly."""
 
     def __iter__(self) -> EventStream:
         return self
@@ -51,15 +64,7 @@ class EventStream(Iterator[pb.ContainerEventResponse]):
                 raise StopIteration from None
             raise stream_closed(err) from None
 
-    @property
-    def cancelled(self) -> bool:
-        return self._cancelled
-
-    def cancel(self) -> None:
-        self._cancelled = True
-        self._call.cancel()
-
-    close = cancel
+    close = CancellableStream.cancel
 
     def __enter__(self) -> EventStream:
         return self
