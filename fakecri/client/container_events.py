@@ -13,6 +13,7 @@ from typing import Any, Protocol
 import grpc
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.client.background import Background
 from fakecri.client.errors import CRIError, EventStreamClosed
 
 METHOD = "GetContainerEvents"
@@ -80,7 +81,7 @@ class EventSource(Protocol):
                              connect_timeout: float | None = ...) -> EventStream: ...
 
 
-class EventThread:
+class EventThread(Background):
     """Reads GetContainerEvents on a daemon thread, opening streams with `_open()`.
     `stop()` (from any thread) cancels the open stream and joins the thread; a stream
     cancelled that way ends quietly. Subclasses write `_run()`, what the thread does."""
@@ -177,9 +178,3 @@ class EventWatcher(EventThread):
                     self._on_error(exc)
         finally:
             self.done.set()
-
-    def __enter__(self) -> EventWatcher:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

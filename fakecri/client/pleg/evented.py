@@ -6,34 +6,21 @@ write); this base only decides whether the event is usable at all.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.client.background import Background
 from fakecri.client.errors import CRIError
 from fakecri.client.pleg.counters import EVENT_TYPE_NAMES, PLEGMetrics
 from fakecri.client.pleg.ledger import EventLedger
 from fakecri.client.pleg.stream import StreamLoop
 
 
-class EventedPLEG:
+class EventedPLEG(Background):
     """Base of CurrentEventedPLEG and LegacyEventedPLEG. Subclasses set `metrics`,
     `ledger` and `_stream`, and define `start()` and `stop()`."""
 
     metrics: PLEGMetrics
     ledger: EventLedger
     _stream: StreamLoop
-
-    def start(self) -> Any:
-        raise NotImplementedError
-
-    def stop(self) -> None:
-        raise NotImplementedError
-
-    def __enter__(self) -> Any:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     @property
     def stream_failures(self) -> int:

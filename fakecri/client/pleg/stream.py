@@ -46,8 +46,9 @@ class StreamLoop(EventThread):
         self.exhausted = threading.Event()
         self.connected = threading.Event()
 
-    def start(self) -> None:
+    def start(self) -> StreamLoop:
         self._start_thread()
+        return self
 
     def _connected(self) -> None:
         with self.metrics.lock:
