@@ -93,7 +93,8 @@ class CRICalls(ABC):
 
     def _open_stream(self, rpc: ListRPC, fields: dict[str, Any]) -> Any:
         """The Stream* call of `rpc`: an iterator of replies (an async one in the asyncio client)."""
-        return getattr(self._stubs[rpc.service], rpc.stream_method)(rpc.stream_request(**fields), timeout=self.timeout)
+        call = getattr(self._stubs[rpc.service], rpc.stream_method)
+        return call(rpc.stream_request(**fields), timeout=self.timeout)
 
     def _unary_list(self, rpc: ListRPC, fields: dict[str, Any]) -> Any:
         """The items from the unary List* call of `rpc` (a coroutine in the asyncio client)."""
