@@ -69,6 +69,9 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (SERVE + ["--config", "{tmp}/bad-key.yaml"], {}, "config file {tmp}/bad-key.yaml: unknown key 'colour'"),
     (SERVE + ["--config", "{tmp}/bad-port.yaml"], {}, "config file {tmp}/bad-port.yaml: key 'listen'"),
     (SERVE + ["--config", "{tmp}/bad-count.yaml"], {}, "config file {tmp}/bad-count.yaml: key 'max-containers'"),
+    # A bare 660 in YAML is the decimal number 660, not the mode 0660: refused, never applied.
+    (SERVE + ["--config", "{tmp}/bad-mode.yaml"], {}, "config file {tmp}/bad-mode.yaml: key 'socket-mode'"),
+    (SERVE + ["--socket-mode", "1777"], {}, "'--socket-mode'"),
     (SERVE, {"FAKECRI_SEED": "x"}, "environment variable FAKECRI_SEED"),
     (SERVE, {"FAKECRI_MAX_CONTAINERS": "-3"}, "environment variable FAKECRI_MAX_CONTAINERS"),
     # watch
@@ -113,6 +116,7 @@ FILES = {
     "bad-key.yaml": "colour: red\n",
     "bad-port.yaml": "listen: 127.0.0.1:99999\n",
     "bad-count.yaml": "max-containers: -1\n",
+    "bad-mode.yaml": "socket-mode: 660\n",
     "a-file": "",
 }
 

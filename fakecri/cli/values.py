@@ -18,8 +18,9 @@ class OctalMode(click.ParamType):
                 mode = int(str(value), 8)
             except ValueError:
                 self.fail(f"{value!r} is not an octal file mode such as 0660", param, ctx)
-        if not 0 <= mode <= 0o7777:
-            self.fail(f"{value!r} is not a file mode (0 to 7777 in octal)", param, ctx)
+        if not 0 <= mode <= 0o777:
+            hint = "; in a config file write it as a string, \"0660\"" if isinstance(value, int) else ""
+            self.fail(f"{value!r} is not a socket mode (permission bits, 0 to 777 in octal){hint}", param, ctx)
         return mode
 
 

@@ -14,7 +14,7 @@ from typing import Mapping, Sequence
 
 from fakecri.core.durations import NS, parse_duration_ns
 from fakecri.core.errors import InvalidArgument
-from fakecri.core.shell import Context, record, spawn
+from fakecri.core.shell import Context, logging_loop, record, spawn
 
 PREFIX = "fakecri.io/"
 
@@ -202,7 +202,13 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         scripted.append((_duration(settings, OOM_AFTER) or 0, EXIT_KILLED, "OOMKilled"))
     if scripted:  # a scripted exit replaces the command's own end
         end_ns, exit_code, reason = min(scripted, key=lambda s: s[0])
-    log_every = None
+    log_every, log_line = None, settings.get(LOG_EVERY_LINE, DEFAULT_TICK_LINE)
+    loop = logging_loop(tuple(command) + tuple(args))
+    if loop is not None and LOG_EVERY not in settings:  # the command is a logging loop
+        log_every, loop_stream, text, echo_first = loop
+        if echo_first:  # a line at once; sleep first: the first comes with the periodic ones
+            outputs = outputs + ((0, loop_stream, text),)
+        stream, log_line = loop_stream, text[:-1]
     if LOG_EVERY in settings:
         log_every = _duration(settings, LOG_EVERY)
         if not log_every:
@@ -225,7 +231,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         exit_code=exit_code,
         reason=reason,
         log_every_ns=log_every,
-        log_every_line=settings.get(LOG_EVERY_LINE, DEFAULT_TICK_LINE),
+        log_every_line=log_line,
         log_stream=stream,
         stop_delay_ns=stop_delay,
         stop_exit_code=stop_code,

@@ -137,7 +137,7 @@ class Catalog:
 
     def __init__(
         self,
-        images: tuple[CatalogImage, ...] = (),
+        images: tuple[CatalogImage, ...] | None = None,
         *,
         unknown: tuple[str, ...] = (),
         auth: tuple[AuthRule, ...] = (),
@@ -145,6 +145,8 @@ class Catalog:
         default_pull_duration_s: float = DEFAULT_PULL_DURATION_S,
         pinned: tuple[str, ...] = DEFAULT_PINNED,
     ) -> None:
+        if images is None:  # the default catalog: the public images fakecri knows by heart
+            images = default_images()
         self.images = images
         self.unknown = unknown
         self.auth = auth
@@ -218,6 +220,13 @@ class Catalog:
         duration = _duration(data.get("default_pull_duration_s", DEFAULT_PULL_DURATION_S), where, "default_pull_duration_s")
         return cls(images, unknown=unknown, auth=rules, allow_unknown=allow,
                    default_pull_duration_s=duration, pinned=pinned)
+
+
+def default_images() -> tuple[CatalogImage, ...]:
+    """The catalog entries of fakecri.core.known_images."""
+    from fakecri.core.known_images import KNOWN_IMAGES
+
+    return tuple(_image(entry, f"known image {entry['tags'][0]}") for entry in KNOWN_IMAGES)
 
 
 def _no_extra(d: Mapping[str, Any], allowed: set[str], where: str) -> None:

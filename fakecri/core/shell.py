@@ -124,6 +124,7 @@ class _Exit(Exception):
         self.code = code
 
 
+_COMPOUND = frozenset({"while", "until", "for", "if", "case", "select", "{", "function"})
 _TO_STDOUT = frozenset({"1", "/dev/stdout", "/proc/1/fd/1", "/proc/self/fd/1"})
 _TO_STDERR = frozenset({"2", "/dev/stderr", "/proc/1/fd/2", "/proc/self/fd/2"})
 
@@ -272,6 +273,7 @@ class Io:
     out: str | None = "stdout"  # None: redirected to a file (kept in the userland when there is one)
     to_file: str = ""
     capture: list[str] | None = None  # a command substitution collects the output here
+    shell: str = "sh"  # how the running shell was called, as its error messages name it
 
     def write(self, text: str) -> Generator[Step, bytes | None, None]:
         if text and self.capture is not None and self.out == "stdout":
@@ -293,7 +295,7 @@ class Io:
             return self
         return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
                   st.stdout if self.out is not None else None, st.to_file or self.to_file,
-                  self.capture if st.stdout == "stdout" else None)
+                  self.capture if st.stdout == "stdout" else None, self.shell)
 
 
 
@@ -393,6 +395,8 @@ def _shell(args: list[str], io: Io) -> Process:
             statements = _split_script(rest[1])
         except _Unknown:
             return (yield from _unmodelled(io))
+        if any(st.argv[:1] and st.argv[0] in _COMPOUND for st in statements):
+            return (yield from _unmodelled(io))  # loops and conditionals are not modelled
         try:
             return (yield from run_statements(statements, io))
         except _Exit as ex:
@@ -479,7 +483,7 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
                     else:
                         world.write(st.to_file, b"")
                 except Exception as exc:  # the userland's FileError: the shell cannot open the file
-                    yield from io.error(f"sh: can't create {st.to_file}: {getattr(exc, 'reason', exc)}\n")
+                    yield from io.error(f"{io.shell}: can't create {st.to_file}: {getattr(exc, 'reason', exc)}\n")
                     status = 1
                     continue
         if posixpath.basename(st.argv[0]) == "exit":
@@ -518,6 +522,12 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
     if not words:
         return (yield from _unmodelled(io))
     name, args = posixpath.basename(words[0]), words[1:]
+    # (the shell's own commands are not looked up, so `echo` or `sleep` build no userland)
+    if name not in COMMANDS and io.ctx.userland is not None and io.ctx.userland().masked_program(words[0]):
+        yield from io.error(f"{io.shell}: {words[0]}: Permission denied\n")
+        return 126
+    if name in SHELLS:
+        io = replace(io, shell=words[0])
     command = io.ctx.commands.get(name) or COMMANDS.get(name)
     if command is not None:
         return (yield from command(args, io))
@@ -525,7 +535,7 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
         return (yield from _unmodelled(io))  # as a container's command, whatever it is, it runs on
     if name in APPLETS:
         return 0
-    yield from io.error(f"sh: {words[0]}: not found\n")
+    yield from io.error(f"{io.shell}: {words[0]}: not found\n")
     return 127
 
 
@@ -534,6 +544,41 @@ def _top(argv: Sequence[str], io: Io) -> Process:
         return (yield from run_argv(argv, io))
     except _Exit as ex:  # `exit N` given as the command itself
         return ex.code
+
+
+def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
+    """`sh -c 'while true; do echo X; sleep N; done'` (also `while :`, sleep before echo):
+    (period_ns, stream, text, echo_first), a line every N seconds forever; None for
+    anything else. The interpreter runs each statement once, so a container's command
+    that is such a loop is recognised here and scripted as a periodic line."""
+    words = _strip_prefixes([str(a) for a in argv])
+    if len(words) != 3 or posixpath.basename(words[0]) not in SHELLS or words[1] != "-c":
+        return None
+    try:
+        statements = _split_script(words[2])
+    except _Unknown:
+        return None
+    if len(statements) != 4 or statements[0].argv not in (["while", "true"], ["while", ":"]):
+        return None
+    if statements[-1].argv != ["done"] or statements[1].argv[:1] != ["do"]:
+        return None
+    body = [statements[1].argv[1:], statements[2].argv]
+    kinds = [argv[0] if argv else "" for argv in body]
+    if sorted(kinds) != ["echo", "sleep"]:
+        return None
+    echo_at = kinds.index("echo")
+    echo, sleep = body[echo_at], body[1 - echo_at]
+    stream = statements[1 + echo_at].stdout
+    try:
+        period = _sleep_ns(sleep[1:])
+    except ValueError:
+        return None
+    if stream is None or not period or (len(echo) > 1 and echo[1].startswith("-")):
+        return None
+    text = " ".join(echo[1:]) + "\n"
+    if "{n}" in text:  # the periodic line would be numbered
+        return None
+    return period, stream, text, echo_at == 0
 
 
 # ---------------------------------------------------------------- drivers

@@ -14,6 +14,9 @@ QUIRKS: dict[str, str] = {
         "PodSandboxStatus fills timestamp but leaves containers_statuses empty (containerd 2.0).",
     "pod-wide-container-statuses":
         "An event's containers_statuses covers the whole pod rather than the sandbox (CRI-O).",
+    "oldest-first-container-statuses":
+        "Sandbox statuses and events list containers oldest first; a kubelet with EventedPLEG "
+        "then recreates an attempt that exists (AlreadyExists, over and over).",
     "resize-not-applied":
         "UpdateContainerResources answers OK but changes nothing.",
 }

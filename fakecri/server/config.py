@@ -111,6 +111,13 @@ class ServerConfig:
     metrics_addr: str | None = setting(None, "Serve Prometheus metrics on HOST:PORT (port 0 picks one).",
                                        kind="address")
     state_file: str | None = setting(None, "Keep state across restarts in this file.", kind="path")
+    # The filesystem mountpoints fakecri reports (ImageFsInfo, container stats) are made under
+    # it, since a kubelet stats each one. None: /var/lib/fakecri when it can be created, else
+    # fakecri-<uid> under the temp dir.
+    state_root: str | None = setting(
+        None, "Directory fakecri owns; the image and container filesystems it reports are made under it "
+        "[default: /var/lib/fakecri if it can be created, else one under the temp dir].",
+        kind="path", flag="--root", metavar="DIR")
     # Log nothing at all (the pytest plugin when its log level is not set).
     quiet: bool = setting(False, cli=False)
     # Keep the last N calls and fired faults for the control API.
@@ -131,8 +138,8 @@ class ServerConfig:
                 parse_address(value, f.name)
             if meta.get("kind") == "cidr":
                 check_cidr(value)
-            if meta.get("kind") == "mode" and not 0 <= value <= 0o7777:
-                raise ValueError(f"{f.name} {value:o} is not a file mode (0 to 7777 in octal)")
+            if meta.get("kind") == "mode" and not 0 <= value <= 0o777:
+                raise ValueError(f"{f.name} {value:o} is not a socket mode (permission bits, 0 to 777 in octal)")
 
 
 def cli_fields() -> list:

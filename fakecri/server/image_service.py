@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core import errors
 from fakecri.server import translate as tr
-from fakecri.server.stats_replies import container_filesystem
+from fakecri.server.stats_replies import container_filesystem, image_filesystem
 from fakecri.server.wire import batches
 
 if TYPE_CHECKING:
@@ -73,7 +73,8 @@ class ImageService:
             code, message = action.error
             raise errors.from_code(code, message or f"PullImage {ref}: failed by a fault")
         img = images.pull(ref, _auth(request.auth) if request.HasField("auth") else None)
-        return pb.PullImageResponse(image_ref=images.image_ref(ref, img))
+        # The image id, as containerd answers: the same string as Image.id for every name of it.
+        return pb.PullImageResponse(image_ref=img.id)
 
     async def RemoveImage(self, request, context):
         ref = request.image.image
@@ -84,12 +85,6 @@ class ImageService:
 
     async def ImageFsInfo(self, request, context):
         now = self.st.clock.now_ns()
-        usage = self.st.images.fs_usage(now)
-        image_fs = pb.FilesystemUsage(
-            timestamp=usage.timestamp_ns,
-            fs_id=pb.FilesystemIdentifier(mountpoint=usage.mountpoint),
-        )
-        image_fs.used_bytes.value = usage.used_bytes
-        image_fs.inodes_used.value = usage.inodes_used
-        container_fs = container_filesystem(self.st.runtime, now)
+        image_fs = image_filesystem(self.st.images.fs_usage(now), self.st.disk)
+        container_fs = container_filesystem(self.st.runtime, now, self.st.disk)
         return pb.ImageFsInfoResponse(image_filesystems=[image_fs], container_filesystems=[container_fs])

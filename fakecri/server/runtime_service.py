@@ -19,6 +19,7 @@ from fakecri.core.runtime import Runtime
 from fakecri.server import checkpoint_archives as archives
 from fakecri.server import stats_replies as replies
 from fakecri.server import translate as tr
+from fakecri.server.config_checks import check_container_config, check_sandbox_config
 from fakecri.server.events.delivery import deliver
 from fakecri.server.events.status_cache import sandbox_status_response
 from fakecri.server.wire import JoinCache, batches, field_fragment
@@ -128,6 +129,7 @@ class RuntimeService:
 
     async def RunPodSandbox(self, request, context):
         cfg = request.config
+        check_sandbox_config(cfg)
         md = cfg.metadata
         linux_res = cfg.linux.resources if cfg.linux.HasField("resources") else None
         overhead = cfg.linux.overhead if cfg.linux.HasField("overhead") else None
@@ -208,6 +210,7 @@ class RuntimeService:
         cfg = request.config
         if not cfg.image.image:
             raise errors.InvalidArgument("CreateContainer: config.image.image is required")
+        check_container_config(cfg)
         sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
         image = self.st.images.resolve(cfg.image.image)
         log_path = posixpath.join(sb.log_directory, cfg.log_path) if sb.log_directory and cfg.log_path else ""
@@ -302,12 +305,12 @@ class RuntimeService:
 
     async def ContainerStats(self, request, context):
         c = self.st.runtime.get_container(request.container_id)
-        return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.st.now_ns()))
+        return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.st.now_ns(), self.st.disk))
 
     def _container_stats(self, f):
         items = self.st.runtime.list_containers(id=f.id, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f))
         now = self.st.now_ns()
-        return [replies.container_stats(c, now) for c in items if c.state != ContainerState.EXITED or f.id]
+        return [replies.container_stats(c, now, self.st.disk) for c in items if c.state != ContainerState.EXITED or f.id]
 
     async def ListContainerStats(self, request, context):
         return pb.ListContainerStatsResponse(stats=self._container_stats(request.filter))
@@ -318,12 +321,12 @@ class RuntimeService:
 
     async def PodSandboxStats(self, request, context):
         sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
-        return pb.PodSandboxStatsResponse(stats=replies.pod_sandbox_stats(self.st.runtime, sb, self.st.now_ns()))
+        return pb.PodSandboxStatsResponse(stats=replies.pod_sandbox_stats(self.st.runtime, sb, self.st.now_ns(), self.st.disk))
 
     def _sandbox_stats(self, f):
         items = self.st.runtime.list_sandboxes(id=f.id, label_selector=_selector(f))
         rt, now = self.st.runtime, self.st.now_ns()
-        return [replies.pod_sandbox_stats(rt, sb, now) for sb in items]
+        return [replies.pod_sandbox_stats(rt, sb, now, self.st.disk) for sb in items]
 
     async def ListPodSandboxStats(self, request, context):
         return pb.ListPodSandboxStatsResponse(stats=self._sandbox_stats(request.filter))

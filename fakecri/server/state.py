@@ -23,6 +23,7 @@ from fakecri.core.logsink import FileLogSink
 from fakecri.core.runtime import Runtime
 from fakecri.faults.plan import FaultPlan
 from fakecri.server.config import ServerConfig
+from fakecri.server.disk import DiskRoot
 from fakecri.server.events.bus import EventBus, Subscription
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.events.status_cache import StatusCache
@@ -86,6 +87,7 @@ class ServerState:
         self.server_errors: list[str] = []
         self.bus = EventBus(capacity=config.subscriber_buffer, policy=config.subscriber_policy)
         self.statuses = StatusCache()
+        self.disk = DiskRoot(config.state_root)  # where the reported filesystems really are
         self.down_until = 0.0  # loop time until which calls answer UNAVAILABLE (runtime restart)
         self.log: Any = _Silent() if config.quiet else structlog.get_logger("fakecri")
         self.log_rpcs = not config.quiet

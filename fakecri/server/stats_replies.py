@@ -6,14 +6,17 @@ from fakecri.core import pod_metrics as pm
 from fakecri.core import stats as core_stats
 from fakecri.core.images import FsUsage
 from fakecri.core.runtime import Runtime
+from fakecri.server.disk import DiskRoot
 
 
 def _u64(msg, value: int) -> None:
     msg.value = max(0, int(value))
 
 
-def _fs(usage: FsUsage) -> pb.FilesystemUsage:
-    msg = pb.FilesystemUsage(timestamp=usage.timestamp_ns, fs_id=pb.FilesystemIdentifier(mountpoint=usage.mountpoint))
+def _fs(usage: FsUsage, disk: DiskRoot) -> pb.FilesystemUsage:
+    """The usage with its mountpoint as the existing directory standing for it."""
+    mountpoint = disk.place(usage.mountpoint)
+    msg = pb.FilesystemUsage(timestamp=usage.timestamp_ns, fs_id=pb.FilesystemIdentifier(mountpoint=mountpoint))
     _u64(msg.used_bytes, usage.used_bytes)
     _u64(msg.inodes_used, usage.inodes_used)
     return msg
@@ -37,7 +40,7 @@ def _memory(m: core_stats.MemoryUsage) -> pb.MemoryUsage:
     return msg
 
 
-def _container(s: core_stats.ContainerStats) -> pb.ContainerStats:
+def _container(s: core_stats.ContainerStats, disk: DiskRoot) -> pb.ContainerStats:
     swap = pb.SwapUsage(timestamp=s.swap.timestamp_ns)
     _u64(swap.swap_available_bytes, s.swap.swap_available_bytes)
     _u64(swap.swap_usage_bytes, s.swap.swap_usage_bytes)
@@ -48,7 +51,7 @@ def _container(s: core_stats.ContainerStats) -> pb.ContainerStats:
         ),
         cpu=_cpu(s.cpu),
         memory=_memory(s.memory),
-        writable_layer=_fs(s.writable_layer),
+        writable_layer=_fs(s.writable_layer, disk),
         swap=swap,
     )
 
@@ -60,21 +63,21 @@ def _metric(m: pm.Metric) -> pb.Metric:
     return msg
 
 
-def container_stats(c, now_ns: int) -> pb.ContainerStats:
-    return _container(core_stats.container_stats(c, now_ns))
+def container_stats(c, now_ns: int, disk: DiskRoot) -> pb.ContainerStats:
+    return _container(core_stats.container_stats(c, now_ns), disk)
 
 
 def _containers_of(rt: Runtime, sb) -> list:
     return [rt.get_container(cid) for cid in sb.container_ids]
 
 
-def pod_sandbox_stats(rt: Runtime, sb, now_ns: int) -> pb.PodSandboxStats:
+def pod_sandbox_stats(rt: Runtime, sb, now_ns: int, disk: DiskRoot) -> pb.PodSandboxStats:
     s = core_stats.pod_sandbox_stats(sb, _containers_of(rt, sb), now_ns, removed_cpu_ns=rt.removed_cpu_ns(sb.id))
     linux = pb.LinuxPodSandboxStats(
         cpu=_cpu(s.cpu),
         memory=_memory(s.memory),
         process=pb.ProcessUsage(timestamp=s.cpu.timestamp_ns),
-        containers=[_container(c) for c in s.containers],
+        containers=[_container(c, disk) for c in s.containers],
     )
     _u64(linux.process.process_count, s.process_count)
     if s.network is not None:
@@ -110,5 +113,9 @@ def pod_sandbox_metrics(rt: Runtime, sb, now_ns: int) -> pb.PodSandboxMetrics:
     )
 
 
-def container_filesystem(rt: Runtime, now_ns: int) -> pb.FilesystemUsage:
-    return _fs(core_stats.container_fs_usage(rt.list_containers(), now_ns))
+def image_filesystem(usage: FsUsage, disk: DiskRoot) -> pb.FilesystemUsage:
+    return _fs(usage, disk)
+
+
+def container_filesystem(rt: Runtime, now_ns: int, disk: DiskRoot) -> pb.FilesystemUsage:
+    return _fs(core_stats.container_fs_usage(rt.list_containers(), now_ns), disk)

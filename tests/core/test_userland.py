@@ -6,7 +6,6 @@ import pytest
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core.userland import UserlandSpec, read_spec
 
-from helpers.core_pods import IMAGE
 
 
 def container_spec(**security) -> pb.ContainerConfig:
@@ -149,8 +148,7 @@ def test_a_container_that_was_never_looked_into_costs_nothing(runtime, pods):
     sb = pods.sandbox()
     for i in range(50):
         pods.running(sb, f"c{i}")
-    assert runtime.store.userlands == {}
-    assert IMAGE  # the helpers' image is the one the pods use
+    assert runtime.store.userlands == {} and runtime.store.own_plans == {}
 
 
 def test_a_container_command_that_looks_inside_sees_its_own_userland(pods, runtime, sink):
@@ -198,3 +196,16 @@ def test_capabilities_and_seccomp_decide_privileged_commands(exec_in, tmp_path):
     root_only = exec_in(container_spec(run_as_user=pb.Int64Value(value=1000),
                                        capabilities=pb.Capability(add_capabilities=["NET_ADMIN"])))
     assert root_only("brctl", "addbr", "br0")[2] == 1  # a non-root user holds no effective capability
+
+
+def test_masked_programs_and_raw_sockets(exec_in):
+    masked = exec_in(container_spec(masked_paths=["/bin/ls"]))
+    assert masked("/bin/sh", "-c", "ls") == ("", "/bin/sh: ls: Permission denied\n", 126)
+    no_raw = exec_in(container_spec(capabilities=pb.Capability(drop_capabilities=["NET_RAW"])))
+    out, err, code = no_raw("ping", "127.0.0.1")
+    assert out.startswith("PING 127.0.0.1") and "permission denied" in err and code == 1
+    pinger = exec_in()
+    out, err, code = pinger("ping", "-c", "2", "127.0.0.1")
+    assert code == 0 and out.count("64 bytes from 127.0.0.1") == 2
+    assert pinger("sh", "-c", "nope")[1] == "sh: nope: not found\n"
+    assert pinger("/bin/sh", "-c", "nope")[1] == "/bin/sh: nope: not found\n"

@@ -96,3 +96,17 @@ def crictl(crictl_bin, srv, tmp_path):
     run.binary = crictl_bin
     yield run
     srv.check()
+
+
+@pytest.fixture(scope="session")
+def kubelet_standalone(kubelet_bin) -> Path:
+    """The tool kit's kubelet-standalone.sh (root only: it mounts a tmpfs in its own namespace)."""
+    env = os.environ.get("FAKECRI_KUBELET_STANDALONE")
+    script = Path(env) if env else TOOLKIT_UNPACKER.parent / "kubelet-standalone.sh"
+    if not script.is_file():
+        pytest.skip(f"kubelet-standalone.sh not found at {script} (set FAKECRI_KUBELET_STANDALONE)")
+    if os.geteuid() != 0:
+        pytest.skip("a standalone kubelet needs root (it mounts a tmpfs on /var/lib/kubelet)")
+    if shutil.which("flock") is None or shutil.which("unshare") is None:
+        pytest.skip("flock and unshare (util-linux) are needed to run a kubelet")
+    return script

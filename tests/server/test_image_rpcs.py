@@ -18,12 +18,43 @@ def status(img, ref, verbose=False):
 
 def test_pull_normalises_like_containerd(img):
     ref = pull(img, "busybox")
-    assert ref.startswith("docker.io/library/busybox@sha256:")
     st = status(img, "docker.io/library/busybox:latest").image
+    assert ref == st.id, "PullImage answers the image id, as containerd does"
     assert st.repo_tags == ["docker.io/library/busybox:latest"]
+    assert st.repo_digests[0].startswith("docker.io/library/busybox@sha256:")
     assert st.id.startswith("sha256:") and len(st.id) == 71 and st.size > 0
     assert status(img, "busybox").image.id == st.id
     assert pull(img, "busybox") == ref, "pulls are deterministic"
+
+
+def test_one_image_under_several_registries_is_one_id(img):
+    a = pull(img, "registry.k8s.io/pause:3.9")
+    b = pull(img, "k8s.gcr.io/pause:3.9")
+    assert a == b
+    st = status(img, "k8s.gcr.io/pause:3.9").image
+    assert st.id == a and sorted(st.repo_tags) == ["k8s.gcr.io/pause:3.9", "registry.k8s.io/pause:3.9"]
+    assert sorted(d.split("@")[0] for d in st.repo_digests) == ["k8s.gcr.io/pause", "registry.k8s.io/pause"]
+    assert len(img.ListImages(pb.ListImagesRequest()).images) == 1
+    img.RemoveImage(pb.RemoveImageRequest(image=pb.ImageSpec(image="registry.k8s.io/pause:3.9")))
+    assert not status(img, "k8s.gcr.io/pause:3.9").HasField("image")
+
+
+def test_tags_of_one_image_share_its_id_and_go_together(img):
+    names = [f"gcr.io/k8s-staging-cri-tools/test-image-tags:{n}" for n in (1, 2, 3)]
+    assert len({pull(img, n) for n in names}) == 1
+    (only,) = img.ListImages(pb.ListImagesRequest()).images
+    assert sorted(only.repo_tags) == names
+    img.RemoveImage(pb.RemoveImageRequest(image=pb.ImageSpec(image=names[1])))
+    assert list(img.ListImages(pb.ListImagesRequest()).images) == []
+
+
+def test_known_images_carry_their_configured_user(img):
+    pull(img, "gcr.io/k8s-staging-cri-tools/test-image-user-uid")
+    st = status(img, "gcr.io/k8s-staging-cri-tools/test-image-user-uid").image
+    assert st.uid.value == 1002 and st.username == ""
+    pull(img, "gcr.io/k8s-staging-cri-tools/test-image-user-username")
+    st = status(img, "gcr.io/k8s-staging-cri-tools/test-image-user-username").image
+    assert st.username == "www-data" and not st.HasField("uid")
 
 
 def test_pull_by_digest_has_no_tags(img):

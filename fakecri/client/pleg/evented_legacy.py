@@ -1,7 +1,11 @@
-"""LegacyEventedPLEG: the Evented PLEG of kubelets 1.26-1.35.
+"""LegacyEventedPLEG: the Evented PLEG of kubelets 1.26-1.36.
 
 Container events write the pod cache (an event older than the cached entry is
-rejected) and produce lifecycle events. A generic relist still runs, slowly (300 s,
+rejected) and produce lifecycle events; the kubelet sorts an event's container
+statuses newest first. After each pod sync the kubelet refreshes the pod's entry at
+once (`update_cache`): PodSandboxStatus with a timestamp sets the entry at that
+timestamp with the response's container statuses taken as given, in the runtime's
+order, even an empty list (fakecri.client.pleg.pod_sync shows why the order matters). A generic relist still runs, slowly (300 s,
 threshold 10 min), and a 2 s tick marks the whole cache fresh. Every stream failure
 forces a relist; after 5 the stream is abandoned and the generic relist goes back to
 1 s / 3 min for good.
@@ -19,6 +23,7 @@ from fakecri.client.pleg.evented import EventedPLEG
 from fakecri.client.pleg.generic import GenericPLEG
 from fakecri.client.pleg.ledger import EventLedger
 from fakecri.client.pleg.lifecycle import EventType, PodLifecycleEvent
+from fakecri.client.pleg.pod_sync import newest_first
 from fakecri.client.pleg.stream import StreamLoop
 from fakecri.client.sync_client import CRIClient
 
@@ -47,7 +52,7 @@ def status_from_event(event: pb.ContainerEventResponse) -> PodStatus:
         namespace=sb.metadata.namespace,
         ips=sandbox_ips([sb]) if sb.state == pb.SANDBOX_READY else (),
         sandbox_statuses=[sb],
-        container_statuses=list(event.containers_statuses),
+        container_statuses=newest_first(event.containers_statuses),
         runtime_timestamp=event.created_at,
     )
 
@@ -143,6 +148,11 @@ class LegacyEventedPLEG(EventedPLEG):
         self.generic.use_runtime_timestamp = False
         self.generic.set_period(self.fallback_period, self.fallback_threshold)
         self.fell_back.set()
+
+    def update_cache(self, uid: str) -> bool:
+        """Refresh pod `uid`'s cache entry now, as the kubelet does right after syncing the pod:
+        no lifecycle events. False if the runtime could not be asked."""
+        return self.generic.refresh_pod(uid)
 
     # ------------------------------------------------------------ events
 

@@ -23,6 +23,7 @@ from fakecri.client.pleg.lifecycle import (
     build_pods,
     compute_pod_events,
 )
+from fakecri.client.pleg.pod_sync import newest_first
 from fakecri.client.sync_client import CRIClient
 
 RELIST_PERIOD = 1.0
@@ -190,21 +191,25 @@ class GenericPLEG(Background):
                 self.metrics.last_relist_ns = self.now()
             return True
 
+    def _list_pod(self, uid: str) -> PodRecord | None:
+        """The pod's sandboxes and their containers, listed now (CRIError when a call fails)."""
+        sandboxes = [s for s in self.client.list_pod_sandbox(streaming=self.streaming) if s.metadata.uid == uid]
+        containers: list[pb.Container] = []
+        for sb in sandboxes:
+            containers.extend(self.client.list_containers({"pod_sandbox_id": sb.id}))
+        return build_pods(sandboxes, containers).get(uid)
+
     def relist_pod(self, uid: str) -> bool:
         """Relist one pod now: list its sandboxes and their containers, emit its events and
         refresh its cache entry. Returns False if a call failed (the pod is reinspected on
         the next full relist)."""
         with self._relist_lock:
             try:
-                sandboxes = [s for s in self.client.list_pod_sandbox(streaming=self.streaming) if s.metadata.uid == uid]
-                containers: list[pb.Container] = []
-                for sb in sandboxes:
-                    containers.extend(self.client.list_containers({"pod_sandbox_id": sb.id}))
+                pod = self._list_pod(uid)
             except CRIError as exc:
                 self.last_error = exc
                 self._reinspect.add(uid)
                 return False
-            pod = build_pods(sandboxes, containers).get(uid)
             self._current[uid] = pod
             events = compute_pod_events(uid, self._old.get(uid), pod)
             ok, updated = self._update_cache(uid, pod)
@@ -217,6 +222,18 @@ class GenericPLEG(Background):
             self._advance(uid)
             self._publish(events, not self._relisted_once)
             return True
+
+    def refresh_pod(self, uid: str) -> bool:
+        """Inspect pod `uid` into the cache now, sending no lifecycle events and leaving the
+        relist records alone. False if a call failed."""
+        with self._relist_lock:
+            try:
+                pod = self._list_pod(uid)
+            except CRIError as exc:
+                self.last_error = exc
+                return False
+            ok, _ = self._update_cache(uid, pod)
+            return ok
 
     def records(self) -> dict[str, PodRecord]:
         """The pod records as of the last relist (a copy)."""
@@ -285,7 +302,9 @@ class GenericPLEG(Background):
             status.namespace = status.namespace or newest.status.metadata.namespace
             if newest.status.state == pb.SANDBOX_READY:
                 status.ips = sandbox_ips([newest.status])
-        if self.use_runtime_timestamp and newest is not None and newest.timestamp and newest.containers_statuses:
+        if self.use_runtime_timestamp and newest is not None and newest.timestamp:
+            # A timestamp means "my container statuses are current": the kubelet takes them
+            # as they are, unsorted, and an empty list as no containers.
             status.runtime_timestamp = newest.timestamp
             status.container_statuses = list(newest.containers_statuses)
             return status
@@ -296,4 +315,5 @@ class GenericPLEG(Background):
                 status.container_statuses.append(self.client.container_status(cid).status)
             except NotFoundError:
                 continue
+        status.container_statuses = newest_first(status.container_statuses)  # as the kubelet sorts them
         return status

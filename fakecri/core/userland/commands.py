@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
-from fakecri.core.shell import COMMANDS, Command, Io, Process
+from fakecri.core.shell import COMMANDS, Command, Io, Process, Sleep
+
+NS_PER_S = 1_000_000_000
 from fakecri.core.userland.world import FileError, Userland
 
 
@@ -114,6 +116,40 @@ def _chmod(args: list[str], io: Io) -> Process:
             yield from io.error(f"chmod: {path}: Operation not permitted\n")
             status = 1
     return status
+
+
+def _ping(args: list[str], io: Io) -> Process:
+    flags: dict[str, str] = {}
+    hosts = []
+    rest = list(args)
+    while rest:
+        a = rest.pop(0)
+        if a in ("-c", "-W", "-w", "-i", "-s") and rest:
+            flags[a] = rest.pop(0)
+        elif not a.startswith("-"):
+            hosts.append(a)
+    if not hosts:
+        yield from io.error("BusyBox ping: missing host\n")
+        return 1
+    host = hosts[0]
+    yield from io.write(f"PING {host} ({host}): 56 data bytes\n")
+    if not _world(io).privilege.may("NET_RAW"):
+        yield from io.error("ping: permission denied (are you root?)\n")
+        return 1
+    try:
+        count = max(0, int(flags.get("-c", "0")))
+    except ValueError:
+        count = 0
+    if not count:
+        yield Sleep(None)  # pings until stopped; nothing more is modelled than that it runs
+        return 0
+    for seq in range(min(count, 1000)):
+        yield from io.write(f"64 bytes from {host}: seq={seq} ttl=64 time=0.050 ms\n")
+        if seq + 1 < count:
+            yield Sleep(NS_PER_S)
+    yield from io.write(f"\n--- {host} ping statistics ---\n{count} packets transmitted, {count} packets received, "
+                        f"0% packet loss\nround-trip min/avg/max = 0.050/0.050/0.050 ms\n")
+    return 0
 
 
 def _grep(args: list[str], io: Io) -> Process:
@@ -337,6 +373,7 @@ USERLAND_COMMANDS: dict[str, Command] = {
     "mkdir": _file_command("mkdir", lambda w, p, f: w.mkdir(p, parents="p" in f)),
     "rm": _file_command("rm", lambda w, p, f: w.remove(p, recursive="r" in f or "R" in f)),
     "test": _test, "[": _test, "brctl": _brctl, "chmod": _chmod, "grep": _grep, "egrep": _grep,
+    "ping": _ping,
 }
 
 

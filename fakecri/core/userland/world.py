@@ -231,6 +231,13 @@ class Userland:
         rel = posixpath.relpath(path, root)
         return best, (best.host_path if rel == "." else os.path.join(best.host_path, rel))
 
+    def masked_program(self, word: str) -> bool:
+        """Whether running `word` hits a masked path (the program file itself, or through PATH)."""
+        if not self.spec.masked_paths:
+            return False
+        paths = [self.abspath(word)] if "/" in word else [f"{d}/{word}" for d in PATH.split(":")]
+        return any(self._under(p, self.spec.masked_paths) for p in paths)
+
     def _under(self, path: str, prefixes: tuple[str, ...]) -> bool:
         return any(path == p or path.startswith(p.rstrip("/") + "/") for p in prefixes)
 

@@ -57,7 +57,7 @@ class EventEncoder:
             return head
         # pod_sandbox_status (4) and containers_statuses (5) appended as wire fragments of the
         # cached statuses: the same bytes SerializeToString would give (fields in number order).
-        statuses = self.statuses.container_statuses_wire(rt, sb, "pod-wide-container-statuses" in quirks)
+        statuses = self.statuses.container_statuses_wire(rt, sb, quirks)
         return b"".join([head, field_fragment(4, self.statuses.sandbox_status_bytes(sb)),
                          *[field_fragment(5, b) for b in statuses]])
 
