@@ -184,9 +184,18 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
     `ctx`: where the command runs (its container's userland), for a command that looks
     into it; without one the plan depends on the command and annotations only.
     """
-    own = record(spawn(tuple(command) + tuple(args), ctx or Context(main=True)), None)
-    outputs = own.outputs
-    end_ns, exit_code, reason = own.end_ns, own.exit_code, reason_for(own.exit_code)
+    loop = logging_loop(tuple(command) + tuple(args))
+    if loop is not None and LOG_EVERY not in settings:
+        # A logging loop runs until stopped; its lines come from the periodic timer below,
+        # not from tracing thousands of rounds up front.
+        outputs, end_ns, exit_code, reason, input_at_ns = (), None, 0, "", None
+    else:
+        own = record(spawn(tuple(command) + tuple(args), ctx or Context(main=True)), None)
+        outputs = own.outputs
+        end_ns, exit_code, reason = own.end_ns, own.exit_code, reason_for(own.exit_code)
+        input_at_ns = own.input_at_ns
+    if end_ns is not None and ctx is not None and ctx.userland is not None and ctx.userland().oom_killed:
+        reason = "OOMKilled"  # its cgroup saw an OOM kill: containerd reports the exit so
     stream = settings.get(LOG_STREAM, "stdout").strip()
     if stream not in ("stdout", "stderr"):
         raise InvalidArgument(f"annotation {LOG_STREAM}: {stream!r} is not stdout or stderr")
@@ -203,7 +212,6 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
     if scripted:  # a scripted exit replaces the command's own end
         end_ns, exit_code, reason = min(scripted, key=lambda s: s[0])
     log_every, log_line = None, settings.get(LOG_EVERY_LINE, DEFAULT_TICK_LINE)
-    loop = logging_loop(tuple(command) + tuple(args))
     if loop is not None and LOG_EVERY not in settings:  # the command is a logging loop
         log_every, loop_stream, text, echo_first = loop
         if echo_first:  # a line at once; sleep first: the first comes with the periodic ones
@@ -238,7 +246,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         fail_start=fail_start,
         probes=_probes(settings[PROBES]) if PROBES in settings else (),
         quiet=quiet,
-        input_at_ns=own.input_at_ns,
+        input_at_ns=input_at_ns,
     )
 
 

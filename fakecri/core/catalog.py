@@ -14,6 +14,12 @@ A catalog is built from a dict (or a JSON / YAML file holding one):
         username: nobody
         uid: 65534
         pinned: false
+        content:                               # optional: what a container of it sees
+          entrypoint: [/usr/local/bin/nnp]     # and cmd: the image's default command
+          user: "1000"
+          passwd: "root:x:0:0:root:/root:/bin/sh\\n..."   # /etc/passwd; group: /etc/group
+          setuid_root: [nnp]                   # programs with the setuid bit, owned by root
+          http_ports: [80]                     # its own command serves HTTP on these
     unknown: [docker.io/library/gone, "quay.io/old/*"]   # pulls are NotFound
     auth:
       - references: ["registry.example.com/*"]
@@ -37,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from fakecri.core.errors import InvalidArgument
+from fakecri.core.image_content import BUSYBOX, KNOWN, ImageContent, content_from_dict
 from fakecri.core.references import NormalizedRef, is_digest, normalize
 
 DEFAULT_PULL_DURATION_S = 0.05
@@ -44,7 +51,7 @@ DEFAULT_PINNED = ("registry.k8s.io/pause",)
 _MIB = 1024 * 1024
 
 _TOP_KEYS = {"allow_unknown", "default_pull_duration_s", "pinned", "images", "unknown", "auth"}
-_IMAGE_KEYS = {"tags", "digest", "id", "size", "pull_duration_s", "username", "uid", "pinned"}
+_IMAGE_KEYS = {"tags", "digest", "id", "size", "pull_duration_s", "username", "uid", "pinned", "content"}
 _CRED_KEYS = ("username", "password", "auth", "registry_token", "identity_token")
 _AUTH_KEYS = {"references", *_CRED_KEYS}
 
@@ -80,6 +87,7 @@ class CatalogImage:
     username: str = ""
     uid: int | None = None
     pinned: bool = False
+    content: ImageContent | None = None  # None: known by repository, else busybox's
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +169,21 @@ class Catalog:
         if ref.digest:
             return self._by_digest.get(ref.digest)
         return self._by_tag.get(ref.tagged or "")
+
+    def content_for(self, ref: NormalizedRef) -> ImageContent:
+        """What is inside the image `ref` names: the catalog's word, else what is known of its
+        repository, else busybox."""
+        entry = self.find(ref)
+        if entry is not None and entry.content is not None:
+            return entry.content
+        return KNOWN.get(ref.name, BUSYBOX)
+
+    def content_of_reference(self, ref: str) -> ImageContent:
+        """`content_for` a reference as a caller wrote it (busybox's for one that does not parse)."""
+        try:
+            return self.content_for(normalize(ref))
+        except InvalidArgument:
+            return BUSYBOX
 
     def is_unknown(self, ref: NormalizedRef) -> bool:
         return any(matches(p, ref) for p in self.unknown)
@@ -302,6 +325,7 @@ def _image(entry: Any, where: str) -> CatalogImage:
         username=str(entry.get("username") or ""),
         uid=uid,
         pinned=bool(entry.get("pinned", False)),
+        content=content_from_dict(entry["content"], where) if "content" in entry else None,
     )
 
 

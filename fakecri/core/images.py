@@ -85,8 +85,14 @@ class ImageStore:
                     f"cannot pull image {ref!r}: the store already holds {self.max_images} images (max_images)"
                 )
             img = Image(id=image_id, repo_tags=[], repo_digests=[], size=size)
-            if entry is not None:
+            if entry is not None and (entry.username or entry.uid is not None):
                 img.username, img.uid = entry.username, entry.uid
+            else:  # the User of the image's config, as far as it is known
+                user = self.catalog.content_for(nref).user.partition(":")[0]
+                if user.isdigit():
+                    img.uid = int(user)
+                else:
+                    img.username = user
             self._images[image_id] = img
         img.pinned = img.pinned or self.catalog.is_pinned(nref) or bool(entry and entry.pinned)
         if nref.tag and nref.tagged not in img.repo_tags:

@@ -22,6 +22,8 @@ from fakecri.core.clock import Clock
 from fakecri.core.errors import AlreadyExists, InvalidArgument, NotFound, Other
 from fakecri.core.events import Event
 from fakecri.core.ids import IdSource
+from fakecri.core.catalog import Catalog
+from fakecri.core.image_content import ImageContent
 from fakecri.core.ipam import IpPool
 from fakecri.core.labels import matches
 from fakecri.core.limits import Limits
@@ -29,7 +31,9 @@ from fakecri.core.logsink import LogSink
 from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
 from fakecri.core.shell import READ, Context, Process, Sleep, Write, spawn
 from fakecri.core.store import RuntimeStore
-from fakecri.core.userland import USERLAND_COMMANDS, Userland, looks_inside, read_spec
+from fakecri.core.userland import (USERLAND_COMMANDS, HostMounts, Userland, has_private_host_mount, looks_inside,
+                                   read_spec)
+from fakecri.core.userland.spec import CONTAINER, POD, pid_mode
 from fakecri.core.timers import INPUT, STOP, WAKE
 from fakecri.core.transitions import GONE, MISSING, events_on_entering, path_for
 
@@ -42,6 +46,12 @@ DEFAULT_RUNTIME_HANDLERS = ("", "runc")
 
 _RUNNING = ContainerState.RUNNING
 _EXITED = ContainerState.EXITED
+
+
+def host_pid(cid: str) -> int:
+    """The pid a container's main process has on the node (stable: from its id)."""
+    head = cid[:8]
+    return 1000 + int(head, 16) % 4_000_000 if head and all(ch in "0123456789abcdef" for ch in head) else 1000
 
 
 class LiveInput:
@@ -81,6 +91,7 @@ class Runtime:
         limits: Limits | None = None,
         outbox_limit: int = 100_000,
         cpu_meter: Callable[[Container, int], int] | None = None,
+        image_content: Callable[[str], ImageContent] | None = None,
     ) -> None:
         self.clock = clock
         self.ids = ids
@@ -102,10 +113,15 @@ class Runtime:
         self._live: dict[str, LiveInput] = store.live
         self._userlands: dict[str, Userland] = store.userlands
         self._own_plans: dict[str, Plan] = store.own_plans
+        self._mounts_at_start = store.mounts_at_start
+        self.host_mounts = HostMounts()  # the host's mount table, for mount propagation
         self._is_stale = store.is_stale
         self._outbox: deque[Event] = deque(maxlen=outbox_limit)
         self._plans = PlanCache()
         self._cpu_meter = cpu_meter
+        # What is inside the image a reference names (the server hands in its catalog's view).
+        self.image_content = image_content or Catalog().content_of_reference
+        self._contents: dict[str, ImageContent] = {}  # by reference, shared by the containers of an image
 
     # ------------------------------------------------------------ plumbing
 
@@ -332,14 +348,56 @@ class Runtime:
             self._entered(c, step)
         return c
 
+    def content_of(self, c: Container) -> ImageContent:
+        """What is inside the container's image."""
+        content = self._contents.get(c.image)
+        if content is None:
+            if len(self._contents) >= 1024:
+                self._contents.clear()
+            content = self._contents[c.image] = self.image_content(c.image)
+        return content
+
+    def argv_of(self, c: Container) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(command, args) the container runs: its config's, completed by its image's default."""
+        return self.content_of(c).argv(c.command, c.args)
+
+    def processes_seen_from(self, cid: str) -> list[tuple[int, str]]:
+        """(pid, command line) of the processes a container's PID namespace shows, pid 1 first:
+        its own command (NamespaceMode CONTAINER), the pod's pause and containers (POD), or
+        the node's init and every running container's command (NODE)."""
+        c = self.get_container(cid)
+        sb = self._sandboxes.get(c.sandbox_id)
+        mode = pid_mode(sb.spec) if sb is not None else CONTAINER
+        if mode == CONTAINER:
+            return [(1, self._title(c))]
+        if mode == POD and sb is not None:
+            return [(1, "/pause")] + [(n + 2, self._title(self._containers[other]))
+                                      for n, other in enumerate(sb.container_ids)
+                                      if self._containers[other].state == _RUNNING]
+        return [(1, "/sbin/init")] + sorted((host_pid(other.id), self._title(other))
+                                            for other in self._containers.values() if other.state == _RUNNING)
+
+    def _title(self, c: Container) -> str:
+        """A container's main process as `ps` shows it (nginx names its master process)."""
+        argv = sum(self.argv_of(c), ())
+        line = " ".join(argv) or "sh"
+        return "nginx: master process " + line if argv and argv[0].rsplit("/", 1)[-1] == "nginx" else line
+
+    def web_ports(self, c: Container) -> tuple[int, ...]:
+        """The ports the container's own web server listens on (none unless it is running)."""
+        if c.state != _RUNNING:
+            return ()
+        return self.content_of(c).serves_on(c.command, c.args)
+
     def _plan(self, c: Container) -> Plan:
         sb = self._sandboxes.get(c.sandbox_id)
         settings = behaviour_annotations(c.annotations, sb.annotations if sb is not None else None, c.name)
-        if not looks_inside(c.command + c.args):
-            return self._plans.get(c.command, c.args, settings)
+        command, args = self.argv_of(c)
+        if not looks_inside(command + args):
+            return self._plans.get(command, args, settings)
         plan = self._own_plans.get(c.id)  # a command that reads its userland has a plan of its own
         if plan is None:
-            plan = self._own_plans[c.id] = build_plan(c.command, c.args, settings,
+            plan = self._own_plans[c.id] = build_plan(command, args, settings,
                                                       self._context(c, Context(main=True)))
         return plan
 
@@ -348,6 +406,8 @@ class Runtime:
         path_for("container", c.id, "start", c.state)
         sb = self._sandboxes[c.sandbox_id]
         path_for("sandbox", sb.id, "start_container", sb.state)
+        if c.spec and has_private_host_mount(c.spec):  # what the host mounts after now stays unseen
+            self._mounts_at_start[c.id] = self.host_mounts.current()
         plan = self._plan(c)
         now = self.clock.now_ns()
         if plan.fail_start is not None:
@@ -367,7 +427,7 @@ class Runtime:
                 self._write(c, stream, text, now)
                 wrote = True
         if not wrote and not plan.quiet:
-            argv = " ".join(c.command + c.args) or "(image default command)"
+            argv = " ".join(sum(self.argv_of(c), ())) or "(image default command)"
             self._write(c, "stdout", f"fakecri: started container {c.name}: {argv}\n", now)
         self._after_wake(c, plan, 0, now)
 
@@ -475,6 +535,7 @@ class Runtime:
                 self._stopping.pop(c.id, None)
                 self._userlands.pop(c.id, None)
                 self._own_plans.pop(c.id, None)
+                self._mounts_at_start.pop(c.id, None)
                 sb = self._sandboxes.get(c.sandbox_id)
                 if sb is not None:
                     sb.container_ids.remove(c.id)
@@ -552,7 +613,11 @@ class Runtime:
             c = self.get_container(cid)
             sb = self._sandboxes.get(c.sandbox_id)
             spec = read_spec(c.spec, sb.spec if sb else b"", hostname=sb.hostname if sb else "")
-            world = self._userlands[c.id] = Userland(spec, ip=sb.ip if sb else "")
+            cid = c.id
+            world = self._userlands[c.id] = Userland(spec, ip=sb.ip if sb else "", content=self.content_of(c),
+                                                     processes=lambda: self.processes_seen_from(cid),
+                                                     mounts_at_start=self._mounts_at_start.get(c.id),
+                                                     host_mounts=self.host_mounts.current)
         return world
 
     # ------------------------------------------------------------ input to a container's own command

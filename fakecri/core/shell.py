@@ -124,7 +124,8 @@ class _Exit(Exception):
         self.code = code
 
 
-_COMPOUND = frozenset({"while", "until", "for", "if", "case", "select", "{", "function"})
+# Compound commands the interpreter does not model (while and until loops it runs).
+_COMPOUND = frozenset({"for", "if", "case", "select", "{", "function"})
 _TO_STDOUT = frozenset({"1", "/dev/stdout", "/proc/1/fd/1", "/proc/self/fd/1"})
 _TO_STDERR = frozenset({"2", "/dev/stderr", "/proc/1/fd/2", "/proc/self/fd/2"})
 
@@ -396,7 +397,7 @@ def _shell(args: list[str], io: Io) -> Process:
         except _Unknown:
             return (yield from _unmodelled(io))
         if any(st.argv[:1] and st.argv[0] in _COMPOUND for st in statements):
-            return (yield from _unmodelled(io))  # loops and conditionals are not modelled
+            return (yield from _unmodelled(io))
         try:
             return (yield from run_statements(statements, io))
         except _Exit as ex:
@@ -455,12 +456,62 @@ APPLETS = frozenset("""
 """.split())
 
 
+MAX_LOOP_ROUNDS = 10_000  # a loop still going after this many rounds is taken to run until stopped
+
+
+def _loop_parts(statements: Sequence[Statement], i: int) -> tuple[list[Statement], list[Statement], int] | None:
+    """`while`/`until` at statements[i]: (condition, body, index after `done`); None when the
+    loop is not closed. The keywords sit at the head of a statement's words."""
+    cond: list[Statement] = []
+    body: list[Statement] = []
+    part, depth = cond, 0
+    for j in range(i, len(statements)):
+        st = statements[j]
+        words = st.argv
+        if j == i:
+            words = words[1:]
+        elif words and words[0] in ("while", "until"):
+            depth += 1
+        elif words and words[0] == "do" and depth == 0 and part is cond:
+            part, words = body, words[1:]
+        elif words and words[0] == "done":
+            if depth == 0:
+                if part is cond or len(words) > 1:
+                    return None
+                return cond, body, j + 1
+            depth -= 1
+        if words:
+            part.append(replace(st, argv=list(words), connector=";" if not part else st.connector))
+    return None
+
+
 def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> Process:
-    """Run statements in order with the shell's `&&` / `||` rules; the last status."""
-    for st in statements:
+    """Run statements in order with the shell's `&&` / `||` rules, `while`/`until` loops
+    included; the last status."""
+    i = 0
+    while i < len(statements):
+        st = statements[i]
+        i += 1
         if (st.connector == "&&" and status != 0) or (st.connector == "||" and status == 0):
+            if st.argv and st.argv[0] in ("while", "until"):
+                parts = _loop_parts(statements, i - 1)
+                i = parts[2] if parts else len(statements)
             continue
         if not st.argv:
+            continue
+        if st.argv[0] in ("while", "until"):
+            parts = _loop_parts(statements, i - 1)
+            if parts is None:
+                yield from io.error(f"{io.shell}: syntax error: unexpected end of file (expecting \"done\")\n")
+                return 2
+            cond, body, i = parts
+            status = 0
+            for _ in range(MAX_LOOP_ROUNDS):
+                if ((yield from run_statements(cond, io, status)) == 0) == (st.argv[0] == "until"):
+                    break
+                status = yield from run_statements(body, io, status)
+            else:
+                yield Sleep(None)
             continue
         if st.subs and any(_SUB in w for w in st.argv):
             argv = []

@@ -29,6 +29,8 @@ class RuntimeStore:
     # cid -> its simulated userland (core.userland.Userland), made on the first command that looks in
     userlands: dict[str, Any] = field(default_factory=dict)
     own_plans: dict[str, Any] = field(default_factory=dict)  # cid -> the plan of a command that reads its userland
+    # cid -> the host's mount points when it started, for a container with a private host mount
+    mounts_at_start: dict[str, frozenset[str]] = field(default_factory=dict)
     running: int = 0  # containers RUNNING now
     last_event_ns: int = 0  # the newest event's created_at (events never go back in time)
 
@@ -58,5 +60,6 @@ class RuntimeStore:
         self.live.clear()
         self.userlands.clear()
         self.own_plans.clear()
+        self.mounts_at_start.clear()
         self.ips.used.clear()
         self.running = 0

@@ -352,6 +352,7 @@ class FakeCRIServer:
     async def stop_async(self, grace: float = 0.5) -> None:
         if self.state is not None:
             self.state.bus.close_all("UNAVAILABLE", "the runtime is shutting down")
+            self.state.ports.close_all()
         for svc in reversed(self._side_services):
             await svc.stop()
         self._side_services = []

@@ -119,6 +119,7 @@ def restore_into(state: ServerState, doc: dict[str, Any], path: str) -> None:
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, errors.CoreError) as exc:
         raise StateFileError(f"state file {path} is damaged ({type(exc).__name__}: {exc}); it was left untouched") from None
     runtime.ids = _FreshIds(state.ids, runtime)
+    state.ports.close_all()
     state.runtime = runtime
     state.images = images
 

@@ -20,6 +20,7 @@ async def restart(st: ServerState, downtime_s: float, wipe: bool) -> None:
     st.down_until = loop.time() + downtime_s
     if wipe:
         st.runtime.wipe()
+        st.ports.close_all()
     st.log.warning("runtime restart", downtime_s=downtime_s, wipe=wipe)
     if st.on_availability is not None:
         await st.on_availability(False)

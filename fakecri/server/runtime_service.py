@@ -260,7 +260,7 @@ class RuntimeService:
         c = self.st.runtime.get_container(request.container_id)
         if not request.verbose:  # ContainerStatusResponse.status (field 1) from the cached status
             return field_fragment(1, self.st.statuses.container_status_bytes(c))
-        resp = pb.ContainerStatusResponse(status=tr.container_status(c))
+        resp = pb.ContainerStatusResponse(status=tr.container_status(c, self.st.runtime.content_of(c)))
         if request.verbose:
             resp.info.update(tr.container_info(c))
         return resp

@@ -27,6 +27,7 @@ from fakecri.server.disk import DiskRoot
 from fakecri.server.events.bus import EventBus, Subscription
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.events.status_cache import StatusCache
+from fakecri.server.ports import PortListeners
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ class ServerState:
     # Set by state_builder (they refer to each other, so they are made after __init__).
     plan: FaultPlan
     events: EventEncoder
+    ports: PortListeners  # listeners of the web servers in running containers
     runtime: Runtime
     images: ImageStore
 

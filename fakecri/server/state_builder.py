@@ -20,6 +20,7 @@ from fakecri.core.runtime import Runtime
 from fakecri.faults.plan import FaultPlan
 from fakecri.server.config import ServerConfig
 from fakecri.server.events.encoder import EventEncoder
+from fakecri.server.ports import PortListeners
 from fakecri.server.state import ServerState
 
 
@@ -42,6 +43,8 @@ def build_state(config: ServerConfig, *, clock: Clock | None = None, ids: IdSour
     catalog = Catalog.from_file(config.image_catalog) if config.image_catalog else None
     st = ServerState(config, clock, ids or id_source(config), catalog=catalog)
     st.plan = _new_plan(st)
+    st.statuses.content_of = lambda c: st.runtime.content_of(c)
+    st.ports = PortListeners(lambda: st.runtime, st.count)
     st.events = EventEncoder(st.plan, st.statuses, lambda: st.runtime, st.publish)
     st.images = new_images(st)
     st.runtime = new_runtime(st)
@@ -63,13 +66,20 @@ def runtime_options(st: ServerState) -> dict[str, Any]:
     """The keywords every Runtime of this server is made with (new or restored)."""
     cfg = st.config
     return dict(
-        on_event=st.events.on_event,
+        on_event=lambda ev: on_runtime_event(st, ev),
         log_sink=st.log_sink,
         pod_cidr=cfg.pod_cidr,
         runtime_handlers=cfg.runtime_handlers,
         limits=Limits(max_sandboxes=cfg.max_sandboxes, max_containers=cfg.max_containers),
         outbox_limit=0,  # events leave through on_event; nothing drains the outbox
+        image_content=(st.catalog or Catalog()).content_of_reference,
     )
+
+
+def on_runtime_event(st: ServerState, ev) -> None:
+    """Every event of the runtime: to the event streams, and to the web servers' listeners."""
+    st.events.on_event(ev)
+    st.ports.on_event(ev)
 
 
 def new_runtime(st: ServerState) -> Runtime:
@@ -90,6 +100,7 @@ def reset_state(st: ServerState) -> None:
     if isinstance(st.clock, FakeClock):
         st.clock._now = st.initial_clock_ns
     st.images = new_images(st)
+    st.ports.close_all()
     st.runtime = new_runtime(st)
     st.counters.clear()
     st.call_log.clear()

@@ -11,6 +11,9 @@ from collections.abc import Callable
 from google.protobuf.message import Message
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.core.image_content import BUSYBOX, ImageContent
+from fakecri.core.userland.identity import identity
+from fakecri.core.userland.spec import STRICT
 from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox
 from fakecri.server.wire import field_fragment
 
@@ -138,15 +141,20 @@ def container_fragment(c: Container) -> bytes:
     return _list_fragment(c, container_item)
 
 
-def container_status(c: Container) -> pb.ContainerStatus:
+def container_status(c: Container, content: ImageContent = BUSYBOX) -> pb.ContainerStatus:
+    """`content`: what is inside the container's image (its user and account files)."""
     config = pb.ContainerConfig.FromString(c.spec) if c.spec else pb.ContainerConfig()
     sec = config.linux.security_context
+    who = identity(
+        content,
+        run_as_user=sec.run_as_user.value if sec.HasField("run_as_user") else None,
+        run_as_group=sec.run_as_group.value if sec.HasField("run_as_group") else None,
+        run_as_username=sec.run_as_username,
+        supplemental_groups=tuple(sec.supplemental_groups),
+        strict=sec.supplemental_groups_policy == STRICT,
+    )
     user = pb.ContainerUser(
-        linux=pb.LinuxContainerUser(
-            uid=sec.run_as_user.value if sec.HasField("run_as_user") else 0,
-            gid=sec.run_as_group.value if sec.HasField("run_as_group") else 0,
-            supplemental_groups=list(sec.supplemental_groups),
-        )
+        linux=pb.LinuxContainerUser(uid=who.uid, gid=who.gid, supplemental_groups=list(who.supplemental))
     )
     return pb.ContainerStatus(
         id=c.id,

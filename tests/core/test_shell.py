@@ -153,3 +153,14 @@ def test_every_command_in_the_table_survives_odd_arguments():
         for args in ([], ["-x"], ["\x00", "9" * 30]):
             done = trace([name, *args], b"x\n")
             assert 0 <= done.exit_code <= 255
+
+
+def test_while_and_until_loops():
+    from fakecri.core.shell import trace
+
+    assert trace(["sh", "-c", "while false; do echo never; done && echo after"]).outputs == ((0, "stdout", "after\n"),)
+    assert trace(["sh", "-c", "until true; do sleep 1; done; echo ok"]).outputs == ((0, "stdout", "ok\n"),)
+    assert trace(["sh", "-c", "while true; do sleep 1; done"], main=True).end_ns is None  # runs until stopped
+    assert trace(["sh", "-c", "while true; do echo spin; done"]).end_ns is None  # bounded, then taken as endless
+    broken = trace(["sh", "-c", "while true; do echo x"])
+    assert broken.exit_code == 2 and "expecting \"done\"" in broken.outputs[0][2]

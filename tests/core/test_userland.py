@@ -209,3 +209,44 @@ def test_masked_programs_and_raw_sockets(exec_in):
     assert code == 0 and out.count("64 bytes from 127.0.0.1") == 2
     assert pinger("sh", "-c", "nope")[1] == "sh: nope: not found\n"
     assert pinger("/bin/sh", "-c", "nope")[1] == "/bin/sh: nope: not found\n"
+
+
+def _userns(mode: int, mappings=()) -> pb.NamespaceOption:
+    maps = [pb.IDMapping(container_id=c, host_id=h, length=n) for c, h, n in mappings]
+    return pb.NamespaceOption(userns_options=pb.UserNamespace(mode=mode, uids=maps, gids=maps))
+
+
+def test_a_pod_user_namespace_shows_its_maps(exec_in, pods, sink):
+    ns = _userns(pb.NamespaceMode.POD, [(0, 1000, 100000)])
+    sandbox = pb.PodSandboxConfig(linux=pb.LinuxPodSandboxConfig(
+        security_context=pb.LinuxSandboxSecurityContext(namespace_options=ns)))
+    run = exec_in(pb.ContainerConfig(), sandbox)
+    line = "         0       1000     100000\n"
+    assert run("cat", "/proc/self/uid_map") == (line, "", 0)
+    assert run("cat", "/proc/self/gid_map") == (line, "", 0)
+    # the container's own namespace options win over the pod's; its own command reads the map too
+    sb = pods.sandbox(spec=sandbox.SerializeToString())
+    own = pb.ContainerConfig(linux=pb.LinuxContainerConfig(security_context=pb.LinuxContainerSecurityContext(
+        namespace_options=_userns(pb.NamespaceMode.POD, [(0, 65536, 65536)]))))
+    c = pods.running(sb, "maps", command=("cat", "/proc/self/uid_map"), spec=own.SerializeToString())
+    assert sink.lines(c.log_path) == ["         0      65536      65536"]
+
+
+def test_the_node_user_namespace_is_the_hosts(exec_in):
+    with open("/proc/self/uid_map") as f:
+        host = f.read()
+    ns = _userns(pb.NamespaceMode.NODE)
+    sandbox = pb.PodSandboxConfig(linux=pb.LinuxPodSandboxConfig(
+        security_context=pb.LinuxSandboxSecurityContext(namespace_options=ns)))
+    assert exec_in(pb.ContainerConfig(), sandbox)("cat", "/proc/self/uid_map") == (host, "", 0)
+    with open("/proc/self/gid_map") as f:
+        assert exec_in()("cat", "/proc/self/gid_map") == (f.read(), "", 0)  # no user namespace option at all
+
+
+def test_cat_reads_files_of_the_container_and_standard_input(exec_in):
+    from fakecri.core.userland import looks_inside
+    run = exec_in()
+    assert run("cat", "/nope") == ("", "cat: can't open '/nope': No such file or directory\n", 1)
+    assert run("cat", "/dev/stdin") == ("", "", 0)  # no input given: nothing to echo
+    assert looks_inside(["cat", "/etc/hosts"]) and not looks_inside(["cat", "/dev/stdin"])
+    assert not looks_inside(["sh", "-c", "echo hi | cat"])

@@ -249,8 +249,8 @@ def _readonly_message() -> str:
 
 
 def _cat(args: list[str], io: Io) -> Process:
-    if not args or args == ["-"]:
-        return (yield from COMMANDS["cat"](args, io))
+    if all(a in ("-", "/dev/stdin") for a in args):  # standard input, as the shell's own cat reads it
+        return (yield from COMMANDS["cat"]([], io))
     world = _world(io)
     status = 0
     for path in args:
@@ -361,19 +361,175 @@ def _can_write(world: Userland, path: str) -> bool:
     return True
 
 
+def _mount(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    options: set[str] = set()
+    fstype = ""
+    places: list[str] = []
+    rest = list(args)
+    while rest:
+        a = rest.pop(0)
+        if a in ("--bind", "--rbind", "-B", "-R"):
+            options.add("bind")
+        elif a == "-t" and rest:
+            fstype = rest.pop(0)
+        elif a == "-o" and rest:
+            options.update(rest.pop(0).split(","))
+        elif not a.startswith("-"):
+            places.append(a)
+    if not places:
+        lines = [f"{m.host_path} on {m.container_path} type bind ({'ro' if m.readonly else 'rw'})"
+                 for m in world.spec.mounts if m.host_path]
+        lines += [f"{src} on {target} type {'tmpfs' if src == 'tmpfs' else 'bind'} (rw)"
+                  for src, target in world.mounts_made_inside()]
+        yield from io.write("".join(line + "\n" for line in lines))
+        return 0
+    if len(places) != 2:
+        yield from io.error(f"mount: can't find {places[0]} in /etc/fstab\n")
+        return 1
+    if not world.privilege.may("SYS_ADMIN"):
+        yield from io.error("mount: permission denied (are you root?)\n")
+        return 1
+    source, target = places
+    bind = bool(options & {"bind", "rbind"})
+    if not bind and fstype != "tmpfs":
+        yield from io.error(f"mount: mounting {source} on {target} failed: No such device\n")
+        return 1
+    try:
+        world.mount(source, target, tmpfs=not bind)
+    except FileError as exc:
+        yield from io.error(f"mount: mounting {source} on {target} failed: {exc.reason}\n")
+        return 1
+    return 0
+
+
+def _umount(args: list[str], io: Io) -> Process:
+    world = _world(io)
+    _, targets = _split_flags(args)
+    if not targets:
+        yield from io.error("umount: missing operand\n")
+        return 1
+    status = 0
+    for target in targets:
+        if not world.privilege.may("SYS_ADMIN"):
+            yield from io.error(f"umount: can't unmount {target}: Operation not permitted\n")
+            status = 1
+            continue
+        try:
+            world.unmount(target)
+        except FileError as exc:
+            yield from io.error(f"umount: can't unmount {target}: {exc.reason}\n")
+            status = 1
+    return status
+
+
 def _pwd(args: list[str], io: Io) -> Process:
     yield from io.write((_world(io).spec.working_dir or "/") + "\n")
     return 0
 
 
+def _nnp(args: list[str], io: Io) -> Process:
+    """The no-new-privileges test program: setuid root, it prints the effective uid it gets."""
+    world = _world(io)
+    if "nnp" not in world.content.setuid_root:
+        yield from io.error(f"{io.shell}: nnp: not found\n")
+        return 127
+    euid = world.uid if world.spec.no_new_privs else 0  # no_new_privs: the setuid bit is ignored
+    yield from io.write(f"Effective uid: {euid}\n")
+    return 0
+
+
+_SIZE_SUFFIX = {"": 1, "c": 1, "w": 2, "b": 512, "k": 1024, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+
+
+def _dd_size(text: str) -> int | None:
+    m = re.fullmatch(r"(\d+)([cwbkKMG]?)", text)
+    return int(m.group(1)) * _SIZE_SUFFIX[m.group(2)] if m else None
+
+
+def _dd(args: list[str], io: Io) -> Process:
+    """dd allocates one block of `bs` bytes; beyond the container's memory limit the kernel
+    kills it (SIGKILL, 137) and the container's cgroup records an OOM kill."""
+    world = _world(io)
+    opts = dict(a.split("=", 1) for a in args if "=" in a)
+    block = _dd_size(opts.get("bs", "512"))
+    count = _dd_size(opts["count"]) if "count" in opts else None
+    if block is None or ("count" in opts and count is None):
+        yield from io.error(f"dd: invalid number '{opts.get('bs') if block is None else opts['count']}'\n")
+        return 1
+    limit = world.spec.memory_limit
+    if 0 < limit <= block:
+        world.oom_killed = True
+        return 137
+    source = opts.get("if", "-")
+    if count is None and source in ("/dev/zero", "/dev/urandom", "/dev/random"):
+        yield Sleep(None)  # an endless source: it copies until stopped
+        return 0
+    n = count if count is not None else 0
+    yield from io.error(f"{n}+0 records in\n{n}+0 records out\n{n * block} bytes ({n * block}B) copied, "
+                        f"0.000100 seconds, 0B/s\n")
+    return 0
+
+
+def _netstat(args: list[str], io: Io) -> Process:
+    """The listening sockets: the host's on the host network, else those of the pod's own servers."""
+    world = _world(io)
+    yield from io.write("Active Internet connections (only servers)\n"
+                        "Proto Recv-Q Send-Q Local Address           Foreign Address         State       \n")
+    for proto, address in world.listening():
+        foreign = ":::*" if ":" in address.rsplit(":", 1)[0] else "0.0.0.0:*"
+        yield from io.write(f"{proto:<5} {0:>6} {0:>6} {address:<23} {foreign:<23} LISTEN      \n")
+    return 0
+
+
+def _ps(args: list[str], io: Io) -> Process:
+    """busybox ps: the processes of the container's PID namespace, then ps itself."""
+    world = _world(io)
+    procs = world.processes()
+    user = world.user_name or str(world.uid)
+    rows = procs + [(max(pid for pid, _ in procs) + 1, "ps " + " ".join(args) if args else "ps")]
+    yield from io.write("PID   USER     TIME  COMMAND\n" + "".join(
+        f"{pid:>5} {user[:8]:<8}  0:00 {line}\n" for pid, line in rows))
+    return 0
+
+
+def _pidof(args: list[str], io: Io) -> Process:
+    names = {a for a in args if not a.startswith("-")}
+    pids = [str(pid) for pid, line in reversed(_world(io).processes())
+            if line.split(":", 1)[0].split(" ", 1)[0].rsplit("/", 1)[-1] in names]
+    if pids:
+        yield from io.write(" ".join(pids) + "\n")
+    return 0 if pids else 1
+
+
+def _ipcs(args: list[str], io: Io) -> Process:
+    """busybox ipcs -m: the shared memory segments of the container's IPC namespace (the host's
+    with host IPC; none made inside are modelled)."""
+    world = _world(io)
+    try:
+        lines = world.read("/proc/sysvipc/shm").decode().splitlines()[1:]
+    except FileError:
+        lines = []
+    out = "\n------ Shared Memory Segments --------\nkey        shmid      owner      perms      bytes      nattch     status      \n"
+    for line in lines:
+        f = line.split()
+        if len(f) >= 9:
+            out += f"0x{int(f[0]) & 0xFFFFFFFF:08x} {f[1]:<10} {world.user_named(int(f[7])) or f[7]:<10} " \
+                   f"{f[2]:<10} {f[3]:<10} {f[6]:<10}\n"
+    yield from io.write(out + "\n")
+    return 0
+
+
 USERLAND_COMMANDS: dict[str, Command] = {
+    "ps": _ps, "pidof": _pidof, "ipcs": _ipcs,
+    "nnp": _nnp, "dd": _dd, "netstat": _netstat,
     "id": _id, "whoami": _whoami, "groups": _groups, "hostname": _hostname, "env": _env,
     "printenv": _printenv, "sysctl": _sysctl, "cat": _cat, "ls": _ls, "pwd": _pwd,
     "touch": _file_command("touch", lambda w, p, f: w.touch(p)),
     "mkdir": _file_command("mkdir", lambda w, p, f: w.mkdir(p, parents="p" in f)),
     "rm": _file_command("rm", lambda w, p, f: w.remove(p, recursive="r" in f or "R" in f)),
     "test": _test, "[": _test, "brctl": _brctl, "chmod": _chmod, "grep": _grep, "egrep": _grep,
-    "ping": _ping,
+    "ping": _ping, "mount": _mount, "umount": _umount,
 }
 
 
@@ -384,9 +540,11 @@ def looks_inside(argv: Sequence[str]) -> bool:
     """Whether a container's own command may read its userland (a `$`, a redirection, or one
     of these commands by name): such a command gets a plan of its own, built with it."""
     text = " ".join(argv)
-    if "$" in text or ">" in text:
+    if "$" in text or ">" in text or _CAT_FILE.search(text):
         return True
     return any(word.rsplit("/", 1)[-1] in _LOOKING for word in _WORD.findall(text.replace("/", " /")))
 
 
 _LOOKING = frozenset(USERLAND_COMMANDS) - {"cat"}  # a plain `cat` reads its input, not files
+# `cat FILE` does read the userland (`cat /dev/...` is a stream, not a file of the container)
+_CAT_FILE = re.compile(r"(?:^|[\s;&|(`])(?:\S*/)?cat\s+(?!/dev/)[^\s|;&<>-]")

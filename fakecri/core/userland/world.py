@@ -14,52 +14,21 @@ import os
 import posixpath
 import shutil
 from dataclasses import dataclass
+from typing import Callable
 
+from fakecri.core.image_content import BUSYBOX, ImageContent
+from fakecri.core.userland.identity import accounts, identity
 from fakecri.core.userland.privilege import Privilege, privilege
-from fakecri.core.userland.spec import MountSpec, UserlandSpec
+from fakecri.core.userland.spec import NODE, MountSpec, UserlandSpec
 
-# The image's account files: what the busybox image ships.
-PASSWD = """root:x:0:0:root:/root:/bin/sh
-daemon:x:1:1:daemon:/usr/sbin:/bin/false
-bin:x:2:2:bin:/bin:/bin/false
-sys:x:3:3:sys:/dev:/bin/false
-sync:x:4:100:sync:/bin:/bin/sync
-mail:x:8:8:mail:/var/spool/mail:/bin/false
-www-data:x:33:33:www-data:/var/www:/bin/false
-operator:x:37:37:Operator:/var:/bin/false
-nobody:x:65534:65534:nobody:/home:/bin/false
-"""
-GROUP = """root:x:0:
-daemon:x:1:
-bin:x:2:
-sys:x:3:
-adm:x:4:
-tty:x:5:
-disk:x:6:
-lp:x:7:
-mail:x:8:
-kmem:x:9:
-wheel:x:10:root
-cdrom:x:11:
-dialout:x:18:
-floppy:x:19:
-video:x:28:
-audio:x:29:
-tape:x:32:
-www-data:x:33:
-operator:x:37:
-utmp:x:43:
-plugdev:x:46:
-staff:x:50:
-lock:x:54:
-netdev:x:82:
-users:x:100:
-nogroup:x:65534:
-"""
-ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc/1", "/proc/sys", "/root", "/sys",
+ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc/1", "/proc/sys", "/proc/sysvipc",
+             "/root", "/sys",
              "/tmp", "/usr",
              "/usr/bin", "/var", "/var/run", "/var/log")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+PRIVATE, HOST_TO_CONTAINER, BIDIRECTIONAL = 0, 1, 2  # MountPropagation
+TMPFS = "\0tmpfs"  # where a tmpfs mounted inside keeps its files (no path a command can name)
+SHOWN_LIMIT = 1000  # entries a bidirectional mount copies out to the host at most
 
 
 def _on_submount(root: str, path: str) -> bool:
@@ -72,6 +41,53 @@ def _on_submount(root: str, path: str) -> bool:
         return os.stat(probe).st_dev != os.stat(root).st_dev
     except OSError:
         return False
+
+
+def _host_file(path: str) -> bytes:
+    """A file of the host's /proc, for a container that shares the host's namespace."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def host_listeners() -> list[tuple[str, str]]:
+    """The host's listening TCP sockets, from /proc/net/tcp and tcp6."""
+    out = []
+    for proto, path in (("tcp", "/proc/net/tcp"), ("tcp6", "/proc/net/tcp6")):
+        try:
+            with open(path, encoding="ascii") as f:
+                lines = f.read().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) < 4 or fields[3] != "0A":  # 0A: LISTEN
+                continue
+            address, _, port = fields[1].partition(":")
+            try:
+                raw = bytes.fromhex(address)
+                if len(raw) == 4:
+                    host = ".".join(str(b) for b in raw[::-1])
+                else:  # four host-order 32-bit words
+                    words = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
+                    host = ":".join(words[i:i + 2].hex() for i in range(0, 16, 2))
+                    host = "::" if host == "0000:0000:0000:0000:0000:0000:0000:0000" else host
+                out.append((proto, f"{host}:{int(port, 16)}"))
+            except ValueError:
+                continue
+    return out
+def _id_map_text(mapping: tuple[tuple[int, int, int], ...] | None, path: str) -> bytes:
+    """A user-namespace map as the kernel prints it; without a namespace of the pod's own, the
+    host's (this process's), which is what a container in the node's user namespace reads."""
+    if mapping is None:
+        try:
+            with open(path.replace("/proc/1/", "/proc/self/"), "rb") as f:
+                return f.read()
+        except OSError:
+            mapping = ((0, 0, 4294967295),)
+    return "".join(f"{c:>10} {h:>10} {n:>10}\n" for c, h, n in mapping).encode()
 
 
 class FileError(Exception):
@@ -88,56 +104,36 @@ IS_DIR = "Is a directory"
 NOT_DIR = "Not a directory"
 
 
-@dataclass(frozen=True, slots=True)
-class Account:
-    name: str
-    id: int
-    gid: int = 0
-    home: str = "/"
-    members: tuple[str, ...] = ()
-
-
-def _accounts(text: str, group: bool) -> list[Account]:
-    out = []
-    for line in text.splitlines():
-        parts = line.split(":")
-        if len(parts) < 4 or not parts[2].isdigit():
-            continue
-        if group:
-            out.append(Account(parts[0], int(parts[2]), members=tuple(m for m in parts[3].split(",") if m)))
-        elif len(parts) >= 6 and parts[3].isdigit():
-            out.append(Account(parts[0], int(parts[2]), int(parts[3]), parts[5]))
-    return out
-
-
 class Userland:
-    def __init__(self, spec: UserlandSpec, *, ip: str = "") -> None:
+    def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX,
+                 processes: Callable[[], list[tuple[int, str]]] | None = None,
+                 mounts_at_start: frozenset[str] | None = None,
+                 host_mounts: Callable[[], frozenset[str]] | None = None) -> None:
+        """`processes`: what its PID namespace shows; `mounts_at_start`: the host's mount points
+        when the container started, and `host_mounts` those of the moment: a private mount hides
+        what the host mounted under it since."""
         self.spec = spec
+        # (pid, command line) its PID namespace shows, pid 1 first (the runtime knows them)
+        self.processes = processes or (lambda: [(1, "sh")])
         self.ip = ip
+        self.content = content
+        self._mounts_at_start = mounts_at_start
+        self._host_mounts = host_mounts
+        self._since: tuple[frozenset[str], frozenset[str]] | None = None  # (table, its points new since start)
+        self._binds: dict[str, str] = {}  # mounts made inside: target -> source path ("" for a tmpfs)
+        self._shown: dict[str, list[str]] = {}  # target -> host paths a bidirectional mount copied out
         self._files: dict[str, bytes] = {}  # the in-memory layer of the root filesystem
         self._dirs: set[str] = set(ROOT_DIRS)
         self._removed: set[str] = set()  # generated files deleted in this container
-        users = _accounts(PASSWD, group=False)
-        groups = _accounts(GROUP, group=True)
-        by_name = {u.name: u for u in users}
-        by_uid = {u.id: u for u in users}
-        self._user_names = {u.id: u.name for u in users}
-        self._group_names = {g.id: g.name for g in groups}
-        if spec.run_as_user is not None:
-            self.uid = spec.run_as_user
-        elif spec.run_as_username in by_name:
-            self.uid = by_name[spec.run_as_username].id
-        else:
-            self.uid = 0
-        account = by_uid.get(self.uid)
-        self.user_name = spec.run_as_username or (account.name if account else "")
-        self.gid = spec.run_as_group if spec.run_as_group is not None else (account.gid if account else 0)
-        self.home = account.home if account else "/"
-        ids = [self.gid]
-        if not spec.strict_groups and self.user_name:
-            ids += [g.id for g in groups if self.user_name in g.members]
-        ids += list(spec.supplemental_groups)
-        self.groups = list(dict.fromkeys(ids))
+        self.oom_killed = False  # a process of the container went beyond its memory limit
+        self._user_names = {u.id: u.name for u in accounts(content.passwd, False)}
+        self._group_names = {g.id: g.name for g in accounts(content.group, True)}
+        who = identity(content, run_as_user=spec.run_as_user, run_as_group=spec.run_as_group,
+                       run_as_username=spec.run_as_username, supplemental_groups=spec.supplemental_groups,
+                       strict=spec.strict_groups)
+        self.identity = who
+        self.uid, self.gid, self.user_name, self.home = who.uid, who.gid, who.user_name, who.home
+        self.groups = who.groups
 
     # ------------------------------------------------------------ identity and environment
 
@@ -157,6 +153,13 @@ class Userland:
                 f"CapBnd:\t{p.bounding:016x}\nCapAmb:\t{0:016x}\n"
                 f"NoNewPrivs:\t{int(p.no_new_privs)}\nSeccomp:\t{p.seccomp_mode}\n"
                 f"Seccomp_filters:\t{1 if p.seccomp_mode else 0}\n").encode()
+
+    def listening(self) -> list[tuple[str, str]]:
+        """(protocol, local address) of the listening TCP sockets the container sees: the host's,
+        read from the host's /proc/net, on the host network; its image's web server otherwise."""
+        if self.spec.network_mode == NODE:
+            return host_listeners()
+        return [("tcp", f"0.0.0.0:{port}") for port in self.content.http_ports]
 
     def user_named(self, uid: int) -> str:
         return self._user_names.get(uid, "")
@@ -193,11 +196,22 @@ class Userland:
                 lines.append("options " + " ".join(spec.dns_options))
             return ("\n".join(lines) + "\n").encode() if lines else b""
         if path == "/etc/passwd":
-            return PASSWD.encode()
+            return self.content.passwd.encode()
         if path == "/etc/group":
-            return GROUP.encode()
+            return self.content.group.encode()
+        if path == "/proc/1/cmdline":
+            if self.spec.pid_mode == NODE:
+                return _host_file("/proc/1/cmdline")
+            return "".join(word + "\0" for word in self.processes()[0][1].split(" ")).encode()
+        if path == "/proc/sysvipc/shm" and self.spec.ipc_mode == NODE:
+            return _host_file(path)
+        if path == "/var/run/nginx.pid" and self.content.http_server == "nginx" and self.content.http_ports:
+            mine = [pid for pid, line in self.processes() if line.startswith("nginx: master process")]
+            return f"{mine[0]}\n".encode() if mine else None
         if path in ("/proc/self/status", "/proc/1/status"):
             return self._status()
+        if path in ("/proc/self/uid_map", "/proc/1/uid_map", "/proc/self/gid_map", "/proc/1/gid_map"):
+            return _id_map_text(spec.uid_map if path.endswith("uid_map") else spec.gid_map, path)
         if path.startswith("/proc/sys/"):
             key = path[len("/proc/sys/"):].replace("/", ".")
             if key in spec.sysctls:
@@ -215,7 +229,23 @@ class Userland:
     # ------------------------------------------------------------ paths
 
     def abspath(self, path: str) -> str:
-        return posixpath.normpath(posixpath.join(self.spec.working_dir or "/", path)) if path else ""
+        if not path or path.startswith(TMPFS):  # empty, or already where a tmpfs keeps its files
+            return path
+        path = posixpath.normpath(posixpath.join(self.spec.working_dir or "/", path))
+        return self._through_binds(path) if self._binds else path
+
+    def _through_binds(self, path: str) -> str:
+        """The path a mount made inside the container leads `path` to."""
+        for _ in range(8):
+            target = max((t for t in self._binds if path == t or path.startswith(t.rstrip("/") + "/")),
+                         key=len, default=None)
+            if target is None:
+                break
+            source = self._binds[target] or TMPFS + target
+            path = source + path[len(target):] if path != target else source
+            if not self._binds[target]:
+                break
+        return path
 
     def _mount(self, path: str) -> tuple[MountSpec, str] | None:
         """The mount `path` is under (the deepest one) and the host path it maps to."""
@@ -230,6 +260,29 @@ class Userland:
         root = posixpath.normpath(best.container_path)
         rel = posixpath.relpath(path, root)
         return best, (best.host_path if rel == "." else os.path.join(best.host_path, rel))
+
+    def _hidden(self, mounted: tuple[MountSpec, str] | None) -> str | None:
+        """For a private mount, the outermost host directory on the way to `mounted`'s host path
+        that the host mounted over after the container started: the container still sees the
+        directory underneath (shown empty, as a mount point usually is)."""
+        if mounted is None or mounted[0].propagation != PRIVATE or self._mounts_at_start is None \
+                or self._host_mounts is None:
+            return None
+        now = self._host_mounts()
+        if self._since is None or self._since[0] is not now:
+            self._since = (now, now - self._mounts_at_start)
+        new = self._since[1]
+        if not new:
+            return None
+        root = posixpath.normpath(mounted[0].host_path)
+        probe = posixpath.normpath(mounted[1])
+        hidden = None
+        while True:
+            if probe in new:
+                hidden = probe
+            if probe == root or probe in ("/", ""):
+                return hidden
+            probe = posixpath.dirname(probe)
 
     def masked_program(self, word: str) -> bool:
         """Whether running `word` hits a masked path (the program file itself, or through PATH)."""
@@ -247,6 +300,9 @@ class Userland:
         path = self.abspath(path)
         mounted = self._mount(path)
         if mounted is not None:
+            hidden = self._hidden(mounted)
+            if hidden is not None:
+                return hidden == posixpath.normpath(mounted[1])
             return os.path.isdir(mounted[1])
         return path in self._dirs or path in self._generated_dirs() or any(
             posixpath.normpath(m.container_path) == path for m in self.spec.mounts)
@@ -255,6 +311,9 @@ class Userland:
         path = self.abspath(path)
         mounted = self._mount(path)
         if mounted is not None:
+            hidden = self._hidden(mounted)
+            if hidden is not None:
+                return hidden == posixpath.normpath(mounted[1])
             return os.path.lexists(mounted[1])
         return self.is_dir(path) or path in self._files or self._generated(path) is not None
 
@@ -264,6 +323,9 @@ class Userland:
             return b""
         mounted = self._mount(path)
         if mounted is not None:
+            hidden = self._hidden(mounted)
+            if hidden is not None:
+                raise FileError(IS_DIR if hidden == posixpath.normpath(mounted[1]) else NO_SUCH)
             try:
                 with open(mounted[1], "rb") as f:
                     return f.read()
@@ -284,6 +346,11 @@ class Userland:
         path = self.abspath(path)
         mounted = self._mount(path)
         if mounted is not None:
+            hidden = self._hidden(mounted)
+            if hidden is not None:
+                if hidden == posixpath.normpath(mounted[1]):
+                    return []
+                raise FileError(NO_SUCH)
             try:
                 return sorted(os.listdir(mounted[1]))
             except NotADirectoryError:
@@ -297,6 +364,7 @@ class Userland:
         candidates = (set(self._files) | self._dirs | self._generated_dirs()
                       | {posixpath.normpath(m.container_path) for m in self.spec.mounts}
                       | {"/etc/hostname", "/etc/hosts", "/etc/resolv.conf", "/etc/passwd", "/etc/group"}
+                      | {f"/proc/{p}/{f}" for p in ("self", "1") for f in ("status", "uid_map", "gid_map")}
                       | {"/proc/sys/" + k.replace(".", "/") for k in self.spec.sysctls})
         for p in candidates:
             if p.startswith(prefix) and p != path and p not in self._removed:
@@ -315,7 +383,7 @@ class Userland:
                                                                                           mounted[1])):
                 raise FileError(READ_ONLY)
             return mounted
-        if self.spec.readonly_rootfs:
+        if self.spec.readonly_rootfs and not path.startswith(TMPFS):
             raise FileError(READ_ONLY)
         if not self.is_dir(posixpath.dirname(path)):
             raise FileError(NO_SUCH)
@@ -382,3 +450,76 @@ class Userland:
         self._dirs = {d for d in self._dirs if not (d == path or d.startswith(prefix))}
         if self._generated(path) is not None:
             self._removed.add(path)
+
+    # ------------------------------------------------------------ mounts made inside
+
+    def mount(self, source: str, target: str, *, tmpfs: bool) -> None:
+        """Mount `source` (a path in the container; ignored for a tmpfs) on the directory `target`.
+
+        Under a bidirectional mount the host sees it too: what the source holds is copied out
+        to the host directory (files and directories, as they are at mount time)."""
+        key = self.abspath(target)
+        if not self.is_dir(key):
+            raise FileError(NO_SUCH if not self.exists(key) else NOT_DIR)
+        source_path = ""
+        if not tmpfs:
+            source_path = self.abspath(source)
+            if not self.exists(source_path):
+                raise FileError(NO_SUCH)
+        if tmpfs:
+            self._dirs.add(TMPFS + key)
+        self._binds[key] = source_path
+        mounted = self._mount(key)
+        if mounted is not None and mounted[0].propagation == BIDIRECTIONAL:
+            self._shown[key] = self._copy_out(key, mounted[1])
+
+    def unmount(self, target: str) -> None:
+        path = posixpath.normpath(posixpath.join(self.spec.working_dir or "/", target))
+        parent = posixpath.dirname(path)
+        key = posixpath.join(self._through_binds(parent) if self._binds else parent, posixpath.basename(path))
+        if key not in self._binds:
+            raise FileError("Invalid argument")
+        del self._binds[key]
+        self._dirs = {d for d in self._dirs if not (d == TMPFS + key or d.startswith(TMPFS + key + "/"))}
+        for p in [p for p in self._files if p.startswith(TMPFS + key + "/")]:
+            del self._files[p]
+        for host in reversed(self._shown.pop(key, [])):
+            try:
+                if os.path.isdir(host) and not os.path.islink(host):
+                    os.rmdir(host)
+                else:
+                    os.remove(host)
+            except OSError:
+                pass
+
+    def mounts_made_inside(self) -> list[tuple[str, str]]:
+        """(source, target) of each mount made in the container, in order ("tmpfs" as a tmpfs's source)."""
+        return [(src or "tmpfs", target) for target, src in self._binds.items()]
+
+    def _copy_out(self, key: str, host_dir: str) -> list[str]:
+        """Copy what `key` now shows into `host_dir`, skipping names already there; the host paths made."""
+        made: list[str] = []
+        pending = [(key, host_dir)]
+        while pending and len(made) < SHOWN_LIMIT:
+            inside, outside = pending.pop()
+            try:
+                names = self.listdir(inside)
+            except FileError:
+                continue
+            for name in names:
+                if len(made) >= SHOWN_LIMIT:
+                    break
+                src, dst = posixpath.join(inside, name), os.path.join(outside, name)
+                if os.path.lexists(dst):
+                    continue
+                try:
+                    if self.is_dir(src):
+                        os.mkdir(dst)
+                        pending.append((src, dst))
+                    else:
+                        with open(dst, "wb") as f:
+                            f.write(self.read(src))
+                except (OSError, FileError):
+                    continue
+                made.append(dst)
+        return made

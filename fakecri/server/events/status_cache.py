@@ -9,6 +9,7 @@ reused as wire bytes. Quirks that change what a sandbox status answer holds
 from __future__ import annotations
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.core.image_content import BUSYBOX
 from fakecri.core.runtime import Runtime
 from fakecri.server import translate as tr
 from fakecri.server.events.status_order import listed_containers
@@ -20,8 +21,11 @@ STATUS_CACHE_MAX = 4096
 
 
 class StatusCache:
-    def __init__(self) -> None:
+    def __init__(self, content_of=None) -> None:
         self._entries: dict[str, tuple[object, int, bytes]] = {}
+        # What is inside a container's image (its user, account files): the runtime in force
+        # answers it; without one every image reads as busybox.
+        self.content_of = content_of or (lambda c: BUSYBOX)
 
     def _cached(self, rec, build) -> bytes:
         """The serialized status of `rec`, built once per rev."""
@@ -35,7 +39,7 @@ class StatusCache:
         return data
 
     def container_status_bytes(self, c) -> bytes:
-        return self._cached(c, tr.container_status)
+        return self._cached(c, lambda c: tr.container_status(c, self.content_of(c)))
 
     def sandbox_status_bytes(self, sb) -> bytes:
         return self._cached(sb, tr.sandbox_status)
@@ -62,6 +66,6 @@ def sandbox_status_response(rt: Runtime, sb, quirks: frozenset[str], now_ns: int
     resp = pb.PodSandboxStatusResponse(status=tr.sandbox_status(sb), timestamp=now_ns)
     if "timestamp-without-statuses" not in quirks:
         resp.containers_statuses.extend(
-            tr.container_status(c) for c in listed_containers(rt, sb.id, sb.uid, quirks)
+            tr.container_status(c, rt.content_of(c)) for c in listed_containers(rt, sb.id, sb.uid, quirks)
         )
     return resp

@@ -24,6 +24,7 @@ from fakecri.core import errors
 from fakecri.core.records import Container, ContainerState, SandboxState
 from fakecri.core.runtime import Runtime
 from fakecri.core.shell import DEFAULT_SIZE, Context, Interrupted, Process, Sleep, Write
+from fakecri.server import webserver
 from fakecri.server.streaming.backend import PortForwardBehaviour, Writer
 
 ATTACH_BUFFER = 1000
@@ -294,7 +295,16 @@ class RuntimeStreamingBackend:
     def port_forward_behaviour(self, pod_sandbox_id: str, port: int) -> PortForwardBehaviour:
         sb = self.host.runtime.get_sandbox(pod_sandbox_id)
         value = sb.annotations.get(f"{PORT_FORWARD_ANNOTATION}.{port}") or sb.annotations.get(PORT_FORWARD_ANNOTATION)
-        return parse_port_behaviour(value) if value else PortForwardBehaviour.echo()
+        if value:
+            return parse_port_behaviour(value)
+        rt = self.host.runtime
+        for cid in sb.container_ids:  # the pod's own web server on that port answers
+            c = rt.get_container(cid)
+            if port in rt.web_ports(c):
+                server = rt.content_of(c).http_server
+                return PortForwardBehaviour.http(200, webserver.response(server, "GET", "/").split(b"\r\n\r\n", 1)[1],
+                                                 "text/html")
+        return PortForwardBehaviour.echo()
 
 
 async def _discard(stdin: AsyncIterator[bytes]) -> None:

@@ -1,0 +1,157 @@
+"""What is inside an image, as far as a container of it can tell: its default command,
+its default user, its account files, the setuid programs it ships and the web server it
+runs.
+
+An image the catalog describes carries its own `ImageContent`; the images that critest
+and the Kubernetes node e2e tests run inside containers are known here by repository
+name, whatever the tag; any other image looks like busybox (no default command we can
+see into, root, busybox's /etc/passwd and /etc/group). One `ImageContent` is shared by
+every container of an image.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from fakecri.core.errors import InvalidArgument
+
+# busybox's account files
+BUSYBOX_PASSWD = """root:x:0:0:root:/root:/bin/sh
+daemon:x:1:1:daemon:/usr/sbin:/bin/false
+bin:x:2:2:bin:/bin:/bin/false
+sys:x:3:3:sys:/dev:/bin/false
+sync:x:4:100:sync:/bin:/bin/sync
+mail:x:8:8:mail:/var/spool/mail:/bin/false
+www-data:x:33:33:www-data:/var/www:/bin/false
+operator:x:37:37:Operator:/var:/bin/false
+nobody:x:65534:65534:nobody:/home:/bin/false
+"""
+BUSYBOX_GROUP = """root:x:0:
+daemon:x:1:
+bin:x:2:
+sys:x:3:
+adm:x:4:
+tty:x:5:
+disk:x:6:
+lp:x:7:
+mail:x:8:
+kmem:x:9:
+wheel:x:10:root
+cdrom:x:11:
+dialout:x:18:
+floppy:x:19:
+video:x:28:
+audio:x:29:
+tape:x:32:
+www-data:x:33:
+operator:x:37:
+utmp:x:43:
+plugdev:x:46:
+staff:x:50:
+lock:x:54:
+netdev:x:82:
+users:x:100:
+nogroup:x:65534:
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ImageContent:
+    entrypoint: tuple[str, ...] = ()  # the image config's Entrypoint
+    cmd: tuple[str, ...] = ()  # its Cmd
+    user: str = ""  # its User: "", "1000", "name" or "uid:gid"
+    passwd: str = BUSYBOX_PASSWD  # /etc/passwd
+    group: str = BUSYBOX_GROUP  # /etc/group
+    setuid_root: tuple[str, ...] = ()  # programs (base names) owned by root with the setuid bit
+    http_ports: tuple[int, ...] = ()  # ports its own command serves HTTP on, once it runs
+    http_server: str = "nginx"  # which server answers there: "nginx" or "httpd"
+
+    def argv(self, command: tuple[str, ...], args: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(command, args) that run, as Kubernetes combines a config with the image: a command
+        replaces the entrypoint and drops the image's Cmd; args replace the Cmd."""
+        if command:
+            return command, args
+        return self.entrypoint, args or self.cmd
+
+    def serves_on(self, command: tuple[str, ...], args: tuple[str, ...]) -> tuple[int, ...]:
+        """The ports a container of this image serves HTTP on while its command runs: the
+        image's, when that command is the image's own or starts its web server."""
+        if not self.http_ports:
+            return ()
+        argv = sum(self.argv(command, args), ())
+        if argv == self.entrypoint + self.cmd:
+            return self.http_ports
+        return self.http_ports if argv and argv[0].rsplit("/", 1)[-1] in SERVER_PROGRAMS else ()
+
+
+BUSYBOX = ImageContent()
+
+_NGINX_PASSWD = BUSYBOX_PASSWD + "nginx:x:101:101:nginx:/var/cache/nginx:/sbin/nologin\n"
+_NGINX_GROUP = BUSYBOX_GROUP + "nginx:x:101:nginx\n"
+_NGINX = ImageContent(cmd=("nginx", "-g", "daemon off;"), passwd=_NGINX_PASSWD, group=_NGINX_GROUP,
+                      http_ports=(80,))
+
+# The images critest and the node e2e tests look into, by repository.
+KNOWN: dict[str, ImageContent] = {
+    # A user (uid 1000) that the image's /etc/group makes a member of group 50000.
+    "gcr.io/k8s-staging-cri-tools/test-image-predefined-group": ImageContent(
+        user="1000",
+        passwd=BUSYBOX_PASSWD + "default-user:x:1000:1000:Linux User,,,:/home/default-user:/bin/sh\n",
+        group=BUSYBOX_GROUP + "default-user:x:1000:\ngroup-defined-in-image:x:50000:default-user\n",
+    ),
+    # Images whose config names a user, for the image status fields.
+    "gcr.io/k8s-staging-cri-tools/test-image-user-uid": ImageContent(user="1002"),
+    "gcr.io/k8s-staging-cri-tools/test-image-user-username": ImageContent(user="www-data"),
+    "gcr.io/k8s-staging-cri-tools/test-image-user-uid-group": ImageContent(user="1003:1004"),
+    "gcr.io/k8s-staging-cri-tools/test-image-user-username-group": ImageContent(user="www-data:www-data"),
+    # Its entrypoint is a setuid-root program that prints the effective uid it runs with.
+    "registry.k8s.io/e2e-test-images/nonewprivs": ImageContent(
+        entrypoint=("/usr/local/bin/nnp",), setuid_root=("nnp",)),
+    "registry.k8s.io/e2e-test-images/nginx": _NGINX,
+    "docker.io/library/nginx": _NGINX,
+    "registry.k8s.io/e2e-test-images/httpd": ImageContent(
+        cmd=("httpd-foreground",), http_ports=(80,), http_server="httpd",
+        passwd=BUSYBOX_PASSWD.replace("www-data:x:33:33:www-data:/var/www:/bin/false",
+                                      "www-data:x:33:33:www-data:/var/www:/usr/sbin/nologin")),
+    "docker.io/library/httpd": ImageContent(cmd=("httpd-foreground",), http_ports=(80,), http_server="httpd"),
+    # nginx on the host network, listening on 12003
+    "gcr.io/k8s-staging-cri-tools/hostnet-nginx-amd64": ImageContent(
+        cmd=("nginx", "-g", "daemon off;"), passwd=_NGINX_PASSWD, group=_NGINX_GROUP, http_ports=(12003,)),
+}
+
+_KEYS = {"entrypoint", "cmd", "user", "passwd", "group", "setuid_root", "http_ports", "http_server"}
+WEB_SERVERS = ("nginx", "httpd")
+# programs that start the image's web server
+SERVER_PROGRAMS = frozenset({"nginx", "httpd", "httpd-foreground", "apache2", "apache2-foreground"})
+
+
+def content_from_dict(data: Mapping[str, Any], where: str) -> ImageContent:
+    """The `content` of a catalog image; InvalidArgument naming `where` and the bad key."""
+    if not isinstance(data, Mapping):
+        raise InvalidArgument(f"{where}: content must be a mapping")
+    extra = sorted(set(data) - _KEYS)
+    if extra:
+        raise InvalidArgument(f"{where}: content has unknown key {extra[0]!r} (known: {', '.join(sorted(_KEYS))})")
+
+    def words(key: str) -> tuple[str, ...]:
+        value = data.get(key) or []
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InvalidArgument(f"{where}: content.{key} must be a list of strings")
+        return tuple(value)
+
+    def text(key: str, default: str) -> str:
+        value = data.get(key, default)
+        if not isinstance(value, (str, int)) or isinstance(value, bool):
+            raise InvalidArgument(f"{where}: content.{key} must be a string")
+        return str(value)
+
+    ports = data.get("http_ports") or []
+    if not isinstance(ports, list) or not all(isinstance(p, int) and not isinstance(p, bool) and 0 < p < 65536
+                                              for p in ports):
+        raise InvalidArgument(f"{where}: content.http_ports must be a list of ports 1..65535")
+    server = text("http_server", "nginx")
+    if server not in WEB_SERVERS:
+        raise InvalidArgument(f"{where}: content.http_server must be one of {', '.join(WEB_SERVERS)}")
+    return ImageContent(entrypoint=words("entrypoint"), cmd=words("cmd"), user=text("user", ""),
+                        passwd=text("passwd", BUSYBOX_PASSWD), group=text("group", BUSYBOX_GROUP),
+                        setuid_root=words("setuid_root"), http_ports=tuple(ports), http_server=server)
