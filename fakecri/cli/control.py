@@ -4,6 +4,8 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -59,12 +61,17 @@ def _ctl_call(fn):
         raise click.ClickException(f"{exc.code().name}: {exc.details()}") from None
 
 
+def _print_json_lines(endpoint: str, read: Callable[[Any], list[dict[str, Any]]]) -> None:
+    """Print what `read(control client)` returns, one JSON object per line."""
+    with _control(endpoint) as c:
+        for record in _ctl_call(lambda: read(c)):
+            click.echo(json.dumps(record, sort_keys=True))
+
+
 @_ctl_command("faults")
 def ctl_faults(endpoint: str) -> None:
     """List the faults in force, one JSON object per line."""
-    with _control(endpoint) as c:
-        for f in _ctl_call(c.list_faults):
-            click.echo(json.dumps(f, sort_keys=True))
+    _print_json_lines(endpoint, lambda c: c.list_faults())
 
 
 @_ctl_command("add-fault")
@@ -143,14 +150,10 @@ def ctl_reset(endpoint: str) -> None:
 @_ctl_command("calls")
 def ctl_calls(endpoint: str) -> None:
     """Print the call log, one JSON object per line."""
-    with _control(endpoint) as c:
-        for rec in _ctl_call(c.call_log):
-            click.echo(json.dumps(rec, sort_keys=True))
+    _print_json_lines(endpoint, lambda c: c.call_log())
 
 
 @_ctl_command("fault-log")
 def ctl_fault_log(endpoint: str) -> None:
     """Print the log of injected faults, one JSON object per line."""
-    with _control(endpoint) as c:
-        for rec in _ctl_call(c.fault_log):
-            click.echo(json.dumps(rec, sort_keys=True))
+    _print_json_lines(endpoint, lambda c: c.fault_log())

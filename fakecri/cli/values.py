@@ -24,19 +24,29 @@ class OctalMode(click.ParamType):
         return mode
 
 
-class Address(click.ParamType):
+class _CheckedText(click.ParamType):
+    """Text kept as given (stripped) once `check` accepts it; its ValueError is the message."""
+
+    def check(self, value) -> None:
+        raise NotImplementedError
+
+    def convert(self, value, param, ctx):
+        try:
+            self.check(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        return str(value).strip()
+
+
+class Address(_CheckedText):
     """HOST:PORT with a port from 0 to 65535; kept as the text given."""
 
     name = "HOST:PORT"
 
-    def convert(self, value, param, ctx):
+    def check(self, value) -> None:
         from fakecri.server.config import parse_address
 
-        try:
-            parse_address(value, "address")
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-        return str(value).strip()
+        parse_address(value, "address")
 
 
 class Duration(click.ParamType):
@@ -60,17 +70,15 @@ class Duration(click.ParamType):
         return seconds
 
 
-class Cidr(click.ParamType):
+class Cidr(_CheckedText):
+    """A pod CIDR (10.88.0.0/16); kept as the text given."""
+
     name = "CIDR"
 
-    def convert(self, value, param, ctx):
+    def check(self, value) -> None:
         from fakecri.server.config import check_cidr
 
-        try:
-            check_cidr(value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-        return str(value).strip()
+        check_cidr(value)
 
 
 class SocketPath(click.Path):

@@ -13,19 +13,15 @@ import grpc.aio
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc as pb_grpc
-from fakecri.client.calls import IMAGES, RUNTIME, CRICalls, Extract
+from fakecri.client.calls import IMAGES, RUNTIME, CRICalls, Extract, ListRPC
 from fakecri.client.endpoint import Endpoint, parse_endpoint
 from fakecri.client.errors import UnavailableError, from_rpc_error
-from fakecri.client.container_events import METHOD, stream_closed
+from fakecri.client.container_events import METHOD, CancellableStream, stream_closed
 from fakecri.client.sync_client import DEFAULT_TIMEOUT, channel_options
 
 
-class AsyncEventStream:
+class AsyncEventStream(CancellableStream):
     """`async for` over container events; `cancel()` ends the iteration quietly."""
-
-    def __init__(self, call: Any) -> None:
-        self._call = call
-        self._cancelled = False
 
     def __aiter__(self) -> AsyncEventStream:
         return self
@@ -48,14 +44,6 @@ class AsyncEventStream:
                 raise StopAsyncIteration
             raise stream_closed(None)
         return message
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancelled
-
-    def cancel(self) -> None:
-        self._cancelled = True
-        self._call.cancel()
 
 
 class AsyncCRIClient(CRICalls):
@@ -86,20 +74,14 @@ class AsyncCRIClient(CRICalls):
             raise from_rpc_error(err, method) from None
         return reply if extract is None else extract(reply)
 
-    async def _collect(self, service: str, *, streaming: bool, stream_method: str, stream_request: Any,
-                       stream_field: str, method: str, request: Any, field: str) -> list[Any]:
-        if streaming and stream_method not in self.unimplemented_streams:
-            items: list[Any] = []
+    async def _collect(self, rpc: ListRPC, streaming: bool, **fields: Any) -> list[Any]:
+        if self._wants_stream(rpc, streaming):
             try:
-                async for message in getattr(self._stubs[service], stream_method)(stream_request, timeout=self.timeout):
-                    items.extend(getattr(message, stream_field))
+                return [item async for message in self._open_stream(rpc, fields)
+                        for item in getattr(message, rpc.stream_field)]
             except grpc.RpcError as err:
-                if err.code() is not grpc.StatusCode.UNIMPLEMENTED:
-                    raise from_rpc_error(err, stream_method) from None
-                self.unimplemented_streams.add(stream_method)
-            else:
-                return items
-        return await self._unary(service, method, request, lambda reply: list(getattr(reply, field)))
+                self._stream_refused(err, rpc)
+        return await self._unary_list(rpc, fields)
 
     async def wait_ready(self, timeout: float = 5.0) -> None:
         try:

@@ -8,9 +8,14 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+import grpc
+from google.protobuf.message import Message
+
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.client.errors import from_rpc_error
 
 CRI_API_VERSION = "v1"
 RUNTIME, IMAGES = "runtime", "images"
@@ -35,10 +40,42 @@ def _image_spec(image: str | pb.ImageSpec) -> pb.ImageSpec:
     return pb.ImageSpec(image=image) if isinstance(image, str) else image
 
 
+@dataclass(frozen=True)
+class ListRPC:
+    """A list served twice: by a unary List* RPC and by its Stream* twin, which sends the
+    items in parts. Each RPC's request message is named after it (ListContainersRequest)."""
+
+    service: str
+    method: str
+    field: str  # where the unary reply holds the items
+    stream_method: str
+    stream_field: str  # where each Stream* reply holds its part
+
+    @property
+    def request(self) -> type[Message]:
+        return getattr(pb, self.method + "Request")
+
+    @property
+    def stream_request(self) -> type[Message]:
+        return getattr(pb, self.stream_method + "Request")
+
+
+POD_SANDBOXES = ListRPC(RUNTIME, "ListPodSandbox", "items", "StreamPodSandboxes", "pod_sandboxes")
+CONTAINERS = ListRPC(RUNTIME, "ListContainers", "containers", "StreamContainers", "containers")
+CONTAINER_STATS = ListRPC(RUNTIME, "ListContainerStats", "stats", "StreamContainerStats", "container_stats")
+POD_SANDBOX_STATS = ListRPC(RUNTIME, "ListPodSandboxStats", "stats", "StreamPodSandboxStats", "pod_sandbox_stats")
+POD_SANDBOX_METRICS = ListRPC(RUNTIME, "ListPodSandboxMetrics", "pod_metrics", "StreamPodSandboxMetrics",
+                              "pod_sandbox_metrics")
+IMAGE_LIST = ListRPC(IMAGES, "ListImages", "images", "StreamImages", "images")
+
+
 class CRICalls(ABC):
     """One method per RPC of RuntimeService and ImageService (snake_case names)."""
 
     timeout: float
+    _stubs: dict[str, Any]  # RUNTIME and IMAGES: the generated stub of each service
+    # Stream* RPCs the runtime answered UNIMPLEMENTED; their unary lists serve from then on.
+    unimplemented_streams: set[str]
 
     @abstractmethod
     def _unary(self, service: str, method: str, request: Any, extract: Extract | None = None,
@@ -46,9 +83,29 @@ class CRICalls(ABC):
         """Make one unary call and return `extract(reply)` (the reply itself if None)."""
 
     @abstractmethod
-    def _collect(self, service: str, *, streaming: bool, stream_method: str, stream_request: Any,
-                 stream_field: str, method: str, request: Any, field: str) -> Any:
-        """Return every item of a list, from the Stream* RPC or the unary one."""
+    def _collect(self, rpc: ListRPC, streaming: bool, **fields: Any) -> Any:
+        """Return every item of a list, from the Stream* RPC when asked and available (the
+        whole stream within the timeout; a stream that fails midway raises and its items are
+        dropped), else from the unary one. `fields` go into either request."""
+
+    def _wants_stream(self, rpc: ListRPC, streaming: bool) -> bool:
+        return streaming and rpc.stream_method not in self.unimplemented_streams
+
+    def _open_stream(self, rpc: ListRPC, fields: dict[str, Any]) -> Any:
+        """The Stream* call of `rpc`: an iterator of replies (an async one in the asyncio client)."""
+        call = getattr(self._stubs[rpc.service], rpc.stream_method)
+        return call(rpc.stream_request(**fields), timeout=self.timeout)
+
+    def _unary_list(self, rpc: ListRPC, fields: dict[str, Any]) -> Any:
+        """The items from the unary List* call of `rpc` (a coroutine in the asyncio client)."""
+        return self._unary(rpc.service, rpc.method, rpc.request(**fields), _items(rpc.field))
+
+    def _stream_refused(self, err: grpc.RpcError, rpc: ListRPC) -> None:
+        """A Stream* list call failed: remember a runtime without it (the caller falls back to
+        the unary list), raise anything else."""
+        if err.code() is not grpc.StatusCode.UNIMPLEMENTED:
+            raise from_rpc_error(err, rpc.stream_method) from None
+        self.unimplemented_streams.add(rpc.stream_method)
 
     # ------------------------------------------------------------ runtime: info
 
@@ -87,12 +144,7 @@ class CRICalls(ABC):
                            pb.PodSandboxStatusRequest(pod_sandbox_id=pod_sandbox_id, verbose=verbose))
 
     def list_pod_sandbox(self, filter: Filter = None, *, streaming: bool = False) -> list[pb.PodSandbox]:
-        return self._collect(
-            RUNTIME, streaming=streaming,
-            stream_method="StreamPodSandboxes", stream_request=pb.StreamPodSandboxesRequest(filter=filter),
-            stream_field="pod_sandboxes",
-            method="ListPodSandbox", request=pb.ListPodSandboxRequest(filter=filter), field="items",
-        )
+        return self._collect(POD_SANDBOXES, streaming, filter=filter)
 
     def update_pod_sandbox_resources(self, pod_sandbox_id: str, *, overhead: pb.LinuxContainerResources | None = None,
                                      resources: pb.LinuxContainerResources | None = None) -> None:
@@ -134,12 +186,7 @@ class CRICalls(ABC):
         return self._unary(RUNTIME, "RemoveContainer", pb.RemoveContainerRequest(container_id=container_id), _none)
 
     def list_containers(self, filter: Filter = None, *, streaming: bool = False) -> list[pb.Container]:
-        return self._collect(
-            RUNTIME, streaming=streaming,
-            stream_method="StreamContainers", stream_request=pb.StreamContainersRequest(filter=filter),
-            stream_field="containers",
-            method="ListContainers", request=pb.ListContainersRequest(filter=filter), field="containers",
-        )
+        return self._collect(CONTAINERS, streaming, filter=filter)
 
     def container_status(self, container_id: str, verbose: bool = False) -> pb.ContainerStatusResponse:
         return self._unary(RUNTIME, "ContainerStatus",
@@ -186,44 +233,25 @@ class CRICalls(ABC):
                            _field("stats"))
 
     def list_container_stats(self, filter: Filter = None, *, streaming: bool = False) -> list[pb.ContainerStats]:
-        return self._collect(
-            RUNTIME, streaming=streaming,
-            stream_method="StreamContainerStats", stream_request=pb.StreamContainerStatsRequest(filter=filter),
-            stream_field="container_stats",
-            method="ListContainerStats", request=pb.ListContainerStatsRequest(filter=filter), field="stats",
-        )
+        return self._collect(CONTAINER_STATS, streaming, filter=filter)
 
     def pod_sandbox_stats(self, pod_sandbox_id: str) -> pb.PodSandboxStats:
         return self._unary(RUNTIME, "PodSandboxStats", pb.PodSandboxStatsRequest(pod_sandbox_id=pod_sandbox_id),
                            _field("stats"))
 
     def list_pod_sandbox_stats(self, filter: Filter = None, *, streaming: bool = False) -> list[pb.PodSandboxStats]:
-        return self._collect(
-            RUNTIME, streaming=streaming,
-            stream_method="StreamPodSandboxStats", stream_request=pb.StreamPodSandboxStatsRequest(filter=filter),
-            stream_field="pod_sandbox_stats",
-            method="ListPodSandboxStats", request=pb.ListPodSandboxStatsRequest(filter=filter), field="stats",
-        )
+        return self._collect(POD_SANDBOX_STATS, streaming, filter=filter)
 
     def list_metric_descriptors(self) -> list[pb.MetricDescriptor]:
         return self._unary(RUNTIME, "ListMetricDescriptors", pb.ListMetricDescriptorsRequest(), _items("descriptors"))
 
     def list_pod_sandbox_metrics(self, *, streaming: bool = False) -> list[pb.PodSandboxMetrics]:
-        return self._collect(
-            RUNTIME, streaming=streaming,
-            stream_method="StreamPodSandboxMetrics", stream_request=pb.StreamPodSandboxMetricsRequest(),
-            stream_field="pod_sandbox_metrics",
-            method="ListPodSandboxMetrics", request=pb.ListPodSandboxMetricsRequest(), field="pod_metrics",
-        )
+        return self._collect(POD_SANDBOX_METRICS, streaming)
 
     # ------------------------------------------------------------ images
 
     def list_images(self, filter: Filter = None, *, streaming: bool = False) -> list[pb.Image]:
-        return self._collect(
-            IMAGES, streaming=streaming,
-            stream_method="StreamImages", stream_request=pb.StreamImagesRequest(filter=filter), stream_field="images",
-            method="ListImages", request=pb.ListImagesRequest(filter=filter), field="images",
-        )
+        return self._collect(IMAGE_LIST, streaming, filter=filter)
 
     def image_status(self, image: str | pb.ImageSpec, verbose: bool = False) -> pb.ImageStatusResponse:
         return self._unary(IMAGES, "ImageStatus", pb.ImageStatusRequest(image=_image_spec(image), verbose=verbose))

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 import grpc
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.client.background import Background
 from fakecri.client.errors import CRIError, EventStreamClosed
 
 METHOD = "GetContainerEvents"
@@ -27,12 +28,25 @@ def stream_closed(err: grpc.RpcError | None) -> EventStreamClosed:
     return EventStreamClosed(details or "event stream failed", code=code, method=METHOD)
 
 
-class EventStream(Iterator[pb.ContainerEventResponse]):
-    """Iterate to receive events; `cancel()` (from any thread) ends the iteration quietly."""
+class CancellableStream:
+    """One GetContainerEvents call; `cancel()` (from any thread) ends it, and the iteration
+    over it, quietly."""
 
-    def __init__(self, call: grpc.Call) -> None:
+    def __init__(self, call: Any) -> None:
         self._call = call
         self._cancelled = False
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self._call.cancel()
+
+
+class EventStream(CancellableStream, Iterator[pb.ContainerEventResponse]):
+    """Iterate to receive events; `cancel()` (from any thread) ends the iteration quietly."""
 
     def __iter__(self) -> EventStream:
         return self
@@ -51,15 +65,7 @@ class EventStream(Iterator[pb.ContainerEventResponse]):
                 raise StopIteration from None
             raise stream_closed(err) from None
 
-    @property
-    def cancelled(self) -> bool:
-        return self._cancelled
-
-    def cancel(self) -> None:
-        self._cancelled = True
-        self._call.cancel()
-
-    close = cancel
+    close = CancellableStream.cancel
 
     def __enter__(self) -> EventStream:
         return self
@@ -75,7 +81,63 @@ class EventSource(Protocol):
                              connect_timeout: float | None = ...) -> EventStream: ...
 
 
-class EventWatcher:
+class EventThread(Background):
+    """Reads GetContainerEvents on a daemon thread, opening streams with `_open()`.
+    `stop()` (from any thread) cancels the open stream and joins the thread; a stream
+    cancelled that way ends quietly. Subclasses write `_run()`, what the thread does."""
+
+    def __init__(
+        self,
+        client: EventSource,
+        on_event: Callable[[pb.ContainerEventResponse], None],
+        *,
+        on_connected: Callable[[], None] | None,
+        connect_timeout: float,
+        name: str,
+    ) -> None:
+        self._client = client
+        self._on_event = on_event
+        self._on_connected = on_connected
+        self._connect_timeout = connect_timeout
+        self._name = name
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._stream: EventStream | None = None
+        self._thread: threading.Thread | None = None
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+    def _start_thread(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+        self._thread.start()
+
+    def _connected(self) -> None:
+        """Runs once a stream is open, before its first event."""
+        if self._on_connected is not None:
+            self._on_connected()
+
+    def _open(self) -> EventStream:
+        """Open one stream (waiting for the connection); stop() can cancel it from now on."""
+        stream = self._client.get_container_events(on_connected=self._connected,
+                                                   connect_timeout=self._connect_timeout)
+        with self._lock:
+            self._stream = stream
+            if self._stopping.is_set():
+                stream.cancel()
+        return stream
+
+    def stop(self, timeout: float | None = 5.0) -> None:
+        self._stopping.set()
+        with self._lock:
+            stream = self._stream
+        if stream is not None:
+            stream.cancel()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+
+
+class EventWatcher(EventThread):
     """Runs one event stream on a background thread and calls `on_event` for each message.
 
     When the stream ends on its own, `on_error(EventStreamClosed)` is called and `error`
@@ -91,57 +153,28 @@ class EventWatcher:
         on_connected: Callable[[], None] | None = None,
         connect_timeout: float = 5.0,
     ) -> None:
-        self._client = client
-        self._on_event = on_event
+        super().__init__(client, on_event, on_connected=on_connected, connect_timeout=connect_timeout,
+                         name="cri-events")
         self._on_error = on_error
-        self._on_connected = on_connected
-        self._connect_timeout = connect_timeout
-        self._stream: EventStream | None = None
-        self._lock = threading.Lock()
-        self._stopping = False
-        self._thread: threading.Thread | None = None
         self.error: CRIError | None = None
         self.done = threading.Event()
 
     def start(self) -> EventWatcher:
         if self._thread is not None:
             raise RuntimeError("an EventWatcher runs once")
-        self._thread = threading.Thread(target=self._run, name="cri-events", daemon=True)
-        self._thread.start()
+        self._start_thread()
         return self
 
     def _run(self) -> None:
         try:
-            stream = self._client.get_container_events(
-                on_connected=self._on_connected, connect_timeout=self._connect_timeout
-            )
-            with self._lock:
-                if self._stopping:
-                    stream.cancel()
-                self._stream = stream
-            for event in stream:
-                if self._stopping:
+            for event in self._open():
+                if self._stopping.is_set():
                     break
                 self._on_event(event)
         except CRIError as exc:
-            if not self._stopping:
+            if not self._stopping.is_set():
                 self.error = exc
                 if self._on_error is not None:
                     self._on_error(exc)
         finally:
             self.done.set()
-
-    def stop(self, timeout: float | None = 5.0) -> None:
-        with self._lock:
-            self._stopping = True
-            stream = self._stream
-        if stream is not None:
-            stream.cancel()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
-
-    def __enter__(self) -> EventWatcher:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -16,7 +16,7 @@ import grpc
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc as pb_grpc
-from fakecri.client.calls import CRI_API_VERSION, IMAGES, RUNTIME, CRICalls, Extract
+from fakecri.client.calls import CRI_API_VERSION, IMAGES, RUNTIME, CRICalls, Extract, ListRPC
 from fakecri.client.endpoint import Endpoint, parse_endpoint
 from fakecri.client.errors import CRIError, UnavailableError, from_rpc_error
 from fakecri.client.container_events import EventStream, EventWatcher
@@ -81,7 +81,6 @@ class CRIClient(CRICalls):
             RUNTIME: pb_grpc.RuntimeServiceStub(self._channel),
             IMAGES: pb_grpc.ImageServiceStub(self._image_channel),
         }
-        # Stream* RPCs the runtime answered UNIMPLEMENTED; the unary list is used from then on.
         self.unimplemented_streams: set[str] = set()
         self._closed = False
 
@@ -95,22 +94,14 @@ class CRIClient(CRICalls):
             raise from_rpc_error(err, method) from None
         return reply if extract is None else extract(reply)
 
-    def _collect(self, service: str, *, streaming: bool, stream_method: str, stream_request: Any,
-                 stream_field: str, method: str, request: Any, field: str) -> list[Any]:
-        """The Stream* RPC when asked and available (the whole stream within the timeout;
-        a stream that fails midway raises and its items are dropped), else the unary list."""
-        if streaming and stream_method not in self.unimplemented_streams:
-            items: list[Any] = []
+    def _collect(self, rpc: ListRPC, streaming: bool, **fields: Any) -> list[Any]:
+        if self._wants_stream(rpc, streaming):
             try:
-                for message in getattr(self._stubs[service], stream_method)(stream_request, timeout=self.timeout):
-                    items.extend(getattr(message, stream_field))
+                return [item for message in self._open_stream(rpc, fields)
+                        for item in getattr(message, rpc.stream_field)]
             except grpc.RpcError as err:
-                if err.code() is not grpc.StatusCode.UNIMPLEMENTED:
-                    raise from_rpc_error(err, stream_method) from None
-                self.unimplemented_streams.add(stream_method)
-            else:
-                return items
-        return self._unary(service, method, request, lambda reply: list(getattr(reply, field)))
+                self._stream_refused(err, rpc)
+        return self._unary_list(rpc, fields)
 
     # ------------------------------------------------------------ connection
 

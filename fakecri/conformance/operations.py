@@ -39,15 +39,23 @@ def container_status(ex: Example, c: ContainerModel) -> pb.ContainerStatus | Non
     return st_
 
 
+def valid_call(ex: Example, text: str, fn: Callable[..., Any], *args: Any, what: str = "") -> Any:
+    """A call the runtime must answer, logged as `text`: what it returns, or None after
+    judging its failure ("`what` (default: `text`) failed: ...") a broken ValidCallsSucceed."""
+    try:
+        return ex.call(text, fn, *args)
+    except CRIError as exc:
+        ex.violate(P.ValidCallsSucceed, f"{what or text} failed: {exc}")
+        return None
+
+
 def run_pod(ex: Example) -> PodModel | None:
     ex.pod_counter += 1
     pod = ex.make_pod(f"pod-{ex.pod_counter}")
-    try:
-        pod.sid = ex.call(f"RunPodSandbox({pod})", ex.client.run_pod_sandbox, pod.config)
-    except CRIError as exc:
-        ex.violate(P.ValidCallsSucceed, f"RunPodSandbox({pod}) failed: {exc}")
+    sid = valid_call(ex, f"RunPodSandbox({pod})", ex.client.run_pod_sandbox, pod.config)
+    if sid is None:
         return None
-    pod.created = True
+    pod.sid, pod.created = sid, True
     ex.pods.append(pod)
     ex.by_id[pod.sid] = pod
     return pod
@@ -56,18 +64,34 @@ def run_pod(ex: Example) -> PodModel | None:
 def create(ex: Example, pod: PodModel, name: str, kind: str, start: bool) -> ContainerModel | None:
     attempt = 1 + max((c.attempt for c in pod.containers if c.name == name), default=-1)
     c = ContainerModel(pod=pod, name=name, attempt=attempt, kind=kind)
-    try:
-        c.cid = ex.call(f"CreateContainer({pod}, {name} attempt {attempt}, `{c.command_text}`) -> {c}",
-                        ex.client.create_container, pod.sid, ex.container_config(c), pod.config)
-    except CRIError as exc:
-        ex.violate(P.ValidCallsSucceed, f"CreateContainer {c} in a ready sandbox failed: {exc}")
+    cid = valid_call(ex, f"CreateContainer({pod}, {name} attempt {attempt}, `{c.command_text}`) -> {c}",
+                     ex.client.create_container, pod.sid, ex.container_config(c), pod.config,
+                     what=f"CreateContainer {c} in a ready sandbox")
+    if cid is None:
         return None
-    c.created = True
+    c.cid, c.created = cid, True
     pod.containers.append(c)
     ex.by_id[c.cid] = c
     if start:
         start_container(ex, c)
     return c
+
+
+def repeatable_call(ex: Example, text: str, what: str, fn: Callable[..., Any], *args: Any, again: bool,
+                    refusal_again: bool | None = None) -> bool:
+    """A stop or remove, logged as `text`, that may repeat one answered before (`again`).
+    A refusal ("`what` failed: ...") is judged as a refused repeat when `refusal_again`
+    (default: `again`), else as a valid call that failed; a repeat answered OK exercises
+    IdempotentStopRemove. True when the call answered OK."""
+    try:
+        ex.call(text, fn, *args)
+    except CRIError as exc:
+        P.IdempotentStopRemove.judge_refusal(ex, again if refusal_again is None else refusal_again,
+                                             f"{what} failed: {exc}")
+        return False
+    if again:
+        P.IdempotentStopRemove.judge_repeat_ok(ex)
+    return True
 
 
 def start_container(ex: Example, c: ContainerModel) -> None:
@@ -81,14 +105,9 @@ def start_container(ex: Example, c: ContainerModel) -> None:
 
 def stop_container(ex: Example, c: ContainerModel) -> None:
     again = c.removed or c.stop_called or c.pod.stopped
-    try:
-        ex.call(f"StopContainer({c}, timeout=0)", ex.client.stop_container, c.cid, 0)
-    except CRIError as exc:
-        P.IdempotentStopRemove.judge_refusal(ex, again or not c.started,
-                                             f"StopContainer({c}) ({state_words(c)}) failed: {exc}")
+    if not repeatable_call(ex, f"StopContainer({c}, timeout=0)", f"StopContainer({c}) ({state_words(c)})",
+                           ex.client.stop_container, c.cid, 0, again=again, refusal_again=again or not c.started):
         return
-    if again:
-        P.IdempotentStopRemove.judge_repeat_ok(ex)
     if c.removed:
         return
     if c.started:
@@ -110,13 +129,9 @@ def settle_exit(ex: Example, c: ContainerModel) -> None:
 def remove_container(ex: Example, c: ContainerModel) -> None:
     again = c.removed
     settle_exit(ex, c)
-    try:
-        ex.call(f"RemoveContainer({c})", ex.client.remove_container, c.cid)
-    except CRIError as exc:
-        P.IdempotentStopRemove.judge_refusal(ex, again, f"RemoveContainer({c}) ({state_words(c)}) failed: {exc}")
+    if not repeatable_call(ex, f"RemoveContainer({c})", f"RemoveContainer({c}) ({state_words(c)})",
+                           ex.client.remove_container, c.cid, again=again):
         return
-    if again:
-        P.IdempotentStopRemove.judge_repeat_ok(ex)
     c.removed = True
     expect_container_not_found(ex, c)
 
@@ -161,14 +176,9 @@ def inspect_container(ex: Example, c: ContainerModel) -> None:
 
 def stop_pod(ex: Example, pod: PodModel) -> None:
     again = pod.stopped or pod.removed
-    try:
-        ex.call(f"StopPodSandbox({pod})", ex.client.stop_pod_sandbox, pod.sid)
-    except CRIError as exc:
-        P.IdempotentStopRemove.judge_refusal(ex, again, f"StopPodSandbox({pod}) ({'again' if again else 'ready'}) "
-                                                        f"failed: {exc}")
+    if not repeatable_call(ex, f"StopPodSandbox({pod})", f"StopPodSandbox({pod}) ({'again' if again else 'ready'})",
+                           ex.client.stop_pod_sandbox, pod.sid, again=again):
         return
-    if again:
-        P.IdempotentStopRemove.judge_repeat_ok(ex)
     if pod.removed:
         return
     pod.stopped = True
@@ -183,13 +193,10 @@ def remove_pod(ex: Example, pod: PodModel) -> None:
     if not again:
         for c in pod.containers:
             settle_exit(ex, c)
-    try:
-        ex.call(f"RemovePodSandbox({pod})", ex.client.remove_pod_sandbox, pod.sid)
-    except CRIError as exc:
-        P.IdempotentStopRemove.judge_refusal(ex, again, f"RemovePodSandbox({pod}) failed: {exc}")
+    if not repeatable_call(ex, f"RemovePodSandbox({pod})", f"RemovePodSandbox({pod})",
+                           ex.client.remove_pod_sandbox, pod.sid, again=again):
         return
     if again:
-        P.IdempotentStopRemove.judge_repeat_ok(ex)
         return
     pod.removed = pod.stopped = True
     P.SandboxStopRemoveCascades.judge_after_remove(ex, pod, list_pod_containers(ex, pod))
@@ -205,11 +212,8 @@ def remove_pod(ex: Example, pod: PodModel) -> None:
 
 
 def list_pod_containers(ex: Example, pod: PodModel) -> list[pb.Container]:
-    try:
-        return ex.call(f"ListContainers(sandbox={pod})", ex.client.list_containers, {"pod_sandbox_id": pod.sid})
-    except CRIError as exc:
-        ex.violate(P.ValidCallsSucceed, f"ListContainers(sandbox={pod}) failed: {exc}")
-        return []
+    listed = valid_call(ex, f"ListContainers(sandbox={pod})", ex.client.list_containers, {"pod_sandbox_id": pod.sid})
+    return [] if listed is None else listed
 
 
 def inspect_pod(ex: Example, pod: PodModel) -> None:
@@ -217,10 +221,8 @@ def inspect_pod(ex: Example, pod: PodModel) -> None:
     if pod.removed:
         expect_pod_not_found(ex, pod)
         return
-    try:
-        resp = ex.call(f"PodSandboxStatus({pod})", ex.client.pod_sandbox_status, pod.sid)
-    except CRIError as exc:
-        ex.violate(P.ValidCallsSucceed, f"PodSandboxStatus({pod}) failed: {exc}")
+    resp = valid_call(ex, f"PodSandboxStatus({pod})", ex.client.pod_sandbox_status, pod.sid)
+    if resp is None:
         return
     want = pb.SANDBOX_NOTREADY if pod.stopped else pb.SANDBOX_READY
     if resp.status.state != want:

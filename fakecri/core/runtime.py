@@ -574,15 +574,24 @@ class Runtime:
         c.resources = res_mod.copy(resources)
         self._touch(c)
 
-    def exec_sync(self, cid: str, argv: Sequence[str], timeout_s: float = 0.0, stdin: bytes = b"") -> ExecResult:
+    def _exec_target(self, cid: str, argv: Sequence[str]) -> tuple[Container, tuple[int, bytes] | None]:
+        """The container an exec of `argv` runs in (checked), and what a scripted probe
+        answers instead (exit code, stderr) when one covers `argv`."""
         c = self.get_container(cid)
         path_for("container", c.id, "exec", c.state)
         if not argv:
             raise InvalidArgument(f"exec in container {c.id}: the command is empty")
         rule = self._plan(c).probe_for(argv)
-        if rule is not None:
-            code = rule.exit_code(self.clock.now_ns() - c.started_at)
-            err = b"" if code == 0 else f"fakecri: scripted probe failure for {' '.join(argv)}\n".encode()
+        if rule is None:
+            return c, None
+        code = rule.exit_code(self.clock.now_ns() - c.started_at)
+        err = b"" if code == 0 else f"fakecri: scripted probe failure for {' '.join(argv)}\n".encode()
+        return c, (code, err)
+
+    def exec_sync(self, cid: str, argv: Sequence[str], timeout_s: float = 0.0, stdin: bytes = b"") -> ExecResult:
+        c, probe = self._exec_target(cid, argv)
+        if probe is not None:
+            code, err = probe
             return ExecResult(b"", err, code, 0.0, False)
         return run_exec(argv, timeout_s, stdin, self._context(c))
 
@@ -591,15 +600,9 @@ class Runtime:
 
         Same checks and scripted probes as `exec_sync`.
         """
-        c = self.get_container(cid)
-        path_for("container", c.id, "exec", c.state)
-        if not argv:
-            raise InvalidArgument(f"exec in container {c.id}: the command is empty")
-        rule = self._plan(c).probe_for(argv)
-        if rule is not None:
-            code = rule.exit_code(self.clock.now_ns() - c.started_at)
-            err = b"" if code == 0 else f"fakecri: scripted probe failure for {' '.join(argv)}\n".encode()
-            return _probe_process(code, err)
+        c, probe = self._exec_target(cid, argv)
+        if probe is not None:
+            return _probe_process(*probe)
         return spawn(argv, self._context(c, ctx))
 
     def _context(self, c: Container, ctx: Context | None = None) -> Context:

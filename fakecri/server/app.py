@@ -10,7 +10,6 @@ import asyncio
 import atexit
 import concurrent.futures
 import dataclasses
-import fcntl
 import logging
 import os
 import socket
@@ -33,6 +32,7 @@ from fakecri.server.config import ServerConfig, format_address, parse_address
 from fakecri.server.control_service import ControlService
 from fakecri.server.exceptions import ServerErrors, SettingError, StartupError
 from fakecri.server.image_service import ImageService
+from fakecri.server.lock_file import LockFile
 from fakecri.server.persistence import open_state_file
 from fakecri.server.restarts import apply_pending_restart
 from fakecri.server.runtime_service import RuntimeService
@@ -141,7 +141,7 @@ class _SocketGuard:
         self.path = path
         self.setting = setting  # the ServerConfig field the path came from, for errors
         self.created_dir: str | None = None  # the directory made for the socket, if it was missing
-        self._lock_fd: int | None = None
+        self._lock = LockFile(path + ".lock")
 
     def acquire(self) -> None:
         path = self.path
@@ -156,18 +156,14 @@ class _SocketGuard:
                 raise SettingError(self.setting, f"cannot create the directory {parent} for the socket {path}: "
                                                  f"{exc.strerror or exc}") from None
             self.created_dir = parent
-        lock_path = path + ".lock"
+        lock_path = self._lock.path
         try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            locked = self._lock.acquire()
         except OSError as exc:
             raise SettingError(self.setting, f"cannot create {lock_path} beside the socket: "
                                              f"{exc.strerror or exc}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise StartupError(f"another fakecri is serving on {path} (lock {lock_path} is held)") from None
-        self._lock_fd = fd
+        if not locked:
+            raise StartupError(f"another fakecri is serving on {path} (lock {lock_path} is held)")
         if os.path.lexists(path):
             mode = os.lstat(path).st_mode
             if not stat.S_ISSOCK(mode):
@@ -180,9 +176,7 @@ class _SocketGuard:
             os.unlink(path)  # stale socket from a process that died
 
     def release(self) -> None:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-            self._lock_fd = None
+        self._lock.release()
 
 
 def _socket_is_live(path: str) -> bool:

@@ -10,7 +10,6 @@ saying so, and is left untouched. A lock file beside it keeps two servers apart.
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import time
@@ -21,6 +20,7 @@ from fakecri.core.ids import RandomIds
 from fakecri.core.images import ImageStore
 from fakecri.core.runtime import Runtime
 from fakecri.server.exceptions import StateFileError, StateFilePathError, StateWriteError
+from fakecri.server.lock_file import LockFile
 from fakecri.server.state import ServerState
 from fakecri.server.state_builder import runtime_options
 
@@ -131,11 +131,11 @@ class StateFile:
         self.state = state
         self.path = path
         self.writes = 0
-        self._lock_fd: int | None = None
+        self._lock = LockFile(path + ".lock")
         self._last: tuple | None = None
 
     def open(self) -> StateFile:
-        self._lock()
+        self._take_lock()
         try:
             self._remove_stale_temp_files()
             doc = read_state_doc(self.path)
@@ -147,10 +147,10 @@ class StateFile:
                     containers=len(self.state.runtime.list_containers()), images=len(self.state.images.list()))
             self.write()  # proves the directory is writable before any call is accepted
         except StateWriteError as exc:
-            self._unlock()
+            self._lock.release()
             raise StateFilePathError(str(exc)) from None
         except BaseException:
-            self._unlock()
+            self._lock.release()
             raise
         self.state.persist = self.write_if_changed
         return self
@@ -191,33 +191,24 @@ class StateFile:
 
     async def stop(self) -> None:
         """Write the last state (timer-driven exits since the last call) and let go of the lock."""
-        if self._lock_fd is None:
+        if not self._lock.held:
             return
         try:
             self.write_if_changed()
         finally:
-            self._unlock()
+            self._lock.release()
 
-    def _lock(self) -> None:
-        lock_path = self.path + ".lock"
+    def _take_lock(self) -> None:
+        lock_path = self._lock.path
         directory = os.path.dirname(os.path.abspath(self.path))
         if not os.path.isdir(directory):
             raise StateFilePathError(f"state file {self.path}: the directory {directory} does not exist")
         try:
-            fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+            locked = self._lock.acquire()
         except OSError as exc:
             raise StateFilePathError(f"state file {self.path}: cannot create {lock_path}: {exc.strerror}") from None
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            raise StateFileError(f"state file {self.path} is in use by another fakecri (lock {lock_path} is held)") from None
-        self._lock_fd = fd
-
-    def _unlock(self) -> None:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-            self._lock_fd = None
+        if not locked:
+            raise StateFileError(f"state file {self.path} is in use by another fakecri (lock {lock_path} is held)")
 
 
 def open_state_file(state: ServerState) -> StateFile:

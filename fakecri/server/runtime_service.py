@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import operator
 import posixpath
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from fakecri import __version__
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core import errors
 from fakecri.core.records import ContainerState, SandboxState
+from fakecri.core.runtime import Runtime
 from fakecri.server import checkpoint_archives as archives
 from fakecri.server import stats_replies as replies
 from fakecri.server import translate as tr
@@ -33,6 +35,48 @@ _CONTAINER_STATES = frozenset(s.value for s in ContainerState)
 
 def _selector(msg) -> dict[str, str] | None:
     return dict(msg.label_selector) if msg.label_selector else None
+
+
+def _in_batches(items: list) -> Iterable[list]:
+    """`items` in slices of STREAM_BATCH, one a Stream* message."""
+    return (items[i : i + STREAM_BATCH] for i in range(0, len(items), STREAM_BATCH))
+
+
+def _matching_sandboxes(runtime: Runtime, f) -> list[bytes]:
+    if f.HasField("state") and f.state.state not in _SANDBOX_STATES:
+        return []  # a state no sandbox can be in matches nothing
+    state = SandboxState(f.state.state) if f.HasField("state") else None
+    items = runtime.list_sandboxes(id=f.id, state=state, label_selector=_selector(f))
+    frag = tr.sandbox_fragment
+    return [sb.wire or frag(sb) for sb in items]
+
+
+def _matching_containers(runtime: Runtime, f) -> list[bytes]:
+    if f.HasField("state") and f.state.state not in _CONTAINER_STATES:
+        return []  # a state no container can be in matches nothing
+    state = ContainerState(f.state.state) if f.HasField("state") else None
+    items = runtime.list_containers(
+        id=f.id, state=state, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f)
+    )
+    frag = tr.container_fragment
+    return [c.wire or frag(c) for c in items]
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """How the List* and Stream* RPCs of one kind of record read the runtime."""
+
+    every: Callable[[Runtime], list]  # all the records, in list order
+    matching: Callable[[Runtime, Any], list[bytes]]  # the fragments of those a filter matches
+    fragment: Callable[[Any], bytes]  # one record's list fragment
+    join_key: str  # the JoinCache key of the unfiltered List* reply
+    batches_key: str  # ... and of the unfiltered Stream* batches
+
+
+_SANDBOXES = _Listing(operator.methodcaller("list_sandboxes"), _matching_sandboxes, tr.sandbox_fragment,
+                      "sandboxes", "sandbox-batches")
+_CONTAINERS = _Listing(operator.methodcaller("list_containers"), _matching_containers, tr.container_fragment,
+                       "containers", "container-batches")
 
 
 class RuntimeService:
@@ -122,14 +166,6 @@ class RuntimeService:
             resp.info.update(tr.sandbox_info(sb))
         return resp
 
-    def _sandbox_fragments(self, f) -> list[bytes]:
-        if f.HasField("state") and f.state.state not in _SANDBOX_STATES:
-            return []  # a state no sandbox can be in matches nothing
-        state = SandboxState(f.state.state) if f.HasField("state") else None
-        items = self.st.runtime.list_sandboxes(id=f.id, state=state, label_selector=_selector(f))
-        frag = tr.sandbox_fragment
-        return [sb.wire or frag(sb) for sb in items]
-
     @staticmethod
     def _unfiltered(items: list, build) -> tuple[list, Callable[[], list[bytes]]]:
         """Every record's cached fragment (None where not built yet), gathered in C, and how to
@@ -138,19 +174,26 @@ class RuntimeService:
         wires = list(map(_WIRE, items))
         return wires, lambda: [w if w is not None else build(r) for w, r in zip(wires, items)]
 
-    async def ListPodSandbox(self, request, context):
+    def _list_reply(self, request, listing: _Listing) -> bytes:
+        """A List* reply: the filtered fragments joined, or every record's, joined once and
+        cached while no record changes."""
         if request.filter.ByteSize():
-            return b"".join(self._sandbox_fragments(request.filter))
-        wires, complete = self._unfiltered(self.st.runtime.list_sandboxes(), tr.sandbox_fragment)
-        return self._joined.join("sandboxes", wires, complete)
+            return b"".join(listing.matching(self.st.runtime, request.filter))
+        wires, complete = self._unfiltered(listing.every(self.st.runtime), listing.fragment)
+        return self._joined.join(listing.join_key, wires, complete)
+
+    def _stream_chunks(self, request, listing: _Listing) -> Iterable[bytes]:
+        """The Stream* replies of the same list, in batches (cached too when unfiltered)."""
+        if request.filter.ByteSize():
+            return batches(listing.matching(self.st.runtime, request.filter), STREAM_BATCH, self._max_bytes)
+        wires, complete = self._unfiltered(listing.every(self.st.runtime), listing.fragment)
+        return self._joined.batches(listing.batches_key, wires, STREAM_BATCH, complete, self._max_bytes)
+
+    async def ListPodSandbox(self, request, context):
+        return self._list_reply(request, _SANDBOXES)
 
     async def StreamPodSandboxes(self, request, context):
-        if request.filter.ByteSize():
-            chunks = batches(self._sandbox_fragments(request.filter), STREAM_BATCH, self._max_bytes)
-        else:
-            wires, complete = self._unfiltered(self.st.runtime.list_sandboxes(), tr.sandbox_fragment)
-            chunks = self._joined.batches("sandbox-batches", wires, STREAM_BATCH, complete, self._max_bytes)
-        for chunk in chunks:
+        for chunk in self._stream_chunks(request, _SANDBOXES):
             yield chunk
 
     async def UpdatePodSandboxResources(self, request, context):
@@ -206,29 +249,11 @@ class RuntimeService:
         self.st.runtime.remove_container(request.container_id)
         return pb.RemoveContainerResponse()
 
-    def _container_fragments(self, f) -> list[bytes]:
-        if f.HasField("state") and f.state.state not in _CONTAINER_STATES:
-            return []  # a state no container can be in matches nothing
-        state = ContainerState(f.state.state) if f.HasField("state") else None
-        items = self.st.runtime.list_containers(
-            id=f.id, state=state, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f)
-        )
-        frag = tr.container_fragment
-        return [c.wire or frag(c) for c in items]
-
     async def ListContainers(self, request, context):
-        if request.filter.ByteSize():
-            return b"".join(self._container_fragments(request.filter))
-        wires, complete = self._unfiltered(self.st.runtime.list_containers(), tr.container_fragment)
-        return self._joined.join("containers", wires, complete)
+        return self._list_reply(request, _CONTAINERS)
 
     async def StreamContainers(self, request, context):
-        if request.filter.ByteSize():
-            chunks = batches(self._container_fragments(request.filter), STREAM_BATCH, self._max_bytes)
-        else:
-            wires, complete = self._unfiltered(self.st.runtime.list_containers(), tr.container_fragment)
-            chunks = self._joined.batches("container-batches", wires, STREAM_BATCH, complete, self._max_bytes)
-        for chunk in chunks:
+        for chunk in self._stream_chunks(request, _CONTAINERS):
             yield chunk
 
     async def ContainerStatus(self, request, context):
@@ -291,9 +316,8 @@ class RuntimeService:
         return pb.ListContainerStatsResponse(stats=self._container_stats(request.filter))
 
     async def StreamContainerStats(self, request, context):
-        items = self._container_stats(request.filter)
-        for i in range(0, len(items), STREAM_BATCH):
-            yield pb.StreamContainerStatsResponse(container_stats=items[i : i + STREAM_BATCH])
+        for part in _in_batches(self._container_stats(request.filter)):
+            yield pb.StreamContainerStatsResponse(container_stats=part)
 
     async def PodSandboxStats(self, request, context):
         sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
@@ -308,9 +332,8 @@ class RuntimeService:
         return pb.ListPodSandboxStatsResponse(stats=self._sandbox_stats(request.filter))
 
     async def StreamPodSandboxStats(self, request, context):
-        items = self._sandbox_stats(request.filter)
-        for i in range(0, len(items), STREAM_BATCH):
-            yield pb.StreamPodSandboxStatsResponse(pod_sandbox_stats=items[i : i + STREAM_BATCH])
+        for part in _in_batches(self._sandbox_stats(request.filter)):
+            yield pb.StreamPodSandboxStatsResponse(pod_sandbox_stats=part)
 
     async def ListMetricDescriptors(self, request, context):
         return pb.ListMetricDescriptorsResponse(descriptors=replies.metric_descriptors())
@@ -323,9 +346,8 @@ class RuntimeService:
         return pb.ListPodSandboxMetricsResponse(pod_metrics=self._sandbox_metrics())
 
     async def StreamPodSandboxMetrics(self, request, context):
-        items = self._sandbox_metrics()
-        for i in range(0, len(items), STREAM_BATCH):
-            yield pb.StreamPodSandboxMetricsResponse(pod_sandbox_metrics=items[i : i + STREAM_BATCH])
+        for part in _in_batches(self._sandbox_metrics()):
+            yield pb.StreamPodSandboxMetricsResponse(pod_sandbox_metrics=part)
 
     # ------------------------------------------------------------ checkpoints
 

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
+
+from google.protobuf.message import Message
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.core.image_content import BUSYBOX, ImageContent
@@ -62,12 +65,17 @@ def sandbox_item(sb: Sandbox) -> pb.PodSandbox:
     )
 
 
+def _list_fragment(record: Sandbox | Container, item: Callable[..., Message]) -> bytes:
+    """`item(record)` as field 1 of a list response, built once and cached on the record."""
+    frag = record.wire
+    if frag is None:
+        frag = record.wire = field_fragment(1, item(record).SerializeToString())
+    return frag
+
+
 def sandbox_fragment(sb: Sandbox) -> bytes:
     """The cached wire fragment of `sb` as field 1 of a list response."""
-    frag = sb.wire
-    if frag is None:
-        frag = sb.wire = field_fragment(1, sandbox_item(sb).SerializeToString())
-    return frag
+    return _list_fragment(sb, sandbox_item)
 
 
 def sandbox_status(sb: Sandbox) -> pb.PodSandboxStatus:
@@ -129,10 +137,8 @@ def container_item(c: Container) -> pb.Container:
 
 
 def container_fragment(c: Container) -> bytes:
-    frag = c.wire
-    if frag is None:
-        frag = c.wire = field_fragment(1, container_item(c).SerializeToString())
-    return frag
+    """The cached wire fragment of `c` as field 1 of a list response."""
+    return _list_fragment(c, container_item)
 
 
 def container_status(c: Container, content: ImageContent = BUSYBOX) -> pb.ContainerStatus:

@@ -6,16 +6,20 @@ write); this base only decides whether the event is usable at all.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.client.background import Background
 from fakecri.client.errors import CRIError
 from fakecri.client.pleg.counters import EVENT_TYPE_NAMES, PLEGMetrics
+from fakecri.client.pleg.generic import GenericPLEG
 from fakecri.client.pleg.ledger import EventLedger
 from fakecri.client.pleg.stream import StreamLoop
+from fakecri.client.sync_client import CRIClient
 
 
-class EventedPLEG:
+class EventedPLEG(Background):
     """Base of CurrentEventedPLEG and LegacyEventedPLEG. Subclasses set `metrics`,
     `ledger` and `_stream`, and define `start()` and `stop()`."""
 
@@ -23,17 +27,14 @@ class EventedPLEG:
     ledger: EventLedger
     _stream: StreamLoop
 
-    def start(self) -> Any:
-        raise NotImplementedError
-
-    def stop(self) -> None:
-        raise NotImplementedError
-
-    def __enter__(self) -> Any:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    def _relist_with(self, client: CRIClient, now: Callable[[], int], **generic_options: Any) -> None:
+        """Build the GenericPLEG this PLEG relists with and adopt it: its metrics, cache
+        and event channel become this PLEG's, and the ledger hears of every relist."""
+        self.client, self.now = client, now
+        self.generic = GenericPLEG(client, now=now, **generic_options)
+        self.metrics, self.cache, self.events = self.generic.metrics, self.generic.cache, self.generic.events
+        self.ledger = EventLedger(self.metrics)
+        self.generic.relist_observer = self.ledger.observe_relist
 
     @property
     def stream_failures(self) -> int:

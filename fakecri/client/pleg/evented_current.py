@@ -17,8 +17,6 @@ from collections.abc import Callable
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.pleg.cache import PodCache
 from fakecri.client.pleg.evented import EventedPLEG
-from fakecri.client.pleg.generic import GenericPLEG
-from fakecri.client.pleg.ledger import EventLedger
 from fakecri.client.pleg.stream import StreamLoop
 from fakecri.client.sync_client import CRIClient
 
@@ -45,20 +43,8 @@ class CurrentEventedPLEG(EventedPLEG):
         now: Callable[[], int] = time.time_ns,
         streaming: bool = False,
     ) -> None:
-        self.client = client
-        self.now = now
-        self.generic = GenericPLEG(
-            client,
-            relist_period=relist_period,
-            relist_threshold=relist_threshold,
-            channel_capacity=channel_capacity,
-            cache=PodCache(reject_stale=False),
-            now=now,
-            streaming=streaming,
-        )
-        self.metrics, self.cache, self.events = self.generic.metrics, self.generic.cache, self.generic.events
-        self.ledger = EventLedger(self.metrics)
-        self.generic.relist_observer = self.ledger.observe_relist
+        self._relist_with(client, now, relist_period=relist_period, relist_threshold=relist_threshold,
+                          channel_capacity=channel_capacity, cache=PodCache(reject_stale=False), streaming=streaming)
         self.requests: queue.Queue[tuple[str, int]] = queue.Queue(maxsize=request_capacity)
         self.fast_path_disabled = threading.Event()
         # (pod uid, seconds from the STOPPED event's arrival to the end of its relist)

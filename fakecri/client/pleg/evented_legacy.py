@@ -20,8 +20,6 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError
 from fakecri.client.pleg.cache import PodCache, PodStatus, sandbox_ips
 from fakecri.client.pleg.evented import EventedPLEG
-from fakecri.client.pleg.generic import GenericPLEG
-from fakecri.client.pleg.ledger import EventLedger
 from fakecri.client.pleg.lifecycle import EventType, PodLifecycleEvent
 from fakecri.client.pleg.pod_sync import newest_first
 from fakecri.client.pleg.stream import StreamLoop
@@ -75,21 +73,9 @@ class LegacyEventedPLEG(EventedPLEG):
         now: Callable[[], int] = time.time_ns,
         streaming: bool = False,
     ) -> None:
-        self.client = client
-        self.now = now
-        self.generic = GenericPLEG(
-            client,
-            relist_period=relist_period,
-            relist_threshold=relist_threshold,
-            channel_capacity=channel_capacity,
-            cache=PodCache(reject_stale=True),
-            now=now,
-            streaming=streaming,
-            use_runtime_timestamp=True,
-        )
-        self.metrics, self.cache, self.events = self.generic.metrics, self.generic.cache, self.generic.events
-        self.ledger = EventLedger(self.metrics)
-        self.generic.relist_observer = self.ledger.observe_relist
+        self._relist_with(client, now, relist_period=relist_period, relist_threshold=relist_threshold,
+                          channel_capacity=channel_capacity, cache=PodCache(reject_stale=True), streaming=streaming,
+                          use_runtime_timestamp=True)
         self.global_cache_period = global_cache_period
         self.fallback_period = fallback_period
         self.fallback_threshold = fallback_threshold

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.client.background import Background
 from fakecri.client.errors import CRIError, NotFoundError, UnavailableError
 from fakecri.client.pleg.counters import PLEGMetrics
 from fakecri.client.pleg.cache import PodCache, PodStatus, sandbox_ips
@@ -32,7 +33,7 @@ CHANNEL_CAPACITY = 1000
 RelistObserver = Callable[[list[PodLifecycleEvent], bool], None]
 
 
-class GenericPLEG:
+class GenericPLEG(Background):
     """Relist on a period (or on demand with `relist()` / `relist_pod(uid)`).
 
     `now` returns wall-clock nanoseconds and stamps the cache. With
@@ -117,12 +118,6 @@ class GenericPLEG:
         if relist_threshold is not None:
             self.relist_threshold = relist_threshold
         self._wake.set()
-
-    def __enter__(self) -> GenericPLEG:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     # ------------------------------------------------------------ health
 

@@ -8,12 +8,12 @@ from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError, UnavailableError
-from fakecri.client.container_events import EventStream
+from fakecri.client.container_events import EventThread
 from fakecri.client.pleg.counters import PLEGMetrics
 from fakecri.client.sync_client import CRIClient
 
 
-class StreamLoop:
+class StreamLoop(EventThread):
     """Runs GetContainerEvents on a thread, reconnecting after each failure.
 
     `on_event` gets every message; `on_failure(exc, failures)` runs after each failure
@@ -35,56 +35,40 @@ class StreamLoop:
         connect_timeout: float = 5.0,
         name: str = "pleg-events",
     ) -> None:
-        self.client = client
+        super().__init__(client, on_event, on_connected=on_connected, connect_timeout=connect_timeout, name=name)
         self.metrics = metrics
-        self.on_event = on_event
         self.on_failure = on_failure
         self.on_exhausted = on_exhausted
-        self.on_connected = on_connected
         self.max_failures = max_failures
         self.retry_delay = retry_delay
-        self.connect_timeout = connect_timeout
         self.failures = 0
         self.errors: deque[CRIError] = deque(maxlen=100)  # the latest failures
         self.exhausted = threading.Event()
         self.connected = threading.Event()
-        self._name = name
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._stream: EventStream | None = None
-        self._thread: threading.Thread | None = None
 
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-        self._thread.start()
+    def start(self) -> StreamLoop:
+        self._start_thread()
+        return self
 
-    def _on_connected(self) -> None:
+    def _connected(self) -> None:
         with self.metrics.lock:
             self.metrics.connection_successes += 1
         self.connected.set()
-        if self.on_connected is not None:
-            self.on_connected()
+        super()._connected()
 
     def _run(self) -> None:
-        while not self._stop.is_set():
+        while not self._stopping.is_set():
             if self.failures >= self.max_failures:
                 self.exhausted.set()
                 if self.on_exhausted is not None:
                     self.on_exhausted()
                 return
             try:
-                stream = self.client.get_container_events(
-                    on_connected=self._on_connected, connect_timeout=self.connect_timeout
-                )
-                with self._lock:
-                    self._stream = stream
-                    if self._stop.is_set():
-                        stream.cancel()
-                for event in stream:
-                    self.on_event(event)
+                for event in self._open():
+                    self._on_event(event)
             except (CRIError, ValueError) as exc:
                 # ValueError: grpc refuses calls on a channel closed under us.
-                if self._stop.is_set():
+                if self._stopping.is_set():
                     return
                 if isinstance(exc, ValueError):
                     exc = UnavailableError(str(exc), method="GetContainerEvents")
@@ -95,19 +79,13 @@ class StreamLoop:
                 if self.on_failure is not None:
                     self.on_failure(exc, self.failures)
                 if self.retry_delay:
-                    self._stop.wait(self.retry_delay)
+                    self._stopping.wait(self.retry_delay)
             finally:
                 with self._lock:
                     self._stream = None
 
     def stop(self, timeout: float | None = 10.0) -> None:
-        self._stop.set()
-        with self._lock:
-            stream = self._stream
-        if stream is not None:
-            stream.cancel()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join(timeout)
+        super().stop(timeout)
 
     @property
     def alive(self) -> bool:

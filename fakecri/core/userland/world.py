@@ -296,25 +296,30 @@ class Userland:
 
     # ------------------------------------------------------------ queries
 
+    def _on_host(self, path: str, present: Callable[[str], bool]) -> bool | None:
+        """For a path under a host mount, `present(host path)`; a directory the host mounted
+        over since (see `_hidden`) shows only itself. None when no mount covers the path."""
+        mounted = self._mount(path)
+        if mounted is None:
+            return None
+        hidden = self._hidden(mounted)
+        if hidden is not None:
+            return hidden == posixpath.normpath(mounted[1])
+        return present(mounted[1])
+
     def is_dir(self, path: str) -> bool:
         path = self.abspath(path)
-        mounted = self._mount(path)
-        if mounted is not None:
-            hidden = self._hidden(mounted)
-            if hidden is not None:
-                return hidden == posixpath.normpath(mounted[1])
-            return os.path.isdir(mounted[1])
+        on_host = self._on_host(path, os.path.isdir)
+        if on_host is not None:
+            return on_host
         return path in self._dirs or path in self._generated_dirs() or any(
             posixpath.normpath(m.container_path) == path for m in self.spec.mounts)
 
     def exists(self, path: str) -> bool:
         path = self.abspath(path)
-        mounted = self._mount(path)
-        if mounted is not None:
-            hidden = self._hidden(mounted)
-            if hidden is not None:
-                return hidden == posixpath.normpath(mounted[1])
-            return os.path.lexists(mounted[1])
+        on_host = self._on_host(path, os.path.lexists)
+        if on_host is not None:
+            return on_host
         return self.is_dir(path) or path in self._files or self._generated(path) is not None
 
     def read(self, path: str) -> bytes:

@@ -15,6 +15,7 @@ from typing import Any
 from fakecri.core.errors import CoreError
 from fakecri.server.streaming.backend import StreamingBackend, Writer
 from fakecri.server.streaming.prepared import AttachRequest, ExecRequest
+from fakecri.server.streaming.tasks import cancel_tasks
 
 V1 = "channel.k8s.io"
 V2 = "v2.channel.k8s.io"
@@ -165,3 +166,10 @@ class StdinPipe:
         while (chunk := await self._queue.get()) is not None:
             yield chunk
 
+
+async def stop_command(pipe: StdinPipe | None, *tasks: asyncio.Task | None) -> None:
+    """End a command's session on our side: no more stdin, and the command and the
+    transport's own tasks cancelled (those already done are left as they are)."""
+    if pipe is not None:
+        pipe.abort()
+    await cancel_tasks(*tasks)

@@ -7,25 +7,16 @@ client opens an `error` and a `data` stream that share `port` and `requestID` he
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 from fakecri.server.streaming import remotecommand as rc
 from fakecri.server.streaming.backend import StreamingBackend
 from fakecri.server.streaming.portforward import parse_port, port_error, serve_connection
 from fakecri.server.streaming.prepared import AttachRequest, ExecRequest, PortForwardRequest
 from fakecri.server.streaming.spdy_connection import SpdyConnection, SpdyStream
+from fakecri.server.streaming.tasks import cancel_tasks
 
 COMMAND_STREAM_TYPES = ("error", "stdin", "stdout", "stderr", "resize")
 CLOSE_GRACE_S = 2.0  # how long the peer gets to hang up after our GOAWAY
-
-
-async def _cancel(*tasks: asyncio.Task | None) -> None:
-    live = [t for t in tasks if t is not None and not t.done()]
-    for task in live:
-        task.cancel()
-    for task in live:
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
 
 
 async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
@@ -84,7 +75,7 @@ async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
             closed = asyncio.create_task(conn.closed.wait())
             await asyncio.wait({waiter, closed}, timeout=remaining,
                                return_when=asyncio.FIRST_COMPLETED)
-            await _cancel(waiter, closed)
+            await cancel_tasks(waiter, closed)
         if conn.closed.is_set():
             return
         if not needed <= arrived.keys():
@@ -122,11 +113,9 @@ async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
         grace_s = 0.0  # the server is stopping: do not linger
         raise
     finally:
-        if pipe is not None:
-            pipe.abort()
-        await _cancel(command, *side_tasks)
+        await rc.stop_command(pipe, command, *side_tasks)
         await conn.shutdown(grace_s)
-        await _cancel(reader_task)
+        await cancel_tasks(reader_task)
 
 
 async def serve_port_forward(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
@@ -200,5 +189,5 @@ async def serve_port_forward(reader: asyncio.StreamReader, writer: asyncio.Strea
     try:
         await conn.run()
     finally:
-        await _cancel(*tasks)
+        await cancel_tasks(*tasks)
         await conn.shutdown(grace_s=0.0)

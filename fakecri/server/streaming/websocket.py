@@ -22,6 +22,7 @@ from fakecri.server.streaming import remotecommand as rc
 from fakecri.server.streaming.backend import StreamingBackend
 from fakecri.server.streaming.portforward import port_error, serve_connection
 from fakecri.server.streaming.prepared import AttachRequest, ExecRequest, PortForwardRequest
+from fakecri.server.streaming.tasks import cancel_tasks
 
 STDIN, STDOUT, STDERR, ERROR, RESIZE, CLOSE = 0, 1, 2, 3, 4, 255
 
@@ -169,15 +170,6 @@ class ChannelSocket:
             await self._writer.wait_closed()
 
 
-async def _cancel(*tasks: asyncio.Task | None) -> None:
-    live = [t for t in tasks if t is not None and not t.done()]
-    for task in live:
-        task.cancel()
-    for task in live:
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
-
-
 async def serve_command(ws: ChannelSocket, backend: StreamingBackend,
                         request: ExecRequest | AttachRequest) -> None:
     """Run one exec or attach over the channel protocol."""
@@ -218,9 +210,7 @@ async def serve_command(ws: ChannelSocket, backend: StreamingBackend,
         grace_s = 0.0  # the server is stopping: do not linger
         raise
     finally:
-        if pipe is not None:
-            pipe.abort()
-        await _cancel(command, reading)
+        await rc.stop_command(pipe, command, reading)
         await ws.close(grace_s)
 
 
@@ -264,5 +254,5 @@ async def serve_port_forward(ws: ChannelSocket, backend: StreamingBackend,
     finally:
         for pipe in pipes:
             pipe.abort()
-        await _cancel(*workers)
+        await cancel_tasks(*workers)
         await ws.close(grace_s=0.0)
