@@ -119,56 +119,6 @@ def _imports(path):
     return out
 
 
-def _module_name(path):
-    rel = path.relative_to(ROOT).with_suffix("")
-    parts = list(rel.parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def import_cycles(package_dir):
-    """The strongly connected components (more than one module) of the import graph
-    of the modules under `package_dir`, package __init__ modules left out (they only
-    re-export)."""
-    modules = {_module_name(p): p for p in package_dir.rglob("*.py") if p.name != "__init__.py"}
-    graph = {m: sorted({n for n in _imports(p) if n in modules and n != m}) for m, p in modules.items()}
-    index, low, stack, on_stack, sccs, counter = {}, {}, [], set(), [], [0]
-
-    def visit(v):
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in graph[v]:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1:
-                sccs.append(sorted(comp))
-
-    for m in sorted(graph):
-        if m not in index:
-            visit(m)
-    return sccs
-
-
-@pytest.mark.parametrize("package", ["conformance", "client"])
-def test_no_import_circles(package):
-    """Counting TYPE_CHECKING imports too: each module's imports point one way."""
-    assert import_cycles(PACKAGE.parent / package) == []
-
-
 def _quirk(name):
     from fakecri.faults.model import Fault
 

@@ -64,17 +64,22 @@ def run_pod(rt, img, name="pod", command=None, image="busybox", log_directory=""
 
 
 class EventCollector:
-    """A GetContainerEvents subscriber on its own channel and thread, like a kubelet's."""
+    """A GetContainerEvents subscriber on its own channel and thread, like a kubelet's.
+    With `read=False` it subscribes but does not read until `start_reading()`."""
 
-    def __init__(self, target: str) -> None:
-        self.channel = grpc.insecure_channel(target)
+    def __init__(self, target: str, *, read: bool = True) -> None:
+        # A reader that stops reading: no BDP probing, so the transport's window stays at 64 KiB
+        # and the server's queue for it fills soon (with probing gRPC buffers megabytes first).
+        options = [] if read else [("grpc.http2.bdp_probe", 0)]
+        self.channel = grpc.insecure_channel(target, options=options)
         self.stub = api_pb2_grpc.RuntimeServiceStub(self.channel)
         self.events: list[pb.ContainerEventResponse] = []
         self.error: grpc.RpcError | None = None
         self.ended = threading.Event()
         self._call = self.stub.GetContainerEvents(pb.GetEventsRequest())
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
+        self._thread: threading.Thread | None = None
+        if read:
+            self.start_reading()
 
     def _run(self) -> None:
         try:
@@ -84,6 +89,10 @@ class EventCollector:
             self.error = exc
         finally:
             self.ended.set()
+
+    def start_reading(self) -> None:
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
 
     def wait_for(self, n: int, timeout: float = 5.0) -> list[pb.ContainerEventResponse]:
         import time
@@ -95,7 +104,8 @@ class EventCollector:
 
     def close(self) -> None:
         self._call.cancel()
-        self.ended.wait(5)
+        if self._thread is not None:
+            self.ended.wait(10)
         self.channel.close()
 
 

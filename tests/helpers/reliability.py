@@ -10,6 +10,7 @@ import grpc
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 
+from helpers.cri import EventCollector as Subscriber  # a reader that can be told to stop reading
 from helpers.cri import container_config, sandbox_config
 
 # Figures reported at the end of the run (pytest_terminal_summary in conftest.py).
@@ -123,45 +124,6 @@ def listed_state(rt) -> tuple[dict[str, int], dict[str, int]]:
     sandboxes = {s.id: s.state for s in rt.ListPodSandbox(pb.ListPodSandboxRequest(), timeout=20).items}
     containers = {c.id: c.state for c in rt.ListContainers(pb.ListContainersRequest(), timeout=20).containers}
     return sandboxes, containers
-
-
-class Subscriber:
-    """A GetContainerEvents reader on its own channel and thread; can be told to stop reading."""
-
-    def __init__(self, target: str, *, read: bool = True) -> None:
-        # A reader that stops reading: no BDP probing, so the transport's window stays at 64 KiB
-        # and the server's queue for it fills soon (with probing gRPC buffers megabytes first).
-        options = [] if read else [("grpc.http2.bdp_probe", 0)]
-        self.channel = grpc.insecure_channel(target, options=options)
-        self.stub = api_pb2_grpc.RuntimeServiceStub(self.channel)
-        self.events: list[pb.ContainerEventResponse] = []
-        self.error: grpc.RpcError | None = None
-        self.ended = threading.Event()
-        self._call = self.stub.GetContainerEvents(pb.GetEventsRequest())
-        self._thread = None
-        if read:
-            self._thread = threading.Thread(target=self._run, daemon=True)
-            self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            for ev in self._call:
-                self.events.append(ev)
-        except grpc.RpcError as exc:
-            self.error = exc
-        finally:
-            self.ended.set()
-
-    def start_reading(self) -> None:
-        """A subscriber made with read=False starts (or resumes) reading."""
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def close(self) -> None:
-        self._call.cancel()
-        if self._thread is not None:
-            self.ended.wait(10)
-        self.channel.close()
 
 
 def wait_until(pred, timeout: float = 30.0, step: float = 0.02) -> bool:
