@@ -1,6 +1,8 @@
 """Where container output goes: CRI log files, or memory in tests.
 
-The CRI log format is one entry per line: `<RFC3339Nano UTC> <stdout|stderr> F <text>`.
+The CRI log format is one entry per line: `<RFC3339Nano UTC> <stdout|stderr> <tag> <text>`.
+A line longer than containerd's default limit (16 KiB) is cut into entries tagged P
+(partial) with the last one tagged F (full), as containerd writes them.
 A sink never raises into the runtime: file errors are counted and swallowed.
 Listeners (`add_listener`) see each line as it is written, so attach can stream it.
 """
@@ -29,8 +31,22 @@ def split_lines(text: str) -> list[str]:
     return text.split("\n")
 
 
+MAX_LOG_LINE = 16 * 1024  # bytes per entry: containerd's default max_container_log_line_size
+
+
 def format_entry(stream: str, line: str, ts_ns: int) -> str:
-    return f"{rfc3339_nano(ts_ns)} {stream} F {line}\n"
+    """The entries of one line: F alone, or P entries of MAX_LOG_LINE bytes then the F rest."""
+    stamp = rfc3339_nano(ts_ns)
+    data = line.encode("utf-8", "surrogateescape")
+    if len(data) <= MAX_LOG_LINE:
+        return f"{stamp} {stream} F {line}\n"
+    cuts = range(0, len(data), MAX_LOG_LINE)
+    last = cuts[-1]
+    return "".join(
+        f"{stamp} {stream} {'F' if at == last else 'P'} "
+        f"{data[at:at + MAX_LOG_LINE].decode('utf-8', 'surrogateescape')}\n"
+        for at in cuts
+    )
 
 
 class LogSink(Protocol):

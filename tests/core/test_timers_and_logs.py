@@ -167,3 +167,15 @@ def test_memory_sink_listener_removal():
     sink.remove_listener(listener)
     sink.write("p", "stdout", "three", 2)
     assert heard == ["one", "two"] and sink.lines("p") == ["one", "two", "three"]
+
+
+def test_a_long_line_is_written_as_partial_entries_then_a_full_one(tmp_path):
+    from fakecri.core.logsink import MAX_LOG_LINE, FileLogSink
+
+    sink, path = FileLogSink(), str(tmp_path / "c.log")
+    line = "x" * (2 * MAX_LOG_LINE + 10)
+    sink.write(path, "stdout", line + "\nshort\n", 1_000_000_000)
+    entries = [e.split(" ", 3) for e in open(path).read().splitlines()]
+    assert [tag for _, _, tag, _ in entries] == ["P", "P", "F", "F"]
+    assert "".join(text for _, _, _, text in entries[:3]) == line and entries[3][3] == "short"
+    assert {len(text) for _, _, _, text in entries[:2]} == {MAX_LOG_LINE}
