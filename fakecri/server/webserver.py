@@ -19,8 +19,7 @@ NGINX_PAGE = b"""<!DOCTYPE html>
 </head>
 <body>
 <h1>Welcome to nginx!</h1>
-<p>If you see this page, the nginx web server is successfully installed and
-working. Further configuration is required.</p>
+<p>Served by fakecri for a container of an nginx image; no nginx runs.</p>
 </body>
 </html>
 """
