@@ -4,8 +4,10 @@ as one line naming the option."""
 from __future__ import annotations
 
 import os
+from abc import ABC, abstractmethod
 
 import click
+
 
 class OctalMode(click.ParamType):
     name = "MODE"
@@ -24,11 +26,12 @@ class OctalMode(click.ParamType):
         return mode
 
 
-class _CheckedText(click.ParamType):
+class _CheckedText(click.ParamType, ABC):
     """Text kept as given (stripped) once `check` accepts it; its ValueError is the message."""
 
+    @abstractmethod
     def check(self, value) -> None:
-        raise NotImplementedError
+        """Raise ValueError, with the message to show, when `value` is refused."""
 
     def convert(self, value, param, ctx):
         try:

@@ -2,20 +2,21 @@
 the length of a `with` block."""
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import TypeVar
 
 _B = TypeVar("_B", bound="Background")
 
 
-class Background:
+class Background(ABC):
     """Work that runs in the background from `start()` (which returns the object) until
     `stop()`. Subclasses write both."""
 
-    def start(self: _B) -> _B:
-        raise NotImplementedError
+    @abstractmethod
+    def start(self: _B) -> _B: ...
 
-    def stop(self) -> None:
-        raise NotImplementedError
+    @abstractmethod
+    def stop(self) -> None: ...
 
     def __enter__(self: _B) -> _B:
         return self.start()

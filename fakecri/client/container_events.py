@@ -7,6 +7,7 @@ cancel from our side ends it quietly.
 from __future__ import annotations
 
 import threading
+from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
@@ -105,8 +106,9 @@ class EventThread(Background):
         self._stream: EventStream | None = None
         self._thread: threading.Thread | None = None
 
+    @abstractmethod
     def _run(self) -> None:
-        raise NotImplementedError
+        """The thread's body: read the stream until stopped."""
 
     def _start_thread(self) -> None:
         self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
