@@ -15,7 +15,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from helpers.cri import EventCollector, container_config, sandbox_config
 
 
-def _three_attempts(rt, img, events=None):
+def _three_attempts(rt, img):
     """A sandbox with attempts 0, 1, 2 of container `c`, the first two exited."""
     img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")))
     cfg = sandbox_config("order")
@@ -41,6 +41,17 @@ def _subscribe(srv):
     return sub
 
 
+def _three_attempts_watched(srv, rt, img):
+    """`_three_attempts` with a subscriber: (sandbox id, container ids, the events it saw)."""
+    sub = _subscribe(srv)
+    try:
+        sid, ids = _three_attempts(rt, img)
+        events = sub.wait_for(1 + 3 * 2 + 2, timeout=5)  # sandbox, 3 created+started, 2 stopped
+    finally:
+        sub.close()
+    return sid, ids, events
+
+
 def _attempts(statuses):
     return [s.metadata.attempt for s in statuses]
 
@@ -57,12 +68,7 @@ def test_sandbox_status_lists_newest_attempt_first(rt, img):
 
 
 def test_events_list_newest_attempt_first(srv, rt, img):
-    sub = _subscribe(srv)
-    try:
-        sid, ids = _three_attempts(rt, img)
-        events = sub.wait_for(1 + 3 * 2 + 2, timeout=5)
-    finally:
-        sub.close()
+    sid, ids, events = _three_attempts_watched(srv, rt, img)
     last_created = [e for e in events if e.container_event_type == pb.CONTAINER_CREATED_EVENT
                     and e.container_id == ids[2]][0]
     assert _attempts(last_created.containers_statuses) == [2, 1, 0]
@@ -71,12 +77,7 @@ def test_events_list_newest_attempt_first(srv, rt, img):
 def test_oldest_first_quirk_restores_creation_order(srv, rt, img, ctl):
     ctl.AddFault(cpb.AddFaultRequest(fault=cpb.Fault(type="quirk", attributes={
         "name": "oldest-first-container-statuses"})))
-    sub = _subscribe(srv)
-    try:
-        sid, ids = _three_attempts(rt, img)
-        events = sub.wait_for(1 + 3 * 2 + 2, timeout=5)
-    finally:
-        sub.close()
+    sid, ids, events = _three_attempts_watched(srv, rt, img)
     resp = rt.PodSandboxStatus(pb.PodSandboxStatusRequest(pod_sandbox_id=sid))
     assert _attempts(resp.containers_statuses) == [0, 1, 2]
     assert _attempts(events[-1].containers_statuses) == [0, 1, 2]
