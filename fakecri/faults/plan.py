@@ -11,8 +11,8 @@ import random
 from collections import deque
 from typing import Callable
 
-from fakecri.core import errors
-from fakecri.core.clock import NS_PER_S, SystemClock
+from fakecri.engine import errors
+from fakecri.engine.clock import NS_PER_S, SystemClock
 from fakecri.faults import registry
 from fakecri.faults.entry import Entry, jittered
 from fakecri.faults.event_faults import EventFaults

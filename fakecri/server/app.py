@@ -25,8 +25,8 @@ from grpc_reflection.v1alpha import reflection
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core.clock import Clock
-from fakecri.core.ids import IdSource
+from fakecri.engine.clock import Clock
+from fakecri.engine.ids import IdSource
 from fakecri.server.call_wrapper import generic_handler
 from fakecri.server.config import ServerConfig, format_address, parse_address
 from fakecri.server.control_service import ControlService

@@ -23,7 +23,7 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import DecodeError
 
-from fakecri.core import errors
+from fakecri.engine import errors
 from fakecri.server.restarts import restart
 from fakecri.server.state import CallRecord, ServerState
 from fakecri.server.status import code_for

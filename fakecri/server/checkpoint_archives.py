@@ -12,8 +12,8 @@ import os
 import tarfile
 from typing import Any
 
-from fakecri.core import errors
-from fakecri.core.runtime import Runtime
+from fakecri.engine import errors
+from fakecri.engine.runtime import Runtime
 
 MEMBER = "fakecri-checkpoint.json"
 FORMAT = "fakecri-checkpoint/1"

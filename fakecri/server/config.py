@@ -10,9 +10,9 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from fakecri.core.errors import InvalidArgument
-from fakecri.core.ipam import parse_cidr
-from fakecri.core.runtime import DEFAULT_POD_CIDR, DEFAULT_RUNTIME_HANDLERS
+from fakecri.engine.errors import InvalidArgument
+from fakecri.engine.ipam import parse_cidr
+from fakecri.engine.runtime import DEFAULT_POD_CIDR, DEFAULT_RUNTIME_HANDLERS
 
 SUBSCRIBER_POLICIES = ("close", "drop", "block")
 CGROUP_DRIVERS = ("systemd", "cgroupfs")

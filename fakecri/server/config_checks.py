@@ -10,7 +10,7 @@ Each raises InvalidArgument naming the object and the field, as containerd refus
 from __future__ import annotations
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core.errors import InvalidArgument
+from fakecri.engine.errors import InvalidArgument
 
 
 def _group_needs_user(ctx, what: str) -> None:

@@ -5,8 +5,8 @@ import math
 from typing import TYPE_CHECKING
 
 from fakecri.api.control.v1 import control_pb2 as cpb
-from fakecri.core import errors
-from fakecri.core.clock import FakeClock
+from fakecri.engine import errors
+from fakecri.engine.clock import FakeClock
 from fakecri.faults.model import Fault, FaultSpecError
 from fakecri.server.restarts import apply_pending_restart, restart
 from fakecri.server.state_builder import reset_state

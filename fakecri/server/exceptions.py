@@ -1,6 +1,6 @@
 """Errors the server raises to its owner (the CLI, the pytest plugin, a test), not to RPC callers.
 
-RPC callers get gRPC status codes from the core's errors (fakecri.core.errors, mapped in
+RPC callers get gRPC status codes from the core's errors (fakecri.engine.errors, mapped in
 status.py); these are for whoever starts, checks or persists a server.
 """
 from __future__ import annotations

@@ -5,7 +5,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core import errors
+from fakecri.engine import errors
 from fakecri.server import translate as tr
 from fakecri.server.stats_replies import container_filesystem, image_filesystem
 from fakecri.server.wire import batches

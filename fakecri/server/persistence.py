@@ -15,10 +15,10 @@ import os
 import time
 from typing import Any
 
-from fakecri.core import errors
-from fakecri.core.ids import RandomIds
-from fakecri.core.images import ImageStore
-from fakecri.core.runtime import Runtime
+from fakecri.engine import errors
+from fakecri.engine.ids import RandomIds
+from fakecri.engine.images import ImageStore
+from fakecri.engine.runtime import Runtime
 from fakecri.server.exceptions import StateFileError, StateFilePathError, StateWriteError
 from fakecri.server.lock_file import LockFile
 from fakecri.server.state import ServerState

@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Callable
 
 import structlog
 
-from fakecri.core.events import Event, EventType
-from fakecri.core.records import Container
-from fakecri.core.userland.spec import NODE, network_mode, port_mappings
+from fakecri.engine.events import Event, EventType
+from fakecri.engine.records import Container
+from fakecri.sim.userland.spec import NODE, network_mode, port_mappings
 from fakecri.server import webserver
 
 if TYPE_CHECKING:
-    from fakecri.core.runtime import Runtime
+    from fakecri.engine.runtime import Runtime
 
 log = structlog.get_logger("fakecri.ports")
 TCP = 0  # runtime.v1 Protocol.TCP

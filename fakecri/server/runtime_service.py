@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from fakecri import __version__
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core import errors
-from fakecri.core.records import ContainerState, SandboxState
-from fakecri.core.runtime import Runtime
+from fakecri.engine import errors
+from fakecri.engine.records import ContainerState, SandboxState
+from fakecri.engine.runtime import Runtime
 from fakecri.server import checkpoint_archives as archives
 from fakecri.server import stats_replies as replies
 from fakecri.server import translate as tr

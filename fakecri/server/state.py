@@ -15,12 +15,12 @@ from typing import Any, Callable, Protocol
 
 import structlog
 
-from fakecri.core import errors
-from fakecri.core.clock import Clock, FakeClock
-from fakecri.core.ids import IdSource
-from fakecri.core.images import Catalog, ImageStore
-from fakecri.core.logsink import FileLogSink
-from fakecri.core.runtime import Runtime
+from fakecri.engine import errors
+from fakecri.engine.clock import Clock, FakeClock
+from fakecri.engine.ids import IdSource
+from fakecri.engine.images import Catalog, ImageStore
+from fakecri.sim.logsink import FileLogSink
+from fakecri.engine.runtime import Runtime
 from fakecri.faults.plan import FaultPlan
 from fakecri.server.config import ServerConfig
 from fakecri.server.disk import DiskRoot

@@ -12,11 +12,11 @@ import hashlib
 import os
 from typing import Any
 
-from fakecri.core.clock import Clock, FakeClock, SystemClock
-from fakecri.core.ids import IdSource, RandomIds
-from fakecri.core.images import Catalog, ImageStore
-from fakecri.core.limits import Limits
-from fakecri.core.runtime import Runtime
+from fakecri.engine.clock import Clock, FakeClock, SystemClock
+from fakecri.engine.ids import IdSource, RandomIds
+from fakecri.engine.images import Catalog, ImageStore
+from fakecri.engine.limits import Limits
+from fakecri.engine.runtime import Runtime
 from fakecri.faults.plan import FaultPlan
 from fakecri.server.config import ServerConfig
 from fakecri.server.events.encoder import EventEncoder

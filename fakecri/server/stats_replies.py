@@ -1,11 +1,11 @@
-"""Stats RPC replies: the core's figures (fakecri.core.stats, pod_metrics) as runtime.v1 messages."""
+"""Stats RPC replies: the core's figures (fakecri.sim.stats, pod_metrics) as runtime.v1 messages."""
 from __future__ import annotations
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core import pod_metrics as pm
-from fakecri.core import stats as core_stats
-from fakecri.core.images import FsUsage
-from fakecri.core.runtime import Runtime
+from fakecri.sim import pod_metrics as pm
+from fakecri.sim import stats as core_stats
+from fakecri.engine.images import FsUsage
+from fakecri.engine.runtime import Runtime
 from fakecri.server.disk import DiskRoot
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import grpc
 
-from fakecri.core import errors
+from fakecri.engine import errors
 
 _BY_NAME: dict[str, grpc.StatusCode] = {code.name: code for code in grpc.StatusCode}
 

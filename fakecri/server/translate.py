@@ -11,10 +11,10 @@ from collections.abc import Callable
 from google.protobuf.message import Message
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core.image_content import BUSYBOX, ImageContent
-from fakecri.core.userland.identity import identity
-from fakecri.core.userland.spec import STRICT
-from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox
+from fakecri.sim.image_content import BUSYBOX, ImageContent
+from fakecri.sim.userland.identity import identity
+from fakecri.sim.userland.spec import STRICT
+from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
 from fakecri.server.wire import field_fragment
 
 # ---------------------------------------------------------------- resources

@@ -5,10 +5,10 @@ import pytest
 from helpers.core_pods import Pod
 from helpers.stat_records import make_container, make_sandbox
 
-from fakecri.core.clock import FakeClock
-from fakecri.core.ids import SequentialIds
-from fakecri.core.logsink import MemoryLogSink
-from fakecri.core.runtime import Runtime
+from fakecri.engine.clock import FakeClock
+from fakecri.engine.ids import SequentialIds
+from fakecri.sim.logsink import MemoryLogSink
+from fakecri.engine.runtime import Runtime
 
 
 @pytest.fixture

@@ -5,10 +5,10 @@ import math
 
 import pytest
 
-from fakecri.core.behaviour import build_plan, run_exec
-from fakecri.core.durations import parse_duration_ns
-from fakecri.core.errors import CoreError, FailedPrecondition, InvalidArgument
-from fakecri.core.records import ContainerState
+from fakecri.sim.behaviour import build_plan, run_exec
+from fakecri.engine.durations import parse_duration_ns
+from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument
+from fakecri.engine.records import ContainerState
 
 C = ContainerState
 S = 1_000_000_000
@@ -246,6 +246,6 @@ def test_plan_is_shared_for_identical_specs(pods, runtime):
 def test_every_annotation_is_documented():
     from pathlib import Path
 
-    from fakecri.core.behaviour import KEYS
+    from fakecri.sim.behaviour import KEYS
     doc = (Path(__file__).resolve().parents[2] / "docs" / "behaviour.md").read_text()
     assert [k for k in KEYS if f"`{k}`" not in doc] == []

@@ -2,9 +2,9 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakecri.core.clock import NS_PER_S
-from fakecri.core.records import ContainerState, SandboxState
-from fakecri.core.stats import (
+from fakecri.engine.clock import NS_PER_S
+from fakecri.engine.records import ContainerState, SandboxState
+from fakecri.sim.stats import (
     CONTAINER_FS_MOUNTPOINT,
     container_fs_usage,
     container_stats,

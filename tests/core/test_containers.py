@@ -4,11 +4,11 @@ from __future__ import annotations
 import pytest
 from helpers.core_pods import IMAGE
 
-from fakecri.core.errors import AlreadyExists, CoreError, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
-from fakecri.core.ids import SequentialIds
-from fakecri.core.limits import Limits
-from fakecri.core.records import ContainerState, Resources
-from fakecri.core.runtime import Runtime
+from fakecri.engine.errors import AlreadyExists, CoreError, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
+from fakecri.engine.ids import SequentialIds
+from fakecri.engine.limits import Limits
+from fakecri.engine.records import ContainerState, Resources
+from fakecri.engine.runtime import Runtime
 
 C = ContainerState
 
@@ -30,7 +30,7 @@ def test_empty_log_path_stays_empty(pods):
 
 
 def test_image_ref_falls_back_to_id_without_digest(pods, runtime):
-    from fakecri.core.records import Image
+    from fakecri.engine.records import Image
     img = Image(id="sha256:" + "1" * 64, repo_tags=["local/x:1"], repo_digests=[], size=1)
     c = runtime.create_container(pods.sandbox().id, name="x", image=img)
     assert (c.image, c.image_ref) == ("local/x:1", img.id)
@@ -207,7 +207,7 @@ def test_removed_cpu_is_kept_per_sandbox(pods, runtime, clock):
     a = pods.running(sb, "a")
     clock.advance(30)
     runtime.stop_container(a.id, 0)
-    from fakecri.core.stats import cpu_total_ns
+    from fakecri.sim.stats import cpu_total_ns
     used = cpu_total_ns(a, clock.now_ns())
     assert used > 0 and runtime.removed_cpu_ns(sb.id) == 0
     clock.advance(30)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from fakecri.core import errors
+from fakecri.engine import errors
 from fakecri.server.status import code_for
 
 

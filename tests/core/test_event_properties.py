@@ -5,10 +5,10 @@ from helpers.core_pods import IMAGE, check_order
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakecri.core.clock import FakeClock
-from fakecri.core.errors import CoreError
-from fakecri.core.ids import SequentialIds
-from fakecri.core.runtime import Runtime
+from fakecri.engine.clock import FakeClock
+from fakecri.engine.errors import CoreError
+from fakecri.engine.ids import SequentialIds
+from fakecri.engine.runtime import Runtime
 
 COMMANDS = [("sleep", "infinity"), ("sleep", "1"), ("true",), ("sh", "-c", "exit 4"), ("nginx",)]
 ANNOTATIONS = [{}, {"fakecri.io/stop-delay": "2s"}, {"fakecri.io/oom-after": "1500ms"},

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from helpers.core_pods import check_order, kinds
 
-from fakecri.core.clock import FakeClock
-from fakecri.core.ids import SequentialIds
-from fakecri.core.runtime import Runtime
+from fakecri.engine.clock import FakeClock
+from fakecri.engine.ids import SequentialIds
+from fakecri.engine.runtime import Runtime
 
 
 def test_full_pod_lifecycle(pods, runtime):

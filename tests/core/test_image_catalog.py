@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from fakecri.core.catalog import Catalog
-from fakecri.core.clock import FakeClock
-from fakecri.core.errors import InvalidArgument, NotFound, Unauthenticated
-from fakecri.core.images import ImageStore
+from fakecri.sim.catalog import Catalog
+from fakecri.engine.clock import FakeClock
+from fakecri.engine.errors import InvalidArgument, NotFound, Unauthenticated
+from fakecri.engine.images import ImageStore
 
 PRIVATE = {
     "auth": [

@@ -1,8 +1,8 @@
 """Reference normalisation, as containerd and docker do it."""
 import pytest
 
-from fakecri.core.errors import InvalidArgument
-from fakecri.core.references import normalize
+from fakecri.engine.errors import InvalidArgument
+from fakecri.engine.references import normalize
 
 SHA = "sha256:" + "ab" * 32
 

@@ -3,10 +3,10 @@ import re
 
 import pytest
 
-from fakecri.core.catalog import Catalog
-from fakecri.core.clock import FakeClock
-from fakecri.core.errors import InvalidArgument, NotFound, ResourceExhausted
-from fakecri.core.images import IMAGE_FS_MOUNTPOINT, ImageStore
+from fakecri.sim.catalog import Catalog
+from fakecri.engine.clock import FakeClock
+from fakecri.engine.errors import InvalidArgument, NotFound, ResourceExhausted
+from fakecri.engine.images import IMAGE_FS_MOUNTPOINT, ImageStore
 
 ID_RE = re.compile(r"sha256:[0-9a-f]{64}")
 DIGEST = "sha256:" + "cd" * 32

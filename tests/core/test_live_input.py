@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from fakecri.core.errors import FailedPrecondition
-from fakecri.core.records import ContainerState
+from fakecri.engine.errors import FailedPrecondition
+from fakecri.engine.records import ContainerState
 
 S = 1_000_000_000
 

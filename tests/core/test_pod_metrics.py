@@ -1,8 +1,8 @@
 """ListMetricDescriptors / ListPodSandboxMetrics figures."""
-from fakecri.core.clock import NS_PER_S
-from fakecri.core.pod_metrics import BASE_LABEL_KEYS, MetricType, metric_descriptors, pod_sandbox_metrics
-from fakecri.core.records import ContainerState, SandboxState
-from fakecri.core.stats import container_stats, pod_sandbox_stats
+from fakecri.engine.clock import NS_PER_S
+from fakecri.sim.pod_metrics import BASE_LABEL_KEYS, MetricType, metric_descriptors, pod_sandbox_metrics
+from fakecri.engine.records import ContainerState, SandboxState
+from fakecri.sim.stats import container_stats, pod_sandbox_stats
 
 T0 = 1_767_225_600 * NS_PER_S
 

@@ -5,11 +5,11 @@ import ipaddress
 
 import pytest
 
-from fakecri.core.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
-from fakecri.core.ids import SequentialIds
-from fakecri.core.limits import Limits
-from fakecri.core.records import ContainerState, Resources, SandboxState
-from fakecri.core.runtime import Runtime
+from fakecri.engine.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
+from fakecri.engine.ids import SequentialIds
+from fakecri.engine.limits import Limits
+from fakecri.engine.records import ContainerState, Resources, SandboxState
+from fakecri.engine.runtime import Runtime
 
 
 def test_run_keeps_everything_and_is_ready(pods, clock):

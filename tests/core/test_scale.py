@@ -7,10 +7,10 @@ import tracemalloc
 
 from helpers.core_pods import IMAGE
 
-from fakecri.core.clock import FakeClock
-from fakecri.core.ids import RandomIds
-from fakecri.core.records import ContainerState, Resources
-from fakecri.core.runtime import Runtime
+from fakecri.engine.clock import FakeClock
+from fakecri.engine.ids import RandomIds
+from fakecri.engine.records import ContainerState, Resources
+from fakecri.engine.runtime import Runtime
 
 
 def fill(rt: Runtime, sandboxes: int, per: int, *, start: bool) -> None:

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakecri.core.shell import COMMANDS, Context, Sleep, Write, READ, spawn, trace
+from fakecri.sim.shell import COMMANDS, Context, Sleep, Write, READ, spawn, trace
 
 
 def simulate(argv, stdin=None, in_exec=False):
@@ -156,7 +156,7 @@ def test_every_command_in_the_table_survives_odd_arguments():
 
 
 def test_while_and_until_loops():
-    from fakecri.core.shell import trace
+    from fakecri.sim.shell import trace
 
     assert trace(["sh", "-c", "while false; do echo never; done && echo after"]).outputs == ((0, "stdout", "after\n"),)
     assert trace(["sh", "-c", "until true; do sleep 1; done; echo ok"]).outputs == ((0, "stdout", "ok\n"),)

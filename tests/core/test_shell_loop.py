@@ -1,8 +1,8 @@
 """Containers whose command is the logging loop conformance suites run log a line every N seconds."""
 from __future__ import annotations
 
-from fakecri.core.behaviour import build_plan
-from fakecri.core.shell import logging_loop
+from fakecri.sim.behaviour import build_plan
+from fakecri.sim.shell import logging_loop
 
 S = 1_000_000_000
 
@@ -30,7 +30,7 @@ def test_other_loops_are_not_logging_loops():
 
 
 def test_an_unmodelled_compound_command_is_not_misread_as_a_program():
-    from fakecri.core.shell import trace
+    from fakecri.sim.shell import trace
 
     done = trace(["sh", "-c", "for i in 1 2; do echo $i; done"], b"")
     assert done.outputs == () and done.exit_code == 0  # not "sh: for: not found"

@@ -5,12 +5,12 @@ import json
 
 import pytest
 
-from fakecri.core.clock import FakeClock
-from fakecri.core.errors import AlreadyExists, FailedPrecondition, InvalidArgument
-from fakecri.core.ids import SequentialIds
-from fakecri.core.logsink import MemoryLogSink
-from fakecri.core.records import ContainerState, Resources, SandboxState
-from fakecri.core.runtime import Runtime
+from fakecri.engine.clock import FakeClock
+from fakecri.engine.errors import AlreadyExists, FailedPrecondition, InvalidArgument
+from fakecri.engine.ids import SequentialIds
+from fakecri.sim.logsink import MemoryLogSink
+from fakecri.engine.records import ContainerState, Resources, SandboxState
+from fakecri.engine.runtime import Runtime
 
 C = ContainerState
 S = 1_000_000_000

@@ -4,11 +4,11 @@ from __future__ import annotations
 import os
 import tempfile
 
-from fakecri.core.clock import FakeClock
-from fakecri.core.ids import SequentialIds
-from fakecri.core.logsink import FileLogSink, MemoryLogSink, format_entry, rfc3339_nano, split_lines
-from fakecri.core.records import ContainerState
-from fakecri.core.runtime import Runtime
+from fakecri.engine.clock import FakeClock
+from fakecri.engine.ids import SequentialIds
+from fakecri.sim.logsink import FileLogSink, MemoryLogSink, format_entry, rfc3339_nano, split_lines
+from fakecri.engine.records import ContainerState
+from fakecri.engine.runtime import Runtime
 
 C = ContainerState
 S = 1_000_000_000
@@ -170,7 +170,7 @@ def test_memory_sink_listener_removal():
 
 
 def test_a_long_line_is_written_as_partial_entries_then_a_full_one(tmp_path):
-    from fakecri.core.logsink import MAX_LOG_LINE, FileLogSink
+    from fakecri.sim.logsink import MAX_LOG_LINE, FileLogSink
 
     sink, path = FileLogSink(), str(tmp_path / "c.log")
     line = "x" * (2 * MAX_LOG_LINE + 10)

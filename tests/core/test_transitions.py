@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from fakecri.core.errors import FailedPrecondition, NotFound
-from fakecri.core.records import ContainerState as C
-from fakecri.core.records import SandboxState as S
-from fakecri.core.transitions import (
+from fakecri.engine.errors import FailedPrecondition, NotFound
+from fakecri.engine.records import ContainerState as C
+from fakecri.engine.records import SandboxState as S
+from fakecri.engine.transitions import (
     CONTAINER_EVENTS, CONTAINER_TRANSITIONS, GONE, MISSING, SANDBOX_TRANSITIONS, legal_ops, path_for,
 )
 

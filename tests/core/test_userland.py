@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core.userland import UserlandSpec, read_spec
+from fakecri.sim.userland import UserlandSpec, read_spec
 
 
 
@@ -167,7 +167,7 @@ def test_a_container_command_that_looks_inside_sees_its_own_userland(pods, runti
 
 
 def test_command_substitution():
-    from fakecri.core.shell import trace
+    from fakecri.sim.shell import trace
     assert trace(["sh", "-c", "echo [$(echo a; echo b)] $(false)x"]).outputs == ((0, "stdout", "[a\nb] x\n"),)
 
 
@@ -244,7 +244,7 @@ def test_the_node_user_namespace_is_the_hosts(exec_in):
 
 
 def test_cat_reads_files_of_the_container_and_standard_input(exec_in):
-    from fakecri.core.userland import looks_inside
+    from fakecri.sim.userland import looks_inside
     run = exec_in()
     assert run("cat", "/nope") == ("", "cat: can't open '/nope': No such file or directory\n", 1)
     assert run("cat", "/dev/stdin") == ("", "", 0)  # no input given: nothing to echo

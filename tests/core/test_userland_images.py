@@ -7,9 +7,9 @@ import socket
 from helpers.core_pods import IMAGE
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core.catalog import Catalog
-from fakecri.core.image_content import ImageContent
-from fakecri.core.userland.identity import identity
+from fakecri.sim.catalog import Catalog
+from fakecri.sim.image_content import ImageContent
+from fakecri.sim.userland.identity import identity
 
 PREDEFINED = "gcr.io/k8s-staging-cri-tools/test-image-predefined-group:latest"
 NNP = "registry.k8s.io/e2e-test-images/nonewprivs:1.3"
@@ -138,8 +138,8 @@ def test_host_ipc_shows_the_host_segments(runtime, pods):
 
 
 def test_image_status_reports_the_image_user():
-    from fakecri.core.clock import FakeClock
-    from fakecri.core.images import ImageStore
+    from fakecri.engine.clock import FakeClock
+    from fakecri.engine.images import ImageStore
 
     store = ImageStore(FakeClock())
     prefix = "gcr.io/k8s-staging-cri-tools/test-image-user-"

@@ -8,8 +8,8 @@ import os
 import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core.userland import HostMounts
-from fakecri.core.userland.hostmounts import parse_mountinfo
+from fakecri.sim.userland import HostMounts
+from fakecri.sim.userland.hostmounts import parse_mountinfo
 
 
 class Table:

@@ -218,7 +218,7 @@ def test_fakecri_settings_use_keys_settings_py_accepts(tmp_path, pod_spec):
 
 
 def test_catalog_loads_and_cgroup_drivers_agree():
-    from fakecri.core.catalog import Catalog
+    from fakecri.sim.catalog import Catalog
 
     [catalog] = find("ConfigMap", "fakecri-image-catalog")
     cat = Catalog.from_dict(yaml.safe_load(catalog["data"]["catalog.yaml"]), source="deploy catalog")

@@ -1,7 +1,7 @@
 """FaultPlan: the collection, and the decisions for calls, pulls, quirks, conditions, restarts."""
 import pytest
 
-from fakecri.core import errors
+from fakecri.engine import errors
 from fakecri.faults import (
     CallAction, ConditionOverride, Fault, FaultPlan, PullAction, RestartAction, parse_error,
 )

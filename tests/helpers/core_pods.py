@@ -1,9 +1,9 @@
 """Helpers shared by the core tests (imported by conftest and the test modules)."""
 from __future__ import annotations
 
-from fakecri.core.events import EventType
-from fakecri.core.records import Image
-from fakecri.core.runtime import Runtime
+from fakecri.engine.events import EventType
+from fakecri.engine.records import Image
+from fakecri.engine.runtime import Runtime
 
 IMAGE = Image(
     id="sha256:" + "ab" * 32,

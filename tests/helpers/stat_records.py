@@ -1,6 +1,6 @@
 """Container and sandbox records with fixed times, for the stats tests."""
-from fakecri.core.clock import NS_PER_S
-from fakecri.core.records import Container, ContainerState, Resources, Sandbox, SandboxState
+from fakecri.engine.clock import NS_PER_S
+from fakecri.engine.records import Container, ContainerState, Resources, Sandbox, SandboxState
 
 T0 = 1_767_225_600 * NS_PER_S
 MIB = 1024 * 1024

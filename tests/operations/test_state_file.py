@@ -210,7 +210,7 @@ def test_timers_keep_their_deadlines_across_a_restart(tmp_path, downtime_s):
     """`sleep 20` started 12 s before a restart exits 20 s after it started, the downtime
     counted: 3 s after a 5 s downtime; at start-up, dated when it fell due, after 15 s."""
     from fakecri.control_client import ControlClient
-    from fakecri.core.clock import FakeClock
+    from fakecri.engine.clock import FakeClock
 
     path = str(tmp_path / "state.json")
     clock = FakeClock()

@@ -11,9 +11,9 @@ from collections import Counter
 from typing import Mapping, Sequence
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core.clock import SystemClock
-from fakecri.core.records import Container, Image, Sandbox
-from fakecri.core.runtime import Runtime
+from fakecri.engine.clock import SystemClock
+from fakecri.engine.records import Container, Image, Sandbox
+from fakecri.engine.runtime import Runtime
 from fakecri.server.streaming.runtime_backend import PORT_FORWARD_ANNOTATION, RuntimeStreamingBackend
 
 IMAGE = Image(id="sha256:" + "ab" * 32, repo_tags=["busybox:latest"], repo_digests=[], size=1)

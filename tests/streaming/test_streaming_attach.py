@@ -5,8 +5,8 @@ import asyncio
 
 import pytest
 
-from fakecri.core.errors import FailedPrecondition
-from fakecri.core.records import ContainerState
+from fakecri.engine.errors import FailedPrecondition
+from fakecri.engine.records import ContainerState
 
 from .clients import run, serving, spdy_command, ws_command
 from .rig import Rig

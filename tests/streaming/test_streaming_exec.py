@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from fakecri.core.errors import FailedPrecondition, InvalidArgument, NotFound
+from fakecri.engine.errors import FailedPrecondition, InvalidArgument, NotFound
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 
 from .clients import CommandResult, SpdyClient, run, serving, spdy_command, spdy_upgrade, ws_command

@@ -6,7 +6,7 @@ import asyncio
 import pytest
 from websockets.asyncio.client import connect as ws_connect
 
-from fakecri.core.errors import InvalidArgument, NotFound
+from fakecri.engine.errors import InvalidArgument, NotFound
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 
 from .clients import SpdyClient, run, serving, spdy_forward_once, spdy_upgrade, ws_url

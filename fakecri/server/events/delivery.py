@@ -10,7 +10,7 @@ import asyncio
 import heapq
 from collections.abc import AsyncIterator, Callable
 
-from fakecri.core import errors
+from fakecri.engine import errors
 from fakecri.server.events.bus import EventBus, Subscription, SubscriptionClosed
 
 

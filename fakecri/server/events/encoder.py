@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core import errors
-from fakecri.core.events import Event, EventType
-from fakecri.core.runtime import Runtime
+from fakecri.engine import errors
+from fakecri.engine.events import Event, EventType
+from fakecri.engine.runtime import Runtime
 from fakecri.faults.plan import FaultPlan
 from fakecri.server.events.status_cache import StatusCache
 from fakecri.server.wire import field_fragment

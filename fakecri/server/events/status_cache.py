@@ -9,8 +9,8 @@ reused as wire bytes. Quirks that change what a sandbox status answer holds
 from __future__ import annotations
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core.image_content import BUSYBOX
-from fakecri.core.runtime import Runtime
+from fakecri.sim.image_content import BUSYBOX
+from fakecri.engine.runtime import Runtime
 from fakecri.server import translate as tr
 from fakecri.server.events.status_order import listed_containers
 from fakecri.server.wire import field_fragment, varint

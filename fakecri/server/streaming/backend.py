@@ -37,7 +37,7 @@ class StreamingBackend(Protocol):
     """The runtime side of Exec, Attach and PortForward.
 
     `check_*` run when the URL is requested (CRI RPC time) and raise
-    `fakecri.core.errors` (NotFound, FailedPrecondition). The async methods run when a
+    `fakecri.engine.errors` (NotFound, FailedPrecondition). The async methods run when a
     client connects; `exec`/`attach` may raise the same errors then.
     """
 

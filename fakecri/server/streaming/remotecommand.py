@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from fakecri.core.errors import CoreError
+from fakecri.engine.errors import CoreError
 from fakecri.server.streaming.backend import StreamingBackend, Writer
 from fakecri.server.streaming.prepared import AttachRequest, ExecRequest
 from fakecri.server.streaming.tasks import cancel_tasks

@@ -20,10 +20,10 @@ from collections.abc import AsyncIterator
 from typing import Protocol
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.core import errors
-from fakecri.core.records import Container, ContainerState, SandboxState
-from fakecri.core.runtime import Runtime
-from fakecri.core.shell import DEFAULT_SIZE, Context, Interrupted, Process, Sleep, Write
+from fakecri.engine import errors
+from fakecri.engine.records import Container, ContainerState, SandboxState
+from fakecri.engine.runtime import Runtime
+from fakecri.sim.shell import DEFAULT_SIZE, Context, Interrupted, Process, Sleep, Write
 from fakecri.server import webserver
 from fakecri.server.streaming.backend import PortForwardBehaviour, Writer
 

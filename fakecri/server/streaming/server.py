@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from fakecri.core.errors import InvalidArgument, Unavailable
+from fakecri.engine.errors import InvalidArgument, Unavailable
 from fakecri.server.streaming import remotecommand as rc
 from fakecri.server.streaming import spdy_handlers
 from fakecri.server.streaming import websocket as ws

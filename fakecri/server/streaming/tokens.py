@@ -6,7 +6,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from fakecri.core.errors import ResourceExhausted
+from fakecri.engine.errors import ResourceExhausted
 
 T = TypeVar("T")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from fakecri.core.image_content import ImageContent
+from fakecri.sim.image_content import ImageContent
 
 
 @dataclass(frozen=True, slots=True)

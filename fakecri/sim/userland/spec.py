@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fakecri.core.userland import wire
+from fakecri.sim.userland import wire
 
 STRICT = 1  # SupplementalGroupsPolicy.Strict (Merge is 0)
 POD, CONTAINER, NODE = 0, 1, 2  # NamespaceMode

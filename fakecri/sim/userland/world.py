@@ -16,10 +16,10 @@ import shutil
 from dataclasses import dataclass
 from typing import Callable
 
-from fakecri.core.image_content import BUSYBOX, ImageContent
-from fakecri.core.userland.identity import accounts, identity
-from fakecri.core.userland.privilege import Privilege, privilege
-from fakecri.core.userland.spec import NODE, MountSpec, UserlandSpec
+from fakecri.sim.image_content import BUSYBOX, ImageContent
+from fakecri.sim.userland.identity import accounts, identity
+from fakecri.sim.userland.privilege import Privilege, privilege
+from fakecri.sim.userland.spec import NODE, MountSpec, UserlandSpec
 
 ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc/1", "/proc/sys", "/proc/sysvipc",
              "/root", "/sys",

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import re
 
-from fakecri.core.errors import InvalidArgument
-from fakecri.core.records import Resources
+from fakecri.engine.errors import InvalidArgument
+from fakecri.engine.records import Resources
 
 MIN_MEMORY = 4 * 1024 * 1024  # runc refuses less than 4 MiB
 _CPUSET = re.compile(r"\d+(-\d+)?(,\d+(-\d+)?)*")

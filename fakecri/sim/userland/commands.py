@@ -9,10 +9,10 @@ from __future__ import annotations
 import re
 from typing import Callable, Sequence
 
-from fakecri.core.shell import COMMANDS, Command, Io, Process, Sleep
+from fakecri.sim.shell import COMMANDS, Command, Io, Process, Sleep
 
 NS_PER_S = 1_000_000_000
-from fakecri.core.userland.world import FileError, Userland
+from fakecri.sim.userland.world import FileError, Userland
 
 
 def _world(io: Io) -> Userland:

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakecri.core.ipam import IpPool
-from fakecri.core.records import Container, ContainerState, Sandbox
-from fakecri.core.timers import INPUT, STOP, Entry, TimerHeap
+from fakecri.engine.ipam import IpPool
+from fakecri.engine.records import Container, ContainerState, Sandbox
+from fakecri.engine.timers import INPUT, STOP, Entry, TimerHeap
 
 
 @dataclass(slots=True)

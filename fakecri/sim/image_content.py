@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from fakecri.core.errors import InvalidArgument
+from fakecri.engine.errors import InvalidArgument
 
 # busybox's account files
 BUSYBOX_PASSWD = """root:x:0:0:root:/root:/bin/sh

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 
-from fakecri.core.errors import InvalidArgument, ResourceExhausted
+from fakecri.engine.errors import InvalidArgument, ResourceExhausted
 
 
 def parse_cidr(cidr: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network:

@@ -11,9 +11,9 @@ says what entering a state announces.
 """
 from __future__ import annotations
 
-from fakecri.core.errors import FailedPrecondition, NotFound
-from fakecri.core.events import EventType
-from fakecri.core.records import ContainerState, SandboxState
+from fakecri.engine.errors import FailedPrecondition, NotFound
+from fakecri.engine.events import EventType
+from fakecri.engine.records import ContainerState, SandboxState
 
 MISSING = "MISSING"  # the object does not exist (any more)
 GONE = "GONE"  # the object has been removed

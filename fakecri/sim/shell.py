@@ -27,7 +27,7 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Generator, Mapping, Sequence, Union
 
-from fakecri.core.durations import NS
+from fakecri.engine.durations import NS
 
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
 _OPERATORS = frozenset({";", "&&", "||"})

@@ -12,30 +12,30 @@ from collections import deque
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from fakecri.core import checkpoints, snapshot
-from fakecri.core import resources as res_mod
-from fakecri.core.behaviour import (
+from fakecri.engine import checkpoints, snapshot
+from fakecri.engine import resources as res_mod
+from fakecri.sim.behaviour import (
     EXIT_KILLED, EXIT_START_ERROR, ExecResult, Plan, PlanCache, behaviour_annotations, build_plan, reason_for,
     run_exec,
 )
-from fakecri.core.clock import Clock
-from fakecri.core.errors import AlreadyExists, InvalidArgument, NotFound, Other
-from fakecri.core.events import Event
-from fakecri.core.ids import IdSource
-from fakecri.core.catalog import Catalog
-from fakecri.core.image_content import ImageContent
-from fakecri.core.ipam import IpPool
-from fakecri.core.labels import matches
-from fakecri.core.limits import Limits
-from fakecri.core.logsink import LogSink
-from fakecri.core.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
-from fakecri.core.shell import READ, Context, Process, Sleep, Write, spawn
-from fakecri.core.store import RuntimeStore
-from fakecri.core.userland import (USERLAND_COMMANDS, HostMounts, Userland, has_private_host_mount, looks_inside,
+from fakecri.engine.clock import Clock
+from fakecri.engine.errors import AlreadyExists, InvalidArgument, NotFound, Other
+from fakecri.engine.events import Event
+from fakecri.engine.ids import IdSource
+from fakecri.sim.catalog import Catalog
+from fakecri.sim.image_content import ImageContent
+from fakecri.engine.ipam import IpPool
+from fakecri.engine.labels import matches
+from fakecri.engine.limits import Limits
+from fakecri.sim.logsink import LogSink
+from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
+from fakecri.sim.shell import READ, Context, Process, Sleep, Write, spawn
+from fakecri.engine.store import RuntimeStore
+from fakecri.sim.userland import (USERLAND_COMMANDS, HostMounts, Userland, has_private_host_mount, looks_inside,
                                    read_spec)
-from fakecri.core.userland.spec import CONTAINER, POD, pid_mode
-from fakecri.core.timers import INPUT, STOP, WAKE
-from fakecri.core.transitions import GONE, MISSING, events_on_entering, path_for
+from fakecri.sim.userland.spec import CONTAINER, POD, pid_mode
+from fakecri.engine.timers import INPUT, STOP, WAKE
+from fakecri.engine.transitions import GONE, MISSING, events_on_entering, path_for
 
 ID_LEN = 64
 REAL_CLOCK_SLACK_NS = 2_000_000  # a loop timer may fire this early on a real clock
@@ -196,7 +196,7 @@ class Runtime:
     def _account_removed(self, c: Container) -> None:
         meter = self._cpu_meter
         if meter is None:
-            from fakecri.core.stats import cpu_total_ns  # the one CPU model; imported late to keep startup light
+            from fakecri.sim.stats import cpu_total_ns  # the one CPU model; imported late to keep startup light
 
             meter = self._cpu_meter = cpu_total_ns
         used = meter(c, self.clock.now_ns())

@@ -20,9 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from fakecri.core.clock import NS_PER_S
-from fakecri.core.images import IMAGE_FS_MOUNTPOINT, FsUsage
-from fakecri.core.records import Container, ContainerState, Sandbox, SandboxState
+from fakecri.engine.clock import NS_PER_S
+from fakecri.engine.images import IMAGE_FS_MOUNTPOINT, FsUsage
+from fakecri.engine.records import Container, ContainerState, Sandbox, SandboxState
 
 # The same filesystem as the images: a kubelet that sees two different mountpoints
 # switches to split image/container disk handling, which real runtimes do not ask for.

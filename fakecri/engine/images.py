@@ -13,11 +13,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fakecri.core.catalog import Catalog, CatalogImage, derived_digest, derived_id, derived_size
-from fakecri.core.clock import Clock
-from fakecri.core.errors import InvalidArgument, NotFound, ResourceExhausted, Unauthenticated
-from fakecri.core.records import Image
-from fakecri.core.references import NormalizedRef, normalize
+from fakecri.sim.catalog import Catalog, CatalogImage, derived_digest, derived_id, derived_size
+from fakecri.engine.clock import Clock
+from fakecri.engine.errors import InvalidArgument, NotFound, ResourceExhausted, Unauthenticated
+from fakecri.engine.records import Image
+from fakecri.engine.references import NormalizedRef, normalize
 
 __all__ = ["Catalog", "FsUsage", "ImageStore", "NormalizedRef", "normalize"]
 

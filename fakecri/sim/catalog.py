@@ -42,9 +42,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fakecri.core.errors import InvalidArgument
-from fakecri.core.image_content import BUSYBOX, KNOWN, ImageContent, content_from_dict
-from fakecri.core.references import NormalizedRef, is_digest, normalize
+from fakecri.engine.errors import InvalidArgument
+from fakecri.sim.image_content import BUSYBOX, KNOWN, ImageContent, content_from_dict
+from fakecri.engine.references import NormalizedRef, is_digest, normalize
 
 DEFAULT_PULL_DURATION_S = 0.05
 DEFAULT_PINNED = ("registry.k8s.io/pause",)
@@ -246,8 +246,8 @@ class Catalog:
 
 
 def default_images() -> tuple[CatalogImage, ...]:
-    """The catalog entries of fakecri.core.known_images."""
-    from fakecri.core.known_images import KNOWN_IMAGES
+    """The catalog entries of fakecri.sim.known_images."""
+    from fakecri.sim.known_images import KNOWN_IMAGES
 
     return tuple(_image(entry, f"known image {entry['tags'][0]}") for entry in KNOWN_IMAGES)
 

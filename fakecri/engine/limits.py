@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fakecri.core.errors import ResourceExhausted
+from fakecri.engine.errors import ResourceExhausted
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,9 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fakecri.core.clock import NS_PER_S
-from fakecri.core.records import Container, Sandbox
-from fakecri.core.stats import ContainerStats, pod_sandbox_stats
+from fakecri.engine.clock import NS_PER_S
+from fakecri.engine.records import Container, Sandbox
+from fakecri.sim.stats import ContainerStats, pod_sandbox_stats
 
 BASE_LABEL_KEYS = ("id", "name", "image")
 

@@ -12,9 +12,9 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from fakecri.core.durations import NS, parse_duration_ns
-from fakecri.core.errors import InvalidArgument
-from fakecri.core.shell import Context, logging_loop, record, spawn
+from fakecri.engine.durations import NS, parse_duration_ns
+from fakecri.engine.errors import InvalidArgument
+from fakecri.sim.shell import Context, logging_loop, record, spawn
 
 PREFIX = "fakecri.io/"
 

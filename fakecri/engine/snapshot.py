@@ -7,10 +7,10 @@ from __future__ import annotations
 import base64
 from typing import Any, Mapping, Sequence
 
-from fakecri.core import resources as res_mod
-from fakecri.core.records import Container, ContainerState, Sandbox, SandboxState
-from fakecri.core.store import RuntimeStore
-from fakecri.core.timers import STOP, WAKE
+from fakecri.engine import resources as res_mod
+from fakecri.engine.records import Container, ContainerState, Sandbox, SandboxState
+from fakecri.engine.store import RuntimeStore
+from fakecri.engine.timers import STOP, WAKE
 
 
 def _b64(data: bytes) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from fakecri.core.errors import InvalidArgument
+from fakecri.engine.errors import InvalidArgument
 
 DEFAULT_DOMAIN = "docker.io"
 LEGACY_DOMAIN = "index.docker.io"

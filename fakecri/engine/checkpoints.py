@@ -8,11 +8,11 @@ from __future__ import annotations
 import posixpath
 from typing import Any, Mapping, Protocol, Sequence
 
-from fakecri.core import snapshot
-from fakecri.core.clock import Clock
-from fakecri.core.errors import CoreError, InvalidArgument
-from fakecri.core.records import Container, ContainerState, Sandbox
-from fakecri.core.transitions import path_for
+from fakecri.engine import snapshot
+from fakecri.engine.clock import Clock
+from fakecri.engine.errors import CoreError, InvalidArgument
+from fakecri.engine.records import Container, ContainerState, Sandbox
+from fakecri.engine.transitions import path_for
 
 
 class Runtime(Protocol):
