@@ -25,7 +25,6 @@ import grpc
 from google.protobuf import message_factory
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.server.state_builder import reset_state
 
 SERVICE = pb.DESCRIPTOR.services_by_name["RuntimeService"]
 MAX_MSG = 64 * 1024 * 1024
@@ -94,14 +93,15 @@ class FakeAgent:
         self.next_pod = 0
         self.churn_task: asyncio.Task | None = None
         self.churned = 0
+        self.configs: dict[str, pb.PodSandboxConfig] = {}  # sandbox id -> the config it was run with
 
     async def start(self) -> None:
         """On the main thread's loop, as `fakecri serve` runs it."""
         self.loop = asyncio.get_running_loop()
         await self.server.start_async()
-        self.state = self.server.state
-        self.state.log_rpcs = False  # as `fakecri serve --log-level warning`
-        self.svc = self._svc_cls(self.state)
+        self.node = self.server.node
+        self.node.log_rpcs = False  # as `fakecri serve --log-level warning`
+        self.svc = self._svc_cls(self.node)
 
     async def serve(self) -> None:
         await self.server.serve_forever()
@@ -111,13 +111,14 @@ class FakeAgent:
         try:
             return await getattr(self.svc, method)(req, None)
         finally:
-            self.state.after_call()
+            self.node.commit()
 
     async def _pod(self, containers: int, group: int, start: bool = True) -> tuple[str, list[str]]:
         i = self.next_pod
         self.next_pod += 1
         cfg = sandbox_config(i, group)
         sid = (await self._call("RunPodSandbox", pb.RunPodSandboxRequest(config=cfg))).pod_sandbox_id
+        self.configs[sid] = cfg
         cids = []
         for j in range(containers):
             ccfg = container_config(cfg, j, group)
@@ -131,7 +132,7 @@ class FakeAgent:
     async def populate(self, sandboxes: int, per_pod: int, with_containers: int | None = None,
                        groups: int = 100) -> dict:
         """`sandboxes` pods; the first `with_containers` (all by default) get `per_pod` containers."""
-        self.state.images.pull("registry.k8s.io/pause:3.9")
+        self.node.runtime.images.pull("registry.k8s.io/pause:3.9")
         with_containers = sandboxes if with_containers is None else with_containers
         t0 = time.perf_counter()
         sample_sid = sample_cid = ""
@@ -142,16 +143,17 @@ class FakeAgent:
                 sample_cid = cids[0] if cids else ""
             if n % 500 == 499:
                 await asyncio.sleep(0)  # let calls in flight through
-        rt = self.state.runtime
-        return {"sandboxes": len(rt._sandboxes), "containers": len(rt._containers), "seconds": time.perf_counter() - t0,
+        rt = self.node.runtime
+        counts = rt.counts()
+        return {"sandboxes": counts["sandboxes"], "containers": counts["containers"], "seconds": time.perf_counter() - t0,
                 "sample_sid": sample_sid, "sample_cid": sample_cid}
 
     async def add_containers(self, per_pod: int, group_count: int = 100) -> dict:
         """`per_pod` more started containers in every existing sandbox (the memory scenario)."""
         t0 = time.perf_counter()
-        rt = self.state.runtime
-        for n, sb in enumerate(list(rt._sandboxes.values())):
-            cfg = pb.PodSandboxConfig.FromString(sb.spec)
+        rt = self.node.runtime
+        for n, sb in enumerate(rt.list_sandboxes()):
+            cfg = self.configs[sb.id]
             base = len(sb.container_ids)
             for j in range(per_pod):
                 ccfg = container_config(cfg, base + j, n % group_count)
@@ -160,26 +162,24 @@ class FakeAgent:
                 await self._call("StartContainer", pb.StartContainerRequest(container_id=cid))
             if n % 500 == 499:
                 await asyncio.sleep(0)
-        return {"containers": len(rt._containers), "seconds": time.perf_counter() - t0}
+        return {"containers": rt.counts()["containers"], "seconds": time.perf_counter() - t0}
 
     async def fill_wire(self) -> dict:
-        """Build every record's cached list fragment, as the first List call does."""
-        from fakecri.server import translate as tr
-
-        rt = self.state.runtime
-        n = sum(len(tr.sandbox_fragment(sb)) for sb in rt._sandboxes.values())
-        n += sum(len(tr.container_fragment(c)) for c in rt._containers.values())
+        """Build every record's cached list fragment: the first relist does."""
+        n = len(await self._call("ListPodSandbox", pb.ListPodSandboxRequest()))
+        n += len(await self._call("ListContainers", pb.ListContainersRequest()))
         return {"bytes": n}
 
     async def reset(self) -> dict:
         self.stop_churn()
-        reset_state(self.state)
+        self.node.reset()
+        self.configs.clear()
         self.next_pod = 0
         return {}
 
     async def _churn(self, rate: float) -> None:
         """Pod churn at about `rate` events/s: run, create, start, stop, remove (8 events a cycle)."""
-        self.state.images.pull("registry.k8s.io/pause:3.9")
+        self.node.runtime.images.pull("registry.k8s.io/pause:3.9")
         loop = asyncio.get_running_loop()
         owed = 0.0
         last = loop.time()
@@ -199,7 +199,7 @@ class FakeAgent:
         self.stop_churn()
         if rate > 0:
             self.churn_task = asyncio.ensure_future(self._churn(rate))
-        return {"emitted": self.state.bus.emitted}
+        return {"emitted": self.node.bus.emitted}
 
     def stop_churn(self) -> None:
         if self.churn_task is not None:
@@ -207,13 +207,13 @@ class FakeAgent:
             self.churn_task = None
 
     async def subs(self) -> dict:
-        return {"subs": len(self.state.bus.subscribers), "emitted": self.state.bus.emitted}
+        return {"subs": len(self.node.bus.subscribers), "emitted": self.node.bus.emitted}
 
     async def rpc_count(self) -> dict:
-        return {"rpcs": sum(n for k, n in self.state.counters.items() if k.startswith("rpc:"))}
+        return {"rpcs": sum(n for k, n in self.node.counters.items() if k.startswith("rpc:"))}
 
     async def last_event(self) -> dict:
-        hist = self.state.bus.history
+        hist = self.node.bus.history
         return {"hex": hist[-1].hex() if hist else ""}
 
     def handle(self, cmd: dict) -> dict:

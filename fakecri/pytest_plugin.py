@@ -113,6 +113,7 @@ class _Settings:
 
 
 _settings_key = pytest.StashKey[_Settings]()
+_logging_key = pytest.StashKey[bool]()  # structlog set up for this pytest run
 
 
 class _CurrentStderr:
@@ -139,16 +140,16 @@ def _start_server(settings: _Settings, **config: Any) -> FakeCRI:
     # A test run is reproducible from its seed, ids included (no kubelet outlives the run).
     config.setdefault("deterministic_ids", True)
     handle = FakeCRI.start(**config)
-    handle.state.log_rpcs = settings.log_level in ("debug", "info")
+    handle.node.log_rpcs = settings.log_level in ("debug", "info")
     return handle
 
 
 def _configure_logging_once(config: pytest.Config, settings: _Settings) -> None:
-    if settings.log_level and not getattr(config, "_fakecri_logging", False):
+    if settings.log_level and not config.stash.get(_logging_key, False):
         from fakecri.logs import configure_logging
 
         configure_logging("console", settings.log_level, stream=_CurrentStderr())
-        config._fakecri_logging = True
+        config.stash[_logging_key] = True
 
 
 @pytest.fixture(scope="session")
@@ -268,7 +269,7 @@ def cri_client(cri_endpoint: str, pytestconfig: pytest.Config, _cri_clients: dic
     settings = pytestconfig.stash[_settings_key]
     shared = cri_endpoint == settings.external or cri_endpoint == f"unix://{settings.socket_path}"
     client = _cri_clients.get(cri_endpoint) if shared else None
-    if client is None or getattr(client, "_closed", False):
+    if client is None or client.closed:
         client = CRIClient(cri_endpoint, timeout=60.0)
         client.wait_ready(timeout=30.0)
         if shared:
@@ -328,12 +329,12 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 def _take_server_errors(item: pytest.Item) -> list[str]:
     """The tracebacks of handlers that raised since the reset, cleared so they are reported once."""
     handle = item.stash.get(_handle_key, None)
-    if handle is None or handle.server.state is None:
+    if handle is None or handle.server.node is None:
         return []
 
     def take() -> list[str]:
-        errs = list(handle.state.server_errors)
-        handle.state.server_errors.clear()
+        errs = list(handle.node.server_errors)
+        handle.node.server_errors.clear()
         return errs
 
     return handle.server.call(take)

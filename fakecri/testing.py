@@ -32,8 +32,9 @@ class FakeCRI:
         return self.server.endpoint
 
     @property
-    def state(self) -> Any:
-        return self.server.state
+    def node(self) -> Any:
+        """The server's Node (runtime, simulation, faults...): touch it only through `server.call`."""
+        return self.server.node
 
     @property
     def seed(self) -> int:

@@ -30,7 +30,7 @@ def srv():
 
     server = FakeCRIServer(seed=7)
     server.start()
-    server.state.log_rpcs = False
+    server.node.log_rpcs = False
     yield server
     server.stop()
 

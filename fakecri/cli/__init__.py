@@ -26,7 +26,7 @@ def _in_process_fakecri():  # type: ignore[no-untyped-def]
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     server = FakeCRIServer(seed=0).start()
-    server.state.log_rpcs = False
+    server.node.log_rpcs = False
     return server
 
 

@@ -134,8 +134,8 @@ def serve(**opts) -> None:
 
     async def run() -> None:
         await server.start_async()
-        assert server.state is not None
-        server.state.log_rpcs = opts["log_level"] in ("debug", "info")
+        assert server.node is not None
+        server.node.log_rpcs = opts["log_level"] in ("debug", "info")
         loop = asyncio.get_running_loop()
 
         def on_signal(sig: signal.Signals) -> None:

@@ -56,13 +56,9 @@ def wait_channel_ready(channel: grpc.Channel, timeout: float) -> None:
         channel.unsubscribe(on_change)
 
 
-def _let_connectivity_polling_end(channel: grpc.Channel, limit: float = 0.5) -> None:
-    """grpc polls a channel's connectivity on a thread for up to 0.2 s after the last
-    unsubscribe; closing the channel under it makes that thread raise. Wait it out."""
-    state = getattr(channel, "_connectivity_state", None)
-    deadline = time.monotonic() + limit
-    while state is not None and getattr(state, "polling", False) and time.monotonic() < deadline:
-        time.sleep(0.01)
+# grpc polls a channel's connectivity on a thread for up to this long after the last
+# unsubscribe; closing the channel under it makes that thread raise.
+CONNECTIVITY_POLL_S = 0.25
 
 
 class CRIClient(CRICalls):
@@ -83,6 +79,7 @@ class CRIClient(CRICalls):
         }
         self.unimplemented_streams: set[str] = set()
         self._closed = False
+        self._watched_until = 0.0  # when wait_ready last stopped watching the channel's connectivity
 
     # ------------------------------------------------------------ how calls are made
 
@@ -107,13 +104,25 @@ class CRIClient(CRICalls):
 
     def wait_ready(self, timeout: float = 5.0) -> None:
         """Block until the runtime socket is connected (UnavailableError otherwise)."""
-        wait_channel_ready(self._channel, timeout)
+        self._wait_connected(timeout)
+
+    def _wait_connected(self, timeout: float) -> None:
+        try:
+            wait_channel_ready(self._channel, timeout)
+        finally:
+            self._watched_until = time.monotonic()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        _let_connectivity_polling_end(self._channel)
+        settle = self._watched_until + CONNECTIVITY_POLL_S - time.monotonic()
+        if self._watched_until and settle > 0:
+            time.sleep(settle)  # grpc's connectivity poll may still be running; let it end first
         self._channel.close()
         if self._image_channel is not self._channel:
             self._image_channel.close()
@@ -136,7 +145,7 @@ class CRIClient(CRICalls):
         is down), then calls `on_connected`. The stream has no deadline."""
         if connect_timeout is not None:
             try:
-                wait_channel_ready(self._channel, connect_timeout)
+                self._wait_connected(connect_timeout)
             except UnavailableError as exc:
                 exc.method = "GetContainerEvents"
                 raise

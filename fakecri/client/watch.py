@@ -76,6 +76,11 @@ class Watcher:
         self._stream.stop()
         self.pleg.stop()
 
+    def latest(self, n: int) -> list[dict[str, Any]]:
+        """The newest `n` records, oldest first (a copy: safe while events keep coming)."""
+        with self._lock:
+            return list(self.recent)[-n:]
+
     def _emit(self, record: dict[str, Any]) -> None:
         record.setdefault("time", self.now() / 1e9)
         with self._lock:
@@ -189,8 +194,7 @@ def render(watcher: Watcher, endpoint: str) -> Any:
     feed = Table(title="events", expand=True)
     for col in ("kind", "type", "pod", "id", "latency ms"):
         feed.add_column(col)
-    with watcher._lock:
-        recent = list(watcher.recent)[-20:]
+    recent = watcher.latest(20)
     for r in recent:
         style = KIND_STYLE.get(r["kind"], "white")
         label = "MISSED" if r["kind"] == "missed" else r["kind"]

@@ -1,9 +1,6 @@
-"""The one place the suite reaches into Hypothesis beyond its public API, each use
-guarded so that a Hypothesis without the attribute still runs the suite (only less
-well tuned).
+"""The one place the suite reaches into Hypothesis beyond its public API, guarded so
+that a Hypothesis without the attribute still runs the suite (only less well tuned):
 
-- A seed for a state-machine test: `@hypothesis.seed` cannot decorate the test that
-  `get_state_machine_test` returns, so the attribute it would set is set directly.
 - The cap on shrinking time: Hypothesis stops shrinking after a fixed number of
   seconds (5 minutes), far longer than a conformance run can afford.
 """
@@ -13,18 +10,19 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import hypothesis
+
 try:
     from hypothesis.internal.conjecture import engine as _engine
 except ImportError:  # pragma: no cover - a Hypothesis that moved its engine
     _engine = None  # type: ignore[assignment]
 
-SEED_ATTRIBUTE = "_hypothesis_internal_use_seed"  # what @hypothesis.seed sets
 
 
 def seed_test(test: Callable[..., Any], seed: int | None) -> None:
-    """Make `test` draw from `seed` (None: leave it derandomized)."""
+    """Make `test` draw from `seed` (None: leave it derandomized), as `@hypothesis.seed` does."""
     if seed is not None:
-        setattr(test, SEED_ATTRIBUTE, seed)
+        hypothesis.seed(seed)(test)
 
 
 def shrink_cap_available() -> bool:

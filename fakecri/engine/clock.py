@@ -30,6 +30,7 @@ class FakeClock:
     DEFAULT_START_NS = 1_767_225_600 * NS_PER_S  # 2026-01-01T00:00:00Z
 
     def __init__(self, start_ns: int = DEFAULT_START_NS) -> None:
+        self._start = start_ns
         self._now = start_ns
 
     def now_ns(self) -> int:
@@ -42,4 +43,9 @@ class FakeClock:
         return self._now
 
     def set(self, now_ns: int) -> None:
+        """Move forward to `now_ns` (never back)."""
         self._now = max(self._now, now_ns)
+
+    def reset(self) -> None:
+        """Back to where it started: the one move back in time, for a Reset of everything."""
+        self._now = self._start

@@ -18,6 +18,19 @@ class RandomIds:
     def new_id(self) -> str:
         return f"{self._rng.getrandbits(256):064x}"
 
+    def state(self) -> list[object]:
+        """Where the sequence is, as JSON-able data (for the state file)."""
+        version, internal, gauss = self._rng.getstate()
+        return [version, list(internal), gauss]
+
+    def set_state(self, state: object) -> None:
+        """Continue the sequence from a `state()`; ValueError when it is not one."""
+        try:
+            version, internal, gauss = state  # type: ignore[misc]
+            self._rng.setstate((version, tuple(internal), gauss))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"not an id sequence state: {exc}") from None
+
 
 class SequentialIds:
     """Readable ids for tests: a prefix byte pattern plus a counter, still 64 hex."""

@@ -1,25 +1,22 @@
 """The image store: pulled images, looked up by tag, digest, id or id prefix.
 
-Pulls are instant here; the simulated time (`pull_duration_s`) is for the server
-to wait before calling `pull`. Ids, digests and sizes are deterministic: the same
-reference always yields the same image, and an image's id follows from its
-manifest digest, so pulling one digest twice (or a tag and then its digest) gives
-one image.
+What a reference pulls (its digest, id, size, how long the pull takes, whether it needs
+credentials) is the registry's answer (`ports.Registry`); the store records what was
+pulled. Pulls are instant here; the server waits `pull_duration_s` before calling `pull`.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from fakecri.sim.catalog import Catalog, CatalogImage, derived_digest, derived_id, derived_size
-from fakecri.engine.clock import Clock
-from fakecri.engine.errors import InvalidArgument, NotFound, ResourceExhausted, Unauthenticated
+from fakecri.engine.codec import from_data, to_data
+from fakecri.engine.errors import InvalidArgument, NotFound, ResourceExhausted
+from fakecri.engine.ports import Registry
 from fakecri.engine.records import Image
 from fakecri.engine.references import NormalizedRef, normalize
-
-__all__ = ["Catalog", "FsUsage", "ImageStore", "NormalizedRef", "normalize"]
 
 IMAGE_FS_MOUNTPOINT = "/var/lib/fakecri/images"
 BYTES_PER_INODE = 16 * 1024  # a plausible average file size inside an image
@@ -38,13 +35,12 @@ class FsUsage:
 
 
 class ImageStore:
-    """Images by id, with tag and repo-digest indexes. Owned by one event loop."""
+    """Images by id, with tag and repo-digest indexes. Owned by the engine's single owner."""
 
-    def __init__(self, clock: Clock, catalog: Catalog | None = None, max_images: int | None = None) -> None:
-        self.clock = clock
-        self.catalog = catalog or Catalog()
+    def __init__(self, registry: Registry, max_images: int | None = None) -> None:
+        self.registry = registry
         self.max_images = max_images
-        self.generation = 0  # bumped whenever an image is added, changed or removed
+        self.changes = 0  # bumped whenever an image is added, changed or removed
         self._images: dict[str, Image] = {}
         self._by_tag: dict[str, str] = {}  # repo:tag -> id
         self._by_digest: dict[str, str] = {}  # repo@digest -> id
@@ -52,78 +48,61 @@ class ImageStore:
     def __len__(self) -> int:
         return len(self._images)
 
+    def clear(self) -> None:
+        self._images.clear()
+        self._by_tag.clear()
+        self._by_digest.clear()
+        self.changes += 1
+
     # ------------------------------------------------------------ pulling
 
-    def normalize(self, ref: str) -> NormalizedRef:
-        return normalize(ref)
+    def check_pull(self, ref: str, auth: Mapping[str, str] | None = None) -> float:
+        """Raise what `pull(ref, auth)` would raise, without recording anything; else the
+        seconds the pull takes."""
+        return self.registry.lookup(normalize(ref), auth).pull_duration_s
 
-    def pull_duration_s(self, ref: str) -> float:
-        """Simulated seconds a pull of `ref` takes."""
-        return self.catalog.pull_duration_s(normalize(ref))
-
-    def check_pull(self, ref: str, auth: Mapping[str, Any] | None = None) -> NormalizedRef:
-        """Raise what `pull(ref, auth)` would raise, without recording anything."""
-        nref = normalize(ref)
-        cat = self.catalog
-        if cat.is_unknown(nref) or (not cat.allow_unknown and cat.find(nref) is None):
-            raise NotFound(f"image {ref!r} ({nref}) not found in the registry")
-        rule = cat.auth_rule(nref)
-        if rule is not None and not rule.accepts(auth):
-            why = "credentials were rejected" if auth else "credentials are required"
-            raise Unauthenticated(f"pulling image {ref!r} ({nref}): {why}")
-        return nref
-
-    def pull(self, ref: str, auth: Mapping[str, Any] | None = None) -> Image:
+    def pull(self, ref: str, auth: Mapping[str, str] | None = None) -> Image:
         """Record `ref` as pulled and return its image."""
-        nref = self.check_pull(ref, auth)
-        entry = self.catalog.find(nref)
-        digest, image_id, size = _identity(nref, entry)
-        img = self._images.get(image_id)
+        nref = normalize(ref)
+        got = self.registry.lookup(nref, auth)
+        img = self._images.get(got.id)
         if img is None:
             if self.max_images is not None and len(self._images) >= self.max_images:
                 raise ResourceExhausted(
                     f"cannot pull image {ref!r}: the store already holds {self.max_images} images (max_images)"
                 )
-            img = Image(id=image_id, repo_tags=[], repo_digests=[], size=size)
-            if entry is not None and (entry.username or entry.uid is not None):
-                img.username, img.uid = entry.username, entry.uid
-            else:  # the User of the image's config, as far as it is known
-                user = self.catalog.content_for(nref).user.partition(":")[0]
-                if user.isdigit():
-                    img.uid = int(user)
-                else:
-                    img.username = user
-            self._images[image_id] = img
-        img.pinned = img.pinned or self.catalog.is_pinned(nref) or bool(entry and entry.pinned)
-        if nref.tag and nref.tagged not in img.repo_tags:
-            self._take_tag(nref.tagged, img)
-        repo_digest = f"{nref.name}@{digest}"
-        if repo_digest not in img.repo_digests:
-            img.repo_digests.append(repo_digest)
-            self._by_digest[repo_digest] = img.id
-        self._touch(img)
-        return img
+            img = Image(id=got.id, repo_tags=(), repo_digests=(), size=got.size, username=got.username, uid=got.uid)
+        new = img
+        if got.pinned and not img.pinned:
+            new = dataclasses.replace(new, pinned=True)
+        if nref.tag and nref.tagged not in new.repo_tags:
+            self._release_tag(nref.tagged or "", new.id)
+            new = dataclasses.replace(new, repo_tags=new.repo_tags + (nref.tagged or "",))
+            self._by_tag[nref.tagged or ""] = new.id
+        repo_digest = f"{nref.name}@{got.digest}"
+        if repo_digest not in new.repo_digests:
+            new = dataclasses.replace(new, repo_digests=new.repo_digests + (repo_digest,))
+            self._by_digest[repo_digest] = new.id
+        if new is not img or got.id not in self._images:
+            self._put(new)
+        return new
 
-    def image_ref(self, ref: str, img: Image) -> str:
-        """What PullImage answers for `ref`: the repo digest in ref's repository,
-        else the first repo digest, else the image id."""
-        name = normalize(ref).name + "@"
-        for rd in img.repo_digests:
-            if rd.startswith(name):
-                return rd
-        return img.repo_digests[0] if img.repo_digests else img.id
+    def _put(self, img: Image) -> None:
+        self._images[img.id] = img
+        self.changes += 1
 
-    def _take_tag(self, tag: str, img: Image) -> None:
-        """Give `tag` to `img`, taking it from whichever image held it."""
+    def _release_tag(self, tag: str, new_owner: str) -> None:
+        """Take `tag` from whichever other image held it."""
         old_id = self._by_tag.get(tag)
-        if old_id is not None and old_id != img.id:
+        if old_id is not None and old_id != new_owner:
             old = self._images[old_id]
-            old.repo_tags.remove(tag)
-            self._touch(old)
-        img.repo_tags.append(tag)
-        self._by_tag[tag] = img.id
+            self._put(dataclasses.replace(old, repo_tags=tuple(t for t in old.repo_tags if t != tag)))
 
     # ------------------------------------------------------------ lookups
+
+    def get(self, image_id: str) -> Image | None:
+        """The image with exactly this id, or None."""
+        return self._images.get(image_id)
 
     def status(self, ref_or_id: str) -> Image | None:
         """The image a tag, digest reference, id or unique id prefix names, or None."""
@@ -171,6 +150,7 @@ class ImageStore:
             by_id = [img for iid, img in self._images.items() if iid.startswith(full)]
             if by_id:
                 return by_id
+        nref: NormalizedRef | None
         try:
             nref = normalize(ref_filter)
         except InvalidArgument:
@@ -196,74 +176,35 @@ class ImageStore:
         for rd in img.repo_digests:
             self._by_digest.pop(rd, None)
         del self._images[img.id]
-        self.generation += 1
+        self.changes += 1
 
-    def fs_usage(self, now_ns: int | None = None) -> FsUsage:
+    def fs_usage(self, now_ns: int) -> FsUsage:
         """Image filesystem usage: the sum of image sizes."""
         used = sum(img.size for img in self._images.values())
         inodes = sum(max(1, img.size // BYTES_PER_INODE) for img in self._images.values())
-        ts = self.clock.now_ns() if now_ns is None else now_ns
-        return FsUsage(used, inodes, IMAGE_FS_MOUNTPOINT, ts)
-
-    def _touch(self, img: Image) -> None:
-        img.rev += 1
-        img.wire = None
-        self.generation += 1
+        return FsUsage(used, inodes, IMAGE_FS_MOUNTPOINT, now_ns)
 
     # ------------------------------------------------------------ persistence
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "images": [
-                {
-                    "id": img.id,
-                    "repo_tags": list(img.repo_tags),
-                    "repo_digests": list(img.repo_digests),
-                    "size": img.size,
-                    "pinned": img.pinned,
-                    "username": img.username,
-                    "uid": img.uid,
-                }
-                for img in self._images.values()
-            ]
-        }
+        return {"images": [to_data(img) for img in self._images.values()]}
 
-    @classmethod
-    def from_dict(
-        cls,
-        data: Mapping[str, Any],
-        clock: Clock,
-        catalog: Catalog | None = None,
-        max_images: int | None = None,
-    ) -> ImageStore:
-        """Rebuild a store from `to_dict()`; InvalidArgument on a malformed snapshot."""
-        store = cls(clock, catalog, max_images)
-        try:
-            for i, d in enumerate(data["images"]):
-                img = Image(
-                    id=str(d["id"]),
-                    repo_tags=[str(t) for t in d["repo_tags"]],
-                    repo_digests=[str(r) for r in d["repo_digests"]],
-                    size=int(d["size"]),
-                    pinned=bool(d.get("pinned", False)),
-                    username=str(d.get("username") or ""),
-                    uid=None if d.get("uid") is None else int(d["uid"]),
-                )
-                if not _ID_RE.fullmatch(img.id) or img.id in store._images or img.size <= 0:
-                    raise ValueError(f"images[{i}] has a bad or repeated id or a size <= 0")
-                store._images[img.id] = img
-                for tag in img.repo_tags:
-                    store._by_tag[tag] = img.id
-                for rd in img.repo_digests:
-                    store._by_digest[rd] = img.id
-        except (KeyError, TypeError, ValueError) as e:
-            raise InvalidArgument(f"image state snapshot is malformed: {e}") from e
-        return store
-
-
-def _identity(nref: NormalizedRef, entry: CatalogImage | None) -> tuple[str, str, int]:
-    """(manifest digest, image id, size) for a pull of `nref`."""
-    if entry is not None:
-        return entry.digest, entry.id, entry.size
-    digest = nref.digest or derived_digest(nref.tagged or str(nref))
-    return digest, derived_id(digest), derived_size(digest)
+    def load(self, data: Mapping[str, Any], where: str = "images") -> None:
+        """Replace what the store holds with `to_dict()` output; InvalidArgument (and nothing
+        changed) when it is malformed."""
+        items = data.get("images") if isinstance(data, Mapping) else None
+        if not isinstance(items, list):
+            raise InvalidArgument(f"{where}: expected an object with a list of images")
+        loaded: dict[str, Image] = {}
+        for i, d in enumerate(items):
+            img = from_data(Image, d, f"{where}.images[{i}]")
+            if not _ID_RE.fullmatch(img.id) or img.id in loaded or img.size <= 0:
+                raise InvalidArgument(f"{where}.images[{i}]: a bad or repeated id, or a size <= 0")
+            loaded[img.id] = img
+        self.clear()
+        for img in loaded.values():
+            self._images[img.id] = img
+            for tag in img.repo_tags:
+                self._by_tag[tag] = img.id
+            for rd in img.repo_digests:
+                self._by_digest[rd] = img.id

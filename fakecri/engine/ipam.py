@@ -53,3 +53,6 @@ class IpPool:
 
     def release(self, ip: str) -> None:
         self.used.discard(ip)
+
+    def release_all(self) -> None:
+        self.used.clear()

@@ -1,18 +1,18 @@
 """The objects a runtime holds: sandboxes, containers, images.
 
-Records are plain mutable dataclasses owned by `Runtime` (or `ImageStore`). Only the
-core mutates them, and every mutation bumps `rev` and clears `wire`, the server's
-cache of the record's serialized list item. That cache is what keeps the list
-calls near the transport floor (see docs/architecture.md).
-
-Fields the core never interprets (security contexts, DNS, mounts...) travel as
-`spec`: the serialized CRI config message, opaque here, decoded by the server when
-it builds a status.
+Records are frozen: the engine never changes one, it replaces it with a changed copy
+(`dataclasses.replace`). So a record handed out (in a list answer, in an event) stays
+as it was at that moment, and "has this record changed?" is "is it the same object?".
+Records compare by identity (eq=False), which also makes them cheap dictionary keys for
+the server's caches of serialized items.
 """
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from fakecri.engine.specs import EMPTY_CONTAINER_SPEC, EMPTY_SANDBOX_SPEC, ContainerSpec, SandboxSpec
 
 
 class SandboxState(enum.IntEnum):
@@ -29,7 +29,7 @@ class ContainerState(enum.IntEnum):
     UNKNOWN = 3
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Resources:
     """The Linux resources CRI lets a caller set (runtime.v1.LinuxContainerResources)."""
 
@@ -41,11 +41,14 @@ class Resources:
     cpuset_cpus: str = ""
     cpuset_mems: str = ""
     hugepage_limits: tuple[tuple[str, int], ...] = ()  # (page_size, limit)
-    unified: dict[str, str] = field(default_factory=dict)
+    unified: tuple[tuple[str, str], ...] = ()  # cgroup v2 key, value
     memory_swap_limit_in_bytes: int = 0
 
 
-@dataclass(slots=True, eq=False)
+NO_RESOURCES = Resources()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Sandbox:
     id: str
     name: str
@@ -54,22 +57,20 @@ class Sandbox:
     attempt: int
     state: SandboxState
     created_at: int  # ns
-    labels: dict[str, str]
-    annotations: dict[str, str]
+    labels: Mapping[str, str]
+    annotations: Mapping[str, str]
     hostname: str = ""
     log_directory: str = ""
     runtime_handler: str = ""
     ip: str = ""
     additional_ips: tuple[str, ...] = ()
-    spec: bytes = b""  # serialized runtime.v1.PodSandboxConfig
+    spec: SandboxSpec = EMPTY_SANDBOX_SPEC
     overhead: Resources | None = None
     resources: Resources | None = None
-    container_ids: list[str] = field(default_factory=list)  # in creation order
-    rev: int = 0
-    wire: bytes | None = None
+    container_ids: tuple[str, ...] = ()  # in creation order
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False)
 class Container:
     id: str
     sandbox_id: str
@@ -80,30 +81,26 @@ class Container:
     image: str  # the reference the caller asked for, as given
     image_ref: str  # the resolved image reference (repo digest when known)
     image_id: str  # "sha256:<64 hex>"
-    labels: dict[str, str]
-    annotations: dict[str, str]
+    labels: Mapping[str, str]
+    annotations: Mapping[str, str]
     command: tuple[str, ...] = ()
     args: tuple[str, ...] = ()
-    log_path: str = ""  # absolute: sandbox log_directory joined with the config's log_path
-    resources: Resources = field(default_factory=Resources)
-    spec: bytes = b""  # serialized runtime.v1.ContainerConfig
+    log_path: str = ""  # the sandbox's log_directory joined with the config's log_path
+    resources: Resources = NO_RESOURCES
+    spec: ContainerSpec = EMPTY_CONTAINER_SPEC
     started_at: int = 0
     finished_at: int = 0
     exit_code: int = 0
     reason: str = ""
     message: str = ""
-    rev: int = 0
-    wire: bytes | None = None
 
 
-@dataclass(slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False)
 class Image:
     id: str  # "sha256:<64 hex>"
-    repo_tags: list[str]
-    repo_digests: list[str]
+    repo_tags: tuple[str, ...]
+    repo_digests: tuple[str, ...]
     size: int
     pinned: bool = False
     username: str = ""
     uid: int | None = None
-    rev: int = 0
-    wire: bytes | None = None

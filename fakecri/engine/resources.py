@@ -59,34 +59,3 @@ def validate(res: Resources | None, what: str) -> None:
     found = problems(res)
     if found:
         raise InvalidArgument(f"invalid resources for {what}: " + "; ".join(found))
-
-
-def copy(res: Resources) -> Resources:
-    return Resources(
-        cpu_period=res.cpu_period, cpu_quota=res.cpu_quota, cpu_shares=res.cpu_shares,
-        memory_limit_in_bytes=res.memory_limit_in_bytes, oom_score_adj=res.oom_score_adj,
-        cpuset_cpus=res.cpuset_cpus, cpuset_mems=res.cpuset_mems,
-        hugepage_limits=tuple(res.hugepage_limits), unified=dict(res.unified),
-        memory_swap_limit_in_bytes=res.memory_swap_limit_in_bytes,
-    )
-
-
-def to_dict(res: Resources) -> dict:
-    return {
-        "cpu_period": res.cpu_period, "cpu_quota": res.cpu_quota, "cpu_shares": res.cpu_shares,
-        "memory_limit_in_bytes": res.memory_limit_in_bytes, "oom_score_adj": res.oom_score_adj,
-        "cpuset_cpus": res.cpuset_cpus, "cpuset_mems": res.cpuset_mems,
-        "hugepage_limits": [[p, n] for p, n in res.hugepage_limits], "unified": dict(res.unified),
-        "memory_swap_limit_in_bytes": res.memory_swap_limit_in_bytes,
-    }
-
-
-def from_dict(d: dict) -> Resources:
-    return Resources(
-        cpu_period=d.get("cpu_period", 0), cpu_quota=d.get("cpu_quota", 0), cpu_shares=d.get("cpu_shares", 0),
-        memory_limit_in_bytes=d.get("memory_limit_in_bytes", 0), oom_score_adj=d.get("oom_score_adj", 0),
-        cpuset_cpus=d.get("cpuset_cpus", ""), cpuset_mems=d.get("cpuset_mems", ""),
-        hugepage_limits=tuple((p, n) for p, n in d.get("hugepage_limits", ())),
-        unified=dict(d.get("unified", {})),
-        memory_swap_limit_in_bytes=d.get("memory_swap_limit_in_bytes", 0),
-    )

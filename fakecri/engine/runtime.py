@@ -1,81 +1,63 @@
-"""The runtime's state machine: sandboxes, containers, their events and timed behaviour.
+"""The CRI state machine: sandboxes, containers and images, their events and their timers.
 
 Single owner, no lock (the server's event loop calls it). Legal moves come from
-`transitions.py`; every record change goes through `_touch`, and every event comes from
-`_entered`, which emits what the transition table lists for the state entered. Time comes from the injected clock, ids from the injected id source.
+`transitions.py`. Records are frozen: every change replaces a record through `_put_*`,
+and every event comes from `_entered`, which lists what the transition table says the
+state entered emits. Nothing leaves the engine but through its outbox: the owner calls
+`drain_events()` after each operation and gets the events and container output since.
+What a container's program does is asked of the injected `Programs`; time comes from the
+injected clock, ids from the injected id source.
 """
 from __future__ import annotations
 
 import posixpath
 import sys
 from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Union
 
 from fakecri.engine import checkpoints, snapshot
 from fakecri.engine import resources as res_mod
-from fakecri.sim.behaviour import (
-    EXIT_KILLED, EXIT_START_ERROR, ExecResult, Plan, PlanCache, behaviour_annotations, build_plan, reason_for,
-    run_exec,
-)
 from fakecri.engine.clock import Clock
 from fakecri.engine.errors import AlreadyExists, InvalidArgument, NotFound, Other
-from fakecri.engine.events import Event
+from fakecri.engine.events import Event, Output, Said
+from fakecri.engine.exits import EXIT_KILLED, EXIT_START_ERROR, ERROR, START_ERROR, reason_for
 from fakecri.engine.ids import IdSource
-from fakecri.sim.catalog import Catalog
-from fakecri.sim.image_content import ImageContent
+from fakecri.engine.images import ImageStore
 from fakecri.engine.ipam import IpPool
 from fakecri.engine.labels import matches
 from fakecri.engine.limits import Limits
-from fakecri.sim.logsink import LogSink
+from fakecri.engine.plan import Plan
+from fakecri.engine.ports import NoPrograms, Programs, Pullable, Registry
 from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
-from fakecri.sim.shell import READ, Context, Process, Sleep, Write, spawn
+from fakecri.engine.references import NormalizedRef
+from fakecri.engine.specs import EMPTY_CONTAINER_SPEC, EMPTY_SANDBOX_SPEC, NODE, ContainerSpec, SandboxSpec
 from fakecri.engine.store import RuntimeStore
-from fakecri.sim.userland import (USERLAND_COMMANDS, HostMounts, Userland, has_private_host_mount, looks_inside,
-                                   read_spec)
-from fakecri.sim.userland.spec import CONTAINER, POD, pid_mode
-from fakecri.engine.timers import INPUT, STOP, WAKE
+from fakecri.engine.timers import STOP, WAKE
 from fakecri.engine.transitions import GONE, MISSING, events_on_entering, path_for
 
 ID_LEN = 64
 REAL_CLOCK_SLACK_NS = 2_000_000  # a loop timer may fire this early on a real clock
 MAX_CATCH_UP_LINES = 1000  # periodic lines written at most when time jumps far ahead
-OutputListener = Callable[[str, str, str, int], None]  # (container_id, stream, text, ts_ns)
 DEFAULT_POD_CIDR = "10.88.0.0/16"  # until UpdateRuntimeConfig sets one
 DEFAULT_RUNTIME_HANDLERS = ("", "runc")
 
 _RUNNING = ContainerState.RUNNING
 _EXITED = ContainerState.EXITED
-
-
-def host_pid(cid: str) -> int:
-    """The pid a container's main process has on the node (stable: from its id)."""
-    head = cid[:8]
-    return 1000 + int(head, 16) % 4_000_000 if head and all(ch in "0123456789abcdef" for ch in head) else 1000
-
-
-class LiveInput:
-    """A container's command taken on live from where it waits for input (see `Runtime.feed_input`)."""
-
-    __slots__ = ("proc", "pending", "eof", "waiting", "due_ns")
-
-    def __init__(self, proc: Process) -> None:
-        self.proc = proc
-        self.pending = bytearray()  # input given, not yet read
-        self.eof = False  # the input has ended
-        self.waiting = False  # the process is at a READ step
-        self.due_ns: int | None = None  # when its next step is due (an INPUT timer), None: not armed
-
-
-def _probe_process(code: int, err: bytes) -> Process:
-    if err:
-        yield Write("stderr", err.decode())
-    return code
+Record = Union[Sandbox, Container]
 
 
 def _intern(d: Mapping[str, str]) -> dict[str, str]:
     """A copy of `d` with shared key strings (labels repeat across thousands of containers)."""
     return {sys.intern(k): (sys.intern(v) if len(v) <= 64 else v) for k, v in d.items()}
+
+
+class NoRegistry:
+    """A registry with nothing in it (for engine-only use)."""
+
+    def lookup(self, ref: NormalizedRef, auth: Mapping[str, str] | None) -> Pullable:
+        raise NotFound(f"image {ref} not found in the registry")
 
 
 class Runtime:
@@ -84,67 +66,62 @@ class Runtime:
         clock: Clock,
         ids: IdSource,
         *,
-        on_event: Callable[[Event], None] | None = None,
-        log_sink: LogSink | None = None,
+        programs: Programs | None = None,
+        registry: Registry | None = None,
         pod_cidr: str = DEFAULT_POD_CIDR,
         runtime_handlers: Iterable[str] = DEFAULT_RUNTIME_HANDLERS,
         limits: Limits | None = None,
+        max_images: int | None = None,
         outbox_limit: int = 100_000,
-        cpu_meter: Callable[[Container, int], int] | None = None,
-        image_content: Callable[[str], ImageContent] | None = None,
     ) -> None:
         self.clock = clock
         self.ids = ids
-        self.on_event = on_event
-        self.log_sink = log_sink
+        self.programs: Programs = programs if programs is not None else NoPrograms()
+        self.images = ImageStore(registry if registry is not None else NoRegistry(), max_images)
         self.runtime_handlers = tuple(runtime_handlers)
         self.limits = limits if limits is not None else Limits()
-        self.output_listeners: list[OutputListener] = []
         self.store = store = RuntimeStore(IpPool(pod_cidr))
+        self._default_cidr = store.ips.cidr
         # The store's tables under short names (the same objects; the store is never replaced).
-        self._ips = store.ips
         self._sandboxes = store.sandboxes
         self._containers = store.containers
-        self._sandbox_keys = store.sandbox_keys
-        self._container_keys = store.container_keys
-        self._timers = store.timers
-        self._stopping = store.stopping
-        self._removed_cpu = store.removed_cpu
-        self._live: dict[str, LiveInput] = store.live
-        self._userlands: dict[str, Userland] = store.userlands
-        self._own_plans: dict[str, Plan] = store.own_plans
-        self._mounts_at_start = store.mounts_at_start
-        self.host_mounts = HostMounts()  # the host's mount table, for mount propagation
-        self._is_stale = store.is_stale
-        self._outbox: deque[Event] = deque(maxlen=outbox_limit)
-        self._plans = PlanCache()
-        self._cpu_meter = cpu_meter
-        # What is inside the image a reference names (the server hands in its catalog's view).
-        self.image_content = image_content or Catalog().content_of_reference
-        self._contents: dict[str, ImageContent] = {}  # by reference, shared by the containers of an image
+        self._outbox: deque[Said] = deque(maxlen=outbox_limit)
+        self._changes = 0
 
     # ------------------------------------------------------------ plumbing
 
-    @staticmethod
-    def _touch(rec: Sandbox | Container) -> None:
-        rec.rev += 1
-        rec.wire = None
+    @property
+    def changes(self) -> int:
+        """A number that grows whenever anything the engine holds changes (records, images, the CIDR)."""
+        return self._changes + self.images.changes
 
-    def _entered(self, rec: Sandbox | Container, state: object) -> None:
-        """Announce that `rec` entered `state`: the events the transition table lists for it."""
+    def _put_sandbox(self, sb: Sandbox) -> Sandbox:
+        self._sandboxes[sb.id] = sb
+        self._changes += 1
+        return sb
+
+    def _put_container(self, c: Container) -> Container:
+        self._containers[c.id] = c
+        self._changes += 1
+        return c
+
+    def _entered(self, rec: Record, state: object) -> None:
+        """Announce that `rec` entered `state`: the events the transition table lists for it,
+        each carrying its pod's records as they are now."""
         is_sandbox = isinstance(rec, Sandbox)
-        sandbox_id = rec.id if is_sandbox else rec.sandbox_id
+        sandbox_id = rec.id if isinstance(rec, Sandbox) else rec.sandbox_id
+        sb = self._sandboxes.get(sandbox_id)
+        containers = tuple(self._containers[cid] for cid in sb.container_ids) if sb is not None else ()
         for type_ in events_on_entering("sandbox" if is_sandbox else "container", state):
-            now = self.clock.now_ns()
-            if now < self.store.last_event_ns:
-                now = self.store.last_event_ns
+            now = max(self.clock.now_ns(), self.store.last_event_ns)
             self.store.last_event_ns = now
-            ev = Event(type_, rec.id, sandbox_id, now, is_sandbox)
-            self._outbox.append(ev)
-            if self.on_event is not None:
-                self.on_event(ev)
+            self._outbox.append(Event(type_, rec.id, sandbox_id, now, is_sandbox, sb, containers, rec))
 
-    def drain_events(self) -> list[Event]:
+    def _write(self, c: Container, stream: str, text: str, ts_ns: int) -> None:
+        self._outbox.append(Output(c.id, c.log_path, stream, text, ts_ns))
+
+    def drain_events(self) -> list[Said]:
+        """Everything said since the last drain, in order: `Event`s and container `Output`."""
         out = list(self._outbox)
         self._outbox.clear()
         return out
@@ -170,49 +147,47 @@ class Runtime:
         except InvalidArgument:
             return None
 
+    def _new_id(self) -> str:
+        """A fresh id: never one a record holds now (a restored state's ids stay taken)."""
+        while True:
+            new = self.ids.new_id()
+            if new not in self._sandboxes and new not in self._containers:
+                return new
+
     def get_sandbox(self, sid: str) -> Sandbox:
         sb = self._find(self._sandboxes, sid, "sandbox")
         if sb is None:
             raise NotFound(f"sandbox {sid!r} not found")
-        return sb
+        return sb  # type: ignore[no-any-return]
 
     def get_container(self, cid: str) -> Container:
         c = self._find(self._containers, cid, "container")
         if c is None:
             raise NotFound(f"container {cid!r} not found")
-        return c
+        return c  # type: ignore[no-any-return]
 
     @property
     def pod_cidr(self) -> str:
-        return self._ips.cidr
+        return self.store.ips.cidr
 
     def set_pod_cidr(self, cidr: str) -> None:
-        self._ips.set_cidr(cidr)
+        self.store.ips.set_cidr(cidr)
+        self._changes += 1
 
     def removed_cpu_ns(self, sid: str) -> int:
         """CPU nanoseconds used by containers already removed from sandbox `sid` (so pod counters only grow)."""
-        return self._removed_cpu.get(sid, 0)
-
-    def _account_removed(self, c: Container) -> None:
-        meter = self._cpu_meter
-        if meter is None:
-            from fakecri.sim.stats import cpu_total_ns  # the one CPU model; imported late to keep startup light
-
-            meter = self._cpu_meter = cpu_total_ns
-        used = meter(c, self.clock.now_ns())
-        if used:
-            self._removed_cpu[c.sandbox_id] = self._removed_cpu.get(c.sandbox_id, 0) + used
+        return self.store.removed_cpu.get(sid, 0)
 
     def counts(self) -> dict[str, int]:
-        return {"sandboxes": len(self._sandboxes), "containers": len(self._containers), "running": self.store.running,
-                "timers": len(self._timers)}
+        return {"sandboxes": len(self._sandboxes), "containers": len(self._containers),
+                "running": self.store.running, "timers": len(self.store.timers)}
 
     # ------------------------------------------------------------ sandboxes
 
     def run_pod_sandbox(
         self, *, name: str, namespace: str, uid: str, attempt: int = 0, labels: Mapping[str, str] | None = None,
         annotations: Mapping[str, str] | None = None, hostname: str = "", log_directory: str = "",
-        runtime_handler: str = "", spec: bytes = b"", resources: Resources | None = None,
+        runtime_handler: str = "", spec: SandboxSpec = EMPTY_SANDBOX_SPEC, resources: Resources | None = None,
         overhead: Resources | None = None,
     ) -> Sandbox:
         for field, value in (("name", name), ("namespace", namespace), ("uid", uid)):
@@ -224,24 +199,23 @@ class Runtime:
             known = ", ".join(repr(h) for h in self.runtime_handlers)
             raise NotFound(f"runtime handler {runtime_handler!r} for sandbox {name!r} is not configured (known: {known})")
         key = (name, namespace, uid, attempt)
-        if key in self._sandbox_keys:
+        if key in self.store.sandbox_keys:
             raise AlreadyExists(
-                f"sandbox {namespace}/{name} (uid {uid}, attempt {attempt}) already exists as {self._sandbox_keys[key]}"
+                f"sandbox {namespace}/{name} (uid {uid}, attempt {attempt}) already exists as "
+                f"{self.store.sandbox_keys[key]}"
             )
         self.limits.check_sandboxes(len(self._sandboxes), name)
         res_mod.validate(resources, f"sandbox {namespace}/{name}")
         res_mod.validate(overhead, f"sandbox {namespace}/{name} (overhead)")
-        ip = self._ips.allocate()
-        sb = Sandbox(
-            id=self.ids.new_id(), name=name, namespace=namespace, uid=uid, attempt=attempt,
+        # On the host's network a pod has no address of its own: the kubelet reports the node's.
+        ip = "" if spec.namespaces.network == NODE else self.store.ips.allocate()
+        sb = self._put_sandbox(Sandbox(
+            id=self._new_id(), name=name, namespace=namespace, uid=uid, attempt=attempt,
             state=SandboxState.READY, created_at=self.clock.now_ns(), labels=_intern(labels or {}),
             annotations=_intern(annotations or {}), hostname=hostname, log_directory=log_directory,
-            runtime_handler=runtime_handler, ip=ip, spec=spec,
-            overhead=res_mod.copy(overhead) if overhead is not None else None,
-            resources=res_mod.copy(resources) if resources is not None else None,
-        )
-        self._sandboxes[sb.id] = sb
-        self._sandbox_keys[key] = sb.id
+            runtime_handler=runtime_handler, ip=ip, spec=spec, overhead=overhead, resources=resources,
+        ))
+        self.store.sandbox_keys[key] = sb.id
         for step in path_for("sandbox", sb.id, "run", MISSING):
             self._entered(sb, step)
         return sb
@@ -258,20 +232,20 @@ class Runtime:
 
     def _enter_sandbox_state(self, sb: Sandbox, step: object) -> None:
         if step == SandboxState.NOTREADY:
-            for cid in list(sb.container_ids):
+            for cid in sb.container_ids:
                 self._kill(self._containers[cid])
-            sb.state = SandboxState.NOTREADY
-            self._touch(sb)
+            sb = self._put_sandbox(replace(self._sandboxes[sb.id], state=SandboxState.NOTREADY))
             self._entered(sb, step)
         elif step == GONE:
-            for cid in list(sb.container_ids):
+            for cid in self._sandboxes[sb.id].container_ids:
                 self.remove_container(cid)
-            self._touch(sb)
+            sb = self._sandboxes[sb.id]
             self._entered(sb, step)  # while still listed, so the event carries its status
             del self._sandboxes[sb.id]
-            self._removed_cpu.pop(sb.id, None)
-            self._sandbox_keys.pop((sb.name, sb.namespace, sb.uid, sb.attempt), None)
-            self._ips.release(sb.ip)
+            self._changes += 1
+            self.store.removed_cpu.pop(sb.id, None)
+            self.store.sandbox_keys.pop((sb.name, sb.namespace, sb.uid, sb.attempt), None)
+            self.store.ips.release(sb.ip)
 
     def list_sandboxes(
         self, *, id: str = "", state: SandboxState | None = None, label_selector: Mapping[str, str] | None = None
@@ -293,143 +267,89 @@ class Runtime:
         path_for("sandbox", sb.id, "update_resources", sb.state)
         res_mod.validate(overhead, f"sandbox {sb.id} (overhead)")
         res_mod.validate(resources, f"sandbox {sb.id}")
-        if overhead is not None:
-            sb.overhead = res_mod.copy(overhead)
-        if resources is not None:
-            sb.resources = res_mod.copy(resources)
-        self._touch(sb)
+        self._put_sandbox(replace(sb, overhead=overhead if overhead is not None else sb.overhead,
+                                  resources=resources if resources is not None else sb.resources))
 
     # ------------------------------------------------------------ containers
 
     def create_container(
-        self, sid: str, *, name: str, attempt: int = 0, image: Image, image_ref_requested: str = "",
+        self, sid: str, *, name: str, attempt: int = 0, image: str,
         labels: Mapping[str, str] | None = None, annotations: Mapping[str, str] | None = None,
         command: Sequence[str] = (), args: Sequence[str] = (), log_path: str = "",
-        resources: Resources | None = None, spec: bytes = b"",
+        resources: Resources | None = None, spec: ContainerSpec = EMPTY_CONTAINER_SPEC,
     ) -> Container:
+        """`image`: the reference the caller gave (a tag, digest or id), resolved in the image
+        store; `log_path`: relative to the sandbox's log directory, as in ContainerConfig."""
         sb = self._find(self._sandboxes, sid, "sandbox")
         path_for("sandbox", sid, "create_container", MISSING if sb is None else sb.state)
-        image_ref = image.repo_digests[0] if image.repo_digests else image.id
-        return self._new_container(
-            sb, name=name, attempt=attempt, image=image_ref_requested or (image.repo_tags[:1] or [image_ref])[0],
-            image_ref=image_ref, image_id=image.id, labels=labels or {}, annotations=annotations or {},
-            command=command, args=args, log_path=log_path, resources=resources, spec=spec,
+        img = self.images.resolve(image)
+        return self._add_container(
+            sb, name=name, attempt=attempt, image=image, image_ref=_image_ref(img), image_id=img.id,
+            labels=labels or {}, annotations=annotations or {}, command=command, args=args, log_path=log_path,
+            resources=resources, spec=spec,
         )
 
-    def _new_container(
+    def restore_container(self, sid: str, old: Container, log_path: str) -> Container:
+        """A new container (fresh id, state CREATED) in sandbox `sid` made from a checkpointed record."""
+        sb = self.get_sandbox(sid)
+        path_for("sandbox", sid, "create_container", sb.state)
+        return self._add_container(
+            sb, name=old.name, attempt=old.attempt, image=old.image, image_ref=old.image_ref, image_id=old.image_id,
+            labels=old.labels, annotations=old.annotations, command=old.command, args=old.args, log_path=log_path,
+            resources=old.resources, spec=old.spec,
+        )
+
+    def _add_container(
         self, sb: Sandbox, *, name: str, attempt: int, image: str, image_ref: str, image_id: str,
         labels: Mapping[str, str], annotations: Mapping[str, str], command: Sequence[str], args: Sequence[str],
-        log_path: str, resources: Resources | None, spec: bytes,
+        log_path: str, resources: Resources | None, spec: ContainerSpec,
     ) -> Container:
         if not name:
             raise InvalidArgument(f"container config metadata.name is required (sandbox {sb.id})")
         key = (sb.id, name, attempt)
-        if key in self._container_keys:
+        if key in self.store.container_keys:
             raise AlreadyExists(
                 f"container {name!r} (attempt {attempt}) already exists in sandbox {sb.id} "
-                f"as {self._container_keys[key]}"
+                f"as {self.store.container_keys[key]}"
             )
         self.limits.check_containers(len(self._containers), name)
         res_mod.validate(resources, f"container {name!r} in sandbox {sb.id}")
-        settings = behaviour_annotations(annotations, sb.annotations, name)
-        self._plans.get(command, args, settings)  # InvalidArgument on a bad fakecri.io/ annotation
         c = Container(
-            id=self.ids.new_id(), sandbox_id=sb.id, name=name, attempt=attempt, state=ContainerState.CREATED,
+            id=self._new_id(), sandbox_id=sb.id, name=name, attempt=attempt, state=ContainerState.CREATED,
             created_at=self.clock.now_ns(), image=sys.intern(image), image_ref=image_ref, image_id=image_id,
             labels=_intern(labels), annotations=_intern(annotations), command=tuple(command), args=tuple(args),
             log_path=posixpath.join(sb.log_directory, log_path) if log_path else "",
-            resources=res_mod.copy(resources) if resources is not None else Resources(), spec=spec,
+            resources=resources if resources is not None else Resources(), spec=spec,
         )
-        self._containers[c.id] = c
-        self._container_keys[key] = c.id
-        sb.container_ids.append(c.id)
-        self._touch(sb)
+        self.programs.check(c, sb)  # InvalidArgument on a bad fakecri.io/ annotation
+        self._put_container(c)
+        self.store.container_keys[key] = c.id
+        self._put_sandbox(replace(sb, container_ids=sb.container_ids + (c.id,)))
         for step in path_for("container", c.id, "create", MISSING):
             self._entered(c, step)
         return c
-
-    def content_of(self, c: Container) -> ImageContent:
-        """What is inside the container's image."""
-        content = self._contents.get(c.image)
-        if content is None:
-            if len(self._contents) >= 1024:
-                self._contents.clear()
-            content = self._contents[c.image] = self.image_content(c.image)
-        return content
-
-    def argv_of(self, c: Container) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(command, args) the container runs: its config's, completed by its image's default."""
-        return self.content_of(c).argv(c.command, c.args)
-
-    def processes_seen_from(self, cid: str) -> list[tuple[int, str]]:
-        """(pid, command line) of the processes a container's PID namespace shows, pid 1 first:
-        its own command (NamespaceMode CONTAINER), the pod's pause and containers (POD), or
-        the node's init and every running container's command (NODE)."""
-        c = self.get_container(cid)
-        sb = self._sandboxes.get(c.sandbox_id)
-        mode = pid_mode(sb.spec) if sb is not None else CONTAINER
-        if mode == CONTAINER:
-            return [(1, self._title(c))]
-        if mode == POD and sb is not None:
-            return [(1, "/pause")] + [(n + 2, self._title(self._containers[other]))
-                                      for n, other in enumerate(sb.container_ids)
-                                      if self._containers[other].state == _RUNNING]
-        return [(1, "/sbin/init")] + sorted((host_pid(other.id), self._title(other))
-                                            for other in self._containers.values() if other.state == _RUNNING)
-
-    def _title(self, c: Container) -> str:
-        """A container's main process as `ps` shows it (nginx names its master process)."""
-        argv = sum(self.argv_of(c), ())
-        line = " ".join(argv) or "sh"
-        return "nginx: master process " + line if argv and argv[0].rsplit("/", 1)[-1] == "nginx" else line
-
-    def web_ports(self, c: Container) -> tuple[int, ...]:
-        """The ports the container's own web server listens on (none unless it is running)."""
-        if c.state != _RUNNING:
-            return ()
-        return self.content_of(c).serves_on(c.command, c.args)
-
-    def _plan(self, c: Container) -> Plan:
-        sb = self._sandboxes.get(c.sandbox_id)
-        settings = behaviour_annotations(c.annotations, sb.annotations if sb is not None else None, c.name)
-        command, args = self.argv_of(c)
-        if not looks_inside(command + args):
-            return self._plans.get(command, args, settings)
-        plan = self._own_plans.get(c.id)  # a command that reads its userland has a plan of its own
-        if plan is None:
-            plan = self._own_plans[c.id] = build_plan(command, args, settings,
-                                                      self._context(c, Context(main=True)))
-        return plan
 
     def start_container(self, cid: str) -> None:
         c = self.get_container(cid)
         path_for("container", c.id, "start", c.state)
         sb = self._sandboxes[c.sandbox_id]
         path_for("sandbox", sb.id, "start_container", sb.state)
-        if c.spec and has_private_host_mount(c.spec):  # what the host mounts after now stays unseen
-            self._mounts_at_start[c.id] = self.host_mounts.current()
-        plan = self._plan(c)
+        plan = self.programs.plan(c, sb)
         now = self.clock.now_ns()
         if plan.fail_start is not None:
             message = f"failed to start container {c.id} ({c.name}): {plan.fail_start}"
-            self._finish(c, "fail_start", EXIT_START_ERROR, "StartError", message, now)
+            self._finish(c, "fail_start", EXIT_START_ERROR, START_ERROR, message, now)
             raise Other("UNKNOWN", message)
-        c.state = _RUNNING
-        c.started_at = now
+        c = self._put_container(replace(c, state=_RUNNING, started_at=now))
         self.store.running += 1
-        self._touch(c)
         self._entered(c, _RUNNING)
-        if self.log_sink is not None and c.log_path:
-            self.log_sink.create(c.log_path)
-        wrote = False
         for offset, stream, text in plan.outputs:
             if offset == 0:
                 self._write(c, stream, text, now)
-                wrote = True
-        if not wrote and not plan.quiet:
-            argv = " ".join(sum(self.argv_of(c), ())) or "(image default command)"
-            self._write(c, "stdout", f"fakecri: started container {c.name}: {argv}\n", now)
         self._after_wake(c, plan, 0, now)
+
+    def _plan(self, c: Container) -> Plan:
+        return self.programs.plan(c, self._sandboxes[c.sandbox_id])
 
     def _after_wake(self, c: Container, plan: Plan, offset: int, due: int) -> None:
         """Exit at `offset` if the plan ends there, else arm the next scripted moment."""
@@ -446,7 +366,7 @@ class Runtime:
             candidates.append((base // every + 1) * every)
         if candidates:
             nxt = min(candidates)
-            self._timers.push(due + (nxt - offset), c.id, WAKE, nxt)
+            self.store.timers.push(due + (nxt - offset), c.id, WAKE, nxt)
 
     def _wake(self, c: Container, offset: int, due: int) -> None:
         plan = self._plan(c)
@@ -457,14 +377,8 @@ class Runtime:
         if every and offset % every == 0 and (plan.end_ns is None or offset < plan.end_ns):
             line = plan.log_every_line.replace("{n}", str(offset // every))
             self._write(c, plan.log_stream, line + "\n", due)
-        if c.state == _RUNNING:
+        if self._containers[c.id].state == _RUNNING:
             self._after_wake(c, plan, offset, due)
-
-    def _write(self, c: Container, stream: str, text: str, ts_ns: int) -> None:
-        if self.log_sink is not None:
-            self.log_sink.write(c.log_path, stream, text, ts_ns)
-        for fn in self.output_listeners:
-            fn(c.id, stream, text, ts_ns)
 
     def _finish(self, c: Container, op: str, exit_code: int, reason: str, message: str, at_ns: int) -> None:
         """The one place a container becomes EXITED (stop, kill, timer, control plane, start failure).
@@ -475,20 +389,13 @@ class Runtime:
             return
         if c.state == _RUNNING:
             self.store.running -= 1
-        c.state = _EXITED
-        c.finished_at = max(at_ns, c.started_at)
-        c.exit_code = exit_code
-        c.reason = reason
-        c.message = message
-        self._stopping.pop(c.id, None)
-        live = self._live.pop(c.id, None)
-        if live is not None:
-            live.proc.close()
-        self._touch(c)
+        c = self._put_container(replace(c, state=_EXITED, finished_at=max(at_ns, c.started_at), exit_code=exit_code,
+                                        reason=reason, message=message))
+        self.store.stopping.pop(c.id, None)
         self._entered(c, _EXITED)
 
     def _kill(self, c: Container) -> None:
-        self._finish(c, "kill", EXIT_KILLED, "Error", "", self.clock.now_ns())
+        self._finish(c, "kill", EXIT_KILLED, ERROR, "", self.clock.now_ns())
 
     def stop_container(self, cid: str, timeout_s: float = 0.0) -> float:
         """Stop; returns the seconds the stop takes (0: done). A slow stop finishes in `tick`."""
@@ -498,7 +405,7 @@ class Runtime:
         now = self.clock.now_ns()
         plan = self._plan(c)
         delay, code, reason = plan.stop_outcome(max(0, round(timeout_s * 1e9)))
-        pending = self._stopping.get(c.id)
+        pending = self.store.stopping.get(c.id)
         if pending is not None and pending[0] <= now + delay:
             due = pending[0]
         elif delay == 0:
@@ -506,8 +413,8 @@ class Runtime:
             return 0.0
         else:
             due = now + delay
-            self._stopping[c.id] = (due, code, reason)
-            self._timers.push(due, c.id, STOP)
+            self.store.stopping[c.id] = (due, code, reason)
+            self.store.timers.push(due, c.id, STOP)
         if plan.end_ns is not None and now < c.started_at + plan.end_ns < due:
             due = c.started_at + plan.end_ns  # it exits on its own before the stop completes
         return (due - now) / 1e9
@@ -515,33 +422,39 @@ class Runtime:
     def complete_stop(self, cid: str) -> None:
         """Finish a pending slow stop now (the server calls it after waiting the stop's delay)."""
         c = self._containers.get(cid)
-        pending = self._stopping.get(cid)
+        pending = self.store.stopping.get(cid)
         if c is not None and pending is not None:
             self._finish(c, "stop", pending[1], pending[2], "", pending[0])
 
-    def exit_container(self, cid: str, exit_code: int, reason: str = "", message: str = "") -> None:
-        """An exit that happens on its own (control plane); same path as timers."""
+    def exit_container(self, cid: str, exit_code: int, reason: str = "", message: str = "",
+                       at_ns: int | None = None) -> None:
+        """An exit that happens on its own: the control plane, or a program the simulation runs live."""
         c = self.get_container(cid)
-        self._finish(c, "exit", exit_code, reason or reason_for(exit_code), message, self.clock.now_ns())
+        self._finish(c, "exit", exit_code, reason or reason_for(exit_code), message,
+                     self.clock.now_ns() if at_ns is None else at_ns)
+
+    def write_output(self, cid: str, stream: str, text: str, ts_ns: int) -> None:
+        """What a program the simulation runs live wrote (only a running container writes)."""
+        c = self.get_container(cid)
+        if c.state == _RUNNING:
+            self._write(c, stream, text, ts_ns)
 
     def remove_container(self, cid: str) -> None:
         c = self._find(self._containers, cid, "container")
         for step in path_for("container", cid, "remove", MISSING if c is None else c.state):
             if step == _EXITED:
-                self._finish(c, "remove", EXIT_KILLED, "Error", "", self.clock.now_ns())
+                self._finish(c, "remove", EXIT_KILLED, ERROR, "", self.clock.now_ns())
             elif step == GONE:
-                del self._containers[c.id]
-                self._container_keys.pop((c.sandbox_id, c.name, c.attempt), None)
-                self._stopping.pop(c.id, None)
-                self._userlands.pop(c.id, None)
-                self._own_plans.pop(c.id, None)
-                self._mounts_at_start.pop(c.id, None)
+                c = self._containers.pop(c.id)
+                self._changes += 1
+                self.store.container_keys.pop((c.sandbox_id, c.name, c.attempt), None)
+                self.store.stopping.pop(c.id, None)
                 sb = self._sandboxes.get(c.sandbox_id)
                 if sb is not None:
-                    sb.container_ids.remove(c.id)
-                    self._touch(sb)
-                    self._account_removed(c)
-                self._touch(c)
+                    self._put_sandbox(replace(sb, container_ids=tuple(x for x in sb.container_ids if x != c.id)))
+                    used = self.programs.cpu_used_ns(c, self.clock.now_ns())
+                    if used:
+                        self.store.removed_cpu[sb.id] = self.store.removed_cpu.get(sb.id, 0) + used
                 self._entered(c, step)
 
     def list_containers(
@@ -564,212 +477,126 @@ class Runtime:
             return list(candidates)  # no per-record test: the kubelet's relist at 100k records
         return [c for c in candidates if (state is None or c.state == state) and matches(c.labels, label_selector)]
 
-    def update_container_resources(
-        self, cid: str, resources: Resources, annotations: Mapping[str, str] | None = None
-    ) -> None:
-        """Validate, then store. `annotations` are hints for the runtime and are not stored."""
+    def update_container_resources(self, cid: str, resources: Resources) -> None:
+        """Validate, then store."""
         c = self.get_container(cid)
         path_for("container", c.id, "update_resources", c.state)
         res_mod.validate(resources, f"container {c.id} ({c.name})")
-        c.resources = res_mod.copy(resources)
-        self._touch(c)
+        self._put_container(replace(c, resources=resources))
 
-    def _exec_target(self, cid: str, argv: Sequence[str]) -> tuple[Container, tuple[int, bytes] | None]:
-        """The container an exec of `argv` runs in (checked), and what a scripted probe
-        answers instead (exit code, stderr) when one covers `argv`."""
+    def check_exec(self, cid: str) -> Container:
+        """The container a command may be run in now (FailedPrecondition unless it runs)."""
         c = self.get_container(cid)
         path_for("container", c.id, "exec", c.state)
-        if not argv:
-            raise InvalidArgument(f"exec in container {c.id}: the command is empty")
-        rule = self._plan(c).probe_for(argv)
-        if rule is None:
-            return c, None
-        code = rule.exit_code(self.clock.now_ns() - c.started_at)
-        err = b"" if code == 0 else f"fakecri: scripted probe failure for {' '.join(argv)}\n".encode()
-        return c, (code, err)
+        return c
 
-    def exec_sync(self, cid: str, argv: Sequence[str], timeout_s: float = 0.0, stdin: bytes = b"") -> ExecResult:
-        c, probe = self._exec_target(cid, argv)
-        if probe is not None:
-            code, err = probe
-            return ExecResult(b"", err, code, 0.0, False)
-        return run_exec(argv, timeout_s, stdin, self._context(c))
-
-    def exec_process(self, cid: str, argv: Sequence[str], ctx: Context | None = None) -> Process:
-        """The exec command as a live process (the streaming server drives it step by step).
-
-        Same checks and scripted probes as `exec_sync`.
-        """
-        c, probe = self._exec_target(cid, argv)
-        if probe is not None:
-            return _probe_process(*probe)
-        return spawn(argv, self._context(c, ctx))
-
-    def _context(self, c: Container, ctx: Context | None = None) -> Context:
-        """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""
-        return replace(ctx or Context(), userland=lambda: self.userland_of(c.id), commands=USERLAND_COMMANDS)
-
-    def userland_of(self, cid: str) -> Userland:
-        """The container's simulated userland, built from its config the first time it is asked for."""
-        world = self._userlands.get(cid)
-        if world is None:
-            c = self.get_container(cid)
-            sb = self._sandboxes.get(c.sandbox_id)
-            spec = read_spec(c.spec, sb.spec if sb else b"", hostname=sb.hostname if sb else "")
-            cid = c.id
-            world = self._userlands[c.id] = Userland(spec, ip=sb.ip if sb else "", content=self.content_of(c),
-                                                     processes=lambda: self.processes_seen_from(cid),
-                                                     mounts_at_start=self._mounts_at_start.get(c.id),
-                                                     host_mounts=self.host_mounts.current)
-        return world
-
-    # ------------------------------------------------------------ input to a container's own command
-
-    def reads_input(self, cid: str) -> bool:
-        """Whether the container's own command waits for input (attach can feed it)."""
-        return self._plan(self.get_container(cid)).input_at_ns is not None
-
-    def feed_input(self, cid: str, data: bytes | None) -> None:
-        """Give the container's command input (None: its input ends). Input to a command that
-        does not read is dropped, as a process that never reads its stdin leaves it unread.
-
-        The command is taken on live from where its plan left it waiting; what it then
-        writes goes to the log and to attached clients, and its exit ends the container.
-        """
-        c = self.get_container(cid)
-        path_for("container", c.id, "exec", c.state)  # only a running container takes input
-        plan = self._plan(c)
-        if plan.input_at_ns is None:
-            return
-        live = self._live.get(c.id)
-        if live is None:
-            live = self._live[c.id] = self._take_on(c)
-            if live is None:
-                return
-        if data is None:
-            live.eof = True
-        else:
-            live.pending += data
-        due = c.started_at + plan.input_at_ns
-        now = self.clock.now_ns()
-        if live.waiting and due <= now:
-            self._step_live(c, live, now)
-        elif live.waiting and live.due_ns is None:
-            live.due_ns = due  # it has not reached its read yet: take the input when it does
-            self._timers.push(due, c.id, INPUT)
-
-    def _take_on(self, c: Container) -> LiveInput | None:
-        """A fresh process of the container's command, run up to its first read (the plan
-        already wrote what comes before)."""
-        live = LiveInput(spawn(c.command + c.args, self._context(c, Context(main=True))))
-        try:
-            step = live.proc.send(None)
-            for _ in range(10_000):
-                if step is READ:
-                    live.waiting = True
-                    return live
-                step = live.proc.send(None)
-        except StopIteration:
-            pass
-        live.proc.close()
-        return None
-
-    def _step_live(self, c: Container, live: LiveInput, now: int) -> None:
-        """Run the live process until it waits again (for input or time), or ends."""
-        live.due_ns = None
-        try:
-            while True:
-                if live.waiting:
-                    if live.pending:
-                        reply: bytes | None = bytes(live.pending)
-                        live.pending.clear()
-                    elif live.eof:
-                        reply = None
-                    else:
-                        return
-                    live.waiting = False
-                    step = live.proc.send(reply)
-                else:
-                    step = live.proc.send(None)
-                if isinstance(step, Write):
-                    self._write(c, step.stream, step.text, now)
-                elif isinstance(step, Sleep):
-                    if step.ns is not None:
-                        live.due_ns = now + step.ns
-                        self._timers.push(live.due_ns, c.id, INPUT)
-                    return  # asleep until the timer, or for good
-                else:
-                    live.waiting = True
-        except StopIteration as done:
-            self._live.pop(c.id, None)
-            code = int(done.value or 0) & 0xFF
-            self._finish(c, "exit", code, reason_for(code), "", now)
-
-    def reopen_container_log(self, cid: str) -> None:
+    def check_reopen_log(self, cid: str) -> Container:
+        """The container whose log may be reopened now (FailedPrecondition unless it runs)."""
         c = self.get_container(cid)
         path_for("container", c.id, "reopen_log", c.state)
-        if self.log_sink is not None and c.log_path:
-            self.log_sink.reopen(c.log_path)
+        return c
 
     # ------------------------------------------------------------ time
 
     def next_deadline_ns(self) -> int | None:
-        self._timers.discard_head_while(self._is_stale)
-        head = self._timers.peek()
+        self.store.timers.discard_head_while(self.store.is_stale)
+        head = self.store.timers.peek()
         return None if head is None else head[0]
 
     def tick(self) -> None:
         """Run every timer due now, in due order."""
         now = self.clock.now_ns()
-        if not getattr(self.clock, "is_fake", False):
+        if not self.clock.is_fake:
             now += REAL_CLOCK_SLACK_NS
+        timers, stale = self.store.timers, self.store.is_stale
         while True:
-            entry = self._timers.pop_due(now)
+            entry = timers.pop_due(now)
             if entry is None:
                 break
-            if self._is_stale(entry):
+            if stale(entry):
                 continue
             due, _, cid, kind, offset = entry
             c = self._containers[cid]
             if kind == STOP:
-                _, code, reason = self._stopping[cid]
+                _, code, reason = self.store.stopping[cid]
                 self._finish(c, "stop", code, reason, "", due)
-            elif kind == INPUT:
-                self._step_live(c, self._live[cid], due)
             else:
                 self._wake(c, offset, due)
-        if len(self._timers) > 2 * self.store.running + 1024:
-            self._timers.compact(lambda e: not self._is_stale(e))
+        if len(timers) > 2 * self.store.running + 1024:
+            timers.compact(lambda e: not stale(e))
 
     # ------------------------------------------------------------ whole-state operations
 
     def wipe(self) -> None:
         """Forget every sandbox and container (a runtime restart that lost its state). No events."""
         self.store.clear()
+        self._outbox.clear()
+        self._changes += 1
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-able snapshot (for --state-file). Pending timers are kept as time left from now."""
-        return snapshot.store_to_dict(self.store, self.runtime_handlers, self.clock.now_ns())
+    def reset(self) -> None:
+        """Back to how it was made: no records, no images, the configured pod CIDR."""
+        self.wipe()
+        self.store.last_event_ns = 0
+        self.store.ips.set_cidr(self._default_cidr)
+        self.images.clear()
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], clock: Clock, ids: IdSource, **kw: Any) -> Runtime:
-        """Rebuild a runtime from `to_dict` output; running containers keep running, and timers keep their
-        deadlines on the clock (time passed since the snapshot counts; overdue ones fire at the next tick)."""
-        kw.setdefault("runtime_handlers", tuple(data.get("runtime_handlers", DEFAULT_RUNTIME_HANDLERS)))
-        rt = cls(clock, ids, **kw)
-        snapshot.load_store(rt.store, data, clock.now_ns())
-        return rt
+    def snapshot(self) -> dict[str, Any]:
+        """A JSON-able snapshot of the records, timers and images (for --state-file). Timers
+        are kept as deadlines on the runtime clock."""
+        return snapshot.store_to_dict(self.store, self.images, self.runtime_handlers, self.clock.now_ns())
+
+    def restore(self, data: Mapping[str, Any]) -> None:
+        """Replace everything with a `snapshot()`; the whole snapshot is checked first, so a
+        malformed one (InvalidArgument naming the bad value) changes nothing. Running
+        containers keep running and timers keep their deadlines (overdue ones fire at the next tick)."""
+        loaded = snapshot.read(data, self.clock.now_ns())
+        self.images.load(loaded.images)
+        self.store.clear()
+        snapshot.fill(self.store, loaded)
+        self._changes += 1
 
     # ------------------------------------------------------------ checkpoints
 
     def checkpoint_container(self, cid: str) -> dict[str, Any]:
         """A JSON-able description of a running container (the server writes the archive)."""
-        return checkpoints.checkpoint_container(self, cid)
+        c = self.get_container(cid)
+        path_for("container", c.id, "checkpoint", c.state)
+        return checkpoints.container_document(self.get_sandbox(c.sandbox_id), c, self.clock.now_ns())
 
     def checkpoint_pod(self, sid: str, container_ids: Sequence[str] = ()) -> dict[str, Any]:
         """A JSON-able description of a READY sandbox and its containers (all, or the ones named)."""
-        return checkpoints.checkpoint_pod(self, sid, container_ids)
+        sb = self.get_sandbox(sid)
+        path_for("sandbox", sb.id, "checkpoint", sb.state)
+        chosen = []
+        for cid in container_ids or sb.container_ids:
+            c = self.get_container(cid)
+            if c.sandbox_id != sb.id:
+                raise InvalidArgument(f"container {c.id} is not in sandbox {sb.id}")
+            chosen.append(c)
+        return checkpoints.pod_document(sb, chosen, self.clock.now_ns())
 
-    def restore_pod(self, data: Mapping[str, Any], **overrides: Any) -> tuple[Sandbox, list[Container]]:
-        """Recreate a checkpointed pod with fresh ids (see checkpoints.restore_pod for the overrides)."""
-        return checkpoints.restore_pod(self, data, **overrides)
+    def restore_pod(self, data: Any, **overrides: Any) -> tuple[Sandbox, list[Container]]:
+        """Recreate a checkpointed pod with fresh ids; the containers that ran are started. Either
+        all of it is restored or nothing is left (see checkpoints.read for the overrides)."""
+        old_sb, old_containers = checkpoints.read(data)
+        sb = self.run_pod_sandbox(**checkpoints.sandbox_settings(old_sb, overrides))
+        restored: list[Container] = []
+        try:
+            for old in old_containers:
+                rel = old.log_path
+                if old.log_path and old_sb.log_directory:
+                    rel = posixpath.relpath(old.log_path, old_sb.log_directory)
+                restored.append(self.restore_container(sb.id, old, rel))
+            for old, c in zip(old_containers, restored):
+                if old.state == _RUNNING:
+                    self.start_container(c.id)
+        except Exception:
+            self.remove_pod_sandbox(sb.id)
+            raise
+        return self._sandboxes[sb.id], [self._containers[c.id] for c in restored]
+
+
+def _image_ref(img: Image) -> str:
+    """The image reference a container reports: the image's repo digest when it has one, else its id."""
+    return img.repo_digests[0] if img.repo_digests else img.id
+

@@ -1,118 +1,140 @@
-"""Records and whole runtimes to JSON-able dicts and back (spec bytes as base64).
+"""A runtime's whole state as JSON-able data, and back: for the state file.
 
-Used by the state file (`Runtime.to_dict` / `from_dict`, over the runtime's store) and by checkpoints.
+`store_to_dict` writes; `read` checks a whole document and returns what it holds without
+touching any runtime (InvalidArgument naming the first bad value), and `fill` puts what
+`read` returned into an empty store. So a damaged file is refused whole.
 """
 from __future__ import annotations
 
-import base64
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from fakecri.engine import resources as res_mod
-from fakecri.engine.records import Container, ContainerState, Sandbox, SandboxState
+from fakecri.engine.codec import MAX_INT, from_data, to_data
+from fakecri.engine.errors import InvalidArgument
+from fakecri.engine.images import ImageStore
+from fakecri.engine.ipam import parse_cidr
+from fakecri.engine.records import Container, ContainerState, Sandbox
 from fakecri.engine.store import RuntimeStore
 from fakecri.engine.timers import STOP, WAKE
 
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
+VERSION = 2
 
 
-def _unb64(text: str) -> bytes:
-    return base64.b64decode(text.encode("ascii")) if text else b""
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    pod_cidr: str
+    last_event_ns: int
+    sandboxes: tuple[Sandbox, ...]
+    containers: tuple[Container, ...]
+    timers: tuple[tuple[int, str, int, int], ...]  # (due_ns, container id, kind, offset)
+    stopping: dict[str, tuple[int, int, str]]
+    removed_cpu: dict[str, int]
+    images: Mapping[str, Any]
 
 
-def sandbox_to_dict(sb: Sandbox) -> dict[str, Any]:
-    return {
-        "id": sb.id, "name": sb.name, "namespace": sb.namespace, "uid": sb.uid, "attempt": sb.attempt,
-        "state": sb.state.name, "created_at": sb.created_at, "labels": dict(sb.labels),
-        "annotations": dict(sb.annotations), "hostname": sb.hostname, "log_directory": sb.log_directory,
-        "runtime_handler": sb.runtime_handler, "ip": sb.ip, "additional_ips": list(sb.additional_ips),
-        "spec": _b64(sb.spec),
-        "overhead": res_mod.to_dict(sb.overhead) if sb.overhead is not None else None,
-        "resources": res_mod.to_dict(sb.resources) if sb.resources is not None else None,
-        "container_ids": list(sb.container_ids),
-    }
-
-
-def sandbox_from_dict(d: dict[str, Any]) -> Sandbox:
-    return Sandbox(
-        id=d["id"], name=d["name"], namespace=d["namespace"], uid=d["uid"], attempt=d["attempt"],
-        state=SandboxState[d["state"]], created_at=d["created_at"], labels=dict(d["labels"]),
-        annotations=dict(d["annotations"]), hostname=d.get("hostname", ""),
-        log_directory=d.get("log_directory", ""), runtime_handler=d.get("runtime_handler", ""),
-        ip=d.get("ip", ""), additional_ips=tuple(d.get("additional_ips", ())), spec=_unb64(d.get("spec", "")),
-        overhead=res_mod.from_dict(d["overhead"]) if d.get("overhead") is not None else None,
-        resources=res_mod.from_dict(d["resources"]) if d.get("resources") is not None else None,
-        container_ids=list(d.get("container_ids", ())),
-    )
-
-
-def container_to_dict(c: Container) -> dict[str, Any]:
-    return {
-        "id": c.id, "sandbox_id": c.sandbox_id, "name": c.name, "attempt": c.attempt, "state": c.state.name,
-        "created_at": c.created_at, "image": c.image, "image_ref": c.image_ref, "image_id": c.image_id,
-        "labels": dict(c.labels), "annotations": dict(c.annotations), "command": list(c.command),
-        "args": list(c.args), "log_path": c.log_path, "resources": res_mod.to_dict(c.resources),
-        "spec": _b64(c.spec), "started_at": c.started_at, "finished_at": c.finished_at,
-        "exit_code": c.exit_code, "reason": c.reason, "message": c.message,
-    }
-
-
-def container_from_dict(d: dict[str, Any]) -> Container:
-    return Container(
-        id=d["id"], sandbox_id=d["sandbox_id"], name=d["name"], attempt=d["attempt"],
-        state=ContainerState[d["state"]], created_at=d["created_at"], image=d["image"],
-        image_ref=d["image_ref"], image_id=d["image_id"], labels=dict(d["labels"]),
-        annotations=dict(d["annotations"]), command=tuple(d.get("command", ())), args=tuple(d.get("args", ())),
-        log_path=d.get("log_path", ""), resources=res_mod.from_dict(d.get("resources", {})),
-        spec=_unb64(d.get("spec", "")), started_at=d.get("started_at", 0), finished_at=d.get("finished_at", 0),
-        exit_code=d.get("exit_code", 0), reason=d.get("reason", ""), message=d.get("message", ""),
-    )
-
-
-def store_to_dict(store: RuntimeStore, runtime_handlers: Sequence[str], now_ns: int) -> dict[str, Any]:
-    """A runtime's state as JSON-able data; pending timers are kept as time left from `now_ns`."""
+def store_to_dict(store: RuntimeStore, images: ImageStore, runtime_handlers: Sequence[str],
+                  now_ns: int) -> dict[str, Any]:
     timers = []
     for entry in store.timers.entries():
-        if not store.is_stale(entry) and entry[3] in (STOP, WAKE):  # live input is not kept
+        if not store.is_stale(entry):
             due, _, cid, kind, offset = entry
-            timers.append([cid, "stop" if kind == STOP else "wake", offset, due - now_ns])
+            timers.append([cid, "stop" if kind == STOP else "wake", offset, due])
     return {
-        "version": 1,
-        "saved_at_ns": now_ns,  # timers are kept as time left from this instant of the runtime clock
+        "version": VERSION,
+        "saved_at_ns": now_ns,
         "pod_cidr": store.ips.cidr,
         "runtime_handlers": list(runtime_handlers),
         "last_event_ns": store.last_event_ns,
-        "sandboxes": [sandbox_to_dict(sb) for sb in store.sandboxes.values()],
-        "containers": [container_to_dict(c) for c in store.containers.values()],
-        "timers": timers,
-        "stopping": {cid: [due - now_ns, code, reason] for cid, (due, code, reason) in store.stopping.items()},
+        "sandboxes": [to_data(sb) for sb in store.sandboxes.values()],
+        "containers": [to_data(c) for c in store.containers.values()],
+        "timers": timers,  # deadlines on the runtime clock
+        "stopping": {cid: [due, code, reason] for cid, (due, code, reason) in store.stopping.items()},
         "removed_cpu_ns": dict(store.removed_cpu),
+        "images": images.to_dict(),
     }
 
 
-def load_store(store: RuntimeStore, data: Mapping[str, Any], now_ns: int) -> None:
-    """Fill an empty store from `store_to_dict` output. Deadlines stay where they were on the
-    runtime clock: the time since the snapshot (a downtime included) counts, and what fell due
-    meanwhile fires at the next tick, dated when it fell due, as a process that kept running
-    under its shim would have exited then. (Snapshots without `saved_at_ns` count from `now_ns`.)"""
-    if data.get("pod_cidr"):
-        store.ips.set_cidr(data["pod_cidr"])  # the CIDR in force (UpdateRuntimeConfig) beats the default
-    store.last_event_ns = data.get("last_event_ns", 0)
-    saved_at = data.get("saved_at_ns", now_ns)
-    for d in data.get("sandboxes", ()):
-        sb = sandbox_from_dict(d)
+def _int(value: Any, where: str, low: int = 0) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= MAX_INT:
+        raise InvalidArgument(f"{where}: expected an integer from {low}, got {value!r}")
+    return value
+
+
+def read(data: Any, now_ns: int) -> Loaded:
+    """Everything a snapshot holds, checked: every record well-formed, ids unique, every
+    container in a sandbox that lists it, every timer and stop for a running container."""
+    if not isinstance(data, Mapping):
+        raise InvalidArgument("runtime snapshot: expected an object")
+    if data.get("version") != VERSION:
+        raise InvalidArgument(f"runtime snapshot: version {data.get('version')!r}, this fakecri reads {VERSION}")
+    cidr = data.get("pod_cidr")
+    if not isinstance(cidr, str):
+        raise InvalidArgument("runtime snapshot: pod_cidr must be a string")
+    parse_cidr(cidr)
+    for key in ("sandboxes", "containers", "timers"):
+        if not isinstance(data.get(key, []), list):
+            raise InvalidArgument(f"runtime snapshot: {key} must be a list")
+    sandboxes = tuple(from_data(Sandbox, d, f"sandboxes[{i}]") for i, d in enumerate(data.get("sandboxes", [])))
+    containers = tuple(from_data(Container, d, f"containers[{i}]")
+                       for i, d in enumerate(data.get("containers", [])))
+    by_sandbox = {sb.id: sb for sb in sandboxes}
+    by_container = {c.id: c for c in containers}
+    if len(by_sandbox) != len(sandboxes) or len(by_container) != len(containers) or set(by_sandbox) & set(by_container):
+        raise InvalidArgument("runtime snapshot: an id is used twice")
+    for c in containers:
+        sb = by_sandbox.get(c.sandbox_id)
+        if sb is None or c.id not in sb.container_ids:
+            raise InvalidArgument(f"runtime snapshot: container {c.id} is in no sandbox that lists it")
+    for sb in sandboxes:
+        missing = [cid for cid in sb.container_ids if cid not in by_container]
+        if missing:
+            raise InvalidArgument(f"runtime snapshot: sandbox {sb.id} lists container {missing[0]}, which is absent")
+
+    def running(cid: Any, where: str) -> str:
+        c = by_container.get(cid) if isinstance(cid, str) else None
+        if c is None or c.state != ContainerState.RUNNING:
+            raise InvalidArgument(f"runtime snapshot: {where} is for {cid!r}, which is not a running container")
+        return c.id
+
+    timers = []
+    for i, t in enumerate(data.get("timers", [])):
+        if not isinstance(t, list) or len(t) != 4 or t[1] not in ("stop", "wake"):
+            raise InvalidArgument(f"runtime snapshot: timers[{i}] must be [container, stop|wake, offset, due]")
+        timers.append((_int(t[3], f"timers[{i}] due"), running(t[0], f"timers[{i}]"),
+                       STOP if t[1] == "stop" else WAKE, _int(t[2], f"timers[{i}] offset")))
+    stopping = {}
+    raw_stopping = data.get("stopping", {})
+    if not isinstance(raw_stopping, Mapping):
+        raise InvalidArgument("runtime snapshot: stopping must be an object")
+    for cid, value in raw_stopping.items():
+        if not isinstance(value, list) or len(value) != 3 or not isinstance(value[2], str):
+            raise InvalidArgument(f"runtime snapshot: stopping[{cid!r}] must be [due, exit code, reason]")
+        stopping[running(cid, f"stopping[{cid!r}]")] = (_int(value[0], "stopping due"),
+                                                        _int(value[1], "stopping exit code"), value[2])
+    removed = data.get("removed_cpu_ns", {})
+    if not isinstance(removed, Mapping):
+        raise InvalidArgument("runtime snapshot: removed_cpu_ns must be an object")
+    removed_cpu = {str(k): _int(v, f"removed_cpu_ns[{k!r}]") for k, v in removed.items()}
+    return Loaded(pod_cidr=cidr, last_event_ns=_int(data.get("last_event_ns", 0), "last_event_ns"),
+                  sandboxes=sandboxes, containers=containers, timers=tuple(timers), stopping=stopping,
+                  removed_cpu=removed_cpu, images=data.get("images", {"images": []}))
+
+
+def fill(store: RuntimeStore, loaded: Loaded) -> None:
+    """Put a `read` snapshot into an empty store."""
+    store.ips.set_cidr(loaded.pod_cidr)
+    store.last_event_ns = loaded.last_event_ns
+    for sb in loaded.sandboxes:
         store.sandboxes[sb.id] = sb
         store.sandbox_keys[(sb.name, sb.namespace, sb.uid, sb.attempt)] = sb.id
         store.ips.claim(sb.ip)
-    for d in data.get("containers", ()):
-        c = container_from_dict(d)
+    for c in loaded.containers:
         store.containers[c.id] = c
         store.container_keys[(c.sandbox_id, c.name, c.attempt)] = c.id
         if c.state == ContainerState.RUNNING:
             store.running += 1
-    for cid, (remaining, code, reason) in data.get("stopping", {}).items():
-        store.stopping[cid] = (saved_at + remaining, code, reason)
-    store.removed_cpu.update(data.get("removed_cpu_ns", {}))
-    for cid, kind, offset, remaining in data.get("timers", ()):
-        store.timers.push(saved_at + remaining, cid, STOP if kind == "stop" else WAKE, offset)
+    store.stopping.update(loaded.stopping)
+    store.removed_cpu.update(loaded.removed_cpu)
+    for due, cid, kind, offset in loaded.timers:
+        store.timers.push(due, cid, kind, offset)

@@ -17,6 +17,7 @@ from fakecri.faults import registry
 from fakecri.faults.entry import Entry, jittered
 from fakecri.faults.event_faults import EventFaults
 from fakecri.faults.methods import compile_glob
+from fakecri.faults.quirks import Quirk
 from fakecri.faults.model import (
     CallAction, ConditionOverride, Fault, FaultRecord, FaultSpecError, PullAction, RestartAction,
 )
@@ -183,10 +184,10 @@ class FaultPlan:
             fired = True
         return PullAction(error=error, delay_s=delay) if fired else None
 
-    def quirks(self) -> frozenset[str]:
-        return frozenset(e.params["name"] for e in self._by_kind.get(registry.QUIRK, []))
+    def quirks(self) -> frozenset[Quirk]:
+        return frozenset(Quirk(e.params["name"]) for e in self._by_kind.get(registry.QUIRK, []))
 
-    def quirk_hit(self, quirk: str, hit: str) -> bool:
+    def quirk_hit(self, quirk: Quirk, hit: str) -> bool:
         """Log that `quirk` changed what the server did (`hit` says to what). False if not active."""
         for e in self._by_kind.get(registry.QUIRK, []):
             if e.params["name"] == quirk:

@@ -33,12 +33,11 @@ from fakecri.server.control_service import ControlService
 from fakecri.server.exceptions import ServerErrors, SettingError, StartupError
 from fakecri.server.image_service import ImageService
 from fakecri.server.lock_file import LockFile
-from fakecri.server.persistence import open_state_file
+from fakecri.server.persistence import StateFile
 from fakecri.server.restarts import apply_pending_restart
 from fakecri.server.runtime_service import RuntimeService
 from fakecri.server.side_services import start_side_services
-from fakecri.server.state import ServerState
-from fakecri.server.state_builder import build_state, reset_state
+from fakecri.server.node import Node
 
 
 RUNTIME_SERVICE = pb.DESCRIPTOR.services_by_name["RuntimeService"]
@@ -207,7 +206,7 @@ class FakeCRIServer:
         self.config = config
         self._clock = clock
         self._ids = ids
-        self.state: ServerState | None = None
+        self.node: Node | None = None
         self.tcp_port: int | None = None
         self.tcp_address: str | None = None  # "host:port" as bound, when listening on TCP
         self._side_addresses: dict[str, str] = {}
@@ -255,11 +254,13 @@ class FakeCRIServer:
 
     async def start_async(self) -> None:
         cfg = self.config
-        state = build_state(cfg, clock=self._clock, ids=self._ids)
-        self.state = state
+        node = self.node = Node(cfg, clock=self._clock, ids=self._ids)
         self._stopped = asyncio.Event()
         if cfg.state_file:  # restore before any socket accepts a call
-            self._side_services.append(open_state_file(state))
+            state_file = StateFile(node.runtime, node.clock, node.ids, cfg.state_file, node.log).open()
+            self._side_services.append(state_file)
+            node.persistence = state_file
+            node.tick()  # fire what fell due while fakecri was down, re-arm the rest
         try:
             # Refuse a bad socket path before any grpc server exists: grpc cannot stop a server
             # that never started, and logs it on deallocation (see _quiet_grpc_dealloc_log).
@@ -270,15 +271,15 @@ class FakeCRIServer:
             main = self._new_server()
             main.add_generic_rpc_handlers(
                 [
-                    generic_handler(RUNTIME_SERVICE, RuntimeService(state), state),
-                    generic_handler(IMAGE_SERVICE, ImageService(state), state),
+                    generic_handler(RUNTIME_SERVICE, RuntimeService(node), node),
+                    generic_handler(IMAGE_SERVICE, ImageService(node), node),
                 ]
             )
             health_servicer = health.aio.HealthServicer()
             health_pb2_grpc.add_HealthServicer_to_server(health_servicer, main)
             service_names = [RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name, health.SERVICE_NAME,
                              reflection.SERVICE_NAME]
-            control_handler = generic_handler(CONTROL_SERVICE, ControlService(state), state, gated=False)
+            control_handler = generic_handler(CONTROL_SERVICE, ControlService(node), node, gated=False)
             if not cfg.no_control and not cfg.control_socket:
                 main.add_generic_rpc_handlers([control_handler])
                 service_names.append(CONTROL_SERVICE.full_name)
@@ -311,14 +312,14 @@ class FakeCRIServer:
                     await health_servicer.set(name, status)
 
             await set_health(True)
-            state.on_availability = set_health
-            services, self._side_addresses = await start_side_services(state)
+            node.on_availability = set_health
+            services, self._side_addresses = await start_side_services(node)
             self._side_services += services
-            await apply_pending_restart(state)
+            await apply_pending_restart(node)
         except BaseException:
             await self.stop_async()
             raise
-        state.log.debug("fakecri ready", endpoint=self.endpoint, seed=cfg.seed)
+        node.log.debug("fakecri ready", endpoint=self.endpoint, seed=cfg.seed)
 
     def _own_socket(self, path: str, mode: int) -> None:
         """Set the socket's mode, and its group when one is configured."""
@@ -350,9 +351,9 @@ class FakeCRIServer:
         return out
 
     async def stop_async(self, grace: float = 0.5) -> None:
-        if self.state is not None:
-            self.state.bus.close_all("UNAVAILABLE", "the runtime is shutting down")
-            self.state.ports.close_all()
+        if self.node is not None:
+            self.node.bus.close_all("UNAVAILABLE", "the runtime is shutting down")
+            self.node.close()
         for svc in reversed(self._side_services):
             await svc.stop()
         self._side_services = []
@@ -413,12 +414,18 @@ class FakeCRIServer:
 
         return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)
 
+    def _running_node(self) -> Node:
+        if self.node is None:
+            raise RuntimeError("the server has not started")
+        return self.node
+
     def reset(self) -> None:
-        self.call(lambda: reset_state(self.state))
+        self.call(self._running_node().reset)
 
     def check(self) -> None:
         """Raise ServerErrors if a handler raised since the last reset."""
-        errs = self.call(lambda: list(self.state.server_errors))
+        node = self._running_node()
+        errs = self.call(lambda: list(node.server_errors))
         if errs:
             raise ServerErrors("fakecri raised inside a handler:\n" + "\n".join(errs))
 

@@ -3,9 +3,10 @@
 Register servicer objects with a grpc.aio server straight from the service descriptors
 (`generic_handler`), each method wrapped by `_call`, which does, in order: the fault gate
 (a restart in progress, injected latency, hangs, errors and restarts), the request check,
-the servicer method, the message-size limit, the "after" fault gate, the wait for slow
-event readers under the block policy; then, whatever happened, the mapping of errors to
-status codes, the after-call steps (events, timers, state file) and the call record.
+the servicer method, the node's commit point (events out, timers, state file), the
+message-size limit, the "after" fault gate, the wait for slow event readers under the
+block policy; then, whatever happened, the mapping of errors to status codes, a last
+commit (a call that failed may have changed something first) and the call record.
 
 Responses may be protobuf messages or ready-made wire bytes (the list calls), so the
 serializer passes bytes through untouched.
@@ -25,7 +26,7 @@ from google.protobuf.message import DecodeError
 
 from fakecri.engine import errors
 from fakecri.server.restarts import restart
-from fakecri.server.state import CallRecord, ServerState
+from fakecri.server.node import CallRecord, Node
 from fakecri.server.status import code_for
 
 ID_FIELDS = ("pod_sandbox_id", "container_id")
@@ -53,15 +54,15 @@ def _deserializer(request_cls):
     return parse
 
 
-async def _gate(st: ServerState, name: str, context, stage: str) -> None:
+async def _gate(node: Node, name: str, context, stage: str) -> None:
     """What the fault plan (or a restart in progress) does to this call at `stage`."""
-    if stage == "before" and st.down_until and asyncio.get_running_loop().time() < st.down_until:
+    if stage == "before" and node.down_until and asyncio.get_running_loop().time() < node.down_until:
         raise errors.Unavailable(f"{name}: the runtime is restarting")
-    action = st.plan.on_call(name, stage)
+    action = node.plan.on_call(name, stage)
     if action is None:
         return
     if action.restart is not None:
-        await restart(st, action.restart.downtime_s, action.restart.wipe)
+        await restart(node, action.restart.downtime_s, action.restart.wipe)
         raise errors.Unavailable(f"{name}: the runtime is restarting")
     if action.delay_s > 0:
         await asyncio.sleep(action.delay_s)
@@ -74,33 +75,33 @@ async def _gate(st: ServerState, name: str, context, stage: str) -> None:
         raise errors.from_code(code, message or f"{name}: error injected by a fault")
 
 
-def _record(st: ServerState, name: str, request, code: str, started: float) -> None:
+def _record(node: Node, name: str, request, code: str, started: float) -> None:
     duration = time.perf_counter() - started
     if getattr(request, "pod_sandbox_id", "") or getattr(request, "container_id", ""):
         ids = {f: getattr(request, f) for f in ID_FIELDS if getattr(request, f, "")}
         summary = " ".join(f"{k}={v[:12]}" for k, v in ids.items())
     else:  # most calls name no object: skip the dict and the join
         ids, summary = {}, ""
-    st.call_log.append(CallRecord(name, summary, code, duration, st.clock.now_ns()))
-    st.count(f"rpc:{name}:{code}")
-    if st.metrics is not None:
-        st.metrics.observe_rpc(name, code, duration)
-    if st.log_rpcs:
-        st.log.info("rpc", method=name, code=code, ms=round(duration * 1000, 3), **ids)
+    node.call_log.append(CallRecord(name, summary, code, duration, node.clock.now_ns()))
+    node.count(f"rpc:{name}:{code}")
+    if node.metrics is not None:
+        node.metrics.observe_rpc(name, code, duration)
+    if node.log_rpcs:
+        node.log.info("rpc", method=name, code=code, ms=round(duration * 1000, 3), **ids)
 
 
-async def _abort(st: ServerState, name: str, exc: Exception, context) -> None:
+async def _abort(node: Node, name: str, exc: Exception, context) -> None:
     """End the call with the status for `exc`: a core error's code, or INTERNAL for a bug
     in fakecri (recorded so that check() fails the test that caused it)."""
     if isinstance(exc, errors.CoreError):
         await context.abort(code_for(exc), exc.message)
     tb = traceback.format_exc()
-    st.server_errors.append(tb)
-    st.log.error("handler raised", method=name, error=repr(exc), traceback=tb)
+    node.record_error(tb)
+    node.log.error("handler raised", method=name, error=repr(exc), traceback=tb)
     await context.abort(grpc.StatusCode.INTERNAL, f"fakecri internal error in {name}: {exc!r}")
 
 
-async def _call(st: ServerState, name: str, impl, gated: bool, unary: bool, request, context) -> AsyncIterator:
+async def _call(node: Node, name: str, impl, gated: bool, unary: bool, request, context) -> AsyncIterator:
     """One call: yields the unary response once, or each item of a streaming response.
 
     `gated=False` skips the fault gate and the call record (the control service)."""
@@ -109,24 +110,25 @@ async def _call(st: ServerState, name: str, impl, gated: bool, unary: bool, requ
     try:
         # The gate only has work when faults are armed or a restart is in progress;
         # skipping the coroutine otherwise keeps the no-fault path short.
-        if gated and (st.down_until or st.plan.has_rpc_faults):
-            await _gate(st, name, context, "before")
+        if gated and (node.down_until or node.plan.has_rpc_faults):
+            await _gate(node, name, context, "before")
         if type(request) is _Undecodable:
             raise errors.InvalidArgument(f"the request is not a valid {request.type_name}: {request.error}")
         if not unary:
             async for item in impl(request, context):
                 yield item
             return
-        emitted = st.bus.emitted
+        emitted = node.bus.emitted
         resp = await impl(request, context)
-        if type(resp) is bytes and len(resp) > st.config.max_message_bytes:
+        node.commit()
+        if type(resp) is bytes and len(resp) > node.config.max_message_bytes:
             raise errors.ResourceExhausted(
-                f"{name}: the answer would be {len(resp)} bytes, over the {st.config.max_message_bytes}-byte "
+                f"{name}: the answer would be {len(resp)} bytes, over the {node.config.max_message_bytes}-byte "
                 f"message limit; use the Stream* twin of {name} (or a filter)")
-        if gated and st.plan.has_rpc_faults:
-            await _gate(st, name, context, "after")
-        if st.bus.policy == "block" and st.bus.emitted != emitted:
-            await st.bus.wait_for_room()  # only an RPC that emitted events waits for slow readers
+        if gated and node.plan.has_rpc_faults:
+            await _gate(node, name, context, "after")
+        if node.bus.policy == "block" and node.bus.emitted != emitted:
+            await node.bus.wait_for_room()  # only an RPC that emitted events waits for slow readers
         yield resp
     except grpc.aio.AbortError:
         raise
@@ -135,24 +137,27 @@ async def _call(st: ServerState, name: str, impl, gated: bool, unary: bool, requ
         raise
     except Exception as exc:
         code = exc.code if isinstance(exc, errors.CoreError) else "INTERNAL"
-        await _abort(st, name, exc, context)
+        await _abort(node, name, exc, context)
     finally:
-        st.after_call()
+        try:
+            node.commit()
+        except Exception as exc:  # the call has its answer already; the failure is the state file's
+            node.log.error("commit after a failed call", method=name, error=repr(exc))
         if gated:
-            _record(st, name, request, code, started)
+            _record(node, name, request, code, started)
 
 
-def _unary(st: ServerState, name: str, impl, gated: bool):
+def _unary(node: Node, name: str, impl, gated: bool):
     async def handler(request, context):
         resp = None
-        async for resp in _call(st, name, impl, gated, True, request, context):
+        async for resp in _call(node, name, impl, gated, True, request, context):
             pass  # runs the call to its end (the after-call steps) before answering
         return resp
 
     return handler
 
 
-def generic_handler(service: ServiceDescriptor, servicer, st: ServerState, *, gated: bool = True) -> grpc.GenericRpcHandler:
+def generic_handler(service: ServiceDescriptor, servicer, node: Node, *, gated: bool = True) -> grpc.GenericRpcHandler:
     """Every method of `service`, served by the same-named method of `servicer` through `_call`."""
     methods = {}
     for m in service.methods:
@@ -161,8 +166,8 @@ def generic_handler(service: ServiceDescriptor, servicer, st: ServerState, *, ga
                        response_serializer=_serialize)
         if m.server_streaming:
             # A partial of an async generator function still counts as one for grpc.aio.
-            stream = functools.partial(_call, st, m.name, impl, gated, False)
+            stream = functools.partial(_call, node, m.name, impl, gated, False)
             methods[m.name] = grpc.unary_stream_rpc_method_handler(stream, **options)
         else:
-            methods[m.name] = grpc.unary_unary_rpc_method_handler(_unary(st, m.name, impl, gated), **options)
+            methods[m.name] = grpc.unary_unary_rpc_method_handler(_unary(node, m.name, impl, gated), **options)
     return grpc.method_handlers_generic_handler(service.full_name, methods)

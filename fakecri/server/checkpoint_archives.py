@@ -14,9 +14,10 @@ from typing import Any
 
 from fakecri.engine import errors
 from fakecri.engine.runtime import Runtime
+from fakecri.server.configs import check_sandbox_config, sandbox_spec
 
 MEMBER = "fakecri-checkpoint.json"
-FORMAT = "fakecri-checkpoint/1"
+FORMAT = "fakecri-checkpoint/2"
 
 
 def write_archive(path: str, doc: dict[str, Any]) -> None:
@@ -52,9 +53,9 @@ def read_archive(path: str) -> dict[str, Any]:
             if member is None:
                 raise KeyError(MEMBER)
             doc = json.loads(member.read())
-    except (tarfile.TarError, KeyError, ValueError, OSError) as exc:
+    except (tarfile.TarError, KeyError, ValueError, OSError, RecursionError) as exc:
         raise errors.InvalidArgument(f"RestorePod: {path} is not a fakecri checkpoint ({exc})") from None
-    if doc.get("format") != FORMAT:
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise errors.InvalidArgument(f"RestorePod: {path} has unknown format {doc.get('format')!r}")
     return doc
 
@@ -72,7 +73,7 @@ def checkpoint_pod(rt: Runtime, sandbox_id: str, path: str, container_ids: list[
 def restore_pod(rt: Runtime, request) -> tuple:
     """RestorePod: the pod in the archive, recreated with fresh ids and the request's overrides."""
     doc = read_archive(request.checkpoint_path)
-    if doc.get("kind") != "pod":
+    if not isinstance(doc, dict) or doc.get("kind") != "pod":
         raise errors.InvalidArgument(f"RestorePod: {request.checkpoint_path} holds a container, not a pod")
     overrides = {}
     cfg = request.config
@@ -89,5 +90,6 @@ def restore_pod(rt: Runtime, request) -> tuple:
     if request.runtime_handler:
         overrides["runtime_handler"] = request.runtime_handler
     if cfg.ByteSize():
-        overrides["spec"] = cfg.SerializeToString()
-    return rt.restore_pod(doc["pod"], **overrides)
+        check_sandbox_config(cfg)
+        overrides["spec"] = sandbox_spec(cfg)
+    return rt.restore_pod(doc.get("pod"), **overrides)

@@ -2,19 +2,14 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.engine import errors
 from fakecri.engine.clock import FakeClock
 from fakecri.faults.model import Fault, FaultSpecError
+from fakecri.engine.exits import EXIT_KILLED, reason_for
+from fakecri.server.node import Node
 from fakecri.server.restarts import apply_pending_restart, restart
-from fakecri.server.state_builder import reset_state
-
-if TYPE_CHECKING:
-    from fakecri.server.state import ServerState
-
-_REASON_BY_CODE = {0: "Completed", 137: "OOMKilled"}
 
 
 def fault_to_pb(f: Fault) -> cpb.Fault:
@@ -42,34 +37,35 @@ MAX_DOWNTIME_S = 86400.0  # a day: longer than any test wants a runtime to stay 
 
 
 class ControlService:
-    def __init__(self, state: ServerState) -> None:
-        self.st = state
+    def __init__(self, node: Node) -> None:
+        self.node = node
 
     async def AddFault(self, request, context):
         if not request.fault.type:
             raise errors.InvalidArgument("AddFault: fault.type is required")
         try:
-            added = self.st.plan.add(fault_from_pb(request.fault))
+            added = self.node.plan.add(fault_from_pb(request.fault))
         except FaultSpecError as exc:
             raise errors.InvalidArgument(f"AddFault: {exc}") from None
-        await apply_pending_restart(self.st)
+        await apply_pending_restart(self.node)
         return fault_to_pb(added)
 
     async def ListFaults(self, request, context):
-        return cpb.ListFaultsResponse(faults=[fault_to_pb(f) for f in self.st.plan.list()])
+        return cpb.ListFaultsResponse(faults=[fault_to_pb(f) for f in self.node.plan.list()])
 
     async def RemoveFault(self, request, context):
-        self.st.plan.remove(request.name)
+        self.node.plan.remove(request.name)
         return cpb.RemoveFaultResponse()
 
     async def ResetFaults(self, request, context):
-        self.st.plan.reset()
-        self.st.plan.clear_log()
+        self.node.plan.reset()
+        self.node.plan.clear_log()
         return cpb.ResetFaultsResponse()
 
     async def ExitContainer(self, request, context):
-        reason = request.reason or _REASON_BY_CODE.get(request.exit_code, "Error")
-        self.st.runtime.exit_container(request.container_id, request.exit_code, reason, request.message)
+        # Without a reason, 137 is taken as the OOM killer's (the control API's way to ask for one).
+        reason = request.reason or reason_for(request.exit_code, oom=request.exit_code == EXIT_KILLED)
+        self.node.runtime.exit_container(request.container_id, request.exit_code, reason, request.message)
         return cpb.ExitContainerResponse()
 
     async def SetCondition(self, request, context):
@@ -86,11 +82,11 @@ class ControlService:
         if request.duration_seconds > 0:
             attrs["duration"] = f"{request.duration_seconds}s"
         # Setting a condition replaces what was set before for it (the first fault would win).
-        for old in self.st.plan.list():
+        for old in self.node.plan.list():
             if old.type == "condition" and old.attributes.get("condition") == request.type:
-                self.st.plan.remove(old.name)
+                self.node.plan.remove(old.name)
         try:
-            self.st.plan.add(Fault(type="condition", attributes=attrs))
+            self.node.plan.add(Fault(type="condition", attributes=attrs))
         except FaultSpecError as exc:
             raise errors.InvalidArgument(f"SetCondition: {exc}") from None
         return cpb.SetConditionResponse()
@@ -101,11 +97,11 @@ class ControlService:
             raise errors.InvalidArgument(
                 f"RestartRuntime: downtime_seconds {request.downtime_seconds} is not between 0 and {MAX_DOWNTIME_S:.0f}"
             )
-        await restart(self.st, request.downtime_seconds, request.wipe_state)
+        await restart(self.node, request.downtime_seconds, request.wipe_state)
         return cpb.RestartRuntimeResponse()
 
     async def AdvanceClock(self, request, context):
-        clock = self.st.clock
+        clock = self.node.clock
         if not isinstance(clock, FakeClock):
             raise errors.FailedPrecondition("AdvanceClock: the server runs on the system clock (start it with a fake clock)")
         if request.seconds < 0:
@@ -115,11 +111,11 @@ class ControlService:
                 f"AdvanceClock: {request.seconds} seconds would take the clock past what an int64 of nanoseconds holds"
             )
         clock.advance(request.seconds)
-        self.st.tick()
+        self.node.tick()
         return cpb.AdvanceClockResponse(now_ns=clock.now_ns())
 
     async def Reset(self, request, context):
-        reset_state(self.st)
+        self.node.reset()
         return cpb.ResetResponse()
 
     async def GetCallLog(self, request, context):
@@ -127,16 +123,16 @@ class ControlService:
             calls=[
                 cpb.CallRecord(method=c.method, summary=c.summary, code=c.code, duration_seconds=c.duration_s,
                                at_ns=c.at_ns)
-                for c in self.st.call_log
+                for c in self.node.call_log
             ]
         )
 
     async def GetFaultLog(self, request, context):
         return cpb.GetFaultLogResponse(
-            records=[cpb.FaultRecord(fault=r.fault, type=r.type, hit=str(r.hit), at_ns=r.at_ns) for r in self.st.plan.log]
+            records=[cpb.FaultRecord(fault=r.fault, type=r.type, hit=str(r.hit), at_ns=r.at_ns) for r in self.node.plan.log]
         )
 
     async def GetServerInfo(self, request, context):
         return cpb.GetServerInfoResponse(
-            seed=self.st.config.seed, counters=dict(self.st.counters), errors=list(self.st.server_errors)
+            seed=self.node.config.seed, counters=dict(self.node.counters), errors=list(self.node.server_errors)
         )

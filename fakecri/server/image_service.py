@@ -1,17 +1,14 @@
-"""runtime.v1.ImageService over the core ImageStore."""
+"""runtime.v1.ImageService over the engine's image store."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
 from fakecri.server import translate as tr
 from fakecri.server.stats_replies import container_filesystem, image_filesystem
-from fakecri.server.wire import batches
-
-if TYPE_CHECKING:
-    from fakecri.server.state import ServerState
+from fakecri.server.node import Node
+from fakecri.server.wire import FragmentCache, batches
 
 STREAM_BATCH = 5000
 
@@ -30,24 +27,26 @@ def _auth(msg: pb.AuthConfig) -> dict[str, str] | None:
 
 
 class ImageService:
-    def __init__(self, state: ServerState) -> None:
-        self.st = state
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        self.images = node.runtime.images
+        self._fragments_of = FragmentCache(tr.image_item)
 
     def _fragments(self, f) -> list[bytes]:
-        return [tr.image_fragment(img) for img in self.st.images.list(f.image.image)]
+        return self._fragments_of.every(self.images.list(f.image.image))
 
     async def ListImages(self, request, context):
         return b"".join(self._fragments(request.filter))
 
     async def StreamImages(self, request, context):
-        for chunk in batches(self._fragments(request.filter), STREAM_BATCH, self.st.config.max_message_bytes):
+        for chunk in batches(self._fragments(request.filter), STREAM_BATCH, self.node.config.max_message_bytes):
             yield chunk
 
     async def ImageStatus(self, request, context):
         ref = request.image.image
         if not ref:
             raise errors.InvalidArgument("ImageStatus: image.image is required")
-        img = self.st.images.status(ref)
+        img = self.images.status(ref)
         if img is None:
             # CRI: a missing image is an empty response, not an error.
             return pb.ImageStatusResponse()
@@ -60,19 +59,20 @@ class ImageService:
         ref = request.image.image
         if not ref:
             raise errors.InvalidArgument("PullImage: image.image is required")
-        images = self.st.images
-        images.check_pull(ref, _auth(request.auth) if request.HasField("auth") else None)  # fail before waiting
-        action = self.st.plan.on_pull(ref)
-        duration = images.pull_duration_s(ref) + (action.delay_s if action else 0.0)
+        images = self.images
+        auth = _auth(request.auth) if request.HasField("auth") else None
+        duration = images.check_pull(ref, auth)  # fails before any waiting
+        action = self.node.plan.on_pull(ref)
+        duration += action.delay_s if action else 0.0
         remaining = context.time_remaining()
         if remaining is not None and duration > remaining:
             await asyncio.sleep(max(0.0, remaining))
             raise errors.DeadlineExceeded(f"PullImage {ref}: the deadline passed before the pull finished")
-        await self.st.wait(duration)
+        await self.node.wait(duration)
         if action is not None and action.error is not None:
             code, message = action.error
             raise errors.from_code(code, message or f"PullImage {ref}: failed by a fault")
-        img = images.pull(ref, _auth(request.auth) if request.HasField("auth") else None)
+        img = images.pull(ref, auth)
         # The image id, as containerd answers: the same string as Image.id for every name of it.
         return pb.PullImageResponse(image_ref=img.id)
 
@@ -80,11 +80,11 @@ class ImageService:
         ref = request.image.image
         if not ref:
             raise errors.InvalidArgument("RemoveImage: image.image is required")
-        self.st.images.remove(ref)
+        self.images.remove(ref)
         return pb.RemoveImageResponse()
 
     async def ImageFsInfo(self, request, context):
-        now = self.st.clock.now_ns()
-        image_fs = image_filesystem(self.st.images.fs_usage(now), self.st.disk)
-        container_fs = container_filesystem(self.st.runtime, now, self.st.disk)
+        now = self.node.clock.now_ns()
+        image_fs = image_filesystem(self.images.fs_usage(now), self.node.disk)
+        container_fs = container_filesystem(self.node.runtime, now, self.node.disk)
         return pb.ImageFsInfoResponse(image_filesystems=[image_fs], container_filesystems=[container_fs])

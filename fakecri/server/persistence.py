@@ -1,12 +1,15 @@
-"""The --state-file: sandboxes, containers, images and the pod CIDR kept across a restart.
+"""The --state-file: sandboxes, containers, images, the pod CIDR and the id sequence kept
+across a restart.
 
 Guarantee: the snapshot is written (temp file in the same directory, fsync, rename,
-fsync of the directory) in the RPC handler's `finally`, before the reply goes out. So
-every operation a client saw acknowledged is in the file, and a kill -9 at any moment
-leaves the last complete snapshot. Calls that changed nothing skip the write.
+fsync of the directory) at the commit point of the RPC that changed something, before
+the reply goes out. So every operation a client saw acknowledged is in the file, and a
+kill -9 at any moment leaves the last complete snapshot. Calls that changed nothing skip
+the write (the engine's change counter says so).
 
-A file that is not a fakecri state file, or is damaged, stops start-up with a message
-saying so, and is left untouched. A lock file beside it keeps two servers apart.
+A file that is not a fakecri state file, or is damaged anywhere, stops start-up with a
+message saying so, and is left untouched: the whole file is checked before any of it is
+used. A lock file beside it keeps two servers apart.
 """
 from __future__ import annotations
 
@@ -16,30 +19,15 @@ import time
 from typing import Any
 
 from fakecri.engine import errors
-from fakecri.engine.ids import RandomIds
-from fakecri.engine.images import ImageStore
+from fakecri.engine.clock import Clock, FakeClock
+from fakecri.engine.ids import IdSource, RandomIds
 from fakecri.engine.runtime import Runtime
 from fakecri.server.exceptions import StateFileError, StateFilePathError, StateWriteError
 from fakecri.server.lock_file import LockFile
-from fakecri.server.state import ServerState
-from fakecri.server.state_builder import runtime_options
 
 FORMAT = "fakecri-state"
-VERSION = 1
-
-
-class _FreshIds:
-    """Wraps an id source so a restored runtime never hands out an id it already holds."""
-
-    def __init__(self, inner: Any, runtime: Runtime) -> None:
-        self.inner = inner
-        self.runtime = runtime
-
-    def new_id(self) -> str:
-        while True:
-            new = self.inner.new_id()
-            if new not in self.runtime._sandboxes and new not in self.runtime._containers:
-                return new
+VERSION = 2
+MAX_DEPTH = 64  # JSON nested deeper than this is not a state file (and would exhaust the stack)
 
 
 def write_atomic(path: str, data: bytes) -> None:
@@ -62,19 +50,26 @@ def write_atomic(path: str, data: bytes) -> None:
         os.close(dir_fd)
 
 
-def encode_state(state: ServerState) -> bytes:
-    doc: dict[str, Any] = {
-        "format": FORMAT,
-        "version": VERSION,
-        "written_at_ns": time.time_ns(),
-        "runtime": state.runtime.to_dict(),
-        "images": state.images.to_dict(),
-    }
-    rng = getattr(state.ids, "_rng", None)
-    if isinstance(state.ids, RandomIds) and rng is not None:
-        version, internal, gauss = rng.getstate()
-        doc["ids"] = {"random_state": [version, list(internal), gauss]}
-    return json.dumps(doc, separators=(",", ":")).encode("utf-8")
+def _depth(text: str) -> int:
+    """How deep the brackets of a JSON text nest (strings skipped), without parsing it."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
 
 
 def read_state_doc(path: str) -> dict[str, Any] | None:
@@ -87,8 +82,11 @@ def read_state_doc(path: str) -> dict[str, Any] | None:
     except OSError as exc:
         raise StateFilePathError(f"state file {path}: cannot read it: {exc.strerror or exc}") from None
     try:
-        doc = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = raw.decode("utf-8")
+        if _depth(text) > MAX_DEPTH:
+            raise ValueError(f"it nests deeper than {MAX_DEPTH} levels")
+        doc = json.loads(text)
+    except (UnicodeDecodeError, ValueError) as exc:
         raise StateFileError(
             f"state file {path} is damaged (not valid JSON: {exc}); it was left untouched. "
             "Move it away to start with an empty runtime."
@@ -106,33 +104,43 @@ def read_state_doc(path: str) -> dict[str, Any] | None:
     return doc
 
 
-def restore_into(state: ServerState, doc: dict[str, Any], path: str) -> None:
-    """Replace the state's runtime and images with the snapshot's."""
-    cfg = state.config
-    try:
-        runtime = Runtime.from_dict(doc["runtime"], state.clock, state.ids, **runtime_options(state))
-        images = ImageStore.from_dict(doc["images"], state.clock, state.catalog, cfg.max_images)
-        ids_doc = doc.get("ids") or {}
-        if "random_state" in ids_doc and isinstance(state.ids, RandomIds):
-            version, internal, gauss = ids_doc["random_state"]
-            state.ids._rng.setstate((version, tuple(internal), gauss))
-    except (KeyError, TypeError, ValueError, AttributeError, IndexError, errors.CoreError) as exc:
-        raise StateFileError(f"state file {path} is damaged ({type(exc).__name__}: {exc}); it was left untouched") from None
-    runtime.ids = _FreshIds(state.ids, runtime)
-    state.ports.close_all()
-    state.runtime = runtime
-    state.images = images
-
-
 class StateFile:
-    """Owns the state file of one server: loads it at start, writes it after changes."""
+    """Owns the state file of one node: loads it at start, writes it after changes."""
 
-    def __init__(self, state: ServerState, path: str) -> None:
-        self.state = state
+    def __init__(self, runtime: Runtime, clock: Clock, ids: IdSource, path: str, log: Any) -> None:
+        self.runtime = runtime
+        self.clock = clock
+        self.ids = ids
         self.path = path
+        self.log = log
         self.writes = 0
         self._lock = LockFile(path + ".lock")
-        self._last: tuple | None = None
+        self._written: int | None = None  # the engine's change count the file holds
+
+    def encode(self) -> bytes:
+        doc: dict[str, Any] = {
+            "format": FORMAT,
+            "version": VERSION,
+            "written_at_ns": time.time_ns(),
+            "runtime": self.runtime.snapshot(),
+        }
+        if isinstance(self.ids, RandomIds):
+            doc["ids"] = self.ids.state()
+        return json.dumps(doc, separators=(",", ":")).encode("utf-8")
+
+    def restore(self, doc: dict[str, Any]) -> None:
+        """Put the file's state into the runtime; StateFileError (and nothing changed) if any of it is bad."""
+        runtime_doc = doc.get("runtime")
+        try:
+            if "ids" in doc and isinstance(self.ids, RandomIds):
+                self.ids.set_state(doc["ids"])
+            if isinstance(self.clock, FakeClock) and isinstance(runtime_doc, dict):
+                saved_at = runtime_doc.get("saved_at_ns")
+                if isinstance(saved_at, int) and not isinstance(saved_at, bool):
+                    self.clock.set(saved_at)  # a fake clock goes on from where it was, never back
+            self.runtime.restore(runtime_doc)
+        except (errors.CoreError, ValueError) as exc:
+            raise StateFileError(f"state file {self.path} is damaged ({exc}); it was left untouched") from None
 
     def open(self) -> StateFile:
         self._take_lock()
@@ -140,11 +148,10 @@ class StateFile:
             self._remove_stale_temp_files()
             doc = read_state_doc(self.path)
             if doc is not None:
-                restore_into(self.state, doc, self.path)
-                self.state.tick()  # fire what fell due while fakecri was down, re-arm the rest
-                self.state.log.info(
-                    "state restored", path=self.path, sandboxes=len(self.state.runtime.list_sandboxes()),
-                    containers=len(self.state.runtime.list_containers()), images=len(self.state.images.list()))
+                self.restore(doc)
+                counts = self.runtime.counts()
+                self.log.info("state restored", path=self.path, sandboxes=counts["sandboxes"],
+                              containers=counts["containers"], images=len(self.runtime.images))
             self.write()  # proves the directory is writable before any call is accepted
         except StateWriteError as exc:
             self._lock.release()
@@ -152,7 +159,6 @@ class StateFile:
         except BaseException:
             self._lock.release()
             raise
-        self.state.persist = self.write_if_changed
         return self
 
     def _remove_stale_temp_files(self) -> None:
@@ -166,27 +172,20 @@ class StateFile:
                 except OSError:
                     pass
 
-    def fingerprint(self) -> tuple:
-        """Changes whenever a record, the image set or the pod CIDR changes (cheap: no serializing)."""
-        rt, images = self.state.runtime, self.state.images
-        revs = sum(s.rev for s in rt._sandboxes.values()) + sum(c.rev for c in rt._containers.values())
-        tags = tuple((i.id, len(i.repo_tags), len(i.repo_digests)) for i in images._images.values())
-        return (id(rt), id(images), len(rt._sandboxes), len(rt._containers), revs, rt.pod_cidr, tags)
-
     def write_if_changed(self) -> None:
-        if self.fingerprint() != self._last:
+        if self.runtime.changes != self._written:
             self.write()
 
     def write(self) -> None:
-        mark = self.fingerprint()
+        mark = self.runtime.changes
         try:
-            write_atomic(self.path, encode_state(self.state))
+            write_atomic(self.path, self.encode())
         except OSError as exc:
             # The call that changed the state must not be acknowledged: its handler fails with this.
             message = f"state file {self.path}: cannot write it ({exc.strerror or exc}); the last change is not saved"
-            self.state.log.error("state file write failed", path=self.path, error=str(exc))
+            self.log.error("state file write failed", path=self.path, error=str(exc))
             raise StateWriteError(message) from None
-        self._last = mark
+        self._written = mark
         self.writes += 1
 
     async def stop(self) -> None:
@@ -209,9 +208,3 @@ class StateFile:
             raise StateFilePathError(f"state file {self.path}: cannot create {lock_path}: {exc.strerror}") from None
         if not locked:
             raise StateFileError(f"state file {self.path} is in use by another fakecri (lock {lock_path} is held)")
-
-
-def open_state_file(state: ServerState) -> StateFile:
-    """Load (or create) the configured state file and hook it to every RPC."""
-    assert state.config.state_file, "no state_file configured"
-    return StateFile(state, state.config.state_file).open()

@@ -1,7 +1,7 @@
 """Real listeners for the web servers of running containers.
 
 When a container whose own command is a web server (the image content says which
-ports, see core/image_content.py) starts, the server opens the sockets a real node
+ports, see sim/image_content.py) starts, the server opens the sockets a real node
 would have:
 
 - each TCP port mapping of its sandbox whose container port the server listens on
@@ -21,20 +21,17 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
 
 import structlog
 
 from fakecri.engine.events import Event, EventType
-from fakecri.engine.records import Container
-from fakecri.sim.userland.spec import NODE, network_mode, port_mappings
+from fakecri.engine.records import Container, Sandbox
+from fakecri.engine.specs import NODE, TCP
 from fakecri.server import webserver
-
-if TYPE_CHECKING:
-    from fakecri.engine.runtime import Runtime
+from fakecri.sim.simulation import Simulation
 
 log = structlog.get_logger("fakecri.ports")
-TCP = 0  # runtime.v1 Protocol.TCP
 DEFAULT_HOST_IP = "127.0.0.1"
 
 
@@ -45,13 +42,14 @@ def _is_loopback(ip: str) -> bool:
         return False
 
 
-def addresses(c_ports: tuple[int, ...], sandbox_spec: bytes, pod_ip: str) -> list[tuple[str, int]]:
+def addresses(c_ports: tuple[int, ...], sb: Sandbox) -> list[tuple[str, int]]:
     """(host address, port) pairs a web server on `c_ports` is reachable at from the host."""
     out: list[tuple[str, int]] = []
-    if network_mode(sandbox_spec) == NODE:
+    pod_ip = sb.ip
+    if sb.spec.namespaces.network == NODE:
         out += [(DEFAULT_HOST_IP, p) for p in c_ports]
     else:
-        for m in port_mappings(sandbox_spec):
+        for m in sb.spec.port_mappings:
             if m.protocol == TCP and m.host_port and m.container_port in c_ports:
                 out.append((m.host_ip or DEFAULT_HOST_IP, m.host_port))
         if pod_ip and _is_loopback(pod_ip):
@@ -60,8 +58,8 @@ def addresses(c_ports: tuple[int, ...], sandbox_spec: bytes, pod_ip: str) -> lis
 
 
 class PortListeners:
-    def __init__(self, runtime: Callable[[], Runtime], count: Callable[[str], None]) -> None:
-        self._runtime = runtime  # the runtime in force (a reset or restore replaces it)
+    def __init__(self, sim: Simulation, count: Callable[[str], None]) -> None:
+        self._sim = sim  # which ports a container's server listens on, and which server it is
         self._count = count
         self._open: dict[str, list[asyncio.AbstractServer | socket.socket]] = {}  # container id -> listeners
 
@@ -76,26 +74,21 @@ class PortListeners:
     def on_event(self, ev: Event) -> None:
         if ev.is_sandbox:
             return
-        if ev.type == EventType.STARTED:
-            try:
-                c = self._runtime().get_container(ev.container_id)
-            except Exception:
-                return
-            self._start(c)
+        if ev.type == EventType.STARTED and isinstance(ev.subject, Container) and ev.sandbox is not None:
+            self._start(ev.subject, ev.sandbox)
         elif ev.type in (EventType.STOPPED, EventType.DELETED):
             self.close(ev.container_id)
 
-    def _start(self, c: Container) -> None:
-        ports = self._runtime().web_ports(c)
+    def _start(self, c: Container, sb: Sandbox) -> None:
+        ports = self._sim.web_ports(c)
         if not ports:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # not on the server's loop (a restore before serving): nothing to serve with
             return
-        sb = self._runtime().get_sandbox(c.sandbox_id)
-        server = self._runtime().content_of(c).http_server
-        for host, port in addresses(ports, sb.spec, sb.ip):
+        server = self._sim.content_of(c).http_server
+        for host, port in addresses(ports, sb):
             family = socket.AF_INET6 if ":" in host else socket.AF_INET
             sock = socket.socket(family, socket.SOCK_STREAM)
             try:

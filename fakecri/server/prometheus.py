@@ -18,7 +18,7 @@ from prometheus_client import Counter as PromCounter
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
 from fakecri.server.config import format_address, parse_address
-from fakecri.server.state import ServerState
+from fakecri.server.node import Node
 from fakecri.server.streaming.httphead import BadRequest, parse_head
 
 RPC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -29,12 +29,12 @@ CONTAINER_STATES = ("CREATED", "RUNNING", "EXITED", "UNKNOWN")
 class StateCollector:
     """Reads counters, the event bus, the runtime and the images at scrape time."""
 
-    def __init__(self, state: ServerState) -> None:
-        self.state = state
+    def __init__(self, node: Node) -> None:
+        self.node = node
 
     def collect(self) -> Iterator:
-        st = self.state
-        counters = Counter(st.counters)
+        node = self.node
+        counters = Counter(node.counters)
         faults = CounterMetricFamily("fakecri_faults_injected", "Times each fault fired, by fault name",
                                      labels=["fault"])
         for key, n in sorted(counters.items()):
@@ -46,7 +46,7 @@ class StateCollector:
         yield from self._objects()
 
     def _events(self, counters: Counter) -> Iterator:
-        subs = list(self.state.bus.subscribers)
+        subs = list(self.node.bus.subscribers)
         yield CounterMetricFamily("fakecri_events_emitted", "Container events published to the bus",
                                   value=counters["events_emitted"])
         yield CounterMetricFamily("fakecri_events_delivered", "Events written to GetContainerEvents streams",
@@ -71,7 +71,8 @@ class StateCollector:
         yield queued
 
     def _objects(self) -> Iterator:
-        rt, images = self.state.runtime, self.state.images
+        rt = self.node.runtime
+        images = rt.images
         by_state = Counter(sb.state.name for sb in rt.list_sandboxes())
         sandboxes = GaugeMetricFamily("fakecri_sandboxes", "Pod sandboxes, by state", labels=["state"])
         for name in SANDBOX_STATES:
@@ -92,14 +93,14 @@ class StateCollector:
 class ServerMetrics:
     """The registry of one server plus the hot-path hook `observe_rpc`."""
 
-    def __init__(self, state: ServerState) -> None:
+    def __init__(self, node: Node) -> None:
         self.registry = CollectorRegistry()
         self.url = ""  # set once the HTTP endpoint listens
         self.rpc_seconds = Histogram("fakecri_rpc_duration_seconds", "Time to answer an RPC, by method and code",
                                      ["method", "code"], buckets=RPC_BUCKETS, registry=self.registry)
         self.rpcs = PromCounter("fakecri_rpcs", "CRI RPCs answered, by method and gRPC code", ["method", "code"],
                             registry=self.registry)
-        self.registry.register(StateCollector(state))
+        self.registry.register(StateCollector(node))
 
     def observe_rpc(self, method: str, code: str, duration_s: float) -> None:
         self.rpcs.labels(method, code).inc()
@@ -160,13 +161,13 @@ def _reply(status: int, body: bytes, content_type: str, length: int | None = Non
     return head.encode("latin-1") + body
 
 
-async def start_metrics(state: ServerState) -> MetricsServer:
-    """Serve metrics on state.config.metrics_addr and hook RPC observations."""
-    host, port = parse_address(state.config.metrics_addr, "metrics_addr")
-    metrics = ServerMetrics(state)
+async def start_metrics(node: Node) -> MetricsServer:
+    """Serve metrics on node.config.metrics_addr and hook RPC observations."""
+    host, port = parse_address(node.config.metrics_addr, "metrics_addr")
+    metrics = ServerMetrics(node)
     server = MetricsServer(metrics, host, port)
     await server.start()
     metrics.url = server.url
-    state.metrics = metrics
-    state.log.info("metrics serving", url=server.url)
+    node.metrics = metrics
+    node.log.info("metrics serving", url=server.url)
     return server

@@ -1,33 +1,29 @@
-"""runtime.v1.RuntimeService: protobuf in, core calls, protobuf (or cached wire bytes) out.
+"""runtime.v1.RuntimeService: protobuf in, engine calls, protobuf (or cached wire bytes) out.
 
-No business rules live here; they are in fakecri.core. Errors raised by the core are
-turned into status codes by the call wrapper (call_wrapper.py), through status.py.
+No business rules live here; they are in the engine (fakecri.engine) and the container
+simulation (fakecri.sim). Errors they raise are turned into status codes by the call
+wrapper (call_wrapper.py), through status.py.
 """
 from __future__ import annotations
 
-import operator
-import posixpath
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fakecri import __version__
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
 from fakecri.engine.records import ContainerState, SandboxState
 from fakecri.engine.runtime import Runtime
+from fakecri.faults.quirks import Quirk
 from fakecri.server import checkpoint_archives as archives
 from fakecri.server import stats_replies as replies
 from fakecri.server import translate as tr
-from fakecri.server.config_checks import check_container_config, check_sandbox_config
+from fakecri.server.configs import check_container_config, check_sandbox_config, container_spec, sandbox_spec
 from fakecri.server.events.delivery import deliver
-from fakecri.server.events.status_cache import sandbox_status_response
-from fakecri.server.wire import JoinCache, batches, field_fragment
+from fakecri.server.node import Node
+from fakecri.server.wire import FragmentCache, VersionedCache, batches, field_fragment
 
-if TYPE_CHECKING:
-    from fakecri.server.state import ServerState
-
-_WIRE = operator.attrgetter("wire")
 STREAM_BATCH = 5000  # items per Stream* message, as containerd batches them
 _SANDBOX_STATES = frozenset(s.value for s in SandboxState)
 _CONTAINER_STATES = frozenset(s.value for s in ContainerState)
@@ -42,49 +38,40 @@ def _in_batches(items: list) -> Iterable[list]:
     return (items[i : i + STREAM_BATCH] for i in range(0, len(items), STREAM_BATCH))
 
 
-def _matching_sandboxes(runtime: Runtime, f) -> list[bytes]:
-    if f.HasField("state") and f.state.state not in _SANDBOX_STATES:
-        return []  # a state no sandbox can be in matches nothing
-    state = SandboxState(f.state.state) if f.HasField("state") else None
-    items = runtime.list_sandboxes(id=f.id, state=state, label_selector=_selector(f))
-    frag = tr.sandbox_fragment
-    return [sb.wire or frag(sb) for sb in items]
-
-
-def _matching_containers(runtime: Runtime, f) -> list[bytes]:
-    if f.HasField("state") and f.state.state not in _CONTAINER_STATES:
-        return []  # a state no container can be in matches nothing
-    state = ContainerState(f.state.state) if f.HasField("state") else None
-    items = runtime.list_containers(
-        id=f.id, state=state, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f)
-    )
-    frag = tr.container_fragment
-    return [c.wire or frag(c) for c in items]
-
-
 @dataclass(frozen=True)
 class _Listing:
     """How the List* and Stream* RPCs of one kind of record read the runtime."""
 
-    every: Callable[[Runtime], list]  # all the records, in list order
-    matching: Callable[[Runtime, Any], list[bytes]]  # the fragments of those a filter matches
-    fragment: Callable[[Any], bytes]  # one record's list fragment
-    join_key: str  # the JoinCache key of the unfiltered List* reply
-    batches_key: str  # ... and of the unfiltered Stream* batches
+    key: str  # the cache key of the unfiltered answers
+    every: Callable[[Runtime], list[Any]]  # all the records, in list order
+    matching: Callable[[Runtime, Any], list[Any]]  # the records a filter matches
+    fragments: FragmentCache  # each record's list item
 
 
-_SANDBOXES = _Listing(operator.methodcaller("list_sandboxes"), _matching_sandboxes, tr.sandbox_fragment,
-                      "sandboxes", "sandbox-batches")
-_CONTAINERS = _Listing(operator.methodcaller("list_containers"), _matching_containers, tr.container_fragment,
-                       "containers", "container-batches")
+def _matching_sandboxes(runtime: Runtime, f: Any) -> list[Any]:
+    if f.HasField("state") and f.state.state not in _SANDBOX_STATES:
+        return []  # a state no sandbox can be in matches nothing
+    state = SandboxState(f.state.state) if f.HasField("state") else None
+    return runtime.list_sandboxes(id=f.id, state=state, label_selector=_selector(f))
+
+
+def _matching_containers(runtime: Runtime, f: Any) -> list[Any]:
+    if f.HasField("state") and f.state.state not in _CONTAINER_STATES:
+        return []  # a state no container can be in matches nothing
+    state = ContainerState(f.state.state) if f.HasField("state") else None
+    return runtime.list_containers(id=f.id, state=state, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f))
 
 
 class RuntimeService:
-    def __init__(self, state: ServerState) -> None:
-        self.st = state
-        # Unfiltered list responses (the relist), reused while no record changed.
-        self._joined = JoinCache(state.config.max_message_bytes)
-        self._max_bytes = state.config.max_message_bytes  # Stream* batches stay under the message limit
+    def __init__(self, node: Node) -> None:
+        self.node = node
+        # Unfiltered list answers (the relist), reused while nothing changed.
+        self._answers = VersionedCache(node.config.max_message_bytes)
+        self._max_bytes = node.config.max_message_bytes  # Stream* batches stay under the message limit
+        self._sandboxes = _Listing("sandboxes", lambda rt: rt.list_sandboxes(), _matching_sandboxes,
+                                   FragmentCache(tr.sandbox_item))
+        self._containers = _Listing("containers", lambda rt: rt.list_containers(), _matching_containers,
+                                    FragmentCache(tr.container_item))
 
     # ------------------------------------------------------------ runtime info
 
@@ -94,7 +81,7 @@ class RuntimeService:
         )
 
     async def Status(self, request, context):
-        conditions = self.st.conditions()
+        conditions = self.node.conditions()
         resp = pb.StatusResponse(
             status=pb.RuntimeStatus(
                 conditions=[
@@ -106,23 +93,23 @@ class RuntimeService:
                 pb.RuntimeHandler(
                     name=h, features=pb.RuntimeHandlerFeatures(recursive_read_only_mounts=True, user_namespaces=True)
                 )
-                for h in self.st.config.runtime_handlers
+                for h in self.node.config.runtime_handlers
             ],
             features=pb.RuntimeFeatures(supplemental_groups_policy=True, user_namespaces_host_network=True,
                                         mount_options=True),
         )
         if request.verbose:
-            resp.info["config"] = self.st.describe_config()
+            resp.info["config"] = self.node.describe_config()
         return resp
 
     async def RuntimeConfig(self, request, context):
-        driver = pb.CGROUPFS if self.st.config.cgroup_driver == "cgroupfs" else pb.SYSTEMD
+        driver = pb.CGROUPFS if self.node.config.cgroup_driver == "cgroupfs" else pb.SYSTEMD
         return pb.RuntimeConfigResponse(linux=pb.LinuxRuntimeConfiguration(cgroup_driver=driver))
 
     async def UpdateRuntimeConfig(self, request, context):
         cidr = request.runtime_config.network_config.pod_cidr
         if cidr:
-            self.st.runtime.set_pod_cidr(cidr)
+            self.node.runtime.set_pod_cidr(cidr)
         return pb.UpdateRuntimeConfigResponse()
 
     # ------------------------------------------------------------ sandboxes
@@ -133,7 +120,7 @@ class RuntimeService:
         md = cfg.metadata
         linux_res = cfg.linux.resources if cfg.linux.HasField("resources") else None
         overhead = cfg.linux.overhead if cfg.linux.HasField("overhead") else None
-        sb = self.st.runtime.run_pod_sandbox(
+        sb = self.node.runtime.run_pod_sandbox(
             name=md.name,
             namespace=md.namespace,
             uid=md.uid,
@@ -143,61 +130,63 @@ class RuntimeService:
             hostname=cfg.hostname,
             log_directory=cfg.log_directory,
             runtime_handler=request.runtime_handler,
-            spec=cfg.SerializeToString(),
+            spec=sandbox_spec(cfg),
             resources=tr.resources_from_pb(linux_res) if linux_res is not None else None,
             overhead=tr.resources_from_pb(overhead) if overhead is not None else None,
         )
         return pb.RunPodSandboxResponse(pod_sandbox_id=sb.id)
 
     async def StopPodSandbox(self, request, context):
-        self.st.runtime.stop_pod_sandbox(request.pod_sandbox_id)
+        self.node.runtime.stop_pod_sandbox(request.pod_sandbox_id)
         return pb.StopPodSandboxResponse()
 
     async def RemovePodSandbox(self, request, context):
-        self.st.runtime.remove_pod_sandbox(request.pod_sandbox_id)
+        self.node.runtime.remove_pod_sandbox(request.pod_sandbox_id)
         return pb.RemovePodSandboxResponse()
 
     async def PodSandboxStatus(self, request, context):
-        sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
+        sb = self.node.runtime.get_sandbox(request.pod_sandbox_id)
         if not request.verbose:  # wire bytes from the cached statuses (the common kubelet call)
-            return self.st.statuses.sandbox_status_wire(self.st.runtime, sb, self.st.quirks(), self.st.now_ns())
-        resp = sandbox_status_response(self.st.runtime, sb, self.st.quirks(), self.st.now_ns())
-        if request.verbose:
-            resp.info.update(tr.sandbox_info(sb))
+            return self.node.statuses.sandbox_status_wire(sb, self.node.quirks(), self.node.now_ns())
+        resp = self.node.statuses.sandbox_status_response(sb, self.node.quirks(), self.node.now_ns())
+        resp.info.update(tr.sandbox_info(sb))
         return resp
 
-    @staticmethod
-    def _unfiltered(items: list, build) -> tuple[list, Callable[[], list[bytes]]]:
-        """Every record's cached fragment (None where not built yet), gathered in C, and how to
-        complete the list. The relist path: a Python pass over 100k records costs more than
-        the join (it is memory-latency bound), so it only runs when the JoinCache misses."""
-        wires = list(map(_WIRE, items))
-        return wires, lambda: [w if w is not None else build(r) for w, r in zip(wires, items)]
-
-    def _list_reply(self, request, listing: _Listing) -> bytes:
-        """A List* reply: the filtered fragments joined, or every record's, joined once and
-        cached while no record changes."""
+    def _list_reply(self, request: Any, listing: _Listing) -> bytes:
+        """A List* reply: the matching records' fragments joined; unfiltered, kept while nothing changes."""
+        runtime = self.node.runtime
         if request.filter.ByteSize():
-            return b"".join(listing.matching(self.st.runtime, request.filter))
-        wires, complete = self._unfiltered(listing.every(self.st.runtime), listing.fragment)
-        return self._joined.join(listing.join_key, wires, complete)
+            return b"".join(map(listing.fragments.of, listing.matching(runtime, request.filter)))
+        changes = runtime.changes
+        data = self._answers.get(listing.key, changes)
+        if data is None:
+            data = b"".join(listing.fragments.every(listing.every(runtime)))
+            self._answers.put(listing.key, changes, data)
+        return data  # type: ignore[no-any-return]
 
-    def _stream_chunks(self, request, listing: _Listing) -> Iterable[bytes]:
-        """The Stream* replies of the same list, in batches (cached too when unfiltered)."""
+    def _stream_chunks(self, request: Any, listing: _Listing) -> Iterable[bytes]:
+        """The Stream* replies of the same list, in batches (kept too when unfiltered)."""
+        runtime = self.node.runtime
         if request.filter.ByteSize():
-            return batches(listing.matching(self.st.runtime, request.filter), STREAM_BATCH, self._max_bytes)
-        wires, complete = self._unfiltered(listing.every(self.st.runtime), listing.fragment)
-        return self._joined.batches(listing.batches_key, wires, STREAM_BATCH, complete, self._max_bytes)
+            frags = list(map(listing.fragments.of, listing.matching(runtime, request.filter)))
+            return batches(frags, STREAM_BATCH, self._max_bytes)
+        changes = runtime.changes
+        key = listing.key + "-batches"
+        chunks = self._answers.get(key, changes)
+        if chunks is None:
+            chunks = list(batches(listing.fragments.every(listing.every(runtime)), STREAM_BATCH, self._max_bytes))
+            self._answers.put(key, changes, chunks)
+        return chunks  # type: ignore[no-any-return]
 
     async def ListPodSandbox(self, request, context):
-        return self._list_reply(request, _SANDBOXES)
+        return self._list_reply(request, self._sandboxes)
 
     async def StreamPodSandboxes(self, request, context):
-        for chunk in self._stream_chunks(request, _SANDBOXES):
+        for chunk in self._stream_chunks(request, self._sandboxes):
             yield chunk
 
     async def UpdatePodSandboxResources(self, request, context):
-        self.st.runtime.update_pod_sandbox_resources(
+        self.node.runtime.update_pod_sandbox_resources(
             request.pod_sandbox_id,
             overhead=tr.resources_from_pb(request.overhead) if request.HasField("overhead") else None,
             resources=tr.resources_from_pb(request.resources) if request.HasField("resources") else None,
@@ -211,78 +200,74 @@ class RuntimeService:
         if not cfg.image.image:
             raise errors.InvalidArgument("CreateContainer: config.image.image is required")
         check_container_config(cfg)
-        sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
-        image = self.st.images.resolve(cfg.image.image)
-        log_path = posixpath.join(sb.log_directory, cfg.log_path) if sb.log_directory and cfg.log_path else ""
-        c = self.st.runtime.create_container(
-            sb.id,
+        c = self.node.runtime.create_container(
+            request.pod_sandbox_id,
             name=cfg.metadata.name,
             attempt=cfg.metadata.attempt,
-            image=image,
-            image_ref_requested=cfg.image.image,
+            image=cfg.image.image,
             labels=dict(cfg.labels),
             annotations=dict(cfg.annotations),
             command=tuple(cfg.command),
             args=tuple(cfg.args),
-            log_path=log_path,
+            log_path=cfg.log_path,
             resources=tr.resources_from_pb(cfg.linux.resources),
-            spec=cfg.SerializeToString(),
+            spec=container_spec(cfg),
         )
         return pb.CreateContainerResponse(container_id=c.id)
 
     async def StartContainer(self, request, context):
-        self.st.runtime.start_container(request.container_id)
+        self.node.runtime.start_container(request.container_id)
         return pb.StartContainerResponse()
 
     async def StopContainer(self, request, context):
-        rt = self.st.runtime
-        delay = rt.stop_container(request.container_id, float(request.timeout))
+        runtime = self.node.runtime
+        delay = runtime.stop_container(request.container_id, float(request.timeout))
         if delay > 0:
-            cid = rt.get_container(request.container_id).id
-            await self.st.wait(delay)
-            if self.st.runtime is rt:  # not reset or wiped meanwhile
-                rt.complete_stop(cid)
-            self.st.tick()
+            cid = runtime.get_container(request.container_id).id
+            self.node.commit()  # the stop has begun: what it changed is out before the wait
+            await self.node.wait(delay)
+            runtime.complete_stop(cid)  # nothing, if a reset or a wipe took the container meanwhile
         return pb.StopContainerResponse()
 
     async def RemoveContainer(self, request, context):
-        self.st.runtime.remove_container(request.container_id)
+        self.node.runtime.remove_container(request.container_id)
         return pb.RemoveContainerResponse()
 
     async def ListContainers(self, request, context):
-        return self._list_reply(request, _CONTAINERS)
+        return self._list_reply(request, self._containers)
 
     async def StreamContainers(self, request, context):
-        for chunk in self._stream_chunks(request, _CONTAINERS):
+        for chunk in self._stream_chunks(request, self._containers):
             yield chunk
 
     async def ContainerStatus(self, request, context):
-        c = self.st.runtime.get_container(request.container_id)
+        c = self.node.runtime.get_container(request.container_id)
         if not request.verbose:  # ContainerStatusResponse.status (field 1) from the cached status
-            return field_fragment(1, self.st.statuses.container_status_bytes(c))
-        resp = pb.ContainerStatusResponse(status=tr.container_status(c, self.st.runtime.content_of(c)))
-        if request.verbose:
-            resp.info.update(tr.container_info(c))
+            return field_fragment(1, self.node.statuses.container_status_bytes(c))
+        resp = pb.ContainerStatusResponse(status=tr.container_status(c, self.node.sim.content_of(c)))
+        resp.info.update(tr.container_info(c))
         return resp
 
     async def UpdateContainerResources(self, request, context):
-        c = self.st.runtime.get_container(request.container_id)
-        if "resize-not-applied" in self.st.quirks():
+        c = self.node.runtime.get_container(request.container_id)
+        if Quirk.RESIZE_NOT_APPLIED in self.node.quirks():
             return pb.UpdateContainerResourcesResponse()
         resources = tr.resources_from_pb(request.linux) if request.HasField("linux") else c.resources
-        self.st.runtime.update_container_resources(c.id, resources, dict(request.annotations) or None)
+        self.node.runtime.update_container_resources(c.id, resources)  # annotations are hints; none kept
         return pb.UpdateContainerResourcesResponse()
 
     async def ReopenContainerLog(self, request, context):
-        self.st.runtime.reopen_container_log(request.container_id)
+        c = self.node.runtime.check_reopen_log(request.container_id)
+        self.node.log_files.reopen(c.log_path)
         return pb.ReopenContainerLogResponse()
 
     async def ExecSync(self, request, context):
         if not request.cmd:
             raise errors.InvalidArgument(f"ExecSync in container {request.container_id}: cmd is empty")
-        result = self.st.runtime.exec_sync(request.container_id, list(request.cmd), float(request.timeout))
+        c = self.node.runtime.check_exec(request.container_id)
+        result = self.node.sim.exec_sync(c, list(request.cmd), self.node.now_ns(), float(request.timeout))
         if result.duration_s > 0:
-            await self.st.wait(result.duration_s)
+            await self.node.wait(result.duration_s)
         if result.timed_out:
             raise errors.DeadlineExceeded(
                 f"ExecSync {list(request.cmd)} in container {request.container_id} timed out "
@@ -293,24 +278,24 @@ class RuntimeService:
     # ------------------------------------------------------------ streaming endpoints
 
     async def Exec(self, request, context):
-        return pb.ExecResponse(url=self.st.streaming_url("exec", request))
+        return pb.ExecResponse(url=self.node.streaming_url("exec", request))
 
     async def Attach(self, request, context):
-        return pb.AttachResponse(url=self.st.streaming_url("attach", request))
+        return pb.AttachResponse(url=self.node.streaming_url("attach", request))
 
     async def PortForward(self, request, context):
-        return pb.PortForwardResponse(url=self.st.streaming_url("portforward", request))
+        return pb.PortForwardResponse(url=self.node.streaming_url("portforward", request))
 
     # ------------------------------------------------------------ stats
 
     async def ContainerStats(self, request, context):
-        c = self.st.runtime.get_container(request.container_id)
-        return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.st.now_ns(), self.st.disk))
+        c = self.node.runtime.get_container(request.container_id)
+        return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.node.now_ns(), self.node.disk))
 
     def _container_stats(self, f):
-        items = self.st.runtime.list_containers(id=f.id, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f))
-        now = self.st.now_ns()
-        return [replies.container_stats(c, now, self.st.disk) for c in items if c.state != ContainerState.EXITED or f.id]
+        items = self.node.runtime.list_containers(id=f.id, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f))
+        now = self.node.now_ns()
+        return [replies.container_stats(c, now, self.node.disk) for c in items if c.state != ContainerState.EXITED or f.id]
 
     async def ListContainerStats(self, request, context):
         return pb.ListContainerStatsResponse(stats=self._container_stats(request.filter))
@@ -320,13 +305,13 @@ class RuntimeService:
             yield pb.StreamContainerStatsResponse(container_stats=part)
 
     async def PodSandboxStats(self, request, context):
-        sb = self.st.runtime.get_sandbox(request.pod_sandbox_id)
-        return pb.PodSandboxStatsResponse(stats=replies.pod_sandbox_stats(self.st.runtime, sb, self.st.now_ns(), self.st.disk))
+        sb = self.node.runtime.get_sandbox(request.pod_sandbox_id)
+        return pb.PodSandboxStatsResponse(stats=replies.pod_sandbox_stats(self.node.runtime, sb, self.node.now_ns(), self.node.disk))
 
     def _sandbox_stats(self, f):
-        items = self.st.runtime.list_sandboxes(id=f.id, label_selector=_selector(f))
-        rt, now = self.st.runtime, self.st.now_ns()
-        return [replies.pod_sandbox_stats(rt, sb, now, self.st.disk) for sb in items]
+        items = self.node.runtime.list_sandboxes(id=f.id, label_selector=_selector(f))
+        rt, now = self.node.runtime, self.node.now_ns()
+        return [replies.pod_sandbox_stats(rt, sb, now, self.node.disk) for sb in items]
 
     async def ListPodSandboxStats(self, request, context):
         return pb.ListPodSandboxStatsResponse(stats=self._sandbox_stats(request.filter))
@@ -339,7 +324,7 @@ class RuntimeService:
         return pb.ListMetricDescriptorsResponse(descriptors=replies.metric_descriptors())
 
     def _sandbox_metrics(self):
-        rt, now = self.st.runtime, self.st.now_ns()
+        rt, now = self.node.runtime, self.node.now_ns()
         return [replies.pod_sandbox_metrics(rt, sb, now) for sb in rt.list_sandboxes()]
 
     async def ListPodSandboxMetrics(self, request, context):
@@ -352,16 +337,16 @@ class RuntimeService:
     # ------------------------------------------------------------ checkpoints
 
     async def CheckpointContainer(self, request, context):
-        archives.checkpoint_container(self.st.runtime, request.container_id, request.location)
+        archives.checkpoint_container(self.node.runtime, request.container_id, request.location)
         return pb.CheckpointContainerResponse()
 
     async def CheckpointPod(self, request, context):
-        archives.checkpoint_pod(self.st.runtime, request.pod_sandbox_id, request.output_path,
+        archives.checkpoint_pod(self.node.runtime, request.pod_sandbox_id, request.output_path,
                                 list(request.container_ids))
         return pb.CheckpointPodResponse()
 
     async def RestorePod(self, request, context):
-        sb, containers = archives.restore_pod(self.st.runtime, request)
+        sb, containers = archives.restore_pod(self.node.runtime, request)
         return pb.RestorePodResponse(
             pod_sandbox_id=sb.id,
             restored_containers=[pb.RestoredContainer(name=c.name, container_id=c.id) for c in containers],
@@ -370,9 +355,9 @@ class RuntimeService:
     # ------------------------------------------------------------ events
 
     async def GetContainerEvents(self, request, context):
-        sub, faults = self.st.subscribe()
+        sub, faults = self.node.subscribe()
         try:
-            async for item in deliver(self.st.bus, sub, faults, self.st.count):
+            async for item in deliver(self.node.bus, sub, faults, self.node.count):
                 yield item
         finally:
-            self.st.unsubscribe(sub)
+            self.node.unsubscribe(sub)

@@ -8,12 +8,12 @@ from typing import Any
 from fakecri.server.config import parse_address
 from fakecri.server.exceptions import SettingError
 from fakecri.server.prometheus import start_metrics
-from fakecri.server.state import ServerState
+from fakecri.server.node import Node
 from fakecri.server.streaming import StreamingServer
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend, StreamingUrls
 
 
-async def start_side_services(state: ServerState) -> tuple[list[Any], dict[str, str]]:
+async def start_side_services(state: Node) -> tuple[list[Any], dict[str, str]]:
     """The services started, and their addresses by name ("streaming", "metrics") as URLs."""
     started: list[Any] = []
     addresses: dict[str, str] = {}
@@ -32,14 +32,14 @@ async def start_side_services(state: ServerState) -> tuple[list[Any], dict[str, 
     return started, addresses
 
 
-async def _start_metrics(state: ServerState):
+async def _start_metrics(state: Node):
     try:
         return await start_metrics(state)
     except (OSError, ValueError) as exc:
         raise SettingError("metrics_addr", f"cannot serve metrics on {state.config.metrics_addr}: {exc}") from None
 
 
-async def _start_streaming(state: ServerState):
+async def _start_streaming(state: Node):
     host, port = parse_address(state.config.streaming_addr, "streaming_addr")
     server = StreamingServer(RuntimeStreamingBackend(state), host=host, port=port)
     try:

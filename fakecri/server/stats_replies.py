@@ -1,9 +1,9 @@
-"""Stats RPC replies: the core's figures (fakecri.sim.stats, pod_metrics) as runtime.v1 messages."""
+"""Stats RPC replies: the simulation's figures (fakecri.sim.stats, pod_metrics) as runtime.v1 messages."""
 from __future__ import annotations
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.sim import pod_metrics as pm
-from fakecri.sim import stats as core_stats
+from fakecri.sim import stats as sim_stats
 from fakecri.engine.images import FsUsage
 from fakecri.engine.runtime import Runtime
 from fakecri.server.disk import DiskRoot
@@ -22,14 +22,14 @@ def _fs(usage: FsUsage, disk: DiskRoot) -> pb.FilesystemUsage:
     return msg
 
 
-def _cpu(c: core_stats.CpuUsage) -> pb.CpuUsage:
+def _cpu(c: sim_stats.CpuUsage) -> pb.CpuUsage:
     msg = pb.CpuUsage(timestamp=c.timestamp_ns)
     _u64(msg.usage_core_nano_seconds, c.usage_core_nano_seconds)
     _u64(msg.usage_nano_cores, c.usage_nano_cores)
     return msg
 
 
-def _memory(m: core_stats.MemoryUsage) -> pb.MemoryUsage:
+def _memory(m: sim_stats.MemoryUsage) -> pb.MemoryUsage:
     msg = pb.MemoryUsage(timestamp=m.timestamp_ns)
     _u64(msg.working_set_bytes, m.working_set_bytes)
     _u64(msg.available_bytes, m.available_bytes)
@@ -40,7 +40,7 @@ def _memory(m: core_stats.MemoryUsage) -> pb.MemoryUsage:
     return msg
 
 
-def _container(s: core_stats.ContainerStats, disk: DiskRoot) -> pb.ContainerStats:
+def _container(s: sim_stats.ContainerStats, disk: DiskRoot) -> pb.ContainerStats:
     swap = pb.SwapUsage(timestamp=s.swap.timestamp_ns)
     _u64(swap.swap_available_bytes, s.swap.swap_available_bytes)
     _u64(swap.swap_usage_bytes, s.swap.swap_usage_bytes)
@@ -64,15 +64,15 @@ def _metric(m: pm.Metric) -> pb.Metric:
 
 
 def container_stats(c, now_ns: int, disk: DiskRoot) -> pb.ContainerStats:
-    return _container(core_stats.container_stats(c, now_ns), disk)
+    return _container(sim_stats.container_stats(c, now_ns), disk)
 
 
 def _containers_of(rt: Runtime, sb) -> list:
-    return [rt.get_container(cid) for cid in sb.container_ids]
+    return rt.list_containers(sandbox_id=sb.id)
 
 
 def pod_sandbox_stats(rt: Runtime, sb, now_ns: int, disk: DiskRoot) -> pb.PodSandboxStats:
-    s = core_stats.pod_sandbox_stats(sb, _containers_of(rt, sb), now_ns, removed_cpu_ns=rt.removed_cpu_ns(sb.id))
+    s = sim_stats.pod_sandbox_stats(sb, _containers_of(rt, sb), now_ns, removed_cpu_ns=rt.removed_cpu_ns(sb.id))
     linux = pb.LinuxPodSandboxStats(
         cpu=_cpu(s.cpu),
         memory=_memory(s.memory),
@@ -118,4 +118,4 @@ def image_filesystem(usage: FsUsage, disk: DiskRoot) -> pb.FilesystemUsage:
 
 
 def container_filesystem(rt: Runtime, now_ns: int, disk: DiskRoot) -> pb.FilesystemUsage:
-    return _fs(core_stats.container_fs_usage(rt.list_containers(), now_ns), disk)
+    return _fs(sim_stats.container_fs_usage(rt.list_containers(), now_ns), disk)

@@ -1,21 +1,20 @@
-"""Protobuf <-> core record conversions. Pure functions, no state of their own.
+"""Engine records to protobuf messages, and resources both ways. Pure functions.
 
-The servicers call these and nothing else touches both protobuf and the core.
+The servicers call these (and server/configs.py for the configs); nothing else touches
+both protobuf and the engine's records.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable
-
-from google.protobuf.message import Message
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.engine.codec import to_data
+from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
+from fakecri.engine.specs import STRICT
+from fakecri.server.configs import mount_to_pb, namespaces_to_pb
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.identity import identity
-from fakecri.sim.userland.spec import STRICT
-from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
-from fakecri.server.wire import field_fragment
 
 # ---------------------------------------------------------------- resources
 
@@ -30,7 +29,7 @@ def resources_from_pb(msg: pb.LinuxContainerResources) -> Resources:
         cpuset_cpus=msg.cpuset_cpus,
         cpuset_mems=msg.cpuset_mems,
         hugepage_limits=tuple((h.page_size, h.limit) for h in msg.hugepage_limits),
-        unified=dict(msg.unified),
+        unified=tuple(sorted(msg.unified.items())),
         memory_swap_limit_in_bytes=msg.memory_swap_limit_in_bytes,
     )
 
@@ -45,7 +44,7 @@ def resources_to_pb(res: Resources) -> pb.LinuxContainerResources:
         cpuset_cpus=res.cpuset_cpus,
         cpuset_mems=res.cpuset_mems,
         hugepage_limits=[pb.HugepageLimit(page_size=p, limit=n) for p, n in res.hugepage_limits],
-        unified=res.unified,
+        unified=dict(res.unified),
         memory_swap_limit_in_bytes=res.memory_swap_limit_in_bytes,
     )
 
@@ -65,22 +64,7 @@ def sandbox_item(sb: Sandbox) -> pb.PodSandbox:
     )
 
 
-def _list_fragment(record: Sandbox | Container, item: Callable[..., Message]) -> bytes:
-    """`item(record)` as field 1 of a list response, built once and cached on the record."""
-    frag = record.wire
-    if frag is None:
-        frag = record.wire = field_fragment(1, item(record).SerializeToString())
-    return frag
-
-
-def sandbox_fragment(sb: Sandbox) -> bytes:
-    """The cached wire fragment of `sb` as field 1 of a list response."""
-    return _list_fragment(sb, sandbox_item)
-
-
 def sandbox_status(sb: Sandbox) -> pb.PodSandboxStatus:
-    config = pb.PodSandboxConfig.FromString(sb.spec) if sb.spec else pb.PodSandboxConfig()
-    ns_options = config.linux.security_context.namespace_options
     return pb.PodSandboxStatus(
         id=sb.id,
         metadata=pb.PodSandboxMetadata(name=sb.name, namespace=sb.namespace, uid=sb.uid, attempt=sb.attempt),
@@ -89,7 +73,7 @@ def sandbox_status(sb: Sandbox) -> pb.PodSandboxStatus:
         network=pb.PodSandboxNetworkStatus(
             ip=sb.ip, additional_ips=[pb.PodIP(ip=ip) for ip in sb.additional_ips]
         ),
-        linux=pb.LinuxPodSandboxStatus(namespaces=pb.Namespace(options=ns_options)),
+        linux=pb.LinuxPodSandboxStatus(namespaces=pb.Namespace(options=namespaces_to_pb(sb.spec.namespaces))),
         labels=sb.labels,
         annotations=sb.annotations,
         runtime_handler=sb.runtime_handler,
@@ -108,8 +92,8 @@ def sandbox_info(sb: Sandbox) -> dict[str, str]:
         "containers": list(sb.container_ids),
         "runtime": "fakecri",
         # PodSandboxStatus has no field for what UpdatePodSandboxResources set: report it here.
-        "resources": dataclasses.asdict(sb.resources) if sb.resources else None,
-        "overhead": dataclasses.asdict(sb.overhead) if sb.overhead else None,
+        "resources": to_data(sb.resources) if sb.resources else None,
+        "overhead": to_data(sb.overhead) if sb.overhead else None,
     }
     return {"info": json.dumps(doc, sort_keys=True)}
 
@@ -136,22 +120,16 @@ def container_item(c: Container) -> pb.Container:
     )
 
 
-def container_fragment(c: Container) -> bytes:
-    """The cached wire fragment of `c` as field 1 of a list response."""
-    return _list_fragment(c, container_item)
-
-
 def container_status(c: Container, content: ImageContent = BUSYBOX) -> pb.ContainerStatus:
     """`content`: what is inside the container's image (its user and account files)."""
-    config = pb.ContainerConfig.FromString(c.spec) if c.spec else pb.ContainerConfig()
-    sec = config.linux.security_context
+    spec = c.spec
     who = identity(
         content,
-        run_as_user=sec.run_as_user.value if sec.HasField("run_as_user") else None,
-        run_as_group=sec.run_as_group.value if sec.HasField("run_as_group") else None,
-        run_as_username=sec.run_as_username,
-        supplemental_groups=tuple(sec.supplemental_groups),
-        strict=sec.supplemental_groups_policy == STRICT,
+        run_as_user=spec.run_as_user,
+        run_as_group=spec.run_as_group,
+        run_as_username=spec.run_as_username,
+        supplemental_groups=spec.supplemental_groups,
+        strict=spec.supplemental_groups_policy == STRICT,
     )
     user = pb.ContainerUser(
         linux=pb.LinuxContainerUser(uid=who.uid, gid=who.gid, supplemental_groups=list(who.supplemental))
@@ -170,12 +148,12 @@ def container_status(c: Container, content: ImageContent = BUSYBOX) -> pb.Contai
         message=c.message,
         labels=c.labels,
         annotations=c.annotations,
-        mounts=config.mounts,
+        mounts=[mount_to_pb(m) for m in spec.mounts],
         log_path=c.log_path,
         resources=pb.ContainerResources(linux=resources_to_pb(c.resources)),
         image_id=c.image_id,
         user=user,
-        stop_signal=config.stop_signal,
+        stop_signal=spec.stop_signal,  # type: ignore[arg-type]
     )
 
 
@@ -210,13 +188,6 @@ def image_item(img: Image) -> pb.Image:
     if img.uid is not None:
         msg.uid.value = img.uid
     return msg
-
-
-def image_fragment(img: Image) -> bytes:
-    frag = img.wire
-    if frag is None:
-        frag = img.wire = field_fragment(1, image_item(img).SerializeToString())
-    return frag
 
 
 def image_info(img: Image) -> dict[str, str]:

@@ -1,13 +1,16 @@
 """Hand-assembled protobuf wire bytes for the list calls.
 
 A repeated message field on the wire is a run of (tag, length, bytes) fragments, so a
-list response can be the concatenation of per-item fragments cached on the records.
+list response can be the concatenation of per-item fragments cached per record.
 That avoids building thousands of messages per call (about 5 us an item) and leaves
 only the join (well under 0.1 us an item).
 """
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
+
+from google.protobuf.message import Message
 
 
 def varint(n: int) -> bytes:
@@ -51,51 +54,56 @@ def _within(parts: list[bytes], joined: bytes, max_bytes: int | None) -> Iterabl
         yield b"".join(chunk)
 
 
-class JoinCache:
-    """The last joined response per key, reused while its fragments are the same objects.
+class FragmentCache:
+    """Each record's list item as wire bytes (field 1 of a list reply), built once per record.
 
-    Joining 10,000 cached fragments is cheap, but the fresh multi-megabyte result costs
-    the server more than the join itself (allocation and first touch of new pages, every
-    call). A relist that finds nothing changed gets the previous bytes back instead. The
-    check is exact: the old and new fragment lists must be equal item by item, which for
-    unchanged records is one pointer comparison each (a touched record gets a new fragment).
+    Records are frozen and compare by identity, so a record that changed is a new key and
+    the old one's fragment is simply never asked for again; `every` drops those when they
+    pile up.
     """
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit  # responses larger than this (bytes) are not kept
-        self._last: dict[object, tuple[list[bytes], bytes]] = {}
+    def __init__(self, build: Callable[[Any], Message]) -> None:
+        self._build = build
+        self._frags: dict[object, bytes] = {}
 
-    def join(self, key: object, fragments: list, complete: Callable[[], list[bytes]] | None = None) -> bytes:
-        """`fragments` may hold None for records whose fragment is not built yet; `complete()`
-        then returns the full list (it is only called when the cached answer cannot be used)."""
+    def of(self, record: object) -> bytes:
+        frag = self._frags.get(record)
+        if frag is None:
+            frag = self._frags[record] = field_fragment(1, self._build(record).SerializeToString())
+        return frag
+
+    def every(self, records: list[Any]) -> list[bytes]:
+        """The fragments of `records`, in order (the relist path: one C pass when all are built)."""
+        frags = list(map(self._frags.get, records))
+        if None in frags:
+            of = self.of
+            frags = [f if f is not None else of(r) for f, r in zip(frags, records)]
+        if len(self._frags) > 2 * len(records) + 1024:
+            self._frags = dict(zip(records, frags))
+        return frags  # type: ignore[return-value]
+
+    def clear(self) -> None:
+        self._frags.clear()
+
+
+class VersionedCache:
+    """The last answer per key, reused while the version it was made at is current (the
+    engine's change counter): a relist that finds nothing changed costs one comparison."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit  # answers larger than this (bytes in all) are not kept
+        self._last: dict[str, tuple[int, Any]] = {}
+
+    def get(self, key: str, version: int) -> Any:
         hit = self._last.get(key)
-        if hit is not None and hit[0] == fragments:
-            return hit[1]
-        if complete is not None:
-            fragments = complete()
-        data = b"".join(fragments)
-        if len(data) <= self.limit:
-            self._last[key] = (fragments, data)
+        return hit[1] if hit is not None and hit[0] == version else None
+
+    def put(self, key: str, version: int, value: bytes | list[bytes]) -> None:
+        size = len(value) if isinstance(value, bytes) else sum(map(len, value))
+        if size <= self.limit:
+            self._last[key] = (version, value)
         else:
             self._last.pop(key, None)
-        return data
 
-    def batches(self, key: object, fragments: list, size: int,
-                complete: Callable[[], list[bytes]] | None = None, max_bytes: int | None = None) -> Iterable[bytes]:
-        """As batches(), each batch cached under (key, index); stale trailing batches dropped.
-        `fragments` and `complete` as in join()."""
-        n = 0
-        full: list[bytes] | None = None
-        for n, i in enumerate(range(0, len(fragments), size), 1):
-            part = fragments[i : i + size]
-            hit = self._last.get((key, i))
-            if hit is not None and hit[0] == part:
-                yield from _within(hit[0], hit[1], max_bytes)
-                continue
-            if complete is not None:
-                if full is None:
-                    full = complete()
-                part = full[i : i + size]
-            yield from _within(part, self.join((key, i), part), max_bytes)
-        for k in [k for k in self._last if isinstance(k, tuple) and k[0] == key and k[1] >= n * size]:
-            del self._last[k]
+    def clear(self) -> None:
+        self._last.clear()

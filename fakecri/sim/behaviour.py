@@ -14,6 +14,8 @@ from typing import Mapping, Sequence
 
 from fakecri.engine.durations import NS, parse_duration_ns
 from fakecri.engine.errors import InvalidArgument
+from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED, reason_for
+from fakecri.engine.plan import DEFAULT_TICK_LINE, Plan, ProbeRule
 from fakecri.sim.shell import Context, logging_loop, record, spawn
 
 PREFIX = "fakecri.io/"
@@ -29,21 +31,10 @@ LOG_STREAM = PREFIX + "log-stream"
 STOP_DELAY = PREFIX + "stop-delay"
 STOP_EXIT_CODE = PREFIX + "stop-exit-code"
 PROBES = PREFIX + "probes"
-QUIET = PREFIX + "quiet"
 
 KEYS = (EXIT_AFTER, EXIT_CODE, OOM_AFTER, FAIL_START, LOG, LOG_EVERY, LOG_EVERY_LINE, LOG_STREAM,
-        STOP_DELAY, STOP_EXIT_CODE, PROBES, QUIET)
+        STOP_DELAY, STOP_EXIT_CODE, PROBES)
 _KEYSET = frozenset(KEYS)
-
-EXIT_KILLED = 137  # 128 + SIGKILL
-EXIT_START_ERROR = 128  # what containerd reports for a task that never started
-DEFAULT_TICK_LINE = "fakecri: tick {n}"
-
-
-def reason_for(exit_code: int) -> str:
-    """The reason containerd reports for an ordinary exit."""
-    return "Completed" if exit_code == 0 else "Error"
-
 
 @dataclass(frozen=True, slots=True)
 class ExecResult:
@@ -52,58 +43,6 @@ class ExecResult:
     exit_code: int
     duration_s: float  # how long the command takes, capped by the timeout; math.inf = never returns
     timed_out: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ProbeRule:
-    """How exec commands matching `pattern` (a glob over the space-joined argv) answer."""
-
-    pattern: str
-    outcome: str  # "ok", "fail", "fail-after", "ok-after"
-    after_ns: int = 0
-
-    def exit_code(self, running_for_ns: int) -> int:
-        if self.outcome == "ok":
-            return 0
-        if self.outcome == "fail":
-            return 1
-        late = running_for_ns >= self.after_ns
-        if self.outcome == "fail-after":
-            return 1 if late else 0
-        return 0 if late else 1
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    outputs: tuple[tuple[int, str, str], ...]  # (offset_ns from start, stream, text)
-    end_ns: int | None  # offset of the exit; None: runs until stopped
-    exit_code: int
-    reason: str
-    log_every_ns: int | None = None
-    log_every_line: str = DEFAULT_TICK_LINE
-    log_stream: str = "stdout"
-    stop_delay_ns: int | None = 0  # how long a graceful stop takes; None: SIGTERM is ignored
-    stop_exit_code: int = 0
-    fail_start: str | None = None
-    probes: tuple[ProbeRule, ...] = ()
-    quiet: bool = False
-    input_at_ns: int | None = None  # the command waits for input from this offset (None: it never reads)
-
-    def stop_outcome(self, timeout_ns: int) -> tuple[int, int, str]:
-        """(delay_ns, exit_code, reason) of a StopContainer with this timeout."""
-        if self.stop_delay_ns is not None and self.stop_delay_ns <= timeout_ns:
-            code = self.stop_exit_code
-            return self.stop_delay_ns, code, reason_for(code)
-        return timeout_ns, EXIT_KILLED, "Error"
-
-    def probe_for(self, argv: Sequence[str]) -> ProbeRule | None:
-        if not self.probes:
-            return None
-        joined = " ".join(argv)
-        for rule in self.probes:
-            if fnmatch.fnmatchcase(joined, rule.pattern):
-                return rule
-        return None
 
 
 def behaviour_annotations(
@@ -195,7 +134,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         end_ns, exit_code, reason = own.end_ns, own.exit_code, reason_for(own.exit_code)
         input_at_ns = own.input_at_ns
     if end_ns is not None and ctx is not None and ctx.userland is not None and ctx.userland().oom_killed:
-        reason = "OOMKilled"  # its cgroup saw an OOM kill: containerd reports the exit so
+        reason = OOM_KILLED  # its cgroup saw an OOM kill: containerd reports the exit so
     stream = settings.get(LOG_STREAM, "stdout").strip()
     if stream not in ("stdout", "stderr"):
         raise InvalidArgument(f"annotation {LOG_STREAM}: {stream!r} is not stdout or stderr")
@@ -208,7 +147,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
     elif EXIT_CODE in settings:
         raise InvalidArgument(f"annotation {EXIT_CODE} needs {EXIT_AFTER} too")
     if OOM_AFTER in settings:
-        scripted.append((_duration(settings, OOM_AFTER) or 0, EXIT_KILLED, "OOMKilled"))
+        scripted.append((_duration(settings, OOM_AFTER) or 0, EXIT_KILLED, OOM_KILLED))
     if scripted:  # a scripted exit replaces the command's own end
         end_ns, exit_code, reason = min(scripted, key=lambda s: s[0])
     log_every, log_line = None, settings.get(LOG_EVERY_LINE, DEFAULT_TICK_LINE)
@@ -232,7 +171,6 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
             fail_start = None
         else:
             fail_start = "scripted start failure" if value.lower() in ("true", "yes", "1") else value
-    quiet = settings.get(QUIET, "").strip().lower() in ("true", "yes", "1")
     return Plan(
         outputs=outputs,
         end_ns=end_ns,
@@ -245,7 +183,6 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         stop_exit_code=stop_code,
         fail_start=fail_start,
         probes=_probes(settings[PROBES]) if PROBES in settings else (),
-        quiet=quiet,
         input_at_ns=input_at_ns,
     )
 

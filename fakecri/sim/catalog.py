@@ -1,6 +1,6 @@
 """The image catalog: what the fake registry knows, and who may pull what.
 
-A catalog is built from a dict (or a JSON / YAML file holding one):
+A catalog is built from a dict (the server reads it from a JSON or YAML file):
 
     allow_unknown: true            # any well-formed reference pulls (default)
     default_pull_duration_s: 0.05
@@ -36,13 +36,12 @@ from __future__ import annotations
 import base64
 import fnmatch
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from fakecri.engine.errors import InvalidArgument
+from fakecri.engine.errors import InvalidArgument, NotFound, Unauthenticated
+from fakecri.engine.ports import Pullable
 from fakecri.sim.image_content import BUSYBOX, KNOWN, ImageContent, content_from_dict
 from fakecri.engine.references import NormalizedRef, is_digest, normalize
 
@@ -200,29 +199,29 @@ class Catalog:
             return entry.pull_duration_s
         return self.default_pull_duration_s
 
-    # ------------------------------------------------------------ loading
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> Catalog:
-        """Load a JSON (`.json`) or YAML (anything else) catalog file."""
-        p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as e:
-            raise InvalidArgument(f"image catalog {p}: cannot read it: {e.strerror or e}") from e
-        if p.suffix == ".json":
-            try:
-                data = json.loads(text)
-            except ValueError as e:
-                raise InvalidArgument(f"image catalog {p}: not valid JSON: {e}") from e
+    def lookup(self, ref: NormalizedRef, auth: Mapping[str, str] | None) -> Pullable:
+        """What a pull of `ref` brings (the engine's Registry port); NotFound for a reference
+        the registry does not have, Unauthenticated without the credentials it needs."""
+        if self.is_unknown(ref) or (not self.allow_unknown and self.find(ref) is None):
+            raise NotFound(f"image {str(ref)!r} not found in the registry")
+        rule = self.auth_rule(ref)
+        if rule is not None and not rule.accepts(auth):
+            why = "credentials were rejected" if auth else "credentials are required"
+            raise Unauthenticated(f"pulling image {str(ref)!r}: {why}")
+        entry = self.find(ref)
+        if entry is not None:
+            digest, image_id, size = entry.digest, entry.id, entry.size
         else:
-            import yaml  # a declared dependency, needed only for YAML catalogs
+            digest = ref.digest or derived_digest(ref.tagged or str(ref))
+            image_id, size = derived_id(digest), derived_size(digest)
+        username, uid = (entry.username, entry.uid) if entry is not None else ("", None)
+        if not username and uid is None:  # the User of the image's config, as far as it is known
+            user = self.content_for(ref).user.partition(":")[0]
+            username, uid = ("", int(user)) if user.isdigit() else (user, None)
+        return Pullable(digest=digest, id=image_id, size=size, pull_duration_s=self.pull_duration_s(ref),
+                        pinned=self.is_pinned(ref) or bool(entry and entry.pinned), username=username, uid=uid)
 
-            try:
-                data = yaml.safe_load(text)
-            except yaml.YAMLError as e:
-                raise InvalidArgument(f"image catalog {p}: not valid YAML: {e}") from e
-        return cls.from_dict(data if data is not None else {}, source=str(p))
+    # ------------------------------------------------------------ loading
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, source: str = "<dict>") -> Catalog:

@@ -1,5 +1,6 @@
 """The benchmark scripts run end to end at a tiny size (no timing is asserted), and the
-caches they motivated (fakecri.server.wire.JoinCache, status bytes) give exact answers."""
+caches they motivated (fakecri.server.wire.FragmentCache and VersionedCache, status bytes) give
+exact answers."""
 from __future__ import annotations
 
 import os
@@ -8,7 +9,8 @@ import sys
 
 import pytest
 
-from fakecri.server.wire import JoinCache, batches
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.server.wire import FragmentCache, VersionedCache
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(ROOT, "bench")
@@ -51,36 +53,34 @@ def test_cli_help_runs():
     assert "--size" in out.stdout
 
 
-def test_join_cache_reuses_only_identical_fragments():
-    cache = JoinCache(limit=1 << 20)
-    frags = [b"a1", b"b22", b"c333"]
-    first = cache.join("k", list(frags))
-    assert first == b"a1b22c333"
-    assert cache.join("k", list(frags)) is first  # same fragment objects: the same bytes back
-    changed = [frags[0], b"B22", frags[2]]
-    assert cache.join("k", changed) == b"a1B22c333"
-    assert cache.join("k", frags[:2]) == b"a1b22"
-    assert JoinCache(limit=3).join("k", frags) == b"a1b22c333"  # over the limit: answered, not kept
+class _Rec:
+    """A record stand-in: compared by identity, as the engine's frozen records are."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
 
-def test_join_cache_batches_match_plain_batches_and_drop_stale():
-    cache = JoinCache(limit=1 << 20)
-    frags = [bytes([i]) * 3 for i in range(10)]
-    assert list(cache.batches("s", frags, 4)) == list(batches(frags, 4))
-    assert list(cache.batches("s", frags[:3], 4)) == list(batches(frags[:3], 4))
-    assert [k for k in cache._last if k[0] == "s"] == [("s", 0)]
-
-
-def test_join_cache_completes_missing_fragments_only_on_a_miss():
-    cache = JoinCache(limit=1 << 20)
+def test_fragment_cache_builds_each_record_once():
     built = []
 
-    def complete():
-        built.append(1)
-        return [b"a", b"b", b"c"]
+    def build(rec):
+        built.append(rec.name)
+        return pb.PodSandbox(id=rec.name)
 
-    first = cache.join("k", [b"a", None, b"c"], complete)
-    assert first == b"abc" and built == [1]
-    stored = cache._last["k"][0]
-    assert cache.join("k", list(stored), complete) is first and built == [1]  # all built now: a hit
-    assert list(cache.batches("s", [None, b"b", b"c"], 2, complete)) == [b"ab", b"c"]
+    cache = FragmentCache(build)
+    a, b = _Rec("a"), _Rec("b")
+    first = cache.every([a, b])
+    assert cache.every([a, b]) == first and built == ["a", "b"]
+    changed = _Rec("b")  # a changed record is a new object
+    assert cache.every([a, changed])[0] is first[0] and built == ["a", "b", "b"]
+    assert cache.of(a) is first[0]
+
+
+def test_versioned_cache_keeps_an_answer_for_its_version_only():
+    cache = VersionedCache(limit=1 << 20)
+    cache.put("k", 1, b"abc")
+    assert cache.get("k", 1) == b"abc" and cache.get("k", 2) is None
+    cache.put("k", 2, [b"a", b"bc"])
+    assert cache.get("k", 2) == [b"a", b"bc"] and cache.get("k", 1) is None
+
+

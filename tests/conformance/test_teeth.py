@@ -28,14 +28,14 @@ def _quiet_logs():
 
 def judge(faults=(), *, profile="current", examples=1, steps=5, shrink=False, **extra):
     server = FakeCRIServer(seed=11, faults=list(faults)).start()
-    server.state.log_rpcs = False
+    server.node.log_rpcs = False
     try:
         extra.setdefault("slow_burst", 25)
         result = run_suite(Options(endpoint=server.endpoint, profile=profile, max_examples=examples, steps=steps,
                                    seed=1, shrink=shrink, **extra))
         server.check()
-        left = server.call(lambda: (len(server.state.runtime.list_sandboxes()),
-                                    len(server.state.runtime.list_containers())))
+        left = server.call(lambda: (len(server.node.runtime.list_sandboxes()),
+                                    len(server.node.runtime.list_containers())))
     finally:
         server.stop()
     assert left == (0, 0), "the cleanup pass left objects behind"
@@ -134,7 +134,7 @@ def test_faults_a_correct_client_survives_do_not_fail_convergence(faults, profil
 @pytest.mark.parametrize("policy", ["close", "drop"])
 def test_slow_subscriber_is_judged_against_a_declared_policy(policy):
     server = FakeCRIServer(seed=5, subscriber_policy=policy, subscriber_buffer=10).start()
-    server.state.log_rpcs = False
+    server.node.log_rpcs = False
     try:
         result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=1, scripted=False, slow_burst=60,
                                    properties=["slow-subscriber-policy"]))

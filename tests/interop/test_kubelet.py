@@ -77,7 +77,7 @@ def _wait(what: str, check, timeout: float, kubelet: Kubelet):
 def test_kubelet_runs_static_pods(kubelet_standalone, tmp_path, evented, quirks):
     faults = parse_quirks(",".join(quirks)) if quirks else []
     with FakeCRIServer(seed=5, state_root=str(tmp_path / "root"), faults=faults) as server:
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         with Kubelet(kubelet_standalone, server.config.socket, tmp_path / "kubelet", evented=evented) as kubelet:
             for name, manifest in (("web", WEB), ("crash", CRASH), ("probe", PROBE)):
                 kubelet.add_pod(name, manifest)

@@ -18,7 +18,7 @@ SERVING = health_pb2.HealthCheckResponse.SERVING
 @pytest.fixture(scope="module")
 def server():
     with FakeCRIServer(seed=1) as srv:
-        srv.state.log_rpcs = False
+        srv.node.log_rpcs = False
         yield srv
 
 

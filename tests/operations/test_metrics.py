@@ -19,7 +19,7 @@ from helpers.operations import TIMEOUT, run_pod, sample, scrape, scrape_until, w
 @pytest.fixture
 def served():
     with FakeCRIServer(seed=3, metrics_addr="127.0.0.1:0") as srv:
-        srv.state.log_rpcs = False
+        srv.node.log_rpcs = False
         ch = grpc.insecure_channel("unix:" + srv.config.socket)
         yield srv, ch
         ch.close()
@@ -49,7 +49,7 @@ class Events:
 
 def test_pod_lifecycle_figures(served):
     srv, ch = served
-    url = srv.state.metrics.url
+    url = srv.node.metrics.url
     rt, img = api_pb2_grpc.RuntimeServiceStub(ch), api_pb2_grpc.ImageServiceStub(ch)
     ctl = control_pb2_grpc.ControlStub(ch)
 
@@ -80,7 +80,7 @@ def test_pod_lifecycle_figures(served):
             assert exc.code() == grpc.StatusCode.UNAVAILABLE
     rt.RemovePodSandbox(pb.RemovePodSandboxRequest(pod_sandbox_id=sid), timeout=TIMEOUT)
 
-    emitted = srv.call(lambda: srv.state.counters["events_emitted"])
+    emitted = srv.call(lambda: srv.node.counters["events_emitted"])
     wait_for(lambda: len(events.items) == emitted, what="every event to arrive")
     m = scrape_until(url, "fakecri_events_delivered_total", emitted)
     assert emitted >= 6  # sandbox created/started/stopped/deleted, container created/started/stopped/deleted
@@ -100,15 +100,15 @@ def test_pod_lifecycle_figures(served):
 
 def test_dropped_events_are_counted_per_subscriber():
     with FakeCRIServer(seed=3, metrics_addr="127.0.0.1:0", subscriber_policy="drop", subscriber_buffer=1) as srv:
-        srv.state.log_rpcs = False
-        url = srv.state.metrics.url
+        srv.node.log_rpcs = False
+        url = srv.node.metrics.url
 
         def fill():
-            sub, _ = srv.state.subscribe()  # a subscriber that never reads
+            sub, _ = srv.node.subscribe()  # a subscriber that never reads
             for n in range(3):
-                srv.state.runtime.run_pod_sandbox(name=f"p{n}", namespace="ns", uid=f"u{n}", attempt=0, labels={},
+                srv.node.runtime.run_pod_sandbox(name=f"p{n}", namespace="ns", uid=f"u{n}", attempt=0, labels={},
                                                    annotations={}, hostname="", log_directory="", runtime_handler="")
-            srv.state.events.flush()
+            srv.node.commit()
             return sub
 
         sub = srv.call(fill)
@@ -117,7 +117,7 @@ def test_dropped_events_are_counted_per_subscriber():
         assert sample(m, "fakecri_subscriber_events_total", subscriber="0", outcome="dropped") == 5
         assert sample(m, "fakecri_subscriber_queue_length", subscriber="0") == 1
         assert sample(m, "fakecri_events_dropped_total") == 5
-        srv.call(lambda: srv.state.unsubscribe(sub))
+        srv.call(lambda: srv.node.unsubscribe(sub))
         m = scrape(url)
         assert sample(m, "fakecri_events_dropped_total") == 5 and sample(m, "fakecri_event_subscribers") == 0
 
@@ -125,10 +125,10 @@ def test_dropped_events_are_counted_per_subscriber():
 def test_each_server_has_its_own_registry(served):
     srv, ch = served
     with FakeCRIServer(metrics_addr="127.0.0.1:0") as other:
-        other.state.log_rpcs = False
+        other.node.log_rpcs = False
         api_pb2_grpc.RuntimeServiceStub(ch).Version(pb.VersionRequest(), timeout=TIMEOUT)
-        assert sample(scrape(srv.state.metrics.url), "fakecri_rpcs_total", method="Version", code="OK") == 1
-        assert sample(scrape(other.state.metrics.url), "fakecri_rpcs_total", method="Version", code="OK") == 0
+        assert sample(scrape(srv.node.metrics.url), "fakecri_rpcs_total", method="Version", code="OK") == 1
+        assert sample(scrape(other.node.metrics.url), "fakecri_rpcs_total", method="Version", code="OK") == 0
     from prometheus_client import REGISTRY
 
     assert REGISTRY.get_sample_value("fakecri_rpc_duration_seconds_count") is None
@@ -137,12 +137,12 @@ def test_each_server_has_its_own_registry(served):
 def test_unknown_path_is_404(served):
     srv, _ = served
     with pytest.raises(urllib.error.HTTPError) as err:
-        urllib.request.urlopen(srv.state.metrics.url.replace("/metrics", "/nope"), timeout=TIMEOUT)
+        urllib.request.urlopen(srv.node.metrics.url.replace("/metrics", "/nope"), timeout=TIMEOUT)
     assert err.value.code == 404
 
 
 def test_metrics_port_in_use_stops_startup(served):
     srv, _ = served
-    port = srv.state.metrics.url.rsplit(":", 1)[1].split("/")[0]
+    port = srv.node.metrics.url.rsplit(":", 1)[1].split("/")[0]
     with pytest.raises(StartupError, match=f"cannot serve metrics on 127.0.0.1:{port}"):
         FakeCRIServer(metrics_addr=f"127.0.0.1:{port}").start()

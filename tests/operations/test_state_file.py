@@ -28,7 +28,7 @@ def stubs(srv: FakeCRIServer):
 @contextmanager
 def running(**config):
     with FakeCRIServer(**config) as srv:
-        srv.state.log_rpcs = False
+        srv.node.log_rpcs = False
         yield srv
 
 
@@ -102,14 +102,15 @@ def test_reads_do_not_rewrite_the_file(tmp_path):
 
 
 @pytest.mark.parametrize("content, message", [
-    (b"{\"format\": \"fakecri-state\", \"version\": 1, \"runt", "is damaged (not valid JSON"),
+    (b"{\"format\": \"fakecri-state\", \"version\": 2, \"runt", "is damaged (not valid JSON"),
     (b"\x00\xff\x13garbage", "is damaged (not valid JSON"),
     (b"", "is damaged (not valid JSON"),
     (b"{\"kind\": \"Pod\", \"apiVersion\": \"v1\"}", "is not a fakecri state file"),
     (b"[1, 2, 3]", "is not a fakecri state file"),
     (b"{\"format\": \"fakecri-state\", \"version\": 99}", "has version 99"),
-    (b"{\"format\": \"fakecri-state\", \"version\": 1, \"runtime\": {\"sandboxes\": [{\"id\": 1}]}, \"images\": {}}",
-     "is damaged (KeyError"),
+    (b"{\"format\": \"fakecri-state\", \"version\": 2, \"runtime\": {\"version\": 2, \"pod_cidr\": \"10.88.0.0/16\", "
+     b"\"sandboxes\": [{\"id\": 1}]}}",
+     "is damaged (sandboxes[0].id: expected a string, got 1)"),
 ])
 def test_damaged_or_foreign_file_stops_startup_untouched(tmp_path, content, message):
     path = tmp_path / "state.json"
@@ -119,7 +120,7 @@ def test_damaged_or_foreign_file_stops_startup_untouched(tmp_path, content, mess
         server.start()
     assert str(path) in str(err.value)
     assert path.read_bytes() == content
-    assert server.state is not None and not os.path.exists(server.config.socket)
+    assert server.node is not None and not os.path.exists(server.config.socket)
     # The lock was let go: a good file on the same path now starts.
     path.unlink()
     with running(state_file=str(path)):
@@ -156,10 +157,10 @@ def test_image_pulls_and_removals_are_written(tmp_path):
         img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox:latest")), timeout=TIMEOUT)
         img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="docker.io/library/busybox:latest")),
                       timeout=TIMEOUT)
-        before = json.loads(open(path).read())["images"]
+        before = json.loads(open(path).read())["runtime"]["images"]
         img.RemoveImage(pb.RemoveImageRequest(image=pb.ImageSpec(image="busybox:latest")), timeout=TIMEOUT)
         ch.close()
-    assert before["images"] and json.loads(open(path).read())["images"]["images"] == []
+    assert before["images"] and json.loads(open(path).read())["runtime"]["images"]["images"] == []
 
 
 def test_state_file_that_is_a_directory_is_refused(tmp_path):

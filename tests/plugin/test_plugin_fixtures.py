@@ -30,7 +30,7 @@ def test_fixtures_and_reset_between_tests(pytester):
             assert [c["method"] for c in fakecri.call_log()] == ["ListPodSandbox", "ListImages"]
 
         def test_handle_shows_the_server(fakecri):
-            assert fakecri.server.state is not None and fakecri.seed == 0
+            assert fakecri.server.node is not None and fakecri.seed == 0
             assert repr(fakecri).startswith("<FakeCRI unix:///tmp/")
         """
     )
@@ -63,7 +63,7 @@ def test_one_server_per_session_and_make_fakecri(pytester):
             seen.append(other)
 
         def test_extra_servers_are_stopped_after_their_test():
-            assert seen[-1].server.state is not None and not seen[-1].server.running
+            assert seen[-1].server.node is not None and not seen[-1].server.running
         """
     )
     run(pytester).assert_outcomes(passed=4)
@@ -145,9 +145,13 @@ def test_server_error_fails_the_test_with_its_traceback(pytester):
             raise ZeroDivisionError("boom inside the server")
 
         def test_handler_raises(fakecri, cri_client):
-            fakecri.server.call(lambda: setattr(fakecri.state.runtime, "list_sandboxes", explode))
-            with pytest.raises(CRIError):
-                cri_client.list_pod_sandbox()
+            runtime = fakecri.node.runtime
+            fakecri.server.call(lambda: setattr(runtime, "list_sandboxes", explode))
+            try:
+                with pytest.raises(CRIError):
+                    cri_client.list_pod_sandbox()
+            finally:
+                fakecri.server.call(lambda: delattr(runtime, "list_sandboxes"))
 
         def test_next_test_is_clean(fakecri, cri_client):
             assert cri_client.list_pod_sandbox() == []
@@ -167,7 +171,7 @@ def test_fakecri_handle_without_pytest():
     from fakecri.testing import FakeCRI
 
     with FakeCRI.start(seed=4) as node:
-        node.state.log_rpcs = False
+        node.node.log_rpcs = False
         assert node.add_fault("--latency=ListImages=1ms")[0]["type"] == "latency"
         assert [f["type"] for f in node.add_quirks("stopped-before-started")] == ["quirk"]
         with node.client() as c:
@@ -202,7 +206,7 @@ def test_control_methods_act_on_the_server():
 
     pod = {"metadata": {"name": "m", "namespace": "default", "uid": "u-m"}}
     with FakeCRI.start(seed=5, fake_clock=True) as node, node.client() as c:
-        node.state.log_rpcs = False
+        node.node.log_rpcs = False
         sid = c.run_pod_sandbox(pod)
         c.pull_image("busybox")
         cid = c.create_container(sid, {"metadata": {"name": "app"}, "image": {"image": "busybox"},

@@ -32,7 +32,7 @@ EXTERNAL_TESTS = """
 @pytest.fixture
 def external():
     with FakeCRIServer(seed=5) as server:
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         yield server
 
 
@@ -42,7 +42,7 @@ def _check_external_run(result, server):
         f"cri endpoint: {server.endpoint} (external runtime; tests that need fakecri are skipped)",
         f"*SKIP*needs fakecri, but --cri-endpoint points at an external runtime ({server.endpoint})*",
     ])
-    names = server.call(lambda: [s.name for s in server.state.runtime.list_sandboxes()])
+    names = server.call(lambda: [s.name for s in server.node.runtime.list_sandboxes()])
     assert names == ["ext"]
 
 

@@ -94,10 +94,10 @@ class Worker(threading.Thread):
 
 def test_threads_and_subscribers_see_every_transition_once_in_order():
     with FakeCRIServer(seed=5, subscriber_buffer=100_000) as server:
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         subs = [Subscriber(server.endpoint) for _ in range(SUBSCRIBERS)]
         try:
-            assert wait_until(lambda: server.call(lambda: len(server.state.bus.subscribers)) == SUBSCRIBERS)
+            assert wait_until(lambda: server.call(lambda: len(server.node.bus.subscribers)) == SUBSCRIBERS)
             started = time.monotonic()
             workers = [Worker(server.endpoint, i, started + RUN_S) for i in range(THREADS)]
             for w in workers:
@@ -116,14 +116,14 @@ def test_threads_and_subscribers_see_every_transition_once_in_order():
             # Let scripted exits (sleep 0.2) happen, then wait until every subscriber caught up.
             rt = api_pb2_grpc.RuntimeServiceStub(grpc.insecure_channel(server.endpoint))
             def no_exit_soon() -> bool:
-                st = server.state
+                st = server.node
                 due = st.runtime.next_deadline_ns()
                 return due is None or due > st.clock.now_ns() + 60 * 10**9  # only the `sleep 1000`s are left
 
             assert wait_until(lambda: server.call(no_exit_soon), timeout=30)
 
             def emitted() -> int:
-                return server.call(lambda: server.state.counters["events_emitted"])
+                return server.call(lambda: server.node.counters["events_emitted"])
 
             assert wait_until(lambda: all(len(s.events) == emitted() for s in subs), timeout=60), (
                 f"emitted {emitted()}, subscribers saw {[len(s.events) for s in subs]}")

@@ -30,7 +30,7 @@ def _code(fn, *args, **kw) -> grpc.StatusCode:
 @pytest.fixture(scope="module")
 def capped():
     with FakeCRIServer(seed=21, max_sandboxes=3, max_containers=4, max_images=2, max_subscribers=2) as server:
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         yield server
 
 
@@ -94,16 +94,16 @@ def test_image_cap(stubs):
 def test_subscriber_cap(capped, stubs):
     subs = [Subscriber(capped.endpoint) for _ in range(2)]
     try:
-        assert wait_until(lambda: capped.call(lambda: len(capped.state.bus.subscribers)) == 2)
+        assert wait_until(lambda: capped.call(lambda: len(capped.node.bus.subscribers)) == 2)
         third = Subscriber(capped.endpoint)
         assert third.ended.wait(10)
         assert third.error is not None and third.error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
         third.close()
         subs[0].close()
-        assert wait_until(lambda: capped.call(lambda: len(capped.state.bus.subscribers)) == 1)
+        assert wait_until(lambda: capped.call(lambda: len(capped.node.bus.subscribers)) == 1)
         again = Subscriber(capped.endpoint)
         subs.append(again)
-        assert wait_until(lambda: capped.call(lambda: len(capped.state.bus.subscribers)) == 2)
+        assert wait_until(lambda: capped.call(lambda: len(capped.node.bus.subscribers)) == 2)
         assert again.error is None
         add("limits: caps hit")
     finally:
@@ -121,7 +121,7 @@ def test_default_limits_are_documented_values():
 def test_oversize_request_is_refused_not_a_crash():
     """A request past the limit is refused by gRPC with RESOURCE_EXHAUSTED; the server goes on."""
     with FakeCRIServer(seed=22) as server:  # the default 16 MiB
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         ch = grpc.insecure_channel(server.endpoint, options=BIG)
         rt = api_pb2_grpc.RuntimeServiceStub(ch)
         cfg = sandbox_config("huge")
@@ -140,7 +140,7 @@ def test_oversize_request_is_refused_not_a_crash():
 def test_oversize_response_is_refused_and_the_server_goes_on():
     """max_message_bytes also caps responses: a list too big to send fails, nothing else does."""
     with FakeCRIServer(seed=23, max_message_bytes=256 << 10) as server:
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         ch = grpc.insecure_channel(server.endpoint, options=BIG)
         rt = api_pb2_grpc.RuntimeServiceStub(ch)
         for i in range(6):

@@ -20,7 +20,7 @@ from helpers.reliability import container_config, sandbox_config
 @pytest.fixture(scope="module")
 def server():
     with FakeCRIServer(seed=31, fake_clock=True) as s:
-        s.state.log_rpcs = False
+        s.node.log_rpcs = False
         yield s
 
 

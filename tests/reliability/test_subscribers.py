@@ -65,7 +65,7 @@ def p99(samples: list[float]) -> float:
 
 
 def _queue_sizes(server) -> list[int]:
-    return server.call(lambda: [len(s.queue) for s in server.state.bus.subscribers])
+    return server.call(lambda: [len(s.queue) for s in server.node.bus.subscribers])
 
 
 # ---------------------------------------------------------------- close (the default)
@@ -78,21 +78,21 @@ def _measure_ratio(server, churn: Churn, rounds: int, cycles: int) -> tuple[floa
         with_stuck = r % 2 == 1
         stuck = Subscriber(server.endpoint, read=False) if with_stuck else None
         if stuck is not None:
-            wait_until(lambda: server.call(lambda: len(server.state.bus.subscribers)) == 2)
+            wait_until(lambda: server.call(lambda: len(server.node.bus.subscribers)) == 2)
         samples: list[float] = []
         for _ in range(cycles):
             churn.cycle(samples)
         (b_p99 if with_stuck else a_p99).append(p99(samples))
         if stuck is not None:
             stuck.close()
-            wait_until(lambda: server.call(lambda: len(server.state.bus.subscribers)) == 1)
+            wait_until(lambda: server.call(lambda: len(server.node.bus.subscribers)) == 1)
     a, b = statistics.median(a_p99), statistics.median(b_p99)
     return a, b, b / a
 
 
 def test_stuck_subscriber_does_not_slow_others_under_close():
     with FakeCRIServer(seed=8, subscriber_buffer=200) as server:
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         healthy = Subscriber(server.endpoint)  # a reader that keeps up, present in every round
         churn = Churn(server.endpoint)
         try:
@@ -117,15 +117,15 @@ def test_stuck_subscriber_does_not_slow_others_under_close():
 def test_stuck_subscriber_is_closed_with_resource_exhausted_and_memory_stays_bounded():
     buffer = 100
     with FakeCRIServer(seed=9, subscriber_buffer=buffer) as server:
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         churn = Churn(server.endpoint)
         stuck = Subscriber(server.endpoint, read=False)
         try:
-            assert wait_until(lambda: server.call(lambda: len(server.state.bus.subscribers)) == 1)
+            assert wait_until(lambda: server.call(lambda: len(server.node.bus.subscribers)) == 1)
             biggest, cycles = 0, 0
 
             def is_closed() -> bool:
-                return server.call(lambda: server.state.bus.subscribers[0].closed is not None)
+                return server.call(lambda: server.node.bus.subscribers[0].closed is not None)
 
             # Until the transport's flow-control window and then the buffer are full (bounded).
             while cycles < 5000 and not (cycles % 25 == 0 and is_closed()):
@@ -138,7 +138,7 @@ def test_stuck_subscriber_is_closed_with_resource_exhausted_and_memory_stays_bou
             cycles += 50
             biggest = max([biggest, *_queue_sizes(server)])
             assert biggest <= buffer, f"a stuck subscriber's queue grew to {biggest} (> {buffer})"
-            closed = server.call(lambda: [s.closed and s.closed.code for s in server.state.bus.subscribers])
+            closed = server.call(lambda: [s.closed and s.closed.code for s in server.node.bus.subscribers])
             assert closed == ["RESOURCE_EXHAUSTED"], closed
             # The reader wakes up: it gets what the transport already held, then RESOURCE_EXHAUSTED.
             got = 0
@@ -148,7 +148,7 @@ def test_stuck_subscriber_is_closed_with_resource_exhausted_and_memory_stays_bou
             assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
             assert "relist" in err.value.details()
             assert got < cycles * 4
-            assert wait_until(lambda: server.call(lambda: len(server.state.bus.subscribers)) == 0)
+            assert wait_until(lambda: server.call(lambda: len(server.node.bus.subscribers)) == 0)
             NOTES["stuck subscriber (close): events until closed / delivered after waking"] = f"{cycles * 4} / {got}"
             NOTES["stuck subscriber (close): largest queue / buffer"] = f"{biggest} / {buffer}"
             server.check()
@@ -163,30 +163,30 @@ def test_stuck_subscriber_is_closed_with_resource_exhausted_and_memory_stays_bou
 def test_drop_policy_keeps_the_stream_open_and_counts_what_it_drops():
     buffer = 50
     with FakeCRIServer(seed=10, subscriber_policy="drop", subscriber_buffer=buffer) as server:
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         churn = Churn(server.endpoint)
         stuck = Subscriber(server.endpoint, read=False)
         try:
-            assert wait_until(lambda: server.call(lambda: len(server.state.bus.subscribers)) == 1)
-            base = server.call(lambda: server.state.counters["events_emitted"])
+            assert wait_until(lambda: server.call(lambda: len(server.node.bus.subscribers)) == 1)
+            base = server.call(lambda: server.node.counters["events_emitted"])
             for _ in range(300):
                 churn.cycle()
             sizes = _queue_sizes(server)
             assert max(sizes) <= buffer, sizes
-            dropped = server.call(lambda: server.state.bus.subscribers[0].dropped)
+            dropped = server.call(lambda: server.node.bus.subscribers[0].dropped)
             assert dropped > 0
-            assert server.call(lambda: server.state.bus.subscribers[0].closed) is None
+            assert server.call(lambda: server.node.bus.subscribers[0].closed) is None
             # Drain: the stream is still open and delivers live events after the backlog.
             stuck.start_reading()
-            assert wait_until(lambda: server.call(lambda: len(server.state.bus.subscribers[0].queue)) == 0)
+            assert wait_until(lambda: server.call(lambda: len(server.node.bus.subscribers[0].queue)) == 0)
             # An empty server queue does not mean the client has read it all: the transport may
             # still hold some, so wait for the count to add up rather than for a few more events.
             churn.cycle()
-            emitted = server.call(lambda: server.state.counters["events_emitted"]) - base
+            emitted = server.call(lambda: server.node.counters["events_emitted"]) - base
             assert wait_until(lambda: len(stuck.events) + dropped >= emitted)
             assert len(stuck.events) + dropped == emitted
             stuck.close()
-            assert wait_until(lambda: server.call(lambda: server.state.counters["events_dropped"]) == dropped)
+            assert wait_until(lambda: server.call(lambda: server.node.counters["events_dropped"]) == dropped)
             NOTES["drop policy: dropped / emitted"] = f"{dropped} / {emitted}"
             server.check()
         finally:
@@ -200,12 +200,12 @@ def test_drop_policy_keeps_the_stream_open_and_counts_what_it_drops():
 def test_block_policy_stalls_emitting_rpcs_until_the_reader_drains_and_loses_nothing():
     buffer = 20
     with FakeCRIServer(seed=11, subscriber_policy="block", subscriber_buffer=buffer) as server:
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         churn = Churn(server.endpoint)
         stuck = Subscriber(server.endpoint, read=False)
         try:
-            assert wait_until(lambda: server.call(lambda: len(server.state.bus.subscribers)) == 1)
-            base = server.call(lambda: server.state.counters["events_emitted"])
+            assert wait_until(lambda: server.call(lambda: len(server.node.bus.subscribers)) == 1)
+            base = server.call(lambda: server.node.counters["events_emitted"])
             progress = []
             stop = threading.Event()
 
@@ -234,7 +234,7 @@ def test_block_policy_stalls_emitting_rpcs_until_the_reader_drains_and_loses_not
             stuck.start_reading()
             t.join(120)
             assert not t.is_alive(), "the emitter stayed stalled after the reader drained"
-            emitted = server.call(lambda: server.state.counters["events_emitted"]) - base
+            emitted = server.call(lambda: server.node.counters["events_emitted"]) - base
             assert wait_until(lambda: len(stuck.events) == emitted, timeout=60), (len(stuck.events), emitted)
             assert len(progress) > stalled_at
             NOTES["block policy: cycles before the stall / events delivered after drain"] = (

@@ -29,7 +29,7 @@ def test_exit_3_gives_code_and_events(srv, rt, img):
     sub = EventCollector("unix:" + srv.config.socket)
     try:
         deadline = time.monotonic() + 5
-        while srv.call(lambda: len(srv.state.bus.subscribers)) < 1 and time.monotonic() < deadline:
+        while srv.call(lambda: len(srv.node.bus.subscribers)) < 1 and time.monotonic() < deadline:
             time.sleep(0.01)
         sid, cid = run_pod(rt, img, "exit3", command=["sh", "-c", "exit 3"])
         events = sub.wait_for(5)

@@ -35,7 +35,7 @@ def _three_attempts(rt, img):
 def _subscribe(srv):
     sub = EventCollector("unix:" + srv.config.socket)
     deadline = time.monotonic() + 5
-    while srv.call(lambda: len(srv.state.bus.subscribers)) < 1:
+    while srv.call(lambda: len(srv.node.bus.subscribers)) < 1:
         assert time.monotonic() < deadline, "the event subscriber never registered"
         time.sleep(0.01)
     return sub

@@ -28,7 +28,7 @@ def add(ctl, **fault):
 
 def wait_subscribers(server, n, timeout=5.0):
     deadline = time.monotonic() + timeout
-    while server.call(lambda: len(server.state.bus.subscribers)) < n:
+    while server.call(lambda: len(server.node.bus.subscribers)) < n:
         assert time.monotonic() < deadline, f"{n} subscribers never registered"
         time.sleep(0.01)
 
@@ -160,13 +160,13 @@ def test_drop_events_5_percent_over_2000_events():
     from fakecri.faults.spec import parse_drop_events
 
     with FakeCRIServer(seed=11, faults=[parse_drop_events("5%")]) as server:
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         ch, rt, img = stubs(server)
         sub = EventCollector("unix:" + server.config.socket)
         try:
             wait_subscribers(server, 1)
             _churn(rt, img, 250)  # 8 events per pod
-            emitted = server.call(lambda: server.state.counters["events_emitted"])
+            emitted = server.call(lambda: server.node.counters["events_emitted"])
             time.sleep(0.5)
             received = len(sub.events)
         finally:

@@ -175,7 +175,7 @@ def test_image_catalog_over_the_wire(tmp_path):
     path = tmp_path / "catalog.yaml"
     path.write_text(CATALOG)
     with FakeCRIServer(image_catalog=str(path)) as server:
-        server.state.log_rpcs = False
+        server.node.log_rpcs = False
         ch = grpc.insecure_channel(server.endpoint)
         img = api_pb2_grpc.ImageServiceStub(ch)
 

@@ -17,7 +17,7 @@ from helpers.cri import EventCollector, code_of, container_config, kinds, run_po
 def wait_subscribers(srv, n, timeout=5.0):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if srv.call(lambda: len(srv.state.bus.subscribers)) >= n:
+        if srv.call(lambda: len(srv.node.bus.subscribers)) >= n:
             return
         time.sleep(0.01)
     raise AssertionError(f"{n} subscribers never registered")

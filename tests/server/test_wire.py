@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.server.wire import JoinCache, batches, field_fragment
+from fakecri.server.wire import VersionedCache, batches, field_fragment
 
 
 def _frags(n, size=100):
@@ -25,9 +25,12 @@ def test_batches_bound_items_and_bytes_and_keep_everything_once():
     assert len(list(batches(frags, 20))) == 3
 
 
-def test_join_cache_batches_split_by_bytes_too():
+def test_versioned_cache_answers_only_at_the_version_it_was_made():
     frags = _frags(10)
-    cache = JoinCache(limit=1 << 20)
-    first = list(cache.batches("k", frags, 10, max_bytes=len(frags[0]) * 4))
-    again = list(cache.batches("k", frags, 10, max_bytes=len(frags[0]) * 4))
-    assert first == again and len(first) == 3
+    cache = VersionedCache(limit=1 << 20)
+    chunks = list(batches(frags, 10, max_bytes=len(frags[0]) * 4))
+    cache.put("k", 7, chunks)
+    assert cache.get("k", 7) is chunks and len(chunks) == 3
+    assert cache.get("k", 8) is None  # something changed since: build again
+    cache.put("big", 7, b"x" * ((1 << 20) + 1))
+    assert cache.get("big", 7) is None  # over the limit: answered, not kept

@@ -58,11 +58,15 @@ async def kubectl(api: str, env: dict[str, str], *args: str, stdin: bytes = b"",
     return proc.returncode, out, err
 
 
-def backend(command=("sleep", "infinity"), **kw) -> RuntimeStreamingBackend:
+def rig_with(command=("sleep", "infinity"), **kw) -> Rig:
     rig = Rig()
     rig.add_container("c1", command, **kw)
     rig.add_sandbox("pod1")
-    return rig.backend
+    return rig
+
+
+def backend(command=("sleep", "infinity"), **kw) -> RuntimeStreamingBackend:
+    return rig_with(command, **kw).backend
 
 
 @pytest.mark.parametrize("transport", sorted(TRANSPORTS))
@@ -92,7 +96,8 @@ def test_kubectl_exec(transport, tmp_path):
 @pytest.mark.parametrize("transport", sorted(TRANSPORTS))
 def test_kubectl_attach(transport, tmp_path):
     async def main():
-        b = backend(("sh",), stdin=True)
+        rig = rig_with(("sh",), stdin=True)
+        b = rig.backend
         async with serving(b) as server:
             fake = FakeApiServer(server)
             api = await fake.start()
@@ -103,7 +108,7 @@ def test_kubectl_attach(transport, tmp_path):
                         break
                     await asyncio.sleep(0.02)
                 assert b.attached_count("c1") == 1
-                b.host.feed("c1", b"echo from the container\nexit\n")
+                rig.feed("c1", b"echo from the container\nexit\n")
                 code, out, err = await client
                 assert code == 0, err
                 assert b"from the container\n" in out

@@ -17,11 +17,15 @@ WS_PROTOCOLS = {"ws-v5": "v5.channel.k8s.io", "ws-v5-base64": "v5.base64.channel
                 "ws-v4": "v4.channel.k8s.io", "ws-v4-base64": "v4.base64.channel.k8s.io"}
 
 
-def backend_with(*containers: str) -> RuntimeStreamingBackend:
+def rig_with(*containers: str) -> Rig:
     rig = Rig()
     for cid in containers:
         rig.add_container(cid)
-    return rig.backend
+    return rig
+
+
+def backend_with(*containers: str) -> RuntimeStreamingBackend:
+    return rig_with(*containers).backend
 
 
 async def exec_over(transport: str, url: str, stdin: bytes | None = None, **kw) -> CommandResult:
@@ -110,7 +114,8 @@ def test_old_spdy_versions_report_failure_as_text():
 @pytest.mark.parametrize("transport", ["spdy", "ws-v5"])
 def test_tty_merges_stderr_and_accepts_resize(transport):
     async def main():
-        backend = backend_with("c1")
+        rig = rig_with("c1")
+        backend = rig.backend
         async with serving(backend) as server:
             url = server.prepare_exec("c1", ["sh", "-c", "sleep 0.2; echo out; echo err >&2"], tty=True,
                                       stdin=False, stdout=True, stderr=False)
@@ -122,7 +127,7 @@ def test_tty_merges_stderr_and_accepts_resize(transport):
             assert result.stdout == b"out\r\nerr\r\n"  # a terminal turns newlines into CR LF
             assert result.exit_code == 0
         # Resize messages are parsed and handed to the backend, in order: the last one holds.
-        assert backend.host.counters["tty_resizes"] == 2
+        assert rig.counters["tty_resizes"] == 2
         assert backend.terminal_size("c1") == (120, 40)
     run(main())
 
@@ -152,8 +157,9 @@ def test_websocket_sends_an_empty_ready_message_first():
 
 def test_exec_refused_at_prepare_time_for_missing_or_stopped_container():
     async def main():
-        backend = backend_with("c1")
-        backend.host.add_container("stopped", running=False)
+        rig = rig_with("c1")
+        backend = rig.backend
+        rig.add_container("stopped", running=False)
         async with serving(backend) as server:
             with pytest.raises(NotFound):
                 server.prepare_exec("nope", ["true"])
@@ -171,10 +177,11 @@ def test_exec_refused_at_prepare_time_for_missing_or_stopped_container():
 @pytest.mark.parametrize("transport", ["spdy", "ws-v5"])
 def test_container_stopping_after_prepare_reports_internal_error(transport):
     async def main():
-        backend = backend_with("c1")
+        rig = rig_with("c1")
+        backend = rig.backend
         async with serving(backend) as server:
             url = server.prepare_exec("c1", ["echo", "hi"])
-            backend.host.stop("c1")
+            rig.stop("c1")
             result = await exec_over(transport, url)
             assert result.stdout == b""
             assert result.status["status"] == "Failure"

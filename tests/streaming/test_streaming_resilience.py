@@ -16,7 +16,7 @@ class RecordingBackend(RuntimeStreamingBackend):
     """Notes when an exec is cancelled because its client went away."""
 
     def __init__(self, rig: Rig) -> None:
-        super().__init__(rig)
+        super().__init__(rig.node)
         self.cancelled = asyncio.Event()
 
     async def exec(self, container_id, argv, **kw):

@@ -1,72 +1,63 @@
-"""Turn core events into ContainerEventResponse bytes and hand them on for publishing.
+"""Turn the engine's events into ContainerEventResponse bytes for the subscribers.
 
-The core calls `on_event` at the instant of each transition, so the statuses in an
-event are a snapshot of exactly that moment. Runtime quirks (fakecri.faults.quirks)
-that change what an event looks like are applied here, in one place, so a conformance
-suite can be shown real runtime bugs on request.
+Each event carries its pod's records as they were at the transition, so the statuses in
+the response are a snapshot of that moment whenever it is encoded. Runtime quirks
+(fakecri.faults.quirks) that change what an event looks like are applied here, in one
+place, so a conformance suite can be shown real runtime bugs on request.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.engine import errors
 from fakecri.engine.events import Event, EventType
-from fakecri.engine.runtime import Runtime
 from fakecri.faults.plan import FaultPlan
+from fakecri.faults.quirks import Quirk
 from fakecri.server.events.status_cache import StatusCache
 from fakecri.server.wire import field_fragment
 
 
 class EventEncoder:
-    """`runtime()` returns the runtime in force (a reset or a restore replaces it);
-    `publish(data)` sends one encoded event to the subscribers."""
+    """`publish(data)` sends one encoded event to the subscribers."""
 
-    def __init__(self, plan: FaultPlan, statuses: StatusCache, runtime: Callable[[], Runtime],
-                 publish: Callable[[bytes], None]) -> None:
+    def __init__(self, plan: FaultPlan, statuses: StatusCache, publish: Callable[[bytes], None]) -> None:
         self.plan = plan
         self.statuses = statuses
-        self._runtime = runtime
         self._publish = publish
         self._held: tuple[Event, bytes] | None = None  # for the stopped-before-started quirk
 
-    def _quirk(self, quirks: frozenset[str], name: str, ev: Event) -> bool:
-        """True when quirk `name` is on; the fault layer logs and counts each use."""
-        if name not in quirks:
+    def _quirk(self, quirks: frozenset[Quirk], quirk: Quirk, ev: Event) -> bool:
+        """True when `quirk` is on; the fault layer logs and counts each use."""
+        if quirk not in quirks:
             return False
-        return self.plan.quirk_hit(name, f"{ev.type.name} {ev.container_id[:12]}")
+        return self.plan.quirk_hit(quirk, f"{ev.type.name} {ev.container_id[:12]}")
 
-    def encode(self, ev: Event, quirks: frozenset[str]) -> bytes | None:
+    def encode(self, ev: Event, quirks: frozenset[Quirk]) -> bytes | None:
         """The event as ContainerEventResponse bytes; None when a quirk swallows it."""
         sandbox_deleted = ev.is_sandbox and ev.type == EventType.DELETED
-        if sandbox_deleted and self._quirk(quirks, "no-sandbox-deleted-event", ev):
+        if sandbox_deleted and self._quirk(quirks, Quirk.NO_SANDBOX_DELETED_EVENT, ev):
             return None
         created_at = ev.created_at
-        if self._quirk(quirks, "created-at-seconds", ev):
+        if self._quirk(quirks, Quirk.CREATED_AT_SECONDS, ev):
             created_at //= 1_000_000_000
         head = pb.ContainerEventResponse(
-            container_id=ev.container_id, container_event_type=int(ev.type), created_at=created_at
+            container_id=ev.container_id, container_event_type=int(ev.type), created_at=created_at  # type: ignore[arg-type]
         ).SerializeToString()
-        rt = self._runtime()
-        try:
-            sb = rt.get_sandbox(ev.sandbox_id)
-        except errors.NotFound:
-            sb = None
-        nil_status = sandbox_deleted and self._quirk(quirks, "nil-sandbox-status-on-delete", ev)
-        if sb is None or nil_status:
+        nil_status = sandbox_deleted and self._quirk(quirks, Quirk.NIL_SANDBOX_STATUS_ON_DELETE, ev)
+        if ev.sandbox is None or nil_status:
             return head
         # pod_sandbox_status (4) and containers_statuses (5) appended as wire fragments of the
         # cached statuses: the same bytes SerializeToString would give (fields in number order).
-        statuses = self.statuses.container_statuses_wire(rt, sb, quirks)
-        return b"".join([head, field_fragment(4, self.statuses.sandbox_status_bytes(sb)),
+        statuses = self.statuses.container_statuses_wire(ev.sandbox, ev.containers, quirks)
+        return b"".join([head, field_fragment(4, self.statuses.sandbox_status_bytes(ev.sandbox)),
                          *[field_fragment(5, b) for b in statuses]])
 
-    def on_event(self, ev: Event) -> None:
+    def publish(self, ev: Event) -> None:
         quirks = self.plan.quirks()
         data = self.encode(ev, quirks)
         if data is None:
             return
-        if "stopped-before-started" in quirks and not ev.is_sandbox:
+        if Quirk.STOPPED_BEFORE_STARTED in quirks and not ev.is_sandbox:
             held = self._held
             if ev.type == EventType.STARTED:
                 self.flush()
@@ -86,3 +77,6 @@ class EventEncoder:
         if self._held is not None:
             held, self._held = self._held, None
             self._publish(held[1])
+
+    def reset(self) -> None:
+        self._held = None

@@ -12,23 +12,28 @@ restores that order to show it.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
-OLDEST_FIRST_QUIRK = "oldest-first-container-statuses"
+from fakecri.engine.records import Container, Sandbox
+from fakecri.engine.runtime import Runtime
+from fakecri.faults.quirks import Quirk
 
 
-def newest_first(containers: Iterable) -> list:
+def newest_first(containers: Iterable[Container]) -> list[Container]:
     """Container records newest first: by created_at, then attempt, then id (for ties)."""
     return sorted(containers, key=lambda c: (c.created_at, c.attempt, c.id), reverse=True)
 
 
-def listed_containers(runtime, sandbox_id: str, uid: str, quirks: frozenset[str]) -> list:
-    """The container records a status of sandbox `sandbox_id` (pod `uid`) lists, in order."""
-    if "pod-wide-container-statuses" in quirks:
-        sandboxes = [sb for sb in runtime.list_sandboxes() if sb.uid == uid]
-    else:
-        sandboxes = [runtime.get_sandbox(sandbox_id)]
-    found = [runtime.get_container(cid) for sb in sandboxes for cid in sb.container_ids]
-    if OLDEST_FIRST_QUIRK in quirks:
+def listed_containers(runtime: Runtime, sb: Sandbox, containers: Sequence[Container],
+                      quirks: frozenset[Quirk]) -> list[Container]:
+    """The container records a status of sandbox `sb` lists, in order. `containers` are the
+    sandbox's own (as of the moment the status describes); the pod-wide quirk adds those of
+    the pod's other sandboxes as they are now."""
+    found = list(containers)
+    if Quirk.POD_WIDE_CONTAINER_STATUSES in quirks:
+        for other in runtime.list_sandboxes():
+            if other.uid == sb.uid and other.id != sb.id:
+                found += runtime.list_containers(sandbox_id=other.id)
+    if Quirk.OLDEST_FIRST_CONTAINER_STATUSES in quirks:
         return found  # creation order
     return newest_first(found)

@@ -1,6 +1,6 @@
-"""The streaming server's backend over the core runtime.
+"""The streaming server's backend over a node's runtime and container simulation.
 
-Exec runs the command as a live process of the core's shell interpreter: each step it
+Exec runs the command as a live process of the simulation's shell interpreter: each step it
 takes (write, sleep, read input) happens as the client's stream goes, so a shell
 answers line by line and a command that does not read its input ends without waiting
 for it. Under a TTY this module also plays the terminal: it echoes keys, edits the
@@ -17,32 +17,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Protocol
 
-from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
+from fakecri.engine.events import Output
 from fakecri.engine.records import Container, ContainerState, SandboxState
-from fakecri.engine.runtime import Runtime
-from fakecri.sim.shell import DEFAULT_SIZE, Context, Interrupted, Process, Sleep, Write
 from fakecri.server import webserver
+from fakecri.server.node import Node
 from fakecri.server.streaming.backend import PortForwardBehaviour, Writer
+from fakecri.sim.shell import DEFAULT_SIZE, Context, Interrupted, Process, Sleep, Write
 
 ATTACH_BUFFER = 1000
 INPUT_BUFFER = 64  # chunks of client input held for a process that is not reading yet
 PORT_FORWARD_ANNOTATION = "fakecri.io/port-forward"
 _INTERRUPT = object()  # Ctrl-C typed on the terminal
-
-
-class RuntimeHost(Protocol):
-    """What the backend needs from the server around the runtime."""
-
-    runtime: Runtime  # read on every call: a restart may replace it
-
-    async def wait(self, seconds: float) -> None: ...  # let simulated time pass
-
-    def tick(self) -> None: ...  # run due timers, publish events, re-arm the timer
-
-    def count(self, name: str, n: int = 1) -> None: ...
 
 
 def parse_port_behaviour(value: str) -> PortForwardBehaviour:
@@ -185,15 +172,15 @@ async def drive(proc: Process, *, stdin: AsyncIterator[bytes] | None, stdout_wri
 
 
 class RuntimeStreamingBackend:
-    def __init__(self, host: RuntimeHost) -> None:
-        self.host = host
+    def __init__(self, node: Node) -> None:
+        self.node = node
         self._sizes: dict[str, tuple[int, int]] = {}  # container id -> (columns, rows) of its terminal
         self._attached: dict[str, int] = {}
 
     # ------------------------------------------------------------ checks at URL time
 
     def _running(self, container_id: str) -> Container:
-        c = self.host.runtime.get_container(container_id)
+        c = self.node.runtime.get_container(container_id)
         if c.state != ContainerState.RUNNING:
             raise errors.FailedPrecondition(
                 f"container {c.id[:12]} is {ContainerState(c.state).name}, not RUNNING")
@@ -206,7 +193,7 @@ class RuntimeStreamingBackend:
         self._running(container_id)
 
     def check_port_forward(self, pod_sandbox_id: str) -> None:
-        sb = self.host.runtime.get_sandbox(pod_sandbox_id)
+        sb = self.node.runtime.get_sandbox(pod_sandbox_id)
         if sb.state != SandboxState.READY:
             raise errors.FailedPrecondition(f"pod sandbox {sb.id[:12]} is not ready")
 
@@ -221,12 +208,12 @@ class RuntimeStreamingBackend:
         c = self._running(container_id)
         cid = c.id
         ctx = Context(tty=tty, size=lambda: self._sizes.get(container_id, self._sizes.get(cid, DEFAULT_SIZE)))
-        proc = self.host.runtime.exec_process(cid, list(argv), ctx)
+        proc = self.node.sim.exec_process(c, list(argv), self.node.now_ns(), ctx)
         return await drive(proc, stdin=stdin, stdout_write=stdout_write, stderr_write=stderr_write,
-                           tty=tty, wait=self.host.wait)
+                           tty=tty, wait=self.node.wait)
 
     def resize(self, container_id: str, width: int, height: int) -> None:
-        self.host.count("tty_resizes")
+        self.node.count("tty_resizes")
         self._sizes[container_id] = (width, height)
 
     # ------------------------------------------------------------ attach
@@ -238,27 +225,26 @@ class RuntimeStreamingBackend:
     async def attach(self, container_id, *, tty, stdin, stdout_write, stderr_write) -> None:
         c = self._running(container_id)
         target = c.id
-        config = pb.ContainerConfig.FromString(c.spec) if c.spec else pb.ContainerConfig()
+        spec = c.spec
         queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(ATTACH_BUFFER)
 
-        def listener(container_id: str, stream: str, text: str, ts_ns: int) -> None:
-            if container_id == target and not queue.full():  # a slow client loses output, never blocks
-                queue.put_nowait((stream, text.encode("utf-8", "surrogateescape")))
+        def listener(out: Output) -> None:
+            if out.container_id == target and not queue.full():  # a slow client loses output, never blocks
+                queue.put_nowait((out.stream, out.text.encode("utf-8", "surrogateescape")))
 
         async def feed() -> None:
             assert stdin is not None
             async for chunk in stdin:
                 self._feed(target, chunk)
-            if config.stdin_once:
+            if spec.stdin_once:
                 self._feed(target, None)  # the first attach's input was the container's whole input
 
-        runtime = self.host.runtime
-        listeners = runtime.output_listeners
+        listeners = self.node.output_listeners
         listeners.append(listener)
         self._attached[container_id] = self._attached.get(container_id, 0) + 1
         feeder = None
         if stdin is not None:
-            feeder = asyncio.ensure_future(feed() if config.stdin else _discard(stdin))
+            feeder = asyncio.ensure_future(feed() if spec.stdin else _discard(stdin))
         try:
             # As in containerd, the attach lasts until the container's output ends (it exits)
             # or the client goes away; the end of the client's input does not end it.
@@ -278,30 +264,31 @@ class RuntimeStreamingBackend:
                 feeder.cancel()
 
     def _feed(self, container_id: str, data: bytes | None) -> None:
+        node = self.node
         try:
-            self.host.runtime.feed_input(container_id, data)
+            c = node.runtime.check_exec(container_id)  # only a running container takes input
         except errors.CoreError:
             return  # it stopped meanwhile: the attach ends on its own
-        self.host.tick()  # publish an exit it caused, arm the timers of what it started
+        node.apply(node.sim.feed_input(c, data, node.now_ns()))
+        node.commit()  # publish an exit it caused, arm the timers of what it started
 
     def _still_running(self, container_id: str) -> bool:
         try:
-            return self.host.runtime.get_container(container_id).state == ContainerState.RUNNING
+            return self.node.runtime.get_container(container_id).state == ContainerState.RUNNING
         except errors.NotFound:
             return False
 
     # ------------------------------------------------------------ port forward
 
     def port_forward_behaviour(self, pod_sandbox_id: str, port: int) -> PortForwardBehaviour:
-        sb = self.host.runtime.get_sandbox(pod_sandbox_id)
+        sb = self.node.runtime.get_sandbox(pod_sandbox_id)
         value = sb.annotations.get(f"{PORT_FORWARD_ANNOTATION}.{port}") or sb.annotations.get(PORT_FORWARD_ANNOTATION)
         if value:
             return parse_port_behaviour(value)
-        rt = self.host.runtime
-        for cid in sb.container_ids:  # the pod's own web server on that port answers
-            c = rt.get_container(cid)
-            if port in rt.web_ports(c):
-                server = rt.content_of(c).http_server
+        sim = self.node.sim
+        for c in self.node.runtime.list_containers(sandbox_id=sb.id):  # the pod's own web server on that port answers
+            if port in sim.web_ports(c):
+                server = sim.content_of(c).http_server
                 return PortForwardBehaviour.http(200, webserver.response(server, "GET", "/").split(b"\r\n\r\n", 1)[1],
                                                  "text/html")
         return PortForwardBehaviour.echo()

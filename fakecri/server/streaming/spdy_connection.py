@@ -40,7 +40,7 @@ class SpdyStream:
         return self.headers.get(name.lower(), "")
 
     # -- inbound (called by the connection's reader) --
-    async def _deliver(self, data: bytes) -> None:
+    async def deliver(self, data: bytes) -> None:
         while self._size >= self._max and not self._discard and not self._eof:
             self._space.clear()
             await self._space.wait()
@@ -50,7 +50,7 @@ class SpdyStream:
         self._size += len(data)
         self._readable.set()
 
-    def _end_input(self) -> None:
+    def end_input(self) -> None:
         self._eof = True
         self._readable.set()
         self._space.set()
@@ -97,7 +97,7 @@ class SpdyStream:
         if not self.reset_by_peer:
             self.conn.send_nowait(spdy.RstStream(self.id, status))
         self.local_closed = True
-        self._end_input()
+        self.end_input()
 
 
 class SpdyConnection:
@@ -150,23 +150,23 @@ class SpdyConnection:
         finally:
             self.closed.set()
             for stream in self.streams.values():
-                stream._end_input()
+                stream.end_input()
 
     async def _dispatch(self, frame: spdy.Frame) -> None:
         if isinstance(frame, spdy.DataFrame):
             stream = self.streams.get(frame.stream_id)
             if stream is None:
                 return
-            await stream._deliver(frame.data)
+            await stream.deliver(frame.data)
             if frame.fin:
-                stream._end_input()
+                stream.end_input()
         elif isinstance(frame, spdy.SynStream):
             self._open(frame)
         elif isinstance(frame, spdy.RstStream):
             stream = self.streams.get(frame.stream_id)
             if stream is not None:
                 stream.reset_by_peer = True
-                stream._end_input()
+                stream.end_input()
         elif isinstance(frame, spdy.Ping):
             if frame.ping_id % 2 == 1:  # client-initiated: echo it back
                 await self.send(frame)
@@ -175,7 +175,7 @@ class SpdyConnection:
             if stream is not None:
                 stream.headers.update(frame.headers)
                 if frame.fin:
-                    stream._end_input()
+                    stream.end_input()
         elif isinstance(frame, spdy.GoAway):
             self.peer_gone_away = True
         # SETTINGS and WINDOW_UPDATE need no action: no flow control is enforced.
@@ -197,7 +197,7 @@ class SpdyConnection:
         self.streams[sid] = stream
         self.send_nowait(spdy.SynReply(sid, {}))
         if frame.fin:
-            stream._end_input()
+            stream.end_input()
 
     def forget(self, stream: SpdyStream) -> None:
         """Drop a finished stream from the table (frames for it are ignored from now on)."""

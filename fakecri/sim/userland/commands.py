@@ -11,8 +11,10 @@ from typing import Callable, Sequence
 
 from fakecri.sim.shell import COMMANDS, Command, Io, Process, Sleep
 
-NS_PER_S = 1_000_000_000
+from fakecri.sim.userland.spec import sysctl_name, sysctl_path
 from fakecri.sim.userland.world import FileError, Userland
+
+NS_PER_S = 1_000_000_000
 
 
 def _world(io: Io) -> Userland:
@@ -227,7 +229,7 @@ def _sysctl(args: list[str], io: Io) -> Process:
     world = _world(io)
     flags, names = _split_flags(args)
     if "a" in flags and not names:
-        names = sorted(world.spec.sysctls)
+        names = sorted(sysctl_name(path) for path, _ in world.spec.sysctls)
     status = 0
     for name in names:
         if "=" in name or "w" in flags:
@@ -235,12 +237,12 @@ def _sysctl(args: list[str], io: Io) -> Process:
             status = 1
             continue
         try:
-            value = world.read("/proc/sys/" + name.replace(".", "/")).decode().rstrip("\n")
+            value = world.read("/proc/sys/" + sysctl_path(name)).decode().rstrip("\n")
         except FileError:
             yield from io.error(f"sysctl: error: '{name}' is an unknown key\n")
             status = 1
             continue
-        yield from io.write(value + "\n" if "n" in flags else f"{name} = {value}\n")
+        yield from io.write(value + "\n" if "n" in flags else f"{sysctl_name(sysctl_path(name))} = {value}\n")
     return status
 
 
@@ -354,11 +356,7 @@ def _size(world: Userland, path: str) -> int:
 
 
 def _can_write(world: Userland, path: str) -> bool:
-    try:
-        world._writable(world.abspath(path))
-    except FileError:
-        return False
-    return True
+    return world.may_write(path)
 
 
 def _mount(args: list[str], io: Io) -> Process:

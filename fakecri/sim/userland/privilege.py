@@ -10,7 +10,11 @@ decides which system calls fail).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
+
+from fakecri.engine.specs import LOCALHOST, UNCONFINED, Seccomp
+from fakecri.sim.host import HostError
 
 CAPABILITIES = (
     "CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "SETPCAP",
@@ -24,7 +28,6 @@ BIT = {name: 1 << i for i, name in enumerate(CAPABILITIES)}
 ALL = (1 << len(CAPABILITIES)) - 1
 DEFAULT = sum(BIT[n] for n in ("CHOWN", "DAC_OVERRIDE", "FSETID", "FOWNER", "MKNOD", "NET_RAW", "SETGID", "SETUID",
                                "SETFCAP", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "KILL", "AUDIT_WRITE"))
-RUNTIME_DEFAULT, UNCONFINED, LOCALHOST = 0, 1, 2  # SecurityProfile.ProfileType
 # System calls behind the commands that need a privilege.
 SYSCALLS = {"hostname": ("sethostname",), "chmod": ("chmod", "fchmod", "fchmodat", "fchmodat2")}
 
@@ -53,23 +56,23 @@ class Privilege:
 
 
 def privilege(*, privileged: bool, add: tuple[str, ...], drop: tuple[str, ...], uid: int, no_new_privs: bool,
-              seccomp: tuple[int, str] | None) -> Privilege:
-    """`seccomp`: (profile type, localhost path) or None when no profile is given."""
+              seccomp: Seccomp | None, read_profile: Callable[[str], bytes]) -> Privilege:
+    """`seccomp`: the profile, None when none is given; `read_profile(path)` reads a Localhost
+    profile's host file (raising HostError when it cannot)."""
     caps = ALL if privileged else (DEFAULT | _mask(add)) & ~_mask(drop)
-    if privileged or seccomp is None or seccomp[0] == UNCONFINED:
-        mode, blocked = 0, frozenset()
+    if privileged or seccomp is None or seccomp.kind == UNCONFINED:
+        mode, blocked = 0, frozenset[str]()
     else:
         mode = 2
-        blocked = _blocked_by(seccomp[1]) if seccomp[0] == LOCALHOST else frozenset()
+        blocked = _blocked_by(seccomp.localhost_ref, read_profile) if seccomp.kind == LOCALHOST else frozenset()
     return Privilege(caps, caps if uid == 0 else 0, no_new_privs, mode, blocked)
 
 
-def _blocked_by(path: str) -> frozenset[str]:
+def _blocked_by(path: str, read_profile: Callable[[str], bytes]) -> frozenset[str]:
     """The system calls a Localhost seccomp profile (the host file, JSON) makes fail."""
     try:
-        with open(path, encoding="utf-8") as f:
-            profile = json.load(f)
-    except (OSError, ValueError):
+        profile = json.loads(read_profile(path))
+    except (HostError, ValueError):
         return frozenset()
     if not isinstance(profile, dict):
         return frozenset()

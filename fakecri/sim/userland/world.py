@@ -10,83 +10,32 @@ read-only). Masked paths read as empty; read-only paths refuse writes.
 """
 from __future__ import annotations
 
-import os
 import posixpath
-import shutil
-from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
+from fakecri.engine.specs import BIDIRECTIONAL, NODE, PRIVATE, Mount
+from fakecri.sim.host import HostError, HostView, NoHost, exists, is_dir
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.identity import accounts, identity
 from fakecri.sim.userland.privilege import Privilege, privilege
-from fakecri.sim.userland.spec import NODE, MountSpec, UserlandSpec
+from fakecri.sim.userland.spec import UserlandSpec, sysctl_path
 
 ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc/1", "/proc/sys", "/proc/sysvipc",
              "/root", "/sys",
              "/tmp", "/usr",
              "/usr/bin", "/var", "/var/run", "/var/log")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-PRIVATE, HOST_TO_CONTAINER, BIDIRECTIONAL = 0, 1, 2  # MountPropagation
 TMPFS = "\0tmpfs"  # where a tmpfs mounted inside keeps its files (no path a command can name)
 SHOWN_LIMIT = 1000  # entries a bidirectional mount copies out to the host at most
 
 
-def _on_submount(root: str, path: str) -> bool:
-    """Whether host `path` lies on another filesystem mounted under `root` (a non-recursive
-    read-only mount leaves those writable)."""
-    probe = path
-    while not os.path.exists(probe) and probe not in ("", "/") and len(probe) > len(root):
-        probe = os.path.dirname(probe)
-    try:
-        return os.stat(probe).st_dev != os.stat(root).st_dev
-    except OSError:
-        return False
-
-
-def _host_file(path: str) -> bytes:
-    """A file of the host's /proc, for a container that shares the host's namespace."""
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return b""
-
-
-def host_listeners() -> list[tuple[str, str]]:
-    """The host's listening TCP sockets, from /proc/net/tcp and tcp6."""
-    out = []
-    for proto, path in (("tcp", "/proc/net/tcp"), ("tcp6", "/proc/net/tcp6")):
-        try:
-            with open(path, encoding="ascii") as f:
-                lines = f.read().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if len(fields) < 4 or fields[3] != "0A":  # 0A: LISTEN
-                continue
-            address, _, port = fields[1].partition(":")
-            try:
-                raw = bytes.fromhex(address)
-                if len(raw) == 4:
-                    host = ".".join(str(b) for b in raw[::-1])
-                else:  # four host-order 32-bit words
-                    words = b"".join(raw[i:i + 4][::-1] for i in range(0, 16, 4))
-                    host = ":".join(words[i:i + 2].hex() for i in range(0, 16, 2))
-                    host = "::" if host == "0000:0000:0000:0000:0000:0000:0000:0000" else host
-                out.append((proto, f"{host}:{int(port, 16)}"))
-            except ValueError:
-                continue
-    return out
-def _id_map_text(mapping: tuple[tuple[int, int, int], ...] | None, path: str) -> bytes:
+def _id_map_text(mapping: tuple[tuple[int, int, int], ...] | None, host_map: bytes) -> bytes:
     """A user-namespace map as the kernel prints it; without a namespace of the pod's own, the
-    host's (this process's), which is what a container in the node's user namespace reads."""
+    host's (`host_map`), which is what a container in the node's user namespace reads."""
     if mapping is None:
-        try:
-            with open(path.replace("/proc/1/", "/proc/self/"), "rb") as f:
-                return f.read()
-        except OSError:
-            mapping = ((0, 0, 4294967295),)
+        if host_map:
+            return host_map
+        mapping = ((0, 0, 4294967295),)
     return "".join(f"{c:>10} {h:>10} {n:>10}\n" for c, h, n in mapping).encode()
 
 
@@ -107,18 +56,17 @@ NOT_DIR = "Not a directory"
 class Userland:
     def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX,
                  processes: Callable[[], list[tuple[int, str]]] | None = None,
-                 mounts_at_start: frozenset[str] | None = None,
-                 host_mounts: Callable[[], frozenset[str]] | None = None) -> None:
+                 mounts_at_start: frozenset[str] | None = None, host: HostView | None = None) -> None:
         """`processes`: what its PID namespace shows; `mounts_at_start`: the host's mount points
-        when the container started, and `host_mounts` those of the moment: a private mount hides
-        what the host mounted under it since."""
+        when the container started (a private mount hides what the host mounted under it
+        since); `host`: what of the host its mounts and shared namespaces reach."""
         self.spec = spec
+        self.host: HostView = host if host is not None else NoHost()
         # (pid, command line) its PID namespace shows, pid 1 first (the runtime knows them)
         self.processes = processes or (lambda: [(1, "sh")])
         self.ip = ip
         self.content = content
         self._mounts_at_start = mounts_at_start
-        self._host_mounts = host_mounts
         self._since: tuple[frozenset[str], frozenset[str]] | None = None  # (table, its points new since start)
         self._binds: dict[str, str] = {}  # mounts made inside: target -> source path ("" for a tmpfs)
         self._shown: dict[str, list[str]] = {}  # target -> host paths a bidirectional mount copied out
@@ -141,7 +89,8 @@ class Userland:
     def privilege(self) -> Privilege:
         spec = self.spec
         return privilege(privileged=spec.privileged, add=spec.add_capabilities, drop=spec.drop_capabilities,
-                         uid=self.uid, no_new_privs=spec.no_new_privs, seccomp=spec.seccomp)
+                         uid=self.uid, no_new_privs=spec.no_new_privs, seccomp=spec.seccomp,
+                         read_profile=self.host.read)
 
     def _status(self) -> bytes:
         """/proc/self/status of a process in the container (the fields that follow its config)."""
@@ -158,7 +107,7 @@ class Userland:
         """(protocol, local address) of the listening TCP sockets the container sees: the host's,
         read from the host's /proc/net, on the host network; its image's web server otherwise."""
         if self.spec.network_mode == NODE:
-            return host_listeners()
+            return self.host.listeners()
         return [("tcp", f"0.0.0.0:{port}") for port in self.content.http_ports]
 
     def user_named(self, uid: int) -> str:
@@ -201,27 +150,29 @@ class Userland:
             return self.content.group.encode()
         if path == "/proc/1/cmdline":
             if self.spec.pid_mode == NODE:
-                return _host_file("/proc/1/cmdline")
+                return self.host.proc_file("/proc/1/cmdline")
             return "".join(word + "\0" for word in self.processes()[0][1].split(" ")).encode()
         if path == "/proc/sysvipc/shm" and self.spec.ipc_mode == NODE:
-            return _host_file(path)
+            return self.host.proc_file(path)
         if path == "/var/run/nginx.pid" and self.content.http_server == "nginx" and self.content.http_ports:
             mine = [pid for pid, line in self.processes() if line.startswith("nginx: master process")]
             return f"{mine[0]}\n".encode() if mine else None
         if path in ("/proc/self/status", "/proc/1/status"):
             return self._status()
         if path in ("/proc/self/uid_map", "/proc/1/uid_map", "/proc/self/gid_map", "/proc/1/gid_map"):
-            return _id_map_text(spec.uid_map if path.endswith("uid_map") else spec.gid_map, path)
+            own = spec.uid_map if path.endswith("uid_map") else spec.gid_map
+            host_map = self.host.proc_file(path.replace("/proc/1/", "/proc/self/")) if own is None else b""
+            return _id_map_text(own, host_map)
         if path.startswith("/proc/sys/"):
-            key = path[len("/proc/sys/"):].replace("/", ".")
-            if key in spec.sysctls:
-                return (spec.sysctls[key] + "\n").encode()
+            value = spec.sysctl(path[len("/proc/sys/"):])
+            if value is not None:
+                return (value + "\n").encode()
         return None
 
     def _generated_dirs(self) -> set[str]:
         out = set()
-        for key in self.spec.sysctls:
-            parts = key.split(".")
+        for key, _ in self.spec.sysctls:
+            parts = key.split("/")
             for i in range(1, len(parts)):
                 out.add("/proc/sys/" + "/".join(parts[:i]))
         return out
@@ -247,9 +198,9 @@ class Userland:
                 break
         return path
 
-    def _mount(self, path: str) -> tuple[MountSpec, str] | None:
+    def _mount(self, path: str) -> tuple[Mount, str] | None:
         """The mount `path` is under (the deepest one) and the host path it maps to."""
-        best: MountSpec | None = None
+        best: Mount | None = None
         for m in self.spec.mounts:
             root = posixpath.normpath(m.container_path or "/")
             if (path == root or path.startswith(root.rstrip("/") + "/")) and (
@@ -259,16 +210,26 @@ class Userland:
             return None
         root = posixpath.normpath(best.container_path)
         rel = posixpath.relpath(path, root)
-        return best, (best.host_path if rel == "." else os.path.join(best.host_path, rel))
+        return best, (best.host_path if rel == "." else posixpath.join(best.host_path, rel))
 
-    def _hidden(self, mounted: tuple[MountSpec, str] | None) -> str | None:
+    def _on_submount(self, root: str, path: str) -> bool:
+        """Whether host `path` lies on another file system mounted under `root` (a non-recursive
+        read-only mount leaves those writable)."""
+        probe = path
+        while not exists(self.host, probe) and probe not in ("", "/") and len(probe) > len(root):
+            probe = posixpath.dirname(probe)
+        try:
+            return self.host.stat(probe).device != self.host.stat(root).device
+        except HostError:
+            return False
+
+    def _hidden(self, mounted: tuple[Mount, str] | None) -> str | None:
         """For a private mount, the outermost host directory on the way to `mounted`'s host path
         that the host mounted over after the container started: the container still sees the
         directory underneath (shown empty, as a mount point usually is)."""
-        if mounted is None or mounted[0].propagation != PRIVATE or self._mounts_at_start is None \
-                or self._host_mounts is None:
+        if mounted is None or mounted[0].propagation != PRIVATE or self._mounts_at_start is None:
             return None
-        now = self._host_mounts()
+        now = self.host.mount_points()
         if self._since is None or self._since[0] is not now:
             self._since = (now, now - self._mounts_at_start)
         new = self._since[1]
@@ -309,7 +270,7 @@ class Userland:
 
     def is_dir(self, path: str) -> bool:
         path = self.abspath(path)
-        on_host = self._on_host(path, os.path.isdir)
+        on_host = self._on_host(path, lambda p: is_dir(self.host, p))
         if on_host is not None:
             return on_host
         return path in self._dirs or path in self._generated_dirs() or any(
@@ -317,7 +278,7 @@ class Userland:
 
     def exists(self, path: str) -> bool:
         path = self.abspath(path)
-        on_host = self._on_host(path, os.path.lexists)
+        on_host = self._on_host(path, lambda p: exists(self.host, p))
         if on_host is not None:
             return on_host
         return self.is_dir(path) or path in self._files or self._generated(path) is not None
@@ -332,12 +293,9 @@ class Userland:
             if hidden is not None:
                 raise FileError(IS_DIR if hidden == posixpath.normpath(mounted[1]) else NO_SUCH)
             try:
-                with open(mounted[1], "rb") as f:
-                    return f.read()
-            except IsADirectoryError:
-                raise FileError(IS_DIR) from None
-            except OSError as exc:
-                raise FileError(exc.strerror or NO_SUCH) from None
+                return self.host.read(mounted[1])
+            except HostError as exc:
+                raise FileError(exc.reason) from None
         if self.is_dir(path):
             raise FileError(IS_DIR)
         if path in self._files:
@@ -357,11 +315,9 @@ class Userland:
                     return []
                 raise FileError(NO_SUCH)
             try:
-                return sorted(os.listdir(mounted[1]))
-            except NotADirectoryError:
-                raise FileError(NOT_DIR) from None
-            except OSError as exc:
-                raise FileError(exc.strerror or NO_SUCH) from None
+                return sorted(self.host.listdir(mounted[1]))
+            except HostError as exc:
+                raise FileError(exc.reason) from None
         if not self.is_dir(path):
             raise FileError(NOT_DIR if self.exists(path) else NO_SUCH)
         names = set()
@@ -370,7 +326,7 @@ class Userland:
                       | {posixpath.normpath(m.container_path) for m in self.spec.mounts}
                       | {"/etc/hostname", "/etc/hosts", "/etc/resolv.conf", "/etc/passwd", "/etc/group"}
                       | {f"/proc/{p}/{f}" for p in ("self", "1") for f in ("status", "uid_map", "gid_map")}
-                      | {"/proc/sys/" + k.replace(".", "/") for k in self.spec.sysctls})
+                      | {"/proc/sys/" + k for k, _ in self.spec.sysctls})
         for p in candidates:
             if p.startswith(prefix) and p != path and p not in self._removed:
                 names.add(p[len(prefix):].split("/", 1)[0])
@@ -378,14 +334,14 @@ class Userland:
 
     # ------------------------------------------------------------ changes
 
-    def _writable(self, path: str) -> tuple[MountSpec, str] | None:
+    def _writable(self, path: str) -> tuple[Mount, str] | None:
         """Check a write to `path` may happen; the mount it goes to (None: the root filesystem)."""
         if self._under(path, self.spec.readonly_paths) or path.startswith("/proc/sys/"):
             raise FileError(READ_ONLY)
         mounted = self._mount(path)
         if mounted is not None:
-            if mounted[0].readonly and (mounted[0].recursive_read_only or not _on_submount(mounted[0].host_path,
-                                                                                          mounted[1])):
+            if mounted[0].readonly and (mounted[0].recursive_read_only
+                                        or not self._on_submount(mounted[0].host_path, mounted[1])):
                 raise FileError(READ_ONLY)
             return mounted
         if self.spec.readonly_rootfs and not path.startswith(TMPFS):
@@ -401,14 +357,21 @@ class Userland:
         mounted = self._writable(path)
         if mounted is not None:
             try:
-                with open(mounted[1], "ab" if append else "wb") as f:
-                    f.write(data)
-            except OSError as exc:
-                raise FileError(exc.strerror or NO_SUCH) from None
+                self.host.write(mounted[1], data, append=append)
+            except HostError as exc:
+                raise FileError(exc.reason) from None
             return
         old = self._files.get(path, self._generated(path) or b"") if append else b""
         self._files[path] = old + data
         self._removed.discard(path)
+
+    def may_write(self, path: str) -> bool:
+        """Whether a write to `path` (relative to the working directory) would be allowed."""
+        try:
+            self._writable(self.abspath(path))
+        except FileError:
+            return False
+        return True
 
     def touch(self, path: str) -> None:
         if not self.exists(path):
@@ -427,9 +390,9 @@ class Userland:
         mounted = self._writable(path)
         if mounted is not None:
             try:
-                os.mkdir(mounted[1])
-            except OSError as exc:
-                raise FileError(exc.strerror or NO_SUCH) from None
+                self.host.mkdir(mounted[1])
+            except HostError as exc:
+                raise FileError(exc.reason) from None
             return
         self._dirs.add(path)
 
@@ -442,12 +405,9 @@ class Userland:
         mounted = self._writable(path)
         if mounted is not None:
             try:
-                if os.path.isdir(mounted[1]) and not os.path.islink(mounted[1]):
-                    shutil.rmtree(mounted[1])
-                else:
-                    os.remove(mounted[1])
-            except OSError as exc:
-                raise FileError(exc.strerror or NO_SUCH) from None
+                self.host.remove(mounted[1])
+            except HostError as exc:
+                raise FileError(exc.reason) from None
             return
         prefix = path.rstrip("/") + "/"
         for p in [p for p in self._files if p == path or p.startswith(prefix)]:
@@ -488,13 +448,10 @@ class Userland:
         self._dirs = {d for d in self._dirs if not (d == TMPFS + key or d.startswith(TMPFS + key + "/"))}
         for p in [p for p in self._files if p.startswith(TMPFS + key + "/")]:
             del self._files[p]
-        for host in reversed(self._shown.pop(key, [])):
+        for shown in reversed(self._shown.pop(key, [])):
             try:
-                if os.path.isdir(host) and not os.path.islink(host):
-                    os.rmdir(host)
-                else:
-                    os.remove(host)
-            except OSError:
+                self.host.remove(shown)
+            except HostError:
                 pass
 
     def mounts_made_inside(self) -> list[tuple[str, str]]:
@@ -514,17 +471,16 @@ class Userland:
             for name in names:
                 if len(made) >= SHOWN_LIMIT:
                     break
-                src, dst = posixpath.join(inside, name), os.path.join(outside, name)
-                if os.path.lexists(dst):
+                src, dst = posixpath.join(inside, name), posixpath.join(outside, name)
+                if exists(self.host, dst):
                     continue
                 try:
                     if self.is_dir(src):
-                        os.mkdir(dst)
+                        self.host.mkdir(dst)
                         pending.append((src, dst))
                     else:
-                        with open(dst, "wb") as f:
-                            f.write(self.read(src))
-                except (OSError, FileError):
+                        self.host.write(dst, self.read(src))
+                except (HostError, FileError):
                     continue
                 made.append(dst)
         return made

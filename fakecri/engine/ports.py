@@ -1,0 +1,61 @@
+"""What the engine needs from outside it, as protocols its owner fills in.
+
+The engine asks; it never tells. `Programs` answers what a container's program does (the
+container simulation in fakecri/sim implements it), `Registry` what an image reference
+pulls (the sim's catalog implements it). Both answer from their arguments and their own
+state and never call back into the engine.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from fakecri.engine.plan import Plan
+from fakecri.engine.records import Container, Sandbox
+from fakecri.engine.references import NormalizedRef
+
+
+class Programs(Protocol):
+    def check(self, container: Container, sandbox: Sandbox) -> None:
+        """Raise InvalidArgument when the container cannot be made as configured (a bad
+        `fakecri.io/` annotation, say); called before the container is recorded."""
+
+    def plan(self, container: Container, sandbox: Sandbox) -> Plan:
+        """What the container's program does once started (the same answer every time)."""
+
+    def cpu_used_ns(self, container: Container, now_ns: int) -> int:
+        """CPU time the container has used by `now_ns` (kept for its pod once it is removed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pullable:
+    """What a pull of one reference brings: the registry's answer."""
+
+    digest: str  # the manifest digest, "sha256:<64 hex>"
+    id: str  # the image id, "sha256:<64 hex>"
+    size: int
+    pull_duration_s: float
+    pinned: bool = False
+    username: str = ""  # the image config's user, by name or by uid
+    uid: int | None = None
+
+
+class Registry(Protocol):
+    def lookup(self, ref: NormalizedRef, auth: Mapping[str, str] | None) -> Pullable:
+        """What `ref` pulls; NotFound or Unauthenticated when the pull would fail."""
+
+
+class NoPrograms:
+    """Containers whose programs do nothing and never end (for engine-only use)."""
+
+    _PLAN = Plan(outputs=(), end_ns=None, exit_code=0, reason="")
+
+    def check(self, container: Container, sandbox: Sandbox) -> None:
+        return None
+
+    def plan(self, container: Container, sandbox: Sandbox) -> Plan:
+        return self._PLAN
+
+    def cpu_used_ns(self, container: Container, now_ns: int) -> int:
+        return 0

@@ -1,0 +1,90 @@
+"""The host's mount points as this process sees them, for mount propagation.
+
+A container whose mount is private (PROPAGATION_PRIVATE, the default) does not see mounts the
+host makes under it after the container started. To tell those apart, the runtime notes the
+host's mount points when such a container starts; a command in the container later compares
+them with the table of the moment. The table is /proc/self/mountinfo, re-read only when the
+kernel reports a change on it (poll), so noting it costs one system call while nothing moves.
+"""
+from __future__ import annotations
+
+import os
+import re
+import select
+import weakref
+from typing import Any
+
+_ESCAPE = re.compile(rb"\\([0-7]{3})")
+
+
+def _unescape(field: bytes) -> str:
+    return _ESCAPE.sub(lambda m: bytes([int(m.group(1), 8)]), field).decode("utf-8", "surrogateescape")
+
+
+def parse_mountinfo(data: bytes) -> dict[str, str]:
+    """Mount point (fifth field) -> file system type (the first field after " - ") of a
+    mountinfo text; the last mount on a point wins, as it hides the ones below."""
+    out: dict[str, str] = {}
+    for line in data.splitlines():
+        parts = line.split(b" ", 5)
+        if len(parts) > 4:
+            _, _, after = line.partition(b" - ")
+            out[_unescape(parts[4])] = after.split(b" ", 1)[0].decode("ascii", "replace") if after else ""
+    return out
+
+
+class HostMounts:
+    def __init__(self, path: str = "/proc/self/mountinfo") -> None:
+        self._path = path
+        self._fd: int | None = None
+        self._poll: Any = None  # a select.poll object
+        self._broken = False
+        self._points: frozenset[str] = frozenset()
+        self._types: dict[str, str] = {}
+
+    def current(self) -> frozenset[str]:
+        """The mount points now (empty where the table cannot be read: nothing is then told apart)."""
+        if self._fd is None:
+            if self._broken:
+                return self._points
+            try:
+                fd = os.open(self._path, os.O_RDONLY | os.O_CLOEXEC)  # kept open to be polled
+            except OSError:
+                self._broken = True
+                return self._points
+            self._fd = fd
+            self._closer = weakref.finalize(self, os.close, fd)
+            self._poll = select.poll()
+            self._poll.register(fd, select.POLLPRI | select.POLLERR)
+            self._read()
+        elif self._poll is not None and self._poll.poll(0):
+            self._read()
+        return self._points
+
+    def _read(self) -> None:
+        assert self._fd is not None
+        chunks = []
+        try:
+            os.lseek(self._fd, 0, os.SEEK_SET)
+            while chunk := os.read(self._fd, 65536):
+                chunks.append(chunk)
+        except OSError:
+            return
+        self._types = parse_mountinfo(b"".join(chunks))
+        self._points = frozenset(self._types)
+
+    def holding(self, path: str) -> tuple[str, str]:
+        """(mount point, file system type) of the mount `path` lies on (its deepest mount point)."""
+        self.current()
+        probe = path
+        while True:
+            if probe in self._types:
+                return probe, self._types[probe]
+            if probe in ("/", ""):
+                return "/", self._types.get("/", "")
+            probe = os.path.dirname(probe)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            self._closer()
+            self._fd = None

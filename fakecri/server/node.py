@@ -1,0 +1,334 @@
+"""One simulated node's runtime, as the servicers reach it through `self.node`.
+
+A `Node` is built whole in its constructor, from a ServerConfig: the engine (the CRI
+state machine), the container simulation, the host they see, the fault plan, the event
+bus and encoder, the status cache, the web-server listeners, the log files and the state
+file. None of them is ever replaced: a Reset or a wiped restart empties them in place.
+
+`commit()` is the one commit point. Every RPC (unary or streaming), every control call and
+every timer ends with it: it drains the engine's outbox (events to the encoder and the
+bus, to the listeners and the simulation; container output to the log files and attached
+clients), re-arms the loop timer for the next deadline, and writes the state file when
+something changed. Everything here runs on the server's event loop.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+from collections import Counter, deque
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+import structlog
+
+from fakecri.engine import errors
+from fakecri.engine.clock import Clock, FakeClock, SystemClock
+from fakecri.engine.events import Event, EventType, Output
+from fakecri.engine.ids import IdSource, RandomIds
+from fakecri.engine.limits import Limits
+from fakecri.engine.runtime import Runtime
+from fakecri.faults.plan import FaultPlan, FaultRecord
+from fakecri.faults.quirks import Quirk
+from fakecri.server.catalog_file import load_catalog
+from fakecri.server.config import ServerConfig
+from fakecri.server.disk import DiskRoot
+from fakecri.server.events.bus import EventBus, Subscription
+from fakecri.server.events.encoder import EventEncoder
+from fakecri.server.events.status_cache import StatusCache
+from fakecri.server.host import LocalHost
+from fakecri.server.log_files import LogFiles
+from fakecri.server.ports import PortListeners
+from fakecri.sim.catalog import Catalog
+from fakecri.sim.live import Decision, Exited, Wrote
+from fakecri.sim.simulation import Simulation
+
+# Drawn once per process: mixed into the id stream so that a restarted fakecri never hands out
+# the ids of an earlier one (a kubelet that lived through the restart still holds those).
+BOOT_NONCE = os.urandom(16).hex()
+ERROR_RING = 50  # handler tracebacks kept (the count of all of them is kept too)
+
+
+def id_source(config: ServerConfig, boot_nonce: str = BOOT_NONCE) -> RandomIds:
+    """Ids from the seed: the same sequence on every start with `deterministic_ids`, otherwise
+    the same only within one process (one boot)."""
+    if config.deterministic_ids:
+        return RandomIds(config.seed)
+    mixed = hashlib.sha256(f"{config.seed}/{boot_nonce}".encode()).digest()
+    return RandomIds(int.from_bytes(mixed, "big"))
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    method: str
+    summary: str
+    code: str
+    duration_s: float
+    at_ns: int
+
+
+@dataclass(frozen=True)
+class Condition:
+    status: bool
+    reason: str = ""
+    message: str = ""
+
+
+class RpcObserver(Protocol):
+    """The Prometheus side service, as the RPC wrapper sees it."""
+
+    url: str
+
+    def observe_rpc(self, method: str, code: str, duration_s: float) -> None: ...
+
+
+class StreamingUrls(Protocol):
+    """The streaming side service, as the Exec/Attach/PortForward RPCs see it."""
+
+    def url_for(self, kind: str, request: Any) -> str: ...
+
+
+class Persistence(Protocol):
+    """The state file, as the commit point sees it."""
+
+    def write_if_changed(self) -> None: ...
+
+
+class _Silent:
+    """The log of a quiet server: every line dropped."""
+
+    def _drop(self, event: str, **fields: Any) -> None:
+        pass
+
+    debug = info = warning = error = _drop
+
+
+OutputListener = Callable[[Output], None]
+
+
+class Node:
+    def __init__(self, config: ServerConfig, *, clock: Clock | None = None, ids: IdSource | None = None) -> None:
+        self.config = config
+        self.clock: Clock = clock or (FakeClock() if config.fake_clock else SystemClock())
+        self.ids: IdSource = ids or id_source(config)
+        self.log: Any = _Silent() if config.quiet else structlog.get_logger("fakecri")
+        self.log_rpcs = not config.quiet
+        self.counters: Counter[str] = Counter()
+        self.call_log: deque[CallRecord] = deque(maxlen=config.call_log_size)
+        self.server_errors: deque[str] = deque(maxlen=ERROR_RING)  # the newest handler tracebacks
+        self.catalog = load_catalog(config.image_catalog) if config.image_catalog else Catalog()
+        self.host = LocalHost()
+        self.sim = Simulation(self.catalog, self.host)
+        self.runtime = Runtime(
+            self.clock, self.ids, programs=self.sim, registry=self.catalog, pod_cidr=config.pod_cidr,
+            runtime_handlers=config.runtime_handlers, max_images=config.max_images,
+            limits=Limits(max_sandboxes=config.max_sandboxes, max_containers=config.max_containers),
+        )
+        self.sim.watch(self.runtime)
+        self.plan = FaultPlan(config.seed, on_fire=self._fault_fired, now_ns=self.clock.now_ns)
+        for fault in config.faults:
+            self.plan.add(fault)
+        self.bus = EventBus(capacity=config.subscriber_buffer, policy=config.subscriber_policy)
+        self.statuses = StatusCache(self.runtime, self.sim.content_of)
+        self.encoder = EventEncoder(self.plan, self.statuses, self.publish)
+        self.ports = PortListeners(self.sim, self.count)
+        self.log_files = LogFiles()
+        self.output_listeners: list[OutputListener] = []  # attached clients
+        self.disk = DiskRoot(config.state_root)  # where the reported filesystems really are
+        self.down_until = 0.0  # loop time until which calls answer UNAVAILABLE (runtime restart)
+        # Side services, set by the app when they run.
+        self.streaming: StreamingUrls | None = None
+        self.metrics: RpcObserver | None = None
+        self.persistence: Persistence | None = None
+        # Awaited with False when a simulated restart begins and True when it ends (health).
+        self.on_availability: Callable[[bool], Any] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_due: int | None = None  # the deadline `_timer` is armed for (None: no timer)
+
+    # ------------------------------------------------------------ small helpers
+
+    def count(self, name: str, n: int = 1) -> None:
+        self.counters[name] += n
+
+    def _fault_fired(self, record: FaultRecord) -> None:
+        self.count(f"fault:{record.fault}")
+        self.log.info("fault", fault=record.fault, type=record.type, hit=record.hit)
+
+    def quirks(self) -> frozenset[Quirk]:
+        return self.plan.quirks()
+
+    def now_ns(self) -> int:
+        return self.clock.now_ns()
+
+    def conditions(self) -> dict[str, Condition]:
+        out = {"RuntimeReady": Condition(True), "NetworkReady": Condition(True)}
+        for name, override in self.plan.conditions(self.clock.now_ns()).items():
+            out[name] = Condition(override.status, override.reason, override.message)
+        return out
+
+    def describe_config(self) -> str:
+        """The configuration as JSON for Status(verbose) (crictl info): file modes in octal."""
+        cfg = asdict(self.config)
+        cfg["faults"] = [f.to_dict() for f in self.plan.list()]
+        for key in ("socket_mode", "control_socket_mode"):
+            cfg[key] = f"{cfg[key]:04o}"
+        return json.dumps(cfg, sort_keys=True, default=str)
+
+    def record_error(self, traceback_text: str) -> None:
+        """A handler raised: keep its traceback (the newest few) and count it."""
+        self.server_errors.append(traceback_text)
+        self.count("handler_errors")
+
+    async def wait(self, seconds: float) -> None:
+        """Let simulated time pass: real sleep on the system clock, a jump on a fake one."""
+        if seconds <= 0:
+            return
+        if isinstance(self.clock, FakeClock):
+            self.clock.advance(seconds)
+            self.tick()
+        else:
+            await asyncio.sleep(seconds)
+
+    def streaming_url(self, kind: str, request: Any) -> str:
+        if self.streaming is None:
+            raise errors.FailedPrecondition(f"{kind}: the streaming server is not running")
+        return self.streaming.url_for(kind, request)
+
+    # ------------------------------------------------------------ the commit point
+
+    def commit(self) -> None:
+        """Carry out what the engine said, re-arm the timer, save the state (see the module doc)."""
+        for said in self.runtime.drain_events():
+            if isinstance(said, Output):
+                self._output(said)
+            else:
+                self._event(said)
+        self.encoder.flush()
+        self.reschedule()
+        if self.persistence is not None:
+            self.persistence.write_if_changed()
+
+    def _event(self, ev: Event) -> None:
+        self.encoder.publish(ev)
+        if ev.is_sandbox:
+            return
+        self.ports.on_event(ev)
+        if ev.type == EventType.STARTED and ev.subject is not None:
+            self.log_files.create(ev.subject.log_path)  # type: ignore[union-attr]
+        elif ev.type == EventType.STOPPED:
+            self.sim.stopped(ev.container_id)
+        elif ev.type == EventType.DELETED:
+            self.sim.forget(ev.container_id)
+
+    def _output(self, out: Output) -> None:
+        self.log_files.write(out.log_path, out.stream, out.text, out.ts_ns)
+        for fn in list(self.output_listeners):
+            fn(out)
+
+    def apply(self, decisions: Iterable[Decision]) -> None:
+        """Carry out what the simulation decided for programs it runs live."""
+        for d in decisions:
+            try:
+                if isinstance(d, Wrote):
+                    self.runtime.write_output(d.container_id, d.stream, d.text, d.ts_ns)
+                elif isinstance(d, Exited):
+                    self.runtime.exit_container(d.container_id, d.exit_code, d.reason, at_ns=d.ts_ns)
+            except errors.CoreError:
+                continue  # the container was stopped or removed meanwhile
+
+    # ------------------------------------------------------------ timers
+
+    def tick(self) -> None:
+        """Run what is due now (the engine's timers, the simulation's live programs), then commit."""
+        if self._timer is not None:  # fired, or superseded by this explicit tick
+            self._timer.cancel()
+            self._timer = None
+        self._timer_due = None
+        self.runtime.tick()
+        self.apply(self.sim.tick(self.clock.now_ns()))
+        self.commit()
+
+    def _timer_fired(self) -> None:
+        try:
+            self.tick()
+        except Exception as exc:  # a timer has no caller to answer: log it, keep serving
+            self.log.error("timer failed", error=repr(exc))
+            self.count("timer_errors")
+
+    def _next_deadline(self) -> int | None:
+        due = [d for d in (self.runtime.next_deadline_ns(), self.sim.next_deadline_ns()) if d is not None]
+        return min(due) if due else None
+
+    def reschedule(self) -> None:
+        due = self._next_deadline()
+        if due is not None and isinstance(self.clock, FakeClock):
+            due = None
+        if due == self._timer_due:
+            return  # the armed timer (or none) is still right: most calls move no deadline
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self._timer_due = due
+        if due is None:
+            return
+        delay = max(0.0, (due - self.clock.now_ns()) / 1e9)
+        self._timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
+
+    # ------------------------------------------------------------ whole-node operations
+
+    def wipe(self) -> None:
+        """A runtime restart that lost its state: no sandboxes, containers or listeners."""
+        self.runtime.wipe()
+        self.sim.reset()
+        self.ports.close_all()
+
+    def reset(self) -> None:
+        """Forget everything a test may have changed: state, faults, clock, logs, counters."""
+        self.bus.reset()
+        self.plan.reset()
+        self.plan.clear_log()
+        for fault in self.config.faults:
+            self.plan.add(fault)
+        if isinstance(self.clock, FakeClock):
+            self.clock.reset()
+        self.ports.close_all()
+        self.runtime.reset()
+        self.sim.reset()
+        self.encoder.reset()
+        self.statuses.clear()
+        self.counters.clear()
+        self.call_log.clear()
+        self.server_errors.clear()
+        self.down_until = 0.0
+        if self.on_availability is not None:
+            asyncio.ensure_future(self.on_availability(True))
+        self.commit()
+
+    # ------------------------------------------------------------ events
+
+    def subscribe(self) -> tuple[Subscription, Any]:
+        limit = self.config.max_subscribers
+        if limit is not None and len(self.bus.subscribers) >= limit:
+            raise errors.ResourceExhausted(f"GetContainerEvents: already {limit} subscribers open (the limit)")
+        sub = self.bus.subscribe()
+        self.count("subscribers_opened")
+        return sub, self.plan.subscriber(sub.index)
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        self.bus.unsubscribe(sub)
+        self.count("events_dropped", sub.dropped)
+
+    def publish(self, data: bytes) -> None:
+        """One encoded event to every subscriber."""
+        self.count("events_emitted")
+        self.bus.publish(data)
+
+    def close(self) -> None:
+        """Let go of what the node holds on the host (listeners, the mount-table watch)."""
+        self.ports.close_all()
+        self.host.close()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None

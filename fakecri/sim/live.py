@@ -1,0 +1,155 @@
+"""A container's own command taken on live once it is given input (attach with stdin).
+
+A command that reads its input stops its plan at its first read (`Plan.input_at_ns`). When
+input comes, a fresh process of the command is run up to that read and then stepped
+with the input; what it writes and when it exits come back as decisions for the engine
+(`Wrote`, `Exited`), and when it sleeps, a deadline that `LiveInputs.due` reports.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Union
+
+from fakecri.engine.exits import reason_for
+from fakecri.sim.shell import READ, Process, Sleep, Write
+
+
+@dataclass(frozen=True, slots=True)
+class Wrote:
+    container_id: str
+    stream: str
+    text: str
+    ts_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class Exited:
+    container_id: str
+    exit_code: int
+    reason: str
+    ts_ns: int
+
+
+Decision = Union[Wrote, Exited]
+MAX_STEPS_TO_FIRST_READ = 10_000
+
+
+class LiveInput:
+    """One live process and the input it has not read yet."""
+
+    __slots__ = ("proc", "pending", "eof", "waiting", "due_ns")
+
+    def __init__(self, proc: Process) -> None:
+        self.proc = proc
+        self.pending = bytearray()  # input given, not yet read
+        self.eof = False  # the input has ended
+        self.waiting = False  # the process is at a READ step
+        self.due_ns: int | None = None  # when its next step is due; None: not armed
+
+    @classmethod
+    def take_on(cls, proc: Process) -> LiveInput | None:
+        """`proc` run up to its first read (its plan already wrote what comes before); None
+        when it never reads."""
+        live = cls(proc)
+        try:
+            step = proc.send(None)
+            for _ in range(MAX_STEPS_TO_FIRST_READ):
+                if step is READ:
+                    live.waiting = True
+                    return live
+                step = proc.send(None)
+        except StopIteration:
+            pass
+        proc.close()
+        return None
+
+    def step(self, cid: str, now: int) -> tuple[list[Decision], bool]:
+        """Run until it waits again (for input or time) or ends: (decisions, ended)."""
+        self.due_ns = None
+        out: list[Decision] = []
+        try:
+            while True:
+                if self.waiting:
+                    if self.pending:
+                        reply: bytes | None = bytes(self.pending)
+                        self.pending.clear()
+                    elif self.eof:
+                        reply = None
+                    else:
+                        return out, False
+                    self.waiting = False
+                    step = self.proc.send(reply)
+                else:
+                    step = self.proc.send(None)
+                if isinstance(step, Write):
+                    out.append(Wrote(cid, step.stream, step.text, now))
+                elif isinstance(step, Sleep):
+                    if step.ns is not None:
+                        self.due_ns = now + step.ns
+                    return out, False  # asleep until the deadline, or for good
+                else:
+                    self.waiting = True
+        except StopIteration as done:
+            code = int(done.value or 0) & 0xFF
+            out.append(Exited(cid, code, reason_for(code), now))
+            return out, True
+
+
+class LiveInputs:
+    """The live processes of one node's containers, and their deadlines."""
+
+    def __init__(self) -> None:
+        self._live: dict[str, LiveInput] = {}
+        self._heap: list[tuple[int, str]] = []
+
+    def get(self, cid: str) -> LiveInput | None:
+        return self._live.get(cid)
+
+    def add(self, cid: str, live: LiveInput) -> None:
+        self._live[cid] = live
+
+    def arm(self, cid: str, due_ns: int) -> None:
+        live = self._live.get(cid)
+        if live is not None:
+            live.due_ns = due_ns
+            heapq.heappush(self._heap, (due_ns, cid))
+
+    def step(self, cid: str, now: int) -> list[Decision]:
+        live = self._live.get(cid)
+        if live is None:
+            return []
+        out, ended = live.step(cid, now)
+        if ended:
+            self._live.pop(cid, None)
+        elif live.due_ns is not None:
+            heapq.heappush(self._heap, (live.due_ns, cid))
+        return out
+
+    def _stale(self, entry: tuple[int, str]) -> bool:
+        live = self._live.get(entry[1])
+        return live is None or live.due_ns != entry[0]
+
+    def next_deadline_ns(self) -> int | None:
+        while self._heap and self._stale(self._heap[0]):
+            heapq.heappop(self._heap)
+        return self._heap[0][0] if self._heap else None
+
+    def due(self, now: int) -> list[tuple[str, int]]:
+        """(container id, due) of every live process whose step is due by `now`, in due order."""
+        out = []
+        while self._heap and self._heap[0][0] <= now:
+            entry = heapq.heappop(self._heap)
+            if not self._stale(entry):
+                out.append((entry[1], entry[0]))
+        return out
+
+    def forget(self, cid: str) -> None:
+        live = self._live.pop(cid, None)
+        if live is not None:
+            live.proc.close()
+
+    def clear(self) -> None:
+        for cid in list(self._live):
+            self.forget(cid)
+        self._heap.clear()

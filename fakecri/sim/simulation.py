@@ -1,0 +1,283 @@
+"""The container simulation of one node: what each container's program does and what a
+command inside a container sees.
+
+`Simulation` answers the engine's `Programs` port (a container's plan, its CPU use), runs
+exec commands, takes a container's own command on live when it is given input, and knows
+what is inside each container (its image's content, its userland, its processes, the
+ports its server listens on). It reads the engine through a `RuntimeView` and the host
+through a `HostView`; it changes neither: what it decides (a line written, an exit) comes
+back as values for its owner to apply.
+
+Per-container state lives in one `Inside` per container, made on first need and dropped
+by `forget` when the container is removed.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from fakecri.engine.errors import InvalidArgument
+from fakecri.engine.images import ImageStore
+from fakecri.engine.plan import Plan
+from fakecri.engine.records import Container, ContainerState, Image, Sandbox
+from fakecri.engine.references import normalize
+from fakecri.engine.specs import CONTAINER, POD
+from fakecri.sim import stats
+from fakecri.sim.behaviour import ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
+from fakecri.sim.catalog import Catalog
+from fakecri.sim.host import HostView, NoHost
+from fakecri.sim.image_content import BUSYBOX, ImageContent
+from fakecri.sim.live import Decision, LiveInput, LiveInputs
+from fakecri.sim.shell import Context, Process, Write, spawn
+from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
+
+_RUNNING = ContainerState.RUNNING
+MAX_CONTENTS = 1024  # image contents kept by image (then it starts over)
+
+
+class RuntimeView(Protocol):
+    """What the simulation reads of the engine (fakecri.engine.runtime.Runtime has it)."""
+
+    images: ImageStore
+
+    def get_container(self, cid: str) -> Container: ...
+
+    def get_sandbox(self, sid: str) -> Sandbox: ...
+
+    def list_containers(self, *, id: str = "", state: ContainerState | None = None,
+                        sandbox_id: str = "") -> list[Container]: ...
+
+
+def host_pid(cid: str) -> int:
+    """The pid a container's main process has on the node (stable: from its id)."""
+    head = cid[:8]
+    return 1000 + int(head, 16) % 4_000_000 if head and all(ch in "0123456789abcdef" for ch in head) else 1000
+
+
+def _probe_process(code: int, err: bytes) -> Process:
+    if err:
+        yield Write("stderr", err.decode())
+    return code
+
+
+@dataclass(slots=True)
+class Inside:
+    """What the simulation keeps for one container."""
+
+    userland: Userland | None = None
+    own_plan: Plan | None = None  # the plan of a command that reads its userland
+    mounts_at_start: frozenset[str] | None = None  # for a private host mount: the host's mounts at start
+
+
+class Simulation:
+    def __init__(self, catalog: Catalog | None = None, host: HostView | None = None) -> None:
+        self.catalog = catalog if catalog is not None else Catalog()
+        self.host: HostView = host if host is not None else NoHost()
+        self.view: RuntimeView | None = None  # the engine it reads; set by the owner once both exist
+        self.live = LiveInputs()
+        self._plans = PlanCache()
+        self._inside: dict[str, Inside] = {}
+        self._contents: dict[str, ImageContent] = {}
+
+    def watch(self, view: RuntimeView) -> None:
+        self.view = view
+
+    def _view(self) -> RuntimeView:
+        if self.view is None:
+            raise RuntimeError("the simulation reads no runtime yet: call watch(runtime)")
+        return self.view
+
+    def _of(self, cid: str) -> Inside:
+        inside = self._inside.get(cid)
+        if inside is None:
+            inside = self._inside[cid] = Inside()
+        return inside
+
+    # ------------------------------------------------------------ the engine's Programs port
+
+    def check(self, container: Container, sandbox: Sandbox) -> None:
+        settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)
+        self._plans.get(container.command, container.args, settings)  # InvalidArgument on a bad annotation
+
+    def plan(self, container: Container, sandbox: Sandbox) -> Plan:
+        c = container
+        if has_private_host_mount(c):  # what the host mounts after the start stays unseen
+            inside = self._of(c.id)
+            if inside.mounts_at_start is None:
+                inside.mounts_at_start = self.host.mount_points()
+        settings = behaviour_annotations(c.annotations, sandbox.annotations, c.name)
+        command, args = self.argv_of(c)
+        if not looks_inside(command + args):
+            return self._plans.get(command, args, settings)
+        inside = self._of(c.id)
+        if inside.own_plan is None:  # a command that reads its userland has a plan of its own
+            inside.own_plan = build_plan(command, args, settings, self._context(c, Context(main=True)))
+        return inside.own_plan
+
+    def cpu_used_ns(self, container: Container, now_ns: int) -> int:
+        return stats.cpu_total_ns(container, now_ns)
+
+    # ------------------------------------------------------------ what is inside a container
+
+    def content_of(self, c: Container) -> ImageContent:
+        """What is inside the container's image: looked up by the image the engine resolved
+        (its tags and digests), else by the reference the caller gave."""
+        key = c.image_id or c.image
+        content = self._contents.get(key)
+        if content is None:
+            img = self.view.images.get(c.image_id) if self.view is not None else None
+            content = self._content_for(img, c.image)
+            if len(self._contents) >= MAX_CONTENTS:
+                self._contents.clear()
+            self._contents[key] = content
+        return content
+
+    def _content_for(self, img: Image | None, ref: str) -> ImageContent:
+        names = (list(img.repo_tags) + list(img.repo_digests)) if img is not None else []
+        for name in names + [ref]:
+            try:
+                content = self.catalog.content_for(normalize(name))
+            except InvalidArgument:
+                continue
+            if content is not BUSYBOX or name == ref:
+                return content
+        return BUSYBOX
+
+    def argv_of(self, c: Container) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(command, args) the container runs: its config's, completed by its image's default."""
+        return self.content_of(c).argv(c.command, c.args)
+
+    def title(self, c: Container) -> str:
+        """A container's main process as `ps` shows it (nginx names its master process)."""
+        argv = sum(self.argv_of(c), ())
+        line = " ".join(argv) or "sh"
+        return "nginx: master process " + line if argv and argv[0].rsplit("/", 1)[-1] == "nginx" else line
+
+    def processes_seen_from(self, cid: str) -> list[tuple[int, str]]:
+        """(pid, command line) of the processes a container's PID namespace shows, pid 1 first:
+        its own command (NamespaceMode CONTAINER), the pod's pause and containers (POD), or
+        the node's init and every running container's command (NODE)."""
+        view = self._view()
+        c = view.get_container(cid)
+        sb = view.get_sandbox(c.sandbox_id)
+        mode = sb.spec.namespaces.pid
+        if mode == CONTAINER:
+            return [(1, self.title(c))]
+        if mode == POD:
+            return [(1, "/pause")] + [(n + 2, self.title(other)) for n, other in
+                                      enumerate(view.list_containers(sandbox_id=sb.id)) if other.state == _RUNNING]
+        return [(1, "/sbin/init")] + sorted((host_pid(other.id), self.title(other))
+                                            for other in view.list_containers(state=_RUNNING))
+
+    def web_ports(self, c: Container) -> tuple[int, ...]:
+        """The ports the container's own web server listens on (none unless it is running)."""
+        if c.state != _RUNNING:
+            return ()
+        return self.content_of(c).serves_on(c.command, c.args)
+
+    def userland_of(self, cid: str) -> Userland:
+        """The container's simulated userland, built from its config the first time it is asked for."""
+        inside = self._of(cid)
+        if inside.userland is None:
+            view = self._view()
+            c = view.get_container(cid)
+            sb = view.get_sandbox(c.sandbox_id)
+            cid = c.id
+            inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self.content_of(c),
+                                       processes=lambda: self.processes_seen_from(cid),
+                                       mounts_at_start=inside.mounts_at_start, host=self.host)
+        return inside.userland
+
+    def _context(self, c: Container, ctx: Context | None = None) -> Context:
+        """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""
+        cid = c.id
+        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=USERLAND_COMMANDS)
+
+    # ------------------------------------------------------------ exec
+
+    def _probe(self, c: Container, argv: Sequence[str], now_ns: int) -> tuple[int, bytes] | None:
+        """What a scripted probe answers for `argv` (exit code, stderr), None when none covers it."""
+        rule = self.plan(c, self._view().get_sandbox(c.sandbox_id)).probe_for(argv)
+        if rule is None:
+            return None
+        code = rule.exit_code(now_ns - c.started_at)
+        err = b"" if code == 0 else f"fakecri: scripted probe failure for {' '.join(argv)}\n".encode()
+        return code, err
+
+    def exec_sync(self, c: Container, argv: Sequence[str], now_ns: int, timeout_s: float = 0.0,
+                  stdin: bytes = b"") -> ExecResult:
+        """Run `argv` in running container `c` to its end at once (the caller checked `c` may exec)."""
+        if not argv:
+            raise InvalidArgument(f"exec in container {c.id}: the command is empty")
+        probe = self._probe(c, argv, now_ns)
+        if probe is not None:
+            return ExecResult(b"", probe[1], probe[0], 0.0, False)
+        return run_exec(argv, timeout_s, stdin, self._context(c))
+
+    def exec_process(self, c: Container, argv: Sequence[str], now_ns: int, ctx: Context | None = None) -> Process:
+        """`argv` as a live process in running container `c`, for the streaming server to drive."""
+        if not argv:
+            raise InvalidArgument(f"exec in container {c.id}: the command is empty")
+        probe = self._probe(c, argv, now_ns)
+        if probe is not None:
+            return _probe_process(*probe)
+        return spawn(argv, self._context(c, ctx))
+
+    # ------------------------------------------------------------ input to a container's own command
+
+    def reads_input(self, c: Container) -> bool:
+        """Whether the container's own command waits for input (attach can feed it)."""
+        return self.plan(c, self._view().get_sandbox(c.sandbox_id)).input_at_ns is not None
+
+    def feed_input(self, c: Container, data: bytes | None, now_ns: int) -> list[Decision]:
+        """Give running container `c`'s command input (None: its input ends). Input to a command
+        that does not read is dropped, as a process that never reads its stdin leaves it unread."""
+        plan = self.plan(c, self._view().get_sandbox(c.sandbox_id))
+        if plan.input_at_ns is None:
+            return []
+        live = self.live.get(c.id)
+        if live is None:
+            live = LiveInput.take_on(spawn(c.command + c.args, self._context(c, Context(main=True))))
+            if live is None:
+                return []
+            self.live.add(c.id, live)
+        if data is None:
+            live.eof = True
+        else:
+            live.pending += data
+        due = c.started_at + plan.input_at_ns
+        if live.waiting and due <= now_ns:
+            return self.live.step(c.id, now_ns)
+        if live.waiting and live.due_ns is None:
+            self.live.arm(c.id, due)  # it has not reached its read yet: take the input when it does
+        return []
+
+    def next_deadline_ns(self) -> int | None:
+        return self.live.next_deadline_ns()
+
+    def tick(self, now_ns: int) -> list[Decision]:
+        """Step every live process whose time has come."""
+        out: list[Decision] = []
+        for cid, due in self.live.due(now_ns):
+            out += self.live.step(cid, due)
+        return out
+
+    # ------------------------------------------------------------ lifecycle
+
+    def stopped(self, cid: str) -> None:
+        """The container stopped: its live process ends with it."""
+        self.live.forget(cid)
+
+    def forget(self, cid: str) -> None:
+        """The container is gone: drop everything kept for it."""
+        self.live.forget(cid)
+        self._inside.pop(cid, None)
+
+    def reset(self) -> None:
+        self.live.clear()
+        self._inside.clear()
+        self._contents.clear()
+
+
+Applier = Callable[[Decision], None]
