@@ -1,0 +1,166 @@
+"""The command interpreter: a table of commands and what they do over time."""
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fakecri.sim.shell import COMMANDS, Context, Sleep, Write, READ, spawn, trace
+
+
+def simulate(argv, stdin=None, in_exec=False):
+    """A container's own command (no input ever comes), or an exec command with `stdin`."""
+    return trace(argv, stdin if in_exec else None, main=not in_exec)
+
+S = 1_000_000_000
+
+
+@pytest.mark.parametrize("argv,end_s,code", [
+    (["sleep", "2"], 2, 0),
+    (["/bin/sleep", "0.5"], 0.5, 0),
+    (["sleep", "1m"], 60, 0),
+    (["sleep", "1", "2"], 3, 0),
+    (["sleep", "infinity"], None, 0),
+    (["true"], 0, 0),
+    (["false"], 0, 1),
+    (["sh", "-c", "exit 3"], 0, 3),
+    (["/bin/sh", "-c", "exit 300"], 0, 44),
+    (["bash", "-c", "sleep 1; exit 7"], 1, 7),
+    (["sh", "-ec", "sleep 1 && false"], 1, 1),
+    (["sh", "-c", "false && sleep 5; echo after"], 0, 0),
+    (["sh", "-c", "false || exit 9"], 0, 9),
+    (["sh", "-c", "true || exit 9"], 0, 0),
+    (["sh", "-c", "sleep 1\nsleep 2"], 3, 0),
+    (["sh", "-c", "exec sleep 4"], 4, 0),
+    (["env", "A=1", "sleep", "1"], 1, 0),
+    (["busybox", "sleep", "2"], 2, 0),
+    (["sh", "-c", "sleep x"], 0, 1),
+    (["sh", "-c", "exit nope"], 0, 2),
+    (["sh", "-c", "false; exit"], 0, 1),
+    (["nginx", "-g", "daemon off;"], None, 0),
+    (["/pause"], None, 0),
+    ([], None, 0),
+    (["sh"], None, 0),
+    (["sh", "-c", "while true; do sleep 1; done"], None, 0),
+    (["sh", "-c", "echo 'unbalanced"], None, 0),
+    (["sh", "-c", "sleep 1 | cat"], None, 0),
+    (["sh", "-c", "&& true"], None, 0),
+    (["sh", "-c", "sleep 2; myserver --port 80"], None, 0),
+    (["cat"], None, 0),  # waits for input that never comes
+    (["tail", "-f", "/dev/null"], None, 0),  # a busybox program not modelled runs on as a container
+])
+def test_container_commands(argv, end_s, code):
+    trace = simulate(argv)
+    assert trace.end_ns == (None if end_s is None else round(end_s * S))
+    assert trace.exit_code == code
+
+
+def test_echo_output_offsets_and_redirects():
+    trace = simulate(["sh", "-c", "echo hello world; sleep 1.5; echo -n bye; echo x > /tmp/f; exit 0"])
+    assert trace.outputs == ((0, "stdout", "hello world\n"), (int(1.5 * S), "stdout", "bye"))
+    assert trace.end_ns == int(1.5 * S)
+
+
+def test_stderr_for_bad_sleep():
+    assert simulate(["sleep", "soon"]).outputs[0][1] == "stderr"
+
+
+def test_exec_of_an_unknown_program_is_not_found_as_in_busybox():
+    done = trace(["pg_isready", "-h", "db"])
+    assert (done.exit_code, done.end_ns) == (127, 0)
+    assert done.outputs == ((0, "stderr", "sh: pg_isready: not found\n"),)
+    done = trace(["sh", "-c", "echo before; /usr/bin/nope || echo fallback"])
+    assert [text for _, _, text in done.outputs] == ["before\n", "sh: /usr/bin/nope: not found\n", "fallback\n"]
+
+
+def test_exec_of_a_busybox_program_not_modelled_succeeds_silently():
+    assert trace(["touch", "/tmp/healthy"]) == trace(["true"])
+    assert trace(["ls", "-l", "/"]).exit_code == 0
+
+
+def test_cat_echoes_stdin_and_ignores_files():
+    assert trace(["cat"], b"in\n").outputs == ((0, "stdout", "in\n"),)
+    assert trace(["cat", "/tmp/healthy"]).outputs == ()
+
+
+@pytest.mark.parametrize("junk", [["\x00"], ["sh", "-c", ""], ["sh", "-c", ";;;"], ["sh", "-c", "((("],
+                                   ["sleep", "-1"], ["sleep", "nan"], ["exit", "9999999999999999999999"],
+                                   ["sh", "-c", "echo $((1+1))"], ["sh", "-c", "2>&1 echo hi"], ["sleep", "1e400"],
+                                   ["sleep", "1e300d"], ["sh", "-c", "sleep 5 &"], [b"bytes", 3]])
+def test_odd_input_never_raises(junk):
+    trace = simulate(junk)
+    assert trace.end_ns is None or trace.end_ns >= 0
+
+
+def test_redirections():
+    trace = simulate(["sh", "-c", "echo a > /tmp/x; echo b >&2; echo c > /proc/1/fd/1; echo d >> /dev/stderr; cat < /f"])
+    assert trace.outputs == ((0, "stderr", "b\n"), (0, "stdout", "c\n"), (0, "stderr", "d\n"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("sleep exit echo true false cat 0123456789.;&|<>()'\"\\\n-$mhd"))), st.booleans())
+def test_random_scripts_never_raise(script, in_exec):
+    trace = simulate(["sh", "-c", script], b"x", in_exec=in_exec)
+    assert 0 <= trace.exit_code <= 255
+    assert trace.end_ns is None or trace.end_ns >= 0
+    assert all(stream in ("stdout", "stderr") for _, stream, _ in trace.outputs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=12), max_size=5))
+def test_random_argv_never_raises(argv):
+    trace = simulate(argv)
+    assert trace.end_ns is None or trace.end_ns >= 0
+
+
+def test_interactive_shell_answers_line_by_line():
+    proc = spawn(["sh"], Context(tty=True, size=lambda: (120, 40)))
+    assert next(proc) == Write("stdout", "/ # ")
+    assert next(proc) is READ
+    assert proc.send(b"echo hi\n") == Write("stdout", "hi\n")
+    assert next(proc) == Write("stdout", "/ # ")
+    assert next(proc) is READ
+    assert proc.send(b"stty size; sleep 2\n") == Write("stdout", "40 120\n")
+    assert next(proc) == Sleep(2 * S)
+    assert next(proc) == Write("stdout", "/ # ")
+    assert next(proc) is READ
+    with pytest.raises(StopIteration) as done:
+        proc.send(b"exit 4\n")
+    assert done.value.value == 4
+
+
+def test_interactive_shell_without_a_terminal_has_no_prompt_and_ends_at_eof():
+    done = trace(["sh"], b"echo one\nnope\necho two")
+    assert [text for _, _, text in done.outputs] == ["one\n", "sh: nope: not found\n", "two\n"]
+    assert done.exit_code == 0
+    assert trace(["sh", "-s"], b"false\n").exit_code == 1
+
+
+def test_a_command_that_does_not_read_never_asks_for_input():
+    proc = spawn(["echo", "hi"])
+    assert next(proc) == Write("stdout", "hi\n")
+    with pytest.raises(StopIteration):
+        next(proc)
+
+
+def test_stty_needs_a_terminal():
+    done = trace(["stty", "size"])
+    assert done.exit_code == 1 and "Not a tty" in done.outputs[0][2]
+
+
+def test_every_command_in_the_table_survives_odd_arguments():
+    for name in COMMANDS:
+        for args in ([], ["-x"], ["\x00", "9" * 30]):
+            done = trace([name, *args], b"x\n")
+            assert 0 <= done.exit_code <= 255
+
+
+def test_while_and_until_loops():
+    from fakecri.sim.shell import trace
+
+    assert trace(["sh", "-c", "while false; do echo never; done && echo after"]).outputs == ((0, "stdout", "after\n"),)
+    assert trace(["sh", "-c", "until true; do sleep 1; done; echo ok"]).outputs == ((0, "stdout", "ok\n"),)
+    assert trace(["sh", "-c", "while true; do sleep 1; done"], main=True).end_ns is None  # runs until stopped
+    assert trace(["sh", "-c", "while true; do echo spin; done"]).end_ns is None  # bounded, then taken as endless
+    broken = trace(["sh", "-c", "while true; do echo x"])
+    assert broken.exit_code == 2 and "expecting \"done\"" in broken.outputs[0][2]

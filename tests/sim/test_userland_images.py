@@ -1,0 +1,150 @@
+"""What a container sees of its image: default command, user and groups, setuid programs,
+memory limit and listening sockets (no gRPC)."""
+from __future__ import annotations
+
+import socket
+
+from helpers.core_pods import IMAGE
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.sim.catalog import Catalog
+from fakecri.sim.image_content import ImageContent
+from fakecri.sim.userland.identity import identity
+
+PREDEFINED = "gcr.io/k8s-staging-cri-tools/test-image-predefined-group:latest"
+NNP = "registry.k8s.io/e2e-test-images/nonewprivs:1.3"
+
+
+def start(runtime, pods, image: str, config: pb.ContainerConfig, sandbox: pb.PodSandboxConfig | None = None,
+          name: str = "app"):
+    sb = pods.sandbox(spec=(sandbox or pb.PodSandboxConfig()).SerializeToString())
+    c = runtime.create_container(sb.id, name=name, image=IMAGE, image_ref_requested=image,
+                                 command=tuple(config.command), args=tuple(config.args), log_path=f"{name}.log",
+                                 spec=config.SerializeToString())
+    runtime.start_container(c.id)
+    return c
+
+
+def security(**kw) -> pb.LinuxContainerConfig:
+    return pb.LinuxContainerConfig(security_context=pb.LinuxContainerSecurityContext(**kw))
+
+
+def test_groups_from_the_image_are_merged_unless_the_policy_is_strict(runtime, pods, sink):
+    for policy, groups in ((pb.SupplementalGroupsPolicy.Merge, "1000 1234 50000"),
+                           (pb.SupplementalGroupsPolicy.Strict, "1000 1234")):
+        cfg = pb.ContainerConfig(command=["sh", "-c", "id -G; sleep infinity"], linux=security(
+            run_as_user=pb.Int64Value(value=1000), supplemental_groups=[1234], supplemental_groups_policy=policy))
+        c = start(runtime, pods, PREDEFINED, cfg, name=f"p{policy}")
+        assert sink.lines(c.log_path) == [groups]
+        assert runtime.exec_sync(c.id, ["id", "-G"]).stdout.decode() == groups + "\n"
+        assert runtime.exec_sync(c.id, ["id", "-un"]).stdout.decode() == "default-user\n"
+
+
+def test_identity_is_what_status_reports():
+    content = Catalog().content_of_reference(PREDEFINED)
+    who = identity(content, run_as_user=1000, run_as_group=None, run_as_username="", supplemental_groups=(1234,),
+                   strict=False)
+    assert (who.uid, who.gid, who.supplemental) == (1000, 1000, (1000, 1234, 50000))
+    image_user = identity(content, run_as_user=None, run_as_group=None, run_as_username="", supplemental_groups=(),
+                          strict=True)
+    assert (image_user.uid, image_user.gid, image_user.supplemental) == (1000, 1000, (1000,))
+    busybox = identity(ImageContent(), run_as_user=None, run_as_group=None, run_as_username="",
+                       supplemental_groups=(), strict=False)
+    assert (busybox.uid, busybox.gid, busybox.supplemental) == (0, 0, (0, 10))
+
+
+def test_the_image_default_command_runs_and_a_setuid_program_follows_no_new_privs(runtime, pods, sink):
+    for nnp, euid in ((True, 1000), (False, 0)):
+        c = start(runtime, pods, NNP, pb.ContainerConfig(linux=security(
+            no_new_privs=nnp, run_as_user=pb.Int64Value(value=1000))), name=f"nnp{nnp}")
+        assert c.state.name == "EXITED" and c.exit_code == 0
+        assert sink.lines(c.log_path) == [f"Effective uid: {euid}"]
+    other = start(runtime, pods, "busybox", pb.ContainerConfig(command=["nnp"]), name="elsewhere")
+    assert other.exit_code == 127  # busybox ships no such program
+
+
+def test_allocating_beyond_the_memory_limit_is_an_oom_kill(runtime, pods, clock):
+    limit = pb.LinuxContainerResources(memory_limit_in_bytes=15 * 1024 * 1024)
+    cfg = pb.ContainerConfig(command=["sh", "-c", "sleep 5 && dd if=/dev/zero of=/dev/null bs=20M"],
+                             linux=pb.LinuxContainerConfig(resources=limit))
+    c = start(runtime, pods, "busybox", cfg, name="oom")
+    assert c.state.name == "RUNNING"
+    clock.advance(5)
+    runtime.tick()
+    assert (c.state.name, c.exit_code, c.reason) == ("EXITED", 137, "OOMKilled")
+    roomy = pb.ContainerConfig(command=["sh", "-c", "dd if=/dev/zero of=/dev/null bs=1M count=3"],
+                               linux=pb.LinuxContainerConfig(resources=limit))
+    fits = start(runtime, pods, "busybox", roomy, name="fits")
+    assert (fits.exit_code, fits.reason) == (0, "Completed")
+    unlimited = start(runtime, pods, "busybox", pb.ContainerConfig(
+        command=["sh", "-c", "dd if=/dev/zero of=/dev/null bs=20M"]), name="unlimited")
+    assert unlimited.state.name == "RUNNING"  # copies from an endless source until stopped
+
+
+def test_netstat_shows_the_host_sockets_only_on_the_host_network(runtime, pods):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        host = pb.PodSandboxConfig(linux=pb.LinuxPodSandboxConfig(security_context=pb.LinuxSandboxSecurityContext(
+            namespace_options=pb.NamespaceOption(network=pb.NamespaceMode.NODE))))
+        on_host = start(runtime, pods, "busybox", pb.ContainerConfig(command=["sleep", "infinity"]), host, "host")
+        in_pod = start(runtime, pods, "busybox", pb.ContainerConfig(command=["sleep", "infinity"]), name="pod")
+        assert f"127.0.0.1:{port} " in runtime.exec_sync(on_host.id, ["netstat", "-ln"]).stdout.decode()
+        assert f":{port} " not in runtime.exec_sync(in_pod.id, ["netstat", "-ln"]).stdout.decode()
+
+
+def _pid_sandbox(mode: int, ipc: int = pb.NamespaceMode.POD) -> pb.PodSandboxConfig:
+    return pb.PodSandboxConfig(linux=pb.LinuxPodSandboxConfig(security_context=pb.LinuxSandboxSecurityContext(
+        namespace_options=pb.NamespaceOption(pid=mode, ipc=ipc))))
+
+
+def test_processes_follow_the_pid_namespace(runtime, pods):
+    nginx = "registry.k8s.io/e2e-test-images/nginx:1.14-2"
+    own = start(runtime, pods, nginx, pb.ContainerConfig(), _pid_sandbox(pb.NamespaceMode.CONTAINER), "own")
+    assert runtime.exec_sync(own.id, ["cat", "/proc/1/cmdline"]).stdout == b"nginx:\0master\0process\0nginx\0-g\0daemon\0off;\0"
+    assert runtime.exec_sync(own.id, ["cat", "/var/run/nginx.pid"]).stdout == b"1\n"
+    assert runtime.exec_sync(own.id, ["ps"]).stdout.decode().splitlines() == [
+        "PID   USER     TIME  COMMAND", "    1 root      0:00 nginx: master process nginx -g daemon off;",
+        "    2 root      0:00 ps"]
+
+    shared = start(runtime, pods, nginx, pb.ContainerConfig(), _pid_sandbox(pb.NamespaceMode.POD), "shared")
+    assert runtime.exec_sync(shared.id, ["cat", "/proc/1/cmdline"]).stdout == b"/pause\0"
+
+    host = _pid_sandbox(pb.NamespaceMode.NODE)
+    web = start(runtime, pods, nginx, pb.ContainerConfig(), host, "web")
+    other = start(runtime, pods, "busybox", pb.ContainerConfig(command=["sh", "-c", "sleep 1000"]), host, "other")
+    nginx_pid = runtime.exec_sync(web.id, ["cat", "/var/run/nginx.pid"]).stdout.decode().strip()
+    seen = runtime.exec_sync(other.id, ["pidof", "nginx"]).stdout.decode().split()
+    assert nginx_pid in seen and len(seen) == 3  # every nginx on the node, this one among them
+    assert runtime.exec_sync(other.id, ["pidof", "nosuch"]).exit_code == 1
+
+
+def test_host_ipc_shows_the_host_segments(runtime, pods):
+    try:
+        with open("/proc/sysvipc/shm") as f:
+            rows = f.read().splitlines()[1:]
+    except OSError:
+        rows = []
+    host = start(runtime, pods, "busybox", pb.ContainerConfig(command=["sleep", "infinity"]),
+                 _pid_sandbox(pb.NamespaceMode.POD, pb.NamespaceMode.NODE), "host")
+    pod = start(runtime, pods, "busybox", pb.ContainerConfig(command=["sleep", "infinity"]), name="pod")
+    on_host = runtime.exec_sync(host.id, ["ipcs", "-m"]).stdout.decode()
+    in_pod = runtime.exec_sync(pod.id, ["ipcs", "-m"]).stdout.decode()
+    assert "Shared Memory Segments" in in_pod and len(in_pod.strip().splitlines()) == 2  # no segments
+    assert len(on_host.strip().splitlines()) == 2 + len(rows)
+    for row in rows:
+        assert f" {row.split()[1]} " in on_host
+
+
+def test_image_status_reports_the_image_user():
+    from fakecri.engine.clock import FakeClock
+    from fakecri.engine.images import ImageStore
+
+    store = ImageStore(FakeClock())
+    prefix = "gcr.io/k8s-staging-cri-tools/test-image-user-"
+    got = {name: (store.pull(prefix + name).uid, store.pull(prefix + name).username)
+           for name in ("uid", "username", "uid-group", "username-group")}
+    assert got == {"uid": (1002, ""), "username": (None, "www-data"), "uid-group": (1003, ""),
+                   "username-group": (None, "www-data")}
+    assert (store.pull("busybox").uid, store.pull("busybox").username) == (None, "")

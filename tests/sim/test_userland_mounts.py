@@ -1,0 +1,176 @@
+"""Mount propagation and mounts made inside a container, in the simulated userland (no gRPC).
+
+The containers reach the real host (LocalHost) but for its mount table, which is replaced
+by a table the test sets, so no test needs root."""
+from __future__ import annotations
+
+import os
+
+import pytest
+from helpers.core_pods import Joined
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.server import configs
+from fakecri.server.host import LocalHost
+from fakecri.server.host_mounts import HostMounts, parse_mountinfo
+
+
+class TableHost(LocalHost):
+    """The real host, but with the mount points the test says are mounted; counts who asked."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.points: frozenset[str] = frozenset({"/"})
+        self.asked = 0
+
+    def mount_points(self) -> frozenset[str]:
+        self.asked += 1
+        return self.points
+
+    def mount(self, point: str) -> None:
+        self.points = self.points | {point}
+
+
+@pytest.fixture
+def host():
+    h = TableHost()
+    yield h
+    h.close()
+
+
+@pytest.fixture
+def joined(clock, host):
+    return Joined(clock, host=host)
+
+
+@pytest.fixture
+def volume(tmp_path):
+    """A host directory with a directory that the host later mounts over, and one file."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "file").write_text("on the host\n")
+    return tmp_path
+
+
+def start(pods, joined, volume, propagation, *, privileged=True):
+    table = joined.sim.host
+    table.points = frozenset({"/", str(volume)})
+    cfg = pb.ContainerConfig(linux=pb.LinuxContainerConfig(
+        security_context=pb.LinuxContainerSecurityContext(privileged=privileged)))
+    cfg.mounts.add(container_path="/vol", host_path=str(volume), propagation=propagation)
+    c = pods.running(pods.sandbox(), spec=configs.container_spec(cfg))
+
+    def run(*argv: str):
+        r = joined.exec_sync(c.id, list(argv), 5)
+        return r.stdout.decode(), r.stderr.decode(), r.exit_code
+    return run, table
+
+
+def host_mounts_over(volume, table):
+    """The host mounts something over `sub` after the container started (its content: what the
+    host directory now shows)."""
+    (volume / "sub" / "flagFile").write_text("")
+    table.mount(str(volume / "sub"))
+
+
+def test_a_private_mount_does_not_see_what_the_host_mounts_later(pods, joined, volume):
+    run, table = start(pods, joined, volume, pb.MountPropagation.PROPAGATION_PRIVATE)
+    host_mounts_over(volume, table)
+    assert run("ls", "-A", "/vol/sub") == ("", "", 0)  # the directory underneath, empty
+    assert run("cat", "/vol/sub/flagFile")[2] == 1
+    assert run("test", "-d", "/vol/sub")[2] == 0
+    assert run("cat", "/vol/file") == ("on the host\n", "", 0)  # the rest of the mount is live
+
+
+@pytest.mark.parametrize("propagation", [pb.MountPropagation.PROPAGATION_HOST_TO_CONTAINER,
+                                         pb.MountPropagation.PROPAGATION_BIDIRECTIONAL])
+def test_slave_and_shared_mounts_see_what_the_host_mounts_later(pods, joined, volume, propagation):
+    run, table = start(pods, joined, volume, propagation)
+    host_mounts_over(volume, table)
+    assert run("ls", "-A", "/vol/sub") == ("flagFile\n", "", 0)
+
+
+def test_a_mount_already_there_at_start_is_seen(pods, joined, volume):
+    run, table = start(pods, joined, volume, pb.MountPropagation.PROPAGATION_PRIVATE)
+    (volume / "sub" / "early").write_text("")
+    table.mount(str(volume / "sub"))
+    cfg = pb.ContainerConfig()  # a second container started after that mount
+    cfg.mounts.add(container_path="/vol", host_path=str(volume))
+    late = pods.running(pods.sandbox(), "late", spec=configs.container_spec(cfg))
+    assert joined.exec_sync(late.id, ["ls", "/vol/sub"], 5).stdout == b"early\n"
+    assert run("ls", "/vol/sub") == ("", "", 0)  # the first still sees underneath
+
+
+def test_only_containers_with_a_private_host_mount_note_the_table(pods, host):
+    sb = pods.sandbox()
+    pods.running(sb, "plain")
+    shared = pb.ContainerConfig()
+    shared.mounts.add(container_path="/v", host_path="/tmp", propagation=pb.MountPropagation.PROPAGATION_BIDIRECTIONAL)
+    pods.running(sb, "shared", spec=configs.container_spec(shared))
+    assert host.asked == 0
+    private = pb.ContainerConfig()
+    private.mounts.add(container_path="/v", host_path="/tmp")
+    pods.running(sb, "private", spec=configs.container_spec(private))
+    assert host.asked == 1  # noted once, at its start
+
+
+@pytest.mark.parametrize("propagation,seen_on_host", [(pb.MountPropagation.PROPAGATION_PRIVATE, False),
+                                                      (pb.MountPropagation.PROPAGATION_HOST_TO_CONTAINER, False),
+                                                      (pb.MountPropagation.PROPAGATION_BIDIRECTIONAL, True)])
+def test_a_mount_made_inside_reaches_the_host_only_when_bidirectional(pods, joined, volume, propagation,
+                                                                      seen_on_host):
+    run, _ = start(pods, joined, volume, propagation)
+    assert run("sh", "-c", "mkdir -p /vol/inner")[2] == 0
+    assert (volume / "inner").is_dir()
+    assert run("sh", "-c", "mount --bind /etc /vol/inner") == ("", "", 0)
+    assert "hostname" in run("ls", "/vol/inner")[0].split()  # inside, the mount shows /etc
+    assert bool(os.listdir(volume / "inner")) is seen_on_host
+    assert "/etc on /vol/inner type bind" in run("mount")[0]
+    assert run("umount", "/vol/inner") == ("", "", 0)
+    assert os.listdir(volume / "inner") == []  # unmounting takes the copies back
+    assert run("ls", "/vol/inner") == ("", "", 0)
+
+
+def test_tmpfs_and_refusals(pods, joined, volume):
+    run, _ = start(pods, joined, volume, pb.MountPropagation.PROPAGATION_PRIVATE)
+    assert run("mkdir", "/scratch")[2] == 0
+    assert run("mount", "-t", "tmpfs", "tmpfs", "/scratch")[2] == 0
+    assert run("sh", "-c", "echo hi > /scratch/f && cat /scratch/f") == ("hi\n", "", 0)
+    assert run("umount", "/scratch")[2] == 0
+    assert run("ls", "/scratch") == ("", "", 0)
+    assert run("umount", "/scratch") == ("", "umount: can't unmount /scratch: Invalid argument\n", 1)
+    assert run("mount", "--bind", "/etc", "/nowhere")[2] == 1
+    unprivileged, _ = start(pods, joined, volume, pb.MountPropagation.PROPAGATION_PRIVATE, privileged=False)
+    assert unprivileged("mount", "--bind", "/etc", "/tmp") == ("", "mount: permission denied (are you root?)\n", 1)
+
+
+def test_the_mount_table_reader(tmp_path):
+    text = (b"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+            b"40 22 0:5 / /mnt/with\\040space rw - tmpfs tmpfs rw\n")
+    assert parse_mountinfo(text) == {"/": "ext4", "/mnt/with space": "tmpfs"}
+    assert parse_mountinfo(text + b"41 22 0:6 / /mnt/with\\040space rw - overlay o rw\n")["/mnt/with space"] == "overlay"
+    copy = tmp_path / "mountinfo"
+    copy.write_bytes(text)
+    table = HostMounts(str(copy))
+    assert table.current() == {"/", "/mnt/with space"}
+    assert table.holding("/mnt/with space/a/b") == ("/mnt/with space", "tmpfs")
+    assert table.holding("/etc/hosts") == ("/", "ext4") and table.holding("/") == ("/", "ext4")
+    table.close()
+    assert HostMounts(str(tmp_path / "missing")).current() == frozenset()  # unreadable: nothing told apart
+    live = HostMounts()
+    assert "/" in live.current() and live.current() is live.current()  # re-read only on a change
+    live.close()
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not os.path.exists("/proc/self/mountinfo"),
+                    reason="making a mount to watch needs root and /proc")
+def test_the_table_follows_a_real_mount(tmp_path):
+    import subprocess
+    table = HostMounts()
+    before = table.current()
+    subprocess.run(["mount", "-t", "tmpfs", "fakecri-test", str(tmp_path)], check=True)
+    try:
+        assert str(tmp_path) in table.current() and str(tmp_path) not in before
+    finally:
+        subprocess.run(["umount", str(tmp_path)], check=True)
+    assert str(tmp_path) not in table.current()
+    table.close()
