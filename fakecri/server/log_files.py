@@ -7,13 +7,13 @@ A line longer than containerd's default limit (16 KiB) is cut into entries tagge
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def rfc3339_nano(ts_ns: int) -> str:
     """UTC time as Go's RFC3339Nano prints it (trailing zeros of the fraction dropped)."""
     secs, frac = divmod(ts_ns, 1_000_000_000)
-    base = datetime.fromtimestamp(secs, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    base = datetime.fromtimestamp(secs, UTC).strftime("%Y-%m-%dT%H:%M:%S")
     if frac:
         return f"{base}.{frac:09d}".rstrip("0") + "Z"
     return base + "Z"
@@ -46,13 +46,18 @@ def format_entry(stream: str, line: str, ts_ns: int) -> str:
 
 class LogFiles:
     """Appends CRI-format entries to real files, creating parent directories. Never raises:
-    a file that cannot be written is counted (`errors`, `last_error`) and skipped."""
+    a file that cannot be written is counted (`errors`, `last_error`) and skipped.
 
-    def __init__(self) -> None:
+    A relative path (a container whose sandbox has no log directory) is taken from `base`,
+    as containerd takes it from its working directory; the status still shows it relative."""
+
+    def __init__(self, base: str | os.PathLike[str] = ".") -> None:
+        self.base = os.fspath(base)
         self.errors = 0
         self.last_error = ""
 
     def _append(self, path: str, data: str) -> None:
+        path = os.path.join(self.base, path)
         try:
             parent = os.path.dirname(path)
             if parent:

@@ -134,9 +134,9 @@ class Node:
         self.statuses = StatusCache(self.runtime, self.sim.content_of)
         self.encoder = EventEncoder(self.plan, self.statuses, self.publish)
         self.ports = PortListeners(self.sim, self.count)
-        self.log_files = LogFiles()
-        self.output_listeners: list[OutputListener] = []  # attached clients
         self.disk = DiskRoot(config.state_root)  # where the reported filesystems really are
+        self.log_files = LogFiles(self.disk.root)
+        self.output_listeners: list[OutputListener] = []  # attached clients
         self.down_until = 0.0  # loop time until which calls answer UNAVAILABLE (runtime restart)
         # Side services, set by the app when they run.
         self.streaming: StreamingUrls | None = None
