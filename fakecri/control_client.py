@@ -60,14 +60,16 @@ class ControlClient:
         self._stub.ResetFaults(cpb.ResetFaultsRequest(), timeout=self.timeout)
 
     # scripted behaviour
-    def exit_container(self, container_id: str, exit_code: int, *, reason: str = "", message: str = "") -> None:
+    def exit_container(self, container_id: str, exit_code: int = 0, *, reason: str = "", message: str = "",
+                       oom: bool = False) -> None:
         self._stub.ExitContainer(
-            cpb.ExitContainerRequest(container_id=container_id, exit_code=exit_code, reason=reason, message=message),
+            cpb.ExitContainerRequest(container_id=container_id, exit_code=exit_code, reason=reason, message=message,
+                                     oom=oom),
             timeout=self.timeout,
         )
 
     def oom_kill(self, container_id: str) -> None:
-        self.exit_container(container_id, 137, reason="OOMKilled")
+        self.exit_container(container_id, oom=True)
 
     def set_condition(self, type: str, status: bool, *, reason: str = "", message: str = "",
                       duration: float = 0.0) -> None:

@@ -14,7 +14,8 @@ import itertools
 import os
 import shutil
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pytest
 

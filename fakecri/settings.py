@@ -51,7 +51,7 @@ def env_name(key: str) -> str:
 def schema_from_click(command: Any, exclude: Collection[str] = ("config",)) -> dict[str, Any]:
     """`known_keys`, `list_keys` and `aliases` for `load_settings`, read from a
     click command: a repeatable option is a list key, and a flag whose name differs
-    from its parameter (`--faults` stored as `faults_file`) gets an alias."""
+    from its parameter (`--name` stored as `other_name`) gets an alias."""
     known, lists, aliases = set(), set(), {}
     for param in command.params:
         if param.name in exclude or not getattr(param, "opts", None):

@@ -69,10 +69,12 @@ class FakeCRI:
         """Remove every fault and clear the fault log."""
         self.control.reset_faults()
 
-    def exit_container(self, container_id: str, exit_code: int, *, reason: str = "", message: str = "") -> None:
+    def exit_container(self, container_id: str, exit_code: int = 0, *, reason: str = "", message: str = "",
+                       oom: bool = False) -> None:
         """Make a running container exit now with `exit_code`, as if its process ended on its own.
-        Without a reason: Completed for 0, OOMKilled for 137, Error otherwise."""
-        self.control.exit_container(container_id, exit_code, reason=reason, message=message)
+        Without a reason: Completed for 0, Error otherwise (as containerd reports); `oom`: the
+        kernel's OOM killer ended it (137, OOMKilled)."""
+        self.control.exit_container(container_id, exit_code, reason=reason, message=message, oom=oom)
 
     def oom_kill(self, container_id: str) -> None:
         """Make a running container exit as killed for memory: exit code 137, reason OOMKilled."""
@@ -141,7 +143,7 @@ class FakeCRI:
 def faults_from_spec(spec: Any) -> list[Any]:
     """One marker/fixture fault item -> Fault objects. Accepts a Fault, a dict with the
     control proto's keys, or a serve flag such as '--latency ListContainers=200ms'."""
-    from fakecri.fault_flags import STRING_FLAGS, parse_fault_flag
+    from fakecri.faults.flags import STRING_FLAGS, parse_fault_flag
     from fakecri.faults.model import Fault, FaultSpecError
 
     if isinstance(spec, Fault):

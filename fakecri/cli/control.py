@@ -111,10 +111,8 @@ def ctl_reset_faults(endpoint: str) -> None:
 @click.option("--reason", default="", help="The reason the status shows (default: from the code).")
 def ctl_exit(endpoint: str, container_id: str, code: int, oom: bool, reason: str) -> None:
     """Make a running container exit now."""
-    if oom:
-        code, reason = 137, "OOMKilled"
     with _control(endpoint) as c:
-        _ctl_call(lambda: c.exit_container(container_id, code, reason=reason))
+        _ctl_call(lambda: c.exit_container(container_id, code, reason=reason, oom=oom))
 
 
 @_ctl_command("condition")

@@ -11,6 +11,7 @@ from fakecri.cli.group import SettingsCommand, main
 from fakecri.cli.serving import serve
 from fakecri.cli.values import Duration
 
+
 @main.command()
 @click.option("--endpoint", default="unix:///run/containerd/containerd.sock", show_default=True,
               help="Any CRI runtime: unix:///path, unix:/path, a bare path or tcp://host:port.")

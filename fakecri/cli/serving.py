@@ -11,15 +11,7 @@ from fakecri import __version__
 from fakecri.cli.group import SettingsCommand, main
 from fakecri.cli.values import VALUE_TYPES, SocketPath
 
-FAULT_HELP = """
-\b
-Fault flags (toxicity is per call or per event; see docs/faults.md):
-  --drop-events 5%                       drop 5% of events, per subscriber
-  --latency 'ListContainers=200ms±50ms'  fixed latency plus jitter (also +-; globs)
-  --error 'RunPodSandbox=UNAVAILABLE@10%' fail 10% of calls with that code
-  --faults FILE                          YAML or JSON list of faults
-  --quirks NAME,...                      real runtimes' bugs, e.g. stopped-before-started
-
+SETTINGS_HELP = """
 \b
 Every option can also be set in the --config file (key socket_mode for --socket-mode) or
 as a FAKECRI_* variable (FAKECRI_SOCKET_MODE); flags win over variables, which win over
@@ -77,40 +69,42 @@ def _config_from_options(opts: dict, faults: list):
     return ServerConfig(faults=faults, **values)
 
 
-def _build_faults(drop_events, latency, error, faults_file, quirks) -> list:
+def _build_faults(opts: dict) -> list:
     """Fault objects from the flags; a bad value names its flag and says what was expected."""
-    from fakecri.fault_flags import parse_fault_flag
+    from fakecri.faults.flags import faults_from
     from fakecri.faults.model import FaultSpecError
 
-    steps = [("--drop-events", drop_events), *[("--latency", v) for v in latency], *[("--error", v) for v in error],
-             ("--faults", faults_file), ("--quirks", quirks)]
-    out = []
-    for flag, value in steps:
-        if not value:
-            continue
-        try:
-            out.extend(parse_fault_flag(flag, value))
-        except (FaultSpecError, OSError) as exc:
-            raise click.BadParameter(str(exc), param_hint=f"'{flag}'") from None
-    return out
+    try:
+        return faults_from(opts)
+    except FaultSpecError as exc:
+        raise click.BadParameter(str(exc), param_hint=f"'{exc.flag}'" if exc.flag else None) from None
 
 
-def _fault_help(flag: str) -> str:
-    from fakecri.faults.spec import FLAG_HELP
+def _fault_options(fn):
+    """One option per fault flag, from the registry (fakecri.faults.flags)."""
+    from fakecri.faults.flags import FAULT_FLAGS
 
-    return FLAG_HELP[flag]
+    for f in reversed(FAULT_FLAGS):
+        kwargs: dict = {"help": f.help, "multiple": f.multiple}
+        if f.is_file:
+            kwargs["type"] = click.Path(exists=True, dir_okay=False)
+        fn = click.option(f.flag, f.key, **kwargs)(fn)
+    return fn
 
 
-@main.command(cls=SettingsCommand, epilog=FAULT_HELP)
+def _epilog() -> str:
+    from fakecri.faults.flags import epilog
+
+    return epilog() + SETTINGS_HELP
+
+
+@main.command(cls=SettingsCommand, epilog=_epilog())
 @click.option("--config", "config", type=click.Path(dir_okay=False),
               help="TOML, YAML or JSON file with the same keys as these options.")
 @_config_options
-@click.option("--drop-events", help=_fault_help("--drop-events"))
-@click.option("--latency", multiple=True, help=_fault_help("--latency"))
-@click.option("--error", multiple=True, help=_fault_help("--error"))
-@click.option("--faults", "faults_file", type=click.Path(exists=True, dir_okay=False), help=_fault_help("--faults"))
-@click.option("--quirks", help=_fault_help("--quirks"))
-@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True,
+@_fault_options
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info",
+              show_default=True,
               help="Lowest level logged; info and debug log one line per CRI call. The ready and shutdown lines "
                    "show at every level.")
 @click.option("--log-format", type=click.Choice(["auto", "console", "json"]), default="auto", show_default=True,
@@ -124,7 +118,7 @@ def serve(**opts) -> None:
     configure_logging(opts["log_format"], opts["log_level"])
     if not opts["socket"] and not opts["listen"]:
         raise click.UsageError("give --socket PATH or --listen HOST:PORT")
-    faults = _build_faults(opts["drop_events"], opts["latency"], opts["error"], opts["faults_file"], opts["quirks"])
+    faults = _build_faults(opts)
     config = _config_from_options(opts, faults)
     try:
         config.validate()

@@ -2,6 +2,7 @@
 
 Imports only grpc, the generated stubs and the standard library.
 """
+from fakecri.client.container_events import EventStream, EventWatcher
 from fakecri.client.endpoint import Endpoint, parse_endpoint
 from fakecri.client.errors import (
     AlreadyExistsError,
@@ -16,7 +17,6 @@ from fakecri.client.errors import (
     UnavailableError,
     UnimplementedError,
 )
-from fakecri.client.container_events import EventStream, EventWatcher
 from fakecri.client.pleg.counters import PLEGMetrics, register_prometheus
 from fakecri.client.sync_client import CRIClient
 

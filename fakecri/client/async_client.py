@@ -14,9 +14,9 @@ import grpc.aio
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc as pb_grpc
 from fakecri.client.calls import IMAGES, RUNTIME, CRICalls, Extract, ListRPC
+from fakecri.client.container_events import METHOD, CancellableStream, stream_closed
 from fakecri.client.endpoint import Endpoint, parse_endpoint
 from fakecri.client.errors import UnavailableError, from_rpc_error
-from fakecri.client.container_events import METHOD, CancellableStream, stream_closed
 from fakecri.client.sync_client import DEFAULT_TIMEOUT, channel_options
 
 
@@ -86,7 +86,7 @@ class AsyncCRIClient(CRICalls):
     async def wait_ready(self, timeout: float = 5.0) -> None:
         try:
             await asyncio.wait_for(self._channel.channel_ready(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise UnavailableError(f"not connected after {timeout:g}s") from None
 
     async def get_container_events(self, *, connect_timeout: float | None = 5.0) -> AsyncEventStream:

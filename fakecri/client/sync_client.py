@@ -17,9 +17,9 @@ import grpc
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc as pb_grpc
 from fakecri.client.calls import CRI_API_VERSION, IMAGES, RUNTIME, CRICalls, Extract, ListRPC
+from fakecri.client.container_events import EventStream, EventWatcher
 from fakecri.client.endpoint import Endpoint, parse_endpoint
 from fakecri.client.errors import CRIError, UnavailableError, from_rpc_error
-from fakecri.client.container_events import EventStream, EventWatcher
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 DEFAULT_TIMEOUT = 120.0

@@ -11,8 +11,8 @@ from __future__ import annotations
 import shlex
 import threading
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from fakecri.api.runtime.v1 import api_pb2 as pb

@@ -96,7 +96,7 @@ class ConformanceMachine(RuleBasedStateMachine):
         """Every example starts with a pod running one to three containers."""
         pod = op.run_pod(self.ex)
         if pod is not None:
-            for name, kind in zip(CONTAINER_NAMES, kinds):
+            for name, kind in zip(CONTAINER_NAMES, kinds, strict=False):
                 op.create(self.ex, pod, name, kind, True)
 
     @rule()

@@ -9,8 +9,8 @@ from typing import Any
 from fakecri.client import CRIError
 from fakecri.client.pleg import State, build_pods
 from fakecri.conformance import properties as P
-from fakecri.conformance.expectations import RUN_LABEL, ContainerModel, PodModel, ident, owed_events
 from fakecri.conformance.example import Example
+from fakecri.conformance.expectations import RUN_LABEL, ContainerModel, PodModel, ident, owed_events
 
 # How long each sync attempt waits for the sentinel's events before trying another.
 SYNC_WAITS = (0.1, 0.3, 1.0, 3.0, 3.0, 3.0)

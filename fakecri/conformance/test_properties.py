@@ -16,8 +16,8 @@ import os
 
 import pytest
 
-from fakecri.conformance.properties import ALL, MUST, Property
 from fakecri.conformance.options import Options
+from fakecri.conformance.properties import ALL, MUST, Property
 from fakecri.conformance.results import FAIL, SKIP, SuiteResult
 from fakecri.conformance.runner import run_suite
 

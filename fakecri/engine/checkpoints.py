@@ -1,16 +1,39 @@
-"""Checkpoints of containers and pods as JSON-able documents, and reading them back.
+"""Checkpoints of containers and pods as JSON-able documents, and replaying them.
 
 The server writes the document into the archive at the location CRI names and reads it
-back; the runtime (`Runtime.checkpoint_*`, `Runtime.restore_pod`) makes and replays them.
+back; `Runtime.checkpoint_*` and `Runtime.restore_pod` come here, and this module uses
+only the runtime's public operations.
 """
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
+from fakecri.engine.clock import Clock
 from fakecri.engine.codec import from_data, to_data
 from fakecri.engine.errors import InvalidArgument
-from fakecri.engine.records import Container, Sandbox
+from fakecri.engine.records import Container, ContainerState, Sandbox
+from fakecri.engine.transitions import path_for
+
+
+class Runtime(Protocol):
+    """The runtime operations a checkpoint reads and a restore replays (all public ones of
+    fakecri.engine.runtime.Runtime)."""
+
+    clock: Clock
+
+    def get_sandbox(self, sid: str) -> Sandbox: ...
+
+    def get_container(self, cid: str) -> Container: ...
+
+    def run_pod_sandbox(self, **kw: Any) -> Sandbox: ...
+
+    def restore_container(self, sid: str, old: Container, log_path: str) -> Container: ...
+
+    def start_container(self, cid: str) -> None: ...
+
+    def remove_pod_sandbox(self, sid: str) -> None: ...
 
 # Sandbox settings a restore may override (RestorePod's config), and their record fields.
 OVERRIDABLE = ("name", "namespace", "uid", "attempt", "labels", "annotations", "log_directory", "runtime_handler",
@@ -54,3 +77,40 @@ def sandbox_settings(old: Sandbox, overrides: Mapping[str, Any]) -> dict[str, An
     }
     out.update({k: v for k, v in overrides.items() if v is not None})
     return out
+
+
+def checkpoint_container(rt: Runtime, cid: str) -> dict[str, Any]:
+    c = rt.get_container(cid)
+    path_for("container", c.id, "checkpoint", c.state)
+    return container_document(rt.get_sandbox(c.sandbox_id), c, rt.clock.now_ns())
+
+
+def checkpoint_pod(rt: Runtime, sid: str, container_ids: Sequence[str]) -> dict[str, Any]:
+    sb = rt.get_sandbox(sid)
+    path_for("sandbox", sb.id, "checkpoint", sb.state)
+    chosen = []
+    for cid in container_ids or sb.container_ids:
+        c = rt.get_container(cid)
+        if c.sandbox_id != sb.id:
+            raise InvalidArgument(f"container {c.id} is not in sandbox {sb.id}")
+        chosen.append(c)
+    return pod_document(sb, chosen, rt.clock.now_ns())
+
+
+def restore_pod(rt: Runtime, data: Any, overrides: Mapping[str, Any]) -> tuple[Sandbox, list[Container]]:
+    old_sb, old_containers = read(data)
+    sb = rt.run_pod_sandbox(**sandbox_settings(old_sb, overrides))
+    restored: list[Container] = []
+    try:
+        for old in old_containers:
+            rel = old.log_path
+            if old.log_path and old_sb.log_directory:
+                rel = posixpath.relpath(old.log_path, old_sb.log_directory)
+            restored.append(rt.restore_container(sb.id, old, rel))
+        for old, c in zip(old_containers, restored, strict=False):
+            if old.state == ContainerState.RUNNING:
+                rt.start_container(c.id)
+    except Exception:
+        rt.remove_pod_sandbox(sb.id)
+        raise
+    return rt.get_sandbox(sb.id), [rt.get_container(c.id) for c in restored]

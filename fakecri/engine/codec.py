@@ -67,7 +67,7 @@ def _convert(hint: Any, value: Any, where: str) -> Any:
             return tuple(_convert(args[0], v, f"{where}[{i}]") for i, v in enumerate(value))
         if len(value) != len(args):
             raise _fail(where, f"a list of {len(args)}", value)
-        return tuple(_convert(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value)))
+        return tuple(_convert(a, v, f"{where}[{i}]") for i, (a, v) in enumerate(zip(args, value, strict=False)))
     if origin in (dict, Mapping) or hint in (dict, Mapping) or origin is typing.Mapping:
         if not isinstance(value, dict):
             raise _fail(where, "an object", value)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Union
 
 from fakecri.engine.records import Container, Sandbox
 
@@ -48,4 +47,4 @@ class Output:
     ts_ns: int
 
 
-Said = Union[Event, Output]
+Said = Event | Output

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class IdSource(Protocol):
@@ -18,15 +18,15 @@ class RandomIds:
     def new_id(self) -> str:
         return f"{self._rng.getrandbits(256):064x}"
 
-    def state(self) -> list[object]:
+    def state(self) -> list[Any]:
         """Where the sequence is, as JSON-able data (for the state file)."""
         version, internal, gauss = self._rng.getstate()
         return [version, list(internal), gauss]
 
-    def set_state(self, state: object) -> None:
+    def set_state(self, state: Any) -> None:
         """Continue the sequence from a `state()`; ValueError when it is not one."""
         try:
-            version, internal, gauss = state  # type: ignore[misc]
+            version, internal, gauss = state
             self._rng.setstate((version, tuple(internal), gauss))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"not an id sequence state: {exc}") from None

@@ -1,7 +1,7 @@
 """Label selectors as CRI defines them: every key/value of the selector must match."""
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 
 def matches(labels: Mapping[str, str], selector: Mapping[str, str] | None) -> bool:

@@ -15,14 +15,14 @@ import sys
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Union
+from typing import Any
 
 from fakecri.engine import checkpoints, snapshot
 from fakecri.engine import resources as res_mod
 from fakecri.engine.clock import Clock
 from fakecri.engine.errors import AlreadyExists, InvalidArgument, NotFound, Other
 from fakecri.engine.events import Event, Output, Said
-from fakecri.engine.exits import EXIT_KILLED, EXIT_START_ERROR, ERROR, START_ERROR, reason_for
+from fakecri.engine.exits import ERROR, EXIT_KILLED, EXIT_START_ERROR, START_ERROR, reason_for
 from fakecri.engine.ids import IdSource
 from fakecri.engine.images import ImageStore
 from fakecri.engine.ipam import IpPool
@@ -45,7 +45,7 @@ DEFAULT_RUNTIME_HANDLERS = ("", "runc")
 
 _RUNNING = ContainerState.RUNNING
 _EXITED = ContainerState.EXITED
-Record = Union[Sandbox, Container]
+Record = Sandbox | Container
 
 
 def _intern(d: Mapping[str, str]) -> dict[str, str]:
@@ -155,16 +155,16 @@ class Runtime:
                 return new
 
     def get_sandbox(self, sid: str) -> Sandbox:
-        sb = self._find(self._sandboxes, sid, "sandbox")
+        sb: Sandbox | None = self._find(self._sandboxes, sid, "sandbox")
         if sb is None:
             raise NotFound(f"sandbox {sid!r} not found")
-        return sb  # type: ignore[no-any-return]
+        return sb
 
     def get_container(self, cid: str) -> Container:
-        c = self._find(self._containers, cid, "container")
+        c: Container | None = self._find(self._containers, cid, "container")
         if c is None:
             raise NotFound(f"container {cid!r} not found")
-        return c  # type: ignore[no-any-return]
+        return c
 
     @property
     def pod_cidr(self) -> str:
@@ -197,7 +197,8 @@ class Runtime:
                 )
         if runtime_handler not in self.runtime_handlers:
             known = ", ".join(repr(h) for h in self.runtime_handlers)
-            raise NotFound(f"runtime handler {runtime_handler!r} for sandbox {name!r} is not configured (known: {known})")
+            raise NotFound(
+                f"runtime handler {runtime_handler!r} for sandbox {name!r} is not configured (known: {known})")
         key = (name, namespace, uid, attempt)
         if key in self.store.sandbox_keys:
             raise AlreadyExists(
@@ -559,41 +560,16 @@ class Runtime:
 
     def checkpoint_container(self, cid: str) -> dict[str, Any]:
         """A JSON-able description of a running container (the server writes the archive)."""
-        c = self.get_container(cid)
-        path_for("container", c.id, "checkpoint", c.state)
-        return checkpoints.container_document(self.get_sandbox(c.sandbox_id), c, self.clock.now_ns())
+        return checkpoints.checkpoint_container(self, cid)
 
     def checkpoint_pod(self, sid: str, container_ids: Sequence[str] = ()) -> dict[str, Any]:
         """A JSON-able description of a READY sandbox and its containers (all, or the ones named)."""
-        sb = self.get_sandbox(sid)
-        path_for("sandbox", sb.id, "checkpoint", sb.state)
-        chosen = []
-        for cid in container_ids or sb.container_ids:
-            c = self.get_container(cid)
-            if c.sandbox_id != sb.id:
-                raise InvalidArgument(f"container {c.id} is not in sandbox {sb.id}")
-            chosen.append(c)
-        return checkpoints.pod_document(sb, chosen, self.clock.now_ns())
+        return checkpoints.checkpoint_pod(self, sid, container_ids)
 
     def restore_pod(self, data: Any, **overrides: Any) -> tuple[Sandbox, list[Container]]:
         """Recreate a checkpointed pod with fresh ids; the containers that ran are started. Either
-        all of it is restored or nothing is left (see checkpoints.read for the overrides)."""
-        old_sb, old_containers = checkpoints.read(data)
-        sb = self.run_pod_sandbox(**checkpoints.sandbox_settings(old_sb, overrides))
-        restored: list[Container] = []
-        try:
-            for old in old_containers:
-                rel = old.log_path
-                if old.log_path and old_sb.log_directory:
-                    rel = posixpath.relpath(old.log_path, old_sb.log_directory)
-                restored.append(self.restore_container(sb.id, old, rel))
-            for old, c in zip(old_containers, restored):
-                if old.state == _RUNNING:
-                    self.start_container(c.id)
-        except Exception:
-            self.remove_pod_sandbox(sb.id)
-            raise
-        return self._sandboxes[sb.id], [self._containers[c.id] for c in restored]
+        all of it is restored or nothing is left (see checkpoints.OVERRIDABLE for the overrides)."""
+        return checkpoints.restore_pod(self, data, overrides)
 
 
 def _image_ref(img: Image) -> str:

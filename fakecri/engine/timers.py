@@ -6,7 +6,7 @@ they come due, and `compact` drops them in bulk when they pile up.
 from __future__ import annotations
 
 import heapq
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 WAKE = 0  # the container's next scripted moment (a log line, its exit); offset = plan offset
 STOP = 1  # the end of a slow stop

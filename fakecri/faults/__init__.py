@@ -7,19 +7,30 @@ from __future__ import annotations
 
 from fakecri.faults.event_faults import EventFaults
 from fakecri.faults.model import (
-    CallAction, ConditionOverride, Fault, FaultRecord, FaultSpecError, PullAction, RestartAction,
+    CallAction,
+    ConditionOverride,
+    Fault,
+    FaultRecord,
+    FaultSpecError,
+    PullAction,
+    RestartAction,
 )
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirks import QUIRK_NAMES, QUIRKS
 from fakecri.faults.registry import TYPE_NAMES, TYPES, validate
 from fakecri.faults.spec import (
-    faults_from_flags, load_faults_file, parse_drop_events, parse_duration, parse_error,
-    parse_latency, parse_percent, parse_quirks,
+    load_faults_file,
+    parse_drop_events,
+    parse_duration,
+    parse_error,
+    parse_latency,
+    parse_percent,
+    parse_quirks,
 )
 
 __all__ = [
     "CallAction", "ConditionOverride", "EventFaults", "Fault", "FaultPlan", "FaultRecord",
     "FaultSpecError", "PullAction", "QUIRKS", "QUIRK_NAMES", "RestartAction", "TYPES", "TYPE_NAMES",
-    "faults_from_flags", "load_faults_file", "parse_drop_events", "parse_duration", "parse_error",
+    "load_faults_file", "parse_drop_events", "parse_duration", "parse_error",
     "parse_latency", "parse_percent", "parse_quirks", "validate",
 ]

@@ -8,8 +8,9 @@ Items are opaque: the server passes whatever it queues (serialized bytes).
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from fakecri.faults.entry import Entry, jittered
 
@@ -112,7 +113,7 @@ class EventFaults:
                     f"fakecri fault {e.fault.name} ended the event stream after {delivered} events")
                 self.cut_status = (code, message)
                 self._plan.fire(e, f"subscriber {self.index}, after {delivered} events")
-                return code
+                return str(code)
         return None
 
     def replay(self, history: Sequence[object]) -> list[object]:

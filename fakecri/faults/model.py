@@ -57,9 +57,9 @@ class Fault:
             target=d.get("target") or "",
             stage=d.get("stage") or "before",
             toxicity=1.0 if toxicity in (None, "") else parse_percent(str(toxicity)),
-            count=parse_count(d.get("count") or 0, what="count"),
+            count=parse_count(str(d.get("count") or 0), what="count"),
             attributes={str(k): _attr_text(v) for k, v in attrs.items()},
-            hits=parse_count(d.get("hits") or 0, what="hits"),
+            hits=parse_count(str(d.get("hits") or 0), what="hits"),
         )
 
 

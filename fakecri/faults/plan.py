@@ -6,10 +6,11 @@ that fire together are combined in name order.
 """
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import random
 from collections import deque
-from typing import Callable
+from collections.abc import Callable
 
 from fakecri.engine import errors
 from fakecri.engine.clock import NS_PER_S, SystemClock
@@ -17,10 +18,16 @@ from fakecri.faults import registry
 from fakecri.faults.entry import Entry, jittered
 from fakecri.faults.event_faults import EventFaults
 from fakecri.faults.methods import compile_glob
-from fakecri.faults.quirks import Quirk
 from fakecri.faults.model import (
-    CallAction, ConditionOverride, Fault, FaultRecord, FaultSpecError, PullAction, RestartAction,
+    CallAction,
+    ConditionOverride,
+    Fault,
+    FaultRecord,
+    FaultSpecError,
+    PullAction,
+    RestartAction,
 )
+from fakecri.faults.quirks import BY_NAME, Quirk
 from fakecri.faults.rng import derive_rng
 
 DEFAULT_LOG_SIZE = 10_000
@@ -185,7 +192,7 @@ class FaultPlan:
         return PullAction(error=error, delay_s=delay) if fired else None
 
     def quirks(self) -> frozenset[Quirk]:
-        return frozenset(Quirk(e.params["name"]) for e in self._by_kind.get(registry.QUIRK, []))
+        return frozenset(BY_NAME[e.params["name"]] for e in self._by_kind.get(registry.QUIRK, []))
 
     def quirk_hit(self, quirk: Quirk, hit: str) -> bool:
         """Log that `quirk` changed what the server did (`hit` says to what). False if not active."""
@@ -217,7 +224,7 @@ class FaultPlan:
 
     # ---- used by EventFaults ----------------------------------------------
 
-    def event_entries(self) -> list[Entry]:
+    def event_entries(self) -> builtins.list[Entry]:
         return self._by_kind.get(registry.EVENT, [])
 
     def subscriber_rng(self, index: int, fault_name: str) -> random.Random:

@@ -43,4 +43,5 @@ class Quirk(str, enum.Enum):
 
 
 QUIRK_NAMES: tuple[str, ...] = tuple(q.value for q in Quirk)
+BY_NAME: dict[str, Quirk] = {q.value: q for q in Quirk}
 QUIRKS: dict[str, str] = {q.value: q.description for q in Quirk}

@@ -8,14 +8,19 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from fakecri.faults.methods import check_method_glob
 from fakecri.faults.model import Fault, FaultSpecError
 from fakecri.faults.quirks import QUIRK_NAMES
 from fakecri.faults.values import (
-    parse_bool, parse_code, parse_count, parse_duration, suggest,
+    parse_bool,
+    parse_code,
+    parse_count,
+    parse_duration,
+    suggest,
 )
 
 # What a type acts on. The plan keeps one list per kind.

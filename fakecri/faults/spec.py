@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from fakecri.faults import registry
 from fakecri.faults.model import Fault, FaultSpecError
@@ -21,21 +21,9 @@ from fakecri.faults.quirks import QUIRK_NAMES
 from fakecri.faults.values import parse_code, parse_count, parse_duration, parse_percent, suggest
 
 __all__ = [
-    "FLAG_HELP", "faults_from_flags", "load_faults_file", "parse_drop_events", "parse_duration", "parse_error",
+    "load_faults_file", "parse_drop_events", "parse_duration", "parse_error",
     "parse_latency", "parse_percent", "parse_quirks",
 ]
-
-# One-line help for each serve flag, for the CLI's --help.
-FLAG_HELP: dict[str, str] = {
-    "--drop-events": "Drop this share of events on every event stream, decided per event: 5% or 0.05.",
-    "--latency": "Delay calls: METHOD[/after]=DELAY[±JITTER][@PCT][#N], e.g. 'ListContainers=200ms±50ms'; "
-                 "METHOD may be a glob; comma-separate or repeat.",
-    "--error": "Fail calls: METHOD[/after]=CODE[@PCT][#N][:MESSAGE], e.g. 'RunPodSandbox=UNAVAILABLE@10%'; "
-               "/after runs the call and loses the reply; comma-separate or repeat.",
-    "--quirks": "Switch on real-runtime quirks, comma-separated: " + ", ".join(QUIRK_NAMES) + ".",
-    "--faults": "Load faults from a YAML or JSON file: a list of mappings with the keys name, type, "
-                "target, stage, toxicity, count, attributes.",
-}
 
 # A comma starts a new item only when `TARGET=` follows, so messages may hold commas.
 _ITEM_SPLIT = re.compile(r",(?=\s*[^,=:\s][^,=:]*=)")
@@ -138,29 +126,6 @@ def load_faults_file(path: str | Path) -> list[Fault]:
     return faults
 
 
-def faults_from_flags(
-    *,
-    drop_events: str | None = None,
-    latency: Iterable[str] = (),
-    errors: Iterable[str] = (),
-    quirks: Iterable[str] = (),
-    files: Iterable[str | Path] = (),
-) -> list[Fault]:
-    """Every fault the serve flags ask for, files first, in flag order."""
-    faults: list[Fault] = []
-    for path in files:
-        faults.extend(load_faults_file(path))
-    if drop_events:
-        faults.append(parse_drop_events(drop_events))
-    for text in latency:
-        faults.extend(parse_latency(text))
-    for text in errors:
-        faults.extend(parse_error(text))
-    for text in quirks:
-        faults.extend(parse_quirks(text))
-    return faults
-
-
 # ---- helpers ------------------------------------------------------------------
 
 
@@ -204,7 +169,7 @@ def _split_modifiers(value: str, item: str) -> tuple[str, float, int, str | None
     tokens = re.split(r"([@#])", head)
     base, tox, count = tokens[0].strip(), 1.0, 0
     seen: set[str] = set()
-    for mark, arg in zip(tokens[1::2], tokens[2::2]):
+    for mark, arg in zip(tokens[1::2], tokens[2::2], strict=False):
         if mark in seen:
             raise FaultSpecError(f"'{mark}' given twice")
         seen.add(mark)

@@ -6,9 +6,13 @@ import math
 import re
 
 
-
 class FaultSpecError(ValueError):
-    """A fault, flag or faults file is malformed. The message says what and what was expected."""
+    """A fault, flag or faults file is malformed. The message says what and what was expected;
+    `flag` names the serve flag it came from, when it came from one."""
+
+    def __init__(self, message: str, *, flag: str | None = None) -> None:
+        super().__init__(message)
+        self.flag = flag
 
 
 # Every gRPC status code name, in numeric order (index == code number).

@@ -17,7 +17,8 @@ import stat
 import tempfile
 import threading
 import weakref
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -33,12 +34,11 @@ from fakecri.server.control_service import ControlService
 from fakecri.server.exceptions import ServerErrors, SettingError, StartupError
 from fakecri.server.image_service import ImageService
 from fakecri.server.lock_file import LockFile
+from fakecri.server.node import Node
 from fakecri.server.persistence import StateFile
 from fakecri.server.restarts import apply_pending_restart
 from fakecri.server.runtime_service import RuntimeService
 from fakecri.server.side_services import start_side_services
-from fakecri.server.node import Node
-
 
 RUNTIME_SERVICE = pb.DESCRIPTOR.services_by_name["RuntimeService"]
 IMAGE_SERVICE = pb.DESCRIPTOR.services_by_name["ImageService"]

@@ -25,8 +25,8 @@ from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import DecodeError
 
 from fakecri.engine import errors
-from fakecri.server.restarts import restart
 from fakecri.server.node import CallRecord, Node
+from fakecri.server.restarts import restart
 from fakecri.server.status import code_for
 
 ID_FIELDS = ("pod_sandbox_id", "container_id")
@@ -149,10 +149,8 @@ async def _call(node: Node, name: str, impl, gated: bool, unary: bool, request, 
 
 def _unary(node: Node, name: str, impl, gated: bool):
     async def handler(request, context):
-        resp = None
-        async for resp in _call(node, name, impl, gated, True, request, context):
-            pass  # runs the call to its end (the after-call steps) before answering
-        return resp
+        answers = [resp async for resp in _call(node, name, impl, gated, True, request, context)]
+        return answers[-1] if answers else None  # the call ran to its end (the after-call steps) first
 
     return handler
 

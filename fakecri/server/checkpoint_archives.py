@@ -75,7 +75,7 @@ def restore_pod(rt: Runtime, request) -> tuple:
     doc = read_archive(request.checkpoint_path)
     if not isinstance(doc, dict) or doc.get("kind") != "pod":
         raise errors.InvalidArgument(f"RestorePod: {request.checkpoint_path} holds a container, not a pod")
-    overrides = {}
+    overrides: dict[str, Any] = {}
     cfg = request.config
     if cfg.HasField("metadata"):
         md = cfg.metadata

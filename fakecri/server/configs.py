@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
@@ -24,9 +24,17 @@ from google.protobuf.message import Message
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.errors import InvalidArgument
 from fakecri.engine.specs import (
-    ContainerSpec, IdMap, Mount, Namespaces, PortMapping, SandboxSpec, Seccomp, UserNamespace,
+    ContainerSpec,
+    IdMap,
+    Mount,
+    Namespaces,
+    PortMapping,
+    SandboxSpec,
+    Seccomp,
+    UserNamespace,
 )
 
+T = TypeVar("T")
 MAX_PORT = 65535
 _INTERN_MAX = 4096  # equal specs share one object (pods of one template); at most this many kept
 
@@ -165,13 +173,13 @@ def _seccomp(ctx: Any) -> Seccomp | None:
     return Seccomp(pb.SecurityProfile.Unconfined if old == "unconfined" else pb.SecurityProfile.RuntimeDefault)
 
 
-class _Interned:
+class _Interned(Generic[T]):
     """Equal specs as one object: the pods of one template carry the same spec."""
 
     def __init__(self) -> None:
-        self._seen: dict[Any, Any] = {}
+        self._seen: dict[T, T] = {}
 
-    def __call__(self, spec: Any) -> Any:
+    def __call__(self, spec: T) -> T:
         found = self._seen.get(spec)
         if found is not None:
             return found
@@ -181,14 +189,15 @@ class _Interned:
         return spec
 
 
-_intern = _Interned()
+_intern_sandbox = _Interned[SandboxSpec]()
+_intern_container = _Interned[ContainerSpec]()
 
 
 def sandbox_spec(cfg: pb.PodSandboxConfig) -> SandboxSpec:
     """The typed spec of a PodSandboxConfig (checked by check_sandbox_config first)."""
     linux = cfg.linux
     ctx = linux.security_context
-    return _intern(SandboxSpec(  # type: ignore[no-any-return]
+    return _intern_sandbox(SandboxSpec(
         dns_servers=tuple(cfg.dns_config.servers), dns_searches=tuple(cfg.dns_config.searches),
         dns_options=tuple(cfg.dns_config.options),
         port_mappings=tuple(PortMapping(m.protocol, m.container_port, m.host_port, m.host_ip)
@@ -213,7 +222,7 @@ def container_spec(cfg: pb.ContainerConfig) -> ContainerSpec:
     """The typed spec of a ContainerConfig (checked by check_container_config first). Env values
     that are not UTF-8 keep their bytes as surrogate escapes."""
     ctx = cfg.linux.security_context
-    return _intern(ContainerSpec(  # type: ignore[no-any-return]
+    return _intern_container(ContainerSpec(
         working_dir=cfg.working_dir,
         envs=tuple((kv.key, _text(kv.value)) for kv in cfg.envs),
         mounts=tuple(_mount(m) for m in cfg.mounts),

@@ -6,8 +6,8 @@ import math
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.engine import errors
 from fakecri.engine.clock import FakeClock
-from fakecri.faults.model import Fault, FaultSpecError
 from fakecri.engine.exits import EXIT_KILLED, reason_for
+from fakecri.faults.model import Fault, FaultSpecError
 from fakecri.server.node import Node
 from fakecri.server.restarts import apply_pending_restart, restart
 
@@ -63,9 +63,9 @@ class ControlService:
         return cpb.ResetFaultsResponse()
 
     async def ExitContainer(self, request, context):
-        # Without a reason, 137 is taken as the OOM killer's (the control API's way to ask for one).
-        reason = request.reason or reason_for(request.exit_code, oom=request.exit_code == EXIT_KILLED)
-        self.node.runtime.exit_container(request.container_id, request.exit_code, reason, request.message)
+        code = EXIT_KILLED if request.oom else request.exit_code
+        reason = request.reason or reason_for(code, oom=request.oom)
+        self.node.runtime.exit_container(request.container_id, code, reason, request.message)
         return cpb.ExitContainerResponse()
 
     async def SetCondition(self, request, context):
@@ -103,7 +103,8 @@ class ControlService:
     async def AdvanceClock(self, request, context):
         clock = self.node.clock
         if not isinstance(clock, FakeClock):
-            raise errors.FailedPrecondition("AdvanceClock: the server runs on the system clock (start it with a fake clock)")
+            raise errors.FailedPrecondition(
+                "AdvanceClock: the server runs on the system clock (start it with a fake clock)")
         if request.seconds < 0:
             raise errors.InvalidArgument("AdvanceClock: seconds must not be negative")
         if not math.isfinite(request.seconds) or clock.now_ns() + request.seconds * 1e9 >= 2**63:
@@ -129,7 +130,8 @@ class ControlService:
 
     async def GetFaultLog(self, request, context):
         return cpb.GetFaultLogResponse(
-            records=[cpb.FaultRecord(fault=r.fault, type=r.type, hit=str(r.hit), at_ns=r.at_ns) for r in self.node.plan.log]
+            records=[cpb.FaultRecord(fault=r.fault, type=r.type, hit=str(r.hit), at_ns=r.at_ns)
+                     for r in self.node.plan.log]
         )
 
     async def GetServerInfo(self, request, context):

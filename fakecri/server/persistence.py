@@ -138,7 +138,7 @@ class StateFile:
                 saved_at = runtime_doc.get("saved_at_ns")
                 if isinstance(saved_at, int) and not isinstance(saved_at, bool):
                     self.clock.set(saved_at)  # a fake clock goes on from where it was, never back
-            self.runtime.restore(runtime_doc)
+            self.runtime.restore(runtime_doc if isinstance(runtime_doc, dict) else {})
         except (errors.CoreError, ValueError) as exc:
             raise StateFileError(f"state file {self.path} is damaged ({exc}); it was left untouched") from None
 

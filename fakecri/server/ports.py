@@ -61,13 +61,13 @@ class PortListeners:
     def __init__(self, sim: Simulation, count: Callable[[str], None]) -> None:
         self._sim = sim  # which ports a container's server listens on, and which server it is
         self._count = count
-        self._open: dict[str, list[asyncio.AbstractServer | socket.socket]] = {}  # container id -> listeners
+        self._open: dict[str, list[asyncio.Server | socket.socket]] = {}  # container id -> listeners
 
     def bound(self, cid: str) -> list[tuple[str, int]]:
         """The (address, port) a container's server listens on now."""
         out = []
         for item in self._open.get(cid, ()):
-            socks = item.sockets if isinstance(item, asyncio.AbstractServer) else [item]
+            socks = item.sockets if isinstance(item, asyncio.Server) else [item]
             out += [s.getsockname()[:2] for s in socks]
         return out
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
 from prometheus_client import Counter as PromCounter
@@ -145,7 +145,7 @@ class MetricsServer:
                 body = self.metrics.exposition()
                 writer.write(_reply(200, b"" if head.method == "HEAD" else body, CONTENT_TYPE_LATEST, len(body)))
             await writer.drain()
-        except (BadRequest, asyncio.IncompleteReadError, asyncio.LimitOverrunError, asyncio.TimeoutError):
+        except (TimeoutError, BadRequest, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             writer.write(_reply(400, b"bad request\n", "text/plain; charset=utf-8"))
         except ConnectionError:
             pass
@@ -163,7 +163,7 @@ def _reply(status: int, body: bytes, content_type: str, length: int | None = Non
 
 async def start_metrics(node: Node) -> MetricsServer:
     """Serve metrics on node.config.metrics_addr and hook RPC observations."""
-    host, port = parse_address(node.config.metrics_addr, "metrics_addr")
+    host, port = parse_address(node.config.metrics_addr or "", "metrics_addr")
     metrics = ServerMetrics(node)
     server = MetricsServer(metrics, host, port)
     await server.start()

@@ -158,11 +158,11 @@ class RuntimeService:
         if request.filter.ByteSize():
             return b"".join(map(listing.fragments.of, listing.matching(runtime, request.filter)))
         changes = runtime.changes
-        data = self._answers.get(listing.key, changes)
+        data: bytes | None = self._answers.get(listing.key, changes)
         if data is None:
             data = b"".join(listing.fragments.every(listing.every(runtime)))
             self._answers.put(listing.key, changes, data)
-        return data  # type: ignore[no-any-return]
+        return data
 
     def _stream_chunks(self, request: Any, listing: _Listing) -> Iterable[bytes]:
         """The Stream* replies of the same list, in batches (kept too when unfiltered)."""
@@ -172,11 +172,11 @@ class RuntimeService:
             return batches(frags, STREAM_BATCH, self._max_bytes)
         changes = runtime.changes
         key = listing.key + "-batches"
-        chunks = self._answers.get(key, changes)
+        chunks: list[bytes] | None = self._answers.get(key, changes)
         if chunks is None:
             chunks = list(batches(listing.fragments.every(listing.every(runtime)), STREAM_BATCH, self._max_bytes))
             self._answers.put(key, changes, chunks)
-        return chunks  # type: ignore[no-any-return]
+        return chunks
 
     async def ListPodSandbox(self, request, context):
         return self._list_reply(request, self._sandboxes)
@@ -295,7 +295,8 @@ class RuntimeService:
     def _container_stats(self, f):
         items = self.node.runtime.list_containers(id=f.id, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f))
         now = self.node.now_ns()
-        return [replies.container_stats(c, now, self.node.disk) for c in items if c.state != ContainerState.EXITED or f.id]
+        return [replies.container_stats(c, now, self.node.disk) for c in items
+                if c.state != ContainerState.EXITED or f.id]
 
     async def ListContainerStats(self, request, context):
         return pb.ListContainerStatsResponse(stats=self._container_stats(request.filter))
@@ -306,7 +307,8 @@ class RuntimeService:
 
     async def PodSandboxStats(self, request, context):
         sb = self.node.runtime.get_sandbox(request.pod_sandbox_id)
-        return pb.PodSandboxStatsResponse(stats=replies.pod_sandbox_stats(self.node.runtime, sb, self.node.now_ns(), self.node.disk))
+        stats = replies.pod_sandbox_stats(self.node.runtime, sb, self.node.now_ns(), self.node.disk)
+        return pb.PodSandboxStatsResponse(stats=stats)
 
     def _sandbox_stats(self, f):
         items = self.node.runtime.list_sandboxes(id=f.id, label_selector=_selector(f))

@@ -7,8 +7,8 @@ from typing import Any
 
 from fakecri.server.config import parse_address
 from fakecri.server.exceptions import SettingError
-from fakecri.server.prometheus import start_metrics
 from fakecri.server.node import Node
+from fakecri.server.prometheus import start_metrics
 from fakecri.server.streaming import StreamingServer
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend, StreamingUrls
 

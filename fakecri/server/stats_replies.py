@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.sim import pod_metrics as pm
-from fakecri.sim import stats as sim_stats
 from fakecri.engine.images import FsUsage
 from fakecri.engine.runtime import Runtime
 from fakecri.server.disk import DiskRoot
+from fakecri.sim import pod_metrics as pm
+from fakecri.sim import stats as sim_stats
 
 
 def _u64(msg, value: int) -> None:
@@ -57,7 +57,7 @@ def _container(s: sim_stats.ContainerStats, disk: DiskRoot) -> pb.ContainerStats
 
 
 def _metric(m: pm.Metric) -> pb.Metric:
-    msg = pb.Metric(name=m.name, timestamp=m.timestamp_ns, metric_type=int(m.metric_type),
+    msg = pb.Metric(name=m.name, timestamp=m.timestamp_ns, metric_type=int(m.metric_type),  # type: ignore[arg-type]
                     label_values=list(m.label_values))
     _u64(msg.value, m.value)
     return msg

@@ -5,7 +5,6 @@ both protobuf and the engine's records.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -56,7 +55,7 @@ def sandbox_item(sb: Sandbox) -> pb.PodSandbox:
     return pb.PodSandbox(
         id=sb.id,
         metadata=pb.PodSandboxMetadata(name=sb.name, namespace=sb.namespace, uid=sb.uid, attempt=sb.attempt),
-        state=int(sb.state),
+        state=int(sb.state),  # type: ignore[arg-type]
         created_at=sb.created_at,
         labels=sb.labels,
         annotations=sb.annotations,
@@ -68,7 +67,7 @@ def sandbox_status(sb: Sandbox) -> pb.PodSandboxStatus:
     return pb.PodSandboxStatus(
         id=sb.id,
         metadata=pb.PodSandboxMetadata(name=sb.name, namespace=sb.namespace, uid=sb.uid, attempt=sb.attempt),
-        state=int(sb.state),
+        state=int(sb.state),  # type: ignore[arg-type]
         created_at=sb.created_at,
         network=pb.PodSandboxNetworkStatus(
             ip=sb.ip, additional_ips=[pb.PodIP(ip=ip) for ip in sb.additional_ips]
@@ -112,7 +111,7 @@ def container_item(c: Container) -> pb.Container:
         metadata=pb.ContainerMetadata(name=c.name, attempt=c.attempt),
         image=_image_spec(c),
         image_ref=c.image_ref,
-        state=int(c.state),
+        state=int(c.state),  # type: ignore[arg-type]
         created_at=c.created_at,
         labels=c.labels,
         annotations=c.annotations,
@@ -137,7 +136,7 @@ def container_status(c: Container, content: ImageContent = BUSYBOX) -> pb.Contai
     return pb.ContainerStatus(
         id=c.id,
         metadata=pb.ContainerMetadata(name=c.name, attempt=c.attempt),
-        state=int(c.state),
+        state=int(c.state),  # type: ignore[arg-type]
         created_at=c.created_at,
         started_at=c.started_at,
         finished_at=c.finished_at,

@@ -59,7 +59,7 @@ async def serve(server: str, reader: asyncio.StreamReader, writer: asyncio.Strea
         else:
             writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
         await asyncio.wait_for(writer.drain(), READ_TIMEOUT_S)
-    except (asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+    except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
         pass
     finally:
         writer.close()

@@ -74,13 +74,15 @@ class FragmentCache:
 
     def every(self, records: list[Any]) -> list[bytes]:
         """The fragments of `records`, in order (the relist path: one C pass when all are built)."""
-        frags = list(map(self._frags.get, records))
-        if None in frags:
+        found = list(map(self._frags.get, records))
+        if None in found:
             of = self.of
-            frags = [f if f is not None else of(r) for f, r in zip(frags, records)]
+            frags = [f if f is not None else of(r) for f, r in zip(found, records, strict=True)]
+        else:
+            frags = found  # type: ignore[assignment]  # every one was there
         if len(self._frags) > 2 * len(records) + 1024:
-            self._frags = dict(zip(records, frags))
-        return frags  # type: ignore[return-value]
+            self._frags = dict(zip(records, frags, strict=True))
+        return frags
 
     def clear(self) -> None:
         self._frags.clear()

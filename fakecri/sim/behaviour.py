@@ -7,10 +7,9 @@ the annotation reference with examples.
 """
 from __future__ import annotations
 
-import fnmatch
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 from fakecri.engine.durations import NS, parse_duration_ns
 from fakecri.engine.errors import InvalidArgument
@@ -127,7 +126,8 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
     if loop is not None and LOG_EVERY not in settings:
         # A logging loop runs until stopped; its lines come from the periodic timer below,
         # not from tracing thousands of rounds up front.
-        outputs, end_ns, exit_code, reason, input_at_ns = (), None, 0, "", None
+        outputs: tuple[tuple[int, str, str], ...] = ()
+        end_ns, exit_code, reason, input_at_ns = None, 0, "", None
     else:
         own = record(spawn(tuple(command) + tuple(args), ctx or Context(main=True)), None)
         outputs = own.outputs
@@ -192,7 +192,7 @@ class PlanCache:
 
     def __init__(self, size: int = 512) -> None:
         self._size = size
-        self._plans: dict[tuple, Plan] = {}
+        self._plans: dict[tuple[object, ...], Plan] = {}
 
     def get(self, command: Sequence[str], args: Sequence[str], settings: Mapping[str, str]) -> Plan:
         key = (tuple(command), tuple(args), tuple(sorted(settings.items())))

@@ -42,8 +42,8 @@ from typing import Any
 
 from fakecri.engine.errors import InvalidArgument, NotFound, Unauthenticated
 from fakecri.engine.ports import Pullable
-from fakecri.sim.image_content import BUSYBOX, KNOWN, ImageContent, content_from_dict
 from fakecri.engine.references import NormalizedRef, is_digest, normalize
+from fakecri.sim.image_content import BUSYBOX, KNOWN, ImageContent, content_from_dict
 
 DEFAULT_PULL_DURATION_S = 0.05
 DEFAULT_PINNED = ("registry.k8s.io/pause",)
@@ -239,7 +239,8 @@ class Catalog:
         allow = data.get("allow_unknown", True)
         if not isinstance(allow, bool):
             raise InvalidArgument(f"{where}: allow_unknown must be true or false")
-        duration = _duration(data.get("default_pull_duration_s", DEFAULT_PULL_DURATION_S), where, "default_pull_duration_s")
+        duration = _duration(data.get("default_pull_duration_s", DEFAULT_PULL_DURATION_S), where,
+                             "default_pull_duration_s")
         return cls(images, unknown=unknown, auth=rules, allow_unknown=allow,
                    default_pull_duration_s=duration, pinned=pinned)
 
@@ -289,12 +290,12 @@ def _image(entry: Any, where: str) -> CatalogImage:
     if not isinstance(entry, Mapping):
         raise InvalidArgument(f"{where} must be a mapping")
     _no_extra(entry, _IMAGE_KEYS, where)
-    tags = []
+    tags: list[str] = []
     for t in entry.get("tags") or []:
         ref = _normalized(str(t), f"{where}: tags")
         if ref.digest or not ref.tag:
             raise InvalidArgument(f"{where}: tag {t!r} must be a tagged reference without a digest")
-        tags.append(ref.tagged)
+        tags.append(ref.tagged or "")
     digest = entry.get("digest")
     if digest is not None and (not isinstance(digest, str) or not is_digest(digest)):
         raise InvalidArgument(f"{where}: digest {digest!r} is not an algorithm:hex digest")
@@ -307,7 +308,7 @@ def _image(entry: Any, where: str) -> CatalogImage:
     if not tags and digest is None:
         raise InvalidArgument(f"{where} needs at least one tag or a digest")
     if digest is None:
-        digest = derived_digest(image_id or tags[0])
+        digest = derived_digest(image_id or tags[0] or "")
     size = entry.get("size")
     if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size <= 0):
         raise InvalidArgument(f"{where}: size must be a positive integer, not {size!r}")

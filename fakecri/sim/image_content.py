@@ -10,8 +10,9 @@ every container of an image.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from fakecri.engine.errors import InvalidArgument
 

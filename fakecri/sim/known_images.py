@@ -7,9 +7,11 @@ default catalog holds them; a catalog file replaces the default entirely.
 """
 from __future__ import annotations
 
+from typing import Any
+
 _CRI_TOOLS = "gcr.io/k8s-staging-cri-tools/"
 
-KNOWN_IMAGES: tuple[dict, ...] = (
+KNOWN_IMAGES: tuple[dict[str, Any], ...] = (
     # The pause image under its current and its retired registry: one image.
     {"tags": ["registry.k8s.io/pause:3.9", "k8s.gcr.io/pause:3.9"],
      "digest": "sha256:7031c1b283388d2c2e09b57badb803c05ebed362dc88d84b480cc47f72a21097",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
-from typing import Union
 
 from fakecri.engine.exits import reason_for
 from fakecri.sim.shell import READ, Process, Sleep, Write
@@ -31,7 +30,7 @@ class Exited:
     ts_ns: int
 
 
-Decision = Union[Wrote, Exited]
+Decision = Wrote | Exited
 MAX_STEPS_TO_FIRST_READ = 10_000
 
 

@@ -56,14 +56,26 @@ class PodSandboxMetrics:
 _TABLE = (
     ("container_cpu_usage_seconds_total", "Cumulative CPU time consumed in seconds.", "cpu", MetricType.COUNTER),
     ("container_memory_working_set_bytes", "Current working set in bytes.", None, MetricType.GAUGE),
-    ("container_memory_usage_bytes", "Current memory usage in bytes, including all memory regardless of when it was accessed.", None, MetricType.GAUGE),
+    ("container_memory_usage_bytes",
+     "Current memory usage in bytes, including all memory regardless of when it was accessed.",
+     None, MetricType.GAUGE),
     ("container_memory_rss", "Size of RSS in bytes.", None, MetricType.GAUGE),
-    ("container_fs_usage_bytes", "Number of bytes that are consumed by the container on this filesystem.", "device", MetricType.GAUGE),
-    ("container_start_time_seconds", "Start time of the container since unix epoch in seconds.", None, MetricType.GAUGE),
+    ("container_fs_usage_bytes",
+     "Number of bytes that are consumed by the container on this filesystem.",
+     "device", MetricType.GAUGE),
+    ("container_start_time_seconds",
+     "Start time of the container since unix epoch in seconds.",
+     None, MetricType.GAUGE),
     ("container_network_receive_bytes_total", "Cumulative count of bytes received.", "interface", MetricType.COUNTER),
-    ("container_network_transmit_bytes_total", "Cumulative count of bytes transmitted.", "interface", MetricType.COUNTER),
-    ("container_network_receive_errors_total", "Cumulative count of errors encountered while receiving.", "interface", MetricType.COUNTER),
-    ("container_network_transmit_errors_total", "Cumulative count of errors encountered while transmitting.", "interface", MetricType.COUNTER),
+    ("container_network_transmit_bytes_total",
+     "Cumulative count of bytes transmitted.",
+     "interface", MetricType.COUNTER),
+    ("container_network_receive_errors_total",
+     "Cumulative count of errors encountered while receiving.",
+     "interface", MetricType.COUNTER),
+    ("container_network_transmit_errors_total",
+     "Cumulative count of errors encountered while transmitting.",
+     "interface", MetricType.COUNTER),
 )
 _TYPES = {name: kind for name, _, _, kind in _TABLE}
 
@@ -115,6 +127,6 @@ def pod_sandbox_metrics(
             _metric("container_network_transmit_errors_total", now_ns, labels, net.tx_errors),
         )
     per_container = tuple(
-        _container_metrics(s, c.started_at, now_ns) for s, c in zip(stats.containers, cs)
+        _container_metrics(s, c.started_at, now_ns) for s, c in zip(stats.containers, cs, strict=False)
     )
     return PodSandboxMetrics(sb.id, pod, per_container)

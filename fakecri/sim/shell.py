@@ -14,7 +14,8 @@ Understood: the programs in `COMMANDS` (`sleep`, `true`, `false`, `exit`, `echo`
 `stty`, `tty`, `sh`...), statements joined by `;`, `&&`, `||` or newlines, `sh -c
 SCRIPT`, `$(...)`, and an interactive `sh` that reads lines from its input (with a
 `/ # ` prompt on a terminal). In a container, the context adds the commands that look
-into its userland (core/userland/) and `$VAR`, `>`, `>>` on its files. In an exec, a busybox program we do not model (`ls`, `touch`...)
+into its userland (sim/userland/) and `$VAR`, `>`, `>>` on its files. In an exec, a busybox
+program we do not model (`ls`, `touch`...)
 succeeds silently and any other name answers as busybox does, `sh: NAME: not found`,
 exit 127. As a container's own command, a program we do not model is one we cannot
 see into (`nginx`, `tail -f /dev/null`), which runs until stopped. Odd input never raises.
@@ -23,14 +24,14 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Generator, Mapping, Sequence, Union
+from typing import Any
 
 from fakecri.engine.durations import NS
+from fakecri.sim.shell_syntax import COMPOUND, SUB, Statement, UnknownSyntax, split_script, strip_prefixes
 
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
-_OPERATORS = frozenset({";", "&&", "||"})
 MAX_SLEEP_NS = 100 * 365 * 86_400 * NS["s"]
 MAX_STEPS = 100_000  # a traced process taking more steps than this is treated as running forever
 _SLEEP_UNITS = {"s": NS["s"], "m": NS["m"], "h": NS["h"], "d": NS["d"]}
@@ -66,9 +67,9 @@ class Read:
 
 
 READ = Read()
-Step = Union[Write, Sleep, Read]
-Process = Generator[Step, Union[bytes, None], int]
-Command = Callable[[list, "Io"], Process]  # (arguments, io) -> the process
+Step = Write | Sleep | Read
+Process = Generator[Step, bytes | None, int]
+Command = Callable[[list[str], "Io"], Process]  # (arguments, io) -> the process
 
 
 @dataclass(slots=True)
@@ -108,10 +109,6 @@ class Trace:
 # ---------------------------------------------------------------- parsing
 
 
-class _Unknown(Exception):
-    """The script uses shell syntax the interpreter does not model."""
-
-
 class Interrupted(Exception):
     """Ctrl-C on the terminal: a live driver throws it into the process."""
 
@@ -122,107 +119,6 @@ class _Exit(Exception):
     def __init__(self, code: int) -> None:
         super().__init__(code)
         self.code = code
-
-
-# Compound commands the interpreter does not model (while and until loops it runs).
-_COMPOUND = frozenset({"for", "if", "case", "select", "{", "function"})
-_TO_STDOUT = frozenset({"1", "/dev/stdout", "/proc/1/fd/1", "/proc/self/fd/1"})
-_TO_STDERR = frozenset({"2", "/dev/stderr", "/proc/1/fd/2", "/proc/self/fd/2"})
-
-
-@dataclass(slots=True)
-class Statement:
-    connector: str  # ";", "&&" or "||": how it joins the previous statement
-    argv: list[str]
-    stdout: str | None = "stdout"  # where its output goes after redirections; None: a file
-    stdin_from_file: bool = False  # `< file`: it reads a file, not the process's input
-    to_file: str = ""  # `> file` / `>> file`: the file its output goes to
-    append: bool = False
-    subs: dict[str, str] = field(default_factory=dict)  # command substitutions: marker -> script
-
-
-_SUB = "\x01"  # marks a command substitution's place in a word: \x01N\x01
-
-
-def _cut_substitutions(script: str) -> tuple[str, dict[str, str]]:
-    """Replace each `$(...)` by a marker; the markers and the scripts they stand for."""
-    subs: dict[str, str] = {}
-    out = []
-    i = 0
-    while i < len(script):
-        if script.startswith("$(", i):
-            depth, j = 1, i + 2
-            while j < len(script) and depth:
-                depth += {"(": 1, ")": -1}.get(script[j], 0)
-                j += 1
-            if depth:
-                raise _Unknown("unbalanced $(")
-            marker = f"{_SUB}{len(subs)}{_SUB}"
-            subs[marker] = script[i + 2:j - 1]
-            out.append(marker)
-            i = j
-        else:
-            out.append(script[i])
-            i += 1
-    return "".join(out), subs
-
-
-def _split_script(script: str) -> list[Statement]:
-    """Split a shell script into statements; raise _Unknown on what we can't read."""
-    if _SUB in script:
-        raise _Unknown("a control character in the script")
-    script, subs = _cut_substitutions(script)
-    lexer = shlex.shlex(script.replace("\n", ";"), posix=True, punctuation_chars=";&|<>()")
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError as exc:  # unbalanced quotes and the like
-        raise _Unknown(str(exc)) from None
-    statements: list[Statement] = []
-    current = Statement(";", [])
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        i += 1
-        if tok in _OPERATORS:
-            if current.argv:
-                statements.append(current)
-            elif tok != ";":
-                raise _Unknown(f"operator {tok} without a command")
-            current = Statement(tok, [])
-        elif tok and set(tok) <= set("<>&") and tok != "&":
-            target = tokens[i] if i < len(tokens) else ""
-            i += 1
-            if ">" in tok:
-                current.stdout = "stdout" if target in _TO_STDOUT else "stderr" if target in _TO_STDERR else None
-                if current.stdout is None and tok in (">", ">>"):
-                    current.to_file, current.append = target, tok == ">>"
-            else:
-                current.stdin_from_file = True
-        elif tok and set(tok) <= set(";&|<>()"):
-            raise _Unknown(f"unsupported shell syntax {tok!r}")
-        else:
-            current.argv.append(tok)
-    if current.argv:
-        statements.append(current)
-    for st in statements:
-        st.argv = _strip_prefixes(st.argv)
-        st.subs = subs
-    return statements
-
-
-def _strip_prefixes(argv: list[str]) -> list[str]:
-    """Drop `exec`, `env`, VAR=value assignments and a leading `busybox` (`env` alone prints the environment)."""
-    if argv and argv[-1] == "env" and all(w in ("exec", "busybox", "/bin/busybox") for w in argv[:-1]):
-        return ["env"]
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word in ("exec", "env", "busybox", "/bin/busybox") or ("=" in word and word.split("=", 1)[0].isidentifier()):
-            i += 1
-            continue
-        break
-    return argv[i:]
 
 
 # ---------------------------------------------------------------- input and output
@@ -393,10 +289,10 @@ def _shell(args: list[str], io: Io) -> Process:
         rest = rest[1:]  # options such as -e, -x, -i or -s before -c (or none)
     if len(rest) >= 2 and rest[0].startswith("-") and "c" in rest[0]:
         try:
-            statements = _split_script(rest[1])
-        except _Unknown:
+            statements = split_script(rest[1])
+        except UnknownSyntax:
             return (yield from _unmodelled(io))
-        if any(st.argv[:1] and st.argv[0] in _COMPOUND for st in statements):
+        if any(st.argv[:1] and st.argv[0] in COMPOUND for st in statements):
             return (yield from _unmodelled(io))
         try:
             return (yield from run_statements(statements, io))
@@ -419,8 +315,8 @@ def _interactive(io: Io) -> Process:
             if line is None:
                 return status
             try:
-                statements = _split_script(line.decode("utf-8", "replace"))
-            except _Unknown:
+                statements = split_script(line.decode("utf-8", "replace"))
+            except UnknownSyntax:
                 continue  # syntax we do not model: as with `sh -c`, nothing happens
             status = yield from run_statements(statements, io, status)
         except _Exit as ex:
@@ -513,7 +409,7 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
             else:
                 yield Sleep(None)
             continue
-        if st.subs and any(_SUB in w for w in st.argv):
+        if st.subs and any(SUB in w for w in st.argv):
             argv = []
             for word in st.argv:
                 for marker, script in st.subs.items():
@@ -547,8 +443,8 @@ def _substitute(script: str, io: Io, status: int) -> Generator[Step, bytes | Non
     """The output of `$(script)`, trailing newlines dropped, as the shell substitutes it."""
     captured: list[str] = []
     try:
-        statements = _split_script(script)
-    except _Unknown:
+        statements = split_script(script)
+    except UnknownSyntax:
         return ""
     try:
         yield from run_statements(statements, Io(io.ctx, io.stdin, "stdout", "", captured), status)
@@ -569,7 +465,7 @@ def _expand(word: str, env: Mapping[str, str]) -> str:
 
 def run_argv(argv: Sequence[str], io: Io) -> Process:
     """Run one program with its arguments."""
-    words = _strip_prefixes([str(a) for a in argv])
+    words = strip_prefixes([str(a) for a in argv])
     if not words:
         return (yield from _unmodelled(io))
     name, args = posixpath.basename(words[0]), words[1:]
@@ -602,12 +498,12 @@ def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
     (period_ns, stream, text, echo_first), a line every N seconds forever; None for
     anything else. The interpreter runs each statement once, so a container's command
     that is such a loop is recognised here and scripted as a periodic line."""
-    words = _strip_prefixes([str(a) for a in argv])
+    words = strip_prefixes([str(a) for a in argv])
     if len(words) != 3 or posixpath.basename(words[0]) not in SHELLS or words[1] != "-c":
         return None
     try:
-        statements = _split_script(words[2])
-    except _Unknown:
+        statements = split_script(words[2])
+    except UnknownSyntax:
         return None
     if len(statements) != 4 or statements[0].argv not in (["while", "true"], ["while", ":"]):
         return None

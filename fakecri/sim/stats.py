@@ -16,7 +16,7 @@ The server turns these dataclasses into runtime.v1 messages.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -77,8 +77,8 @@ class ContainerStats:
     name: str
     attempt: int
     image: str
-    labels: dict[str, str]
-    annotations: dict[str, str]
+    labels: Mapping[str, str]
+    annotations: Mapping[str, str]
     cpu: CpuUsage
     memory: MemoryUsage
     swap: SwapUsage
@@ -92,8 +92,8 @@ class PodSandboxStats:
     namespace: str
     uid: str
     attempt: int
-    labels: dict[str, str]
-    annotations: dict[str, str]
+    labels: Mapping[str, str]
+    annotations: Mapping[str, str]
     cpu: CpuUsage
     memory: MemoryUsage
     network: NetworkUsage | None  # None once the sandbox is not ready

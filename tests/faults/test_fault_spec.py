@@ -4,7 +4,7 @@ import json
 import pytest
 
 from fakecri.faults import (
-    Fault, FaultSpecError, faults_from_flags, load_faults_file, parse_drop_events, parse_error,
+    Fault, FaultSpecError, load_faults_file, parse_drop_events, parse_error,
     parse_latency, parse_quirks,
 )
 
@@ -139,13 +139,17 @@ def test_missing_file(tmp_path):
         load_faults_file(tmp_path / "nope.yaml")
 
 
-def test_faults_from_flags_collects_everything(tmp_path):
+def test_faults_from_collects_every_flag_in_the_registry_order(tmp_path):
+    from fakecri.faults.flags import faults_from
+
     path = tmp_path / "f.json"
     path.write_text(json.dumps([{"type": "hang", "target": "Status"}]))
-    faults = faults_from_flags(drop_events="5%", latency=["Status=1s", "Version=2s"],
-                               errors=["RunPodSandbox=UNAVAILABLE"], quirks=["created-at-seconds"],
-                               files=[path])
-    assert [f.type for f in faults] == ["hang", "drop_events", "latency", "latency", "error", "quirk"]
+    faults = faults_from({"drop_events": "5%", "latency": ["Status=1s", "Version=2s"],
+                          "error": ["RunPodSandbox=UNAVAILABLE"], "quirks": "created-at-seconds", "faults": str(path)})
+    assert [f.type for f in faults] == ["drop_events", "latency", "latency", "error", "hang", "quirk"]
+    with pytest.raises(FaultSpecError) as exc:
+        faults_from({"latency": ["Status=soon"]})
+    assert exc.value.flag == "--latency"
 
 
 def test_file_toxicity_zero_is_refused_rather_than_read_as_always(tmp_path):
@@ -155,8 +159,11 @@ def test_file_toxicity_zero_is_refused_rather_than_read_as_always(tmp_path):
         load_faults_file(path)
 
 
-def test_flag_help_covers_every_flag():
-    from fakecri.faults.spec import FLAG_HELP
+def test_the_flag_registry_gives_help_keys_and_strings_for_every_flag():
+    from fakecri.faults.flags import FAULT_FLAGS, STRING_FLAGS, epilog
 
-    assert set(FLAG_HELP) == {"--drop-events", "--latency", "--error", "--quirks", "--faults"}
-    assert "created-at-seconds" in FLAG_HELP["--quirks"]
+    assert [f.flag for f in FAULT_FLAGS] == ["--drop-events", "--latency", "--error", "--faults", "--quirks"]
+    assert [f.key for f in FAULT_FLAGS] == ["drop_events", "latency", "error", "faults", "quirks"]
+    assert "--faults" not in STRING_FLAGS  # a file name means little in a marker
+    assert "created-at-seconds" in FAULT_FLAGS[-1].help
+    assert all(f.flag in epilog() for f in FAULT_FLAGS)

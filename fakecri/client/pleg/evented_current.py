@@ -9,9 +9,9 @@ disabled and only the periodic relist remains.
 from __future__ import annotations
 
 import queue
-from collections import deque
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb

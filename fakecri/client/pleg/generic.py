@@ -13,8 +13,8 @@ from collections.abc import Callable
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.background import Background
 from fakecri.client.errors import CRIError, NotFoundError, UnavailableError
-from fakecri.client.pleg.counters import PLEGMetrics
 from fakecri.client.pleg.cache import PodCache, PodStatus, sandbox_ips
+from fakecri.client.pleg.counters import PLEGMetrics
 from fakecri.client.pleg.lifecycle import (
     EventChannel,
     EventType,

@@ -7,8 +7,8 @@ from collections import deque
 from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.client.errors import CRIError, UnavailableError
 from fakecri.client.container_events import EventThread
+from fakecri.client.errors import CRIError, UnavailableError
 from fakecri.client.pleg.counters import PLEGMetrics
 from fakecri.client.sync_client import CRIClient
 

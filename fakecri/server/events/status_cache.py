@@ -68,7 +68,8 @@ class StatusCache:
             parts.append(b"\x20" + varint(now_ns))
         return b"".join(parts)
 
-    def sandbox_status_response(self, sb: Sandbox, quirks: frozenset[Quirk], now_ns: int) -> pb.PodSandboxStatusResponse:
+    def sandbox_status_response(self, sb: Sandbox, quirks: frozenset[Quirk],
+                                now_ns: int) -> pb.PodSandboxStatusResponse:
         """The verbose answer as a message: PodSandboxStatus sets `timestamp` and
         `containers_statuses` together."""
         resp = pb.PodSandboxStatusResponse(status=tr.sandbox_status(sb), timestamp=now_ns)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 
 @dataclass(frozen=True)
@@ -30,4 +29,4 @@ class PortForwardRequest:
     ports: tuple[int, ...] = ()
 
 
-Prepared = Union[ExecRequest, AttachRequest, PortForwardRequest]
+Prepared = ExecRequest | AttachRequest | PortForwardRequest

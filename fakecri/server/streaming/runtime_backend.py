@@ -251,7 +251,7 @@ class RuntimeStreamingBackend:
             while True:
                 try:
                     stream, data = await asyncio.wait_for(queue.get(), 0.2)
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     if self._still_running(target):
                         continue
                     return

@@ -19,8 +19,7 @@ from fakecri.server.streaming import websocket as ws
 from fakecri.server.streaming.backend import StreamingBackend
 from fakecri.server.streaming.httphead import BadRequest, RequestHead, parse_head, response
 from fakecri.server.streaming.portforward import parse_port
-from fakecri.server.streaming.prepared import (AttachRequest, ExecRequest, Prepared,
-                                               PortForwardRequest)
+from fakecri.server.streaming.prepared import AttachRequest, ExecRequest, PortForwardRequest, Prepared
 from fakecri.server.streaming.tokens import TokenCache
 
 log = logging.getLogger(__name__)
@@ -142,7 +141,7 @@ class StreamingServer:
     async def _route(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             raw = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self._handshake_timeout)
-        except (asyncio.TimeoutError, asyncio.LimitOverrunError, ValueError):
+        except (TimeoutError, asyncio.LimitOverrunError, ValueError):
             await self._reply(writer, 400, "request head missing, too large or too slow")
             return
         try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import struct
 import zlib
 from dataclasses import dataclass, field
-from typing import Union
 
 VERSION = 3
 
@@ -145,8 +144,8 @@ class WindowUpdate:
     delta: int
 
 
-Frame = Union[DataFrame, SynStream, SynReply, RstStream, Settings, Ping, GoAway,
-              HeadersFrame, WindowUpdate]
+Frame = (DataFrame | SynStream | SynReply | RstStream | Settings | Ping | GoAway
+         | HeadersFrame | WindowUpdate)
 
 
 def pack_header_block(headers: Headers) -> bytes:

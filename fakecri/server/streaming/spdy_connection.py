@@ -138,7 +138,7 @@ class SpdyConnection:
             while True:
                 try:
                     data = await asyncio.wait_for(self._reader.read(64 * 1024), self._idle)
-                except (asyncio.TimeoutError, ConnectionError):
+                except (TimeoutError, ConnectionError):
                     break
                 if not data:
                     break

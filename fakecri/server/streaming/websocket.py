@@ -122,7 +122,7 @@ class ChannelSocket:
             while not self.closed.is_set():
                 try:
                     data = await asyncio.wait_for(self._reader.read(64 * 1024), self._idle)
-                except (asyncio.TimeoutError, ConnectionError):
+                except (TimeoutError, ConnectionError):
                     return
                 if not data:
                     self._protocol.receive_eof()

@@ -7,10 +7,9 @@ codes are busybox's.
 from __future__ import annotations
 
 import re
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from fakecri.sim.shell import COMMANDS, Command, Io, Process, Sleep
-
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
 from fakecri.sim.userland.world import FileError, Userland
 
@@ -18,12 +17,15 @@ NS_PER_S = 1_000_000_000
 
 
 def _world(io: Io) -> Userland:
-    return io.ctx.userland()  # type: ignore[misc]
+    if io.ctx.userland is None:
+        raise RuntimeError("a userland command runs only inside a container")
+    world: Userland = io.ctx.userland()
+    return world
 
 
 def _split_flags(args: list[str]) -> tuple[set[str], list[str]]:
     flags: set[str] = set()
-    rest = []
+    rest: list[str] = []
     for a in args:
         if a.startswith("-") and len(a) > 1 and not rest:
             flags.update(a[1:])
@@ -329,9 +331,10 @@ def _truth(world: Userland, args: list[str]) -> bool:
         return args[0] != ""
     if len(args) == 2:
         op, arg = args
-        checks = {"-e": world.exists, "-f": lambda p: world.exists(p) and not world.is_dir(p),
-                  "-d": world.is_dir, "-s": lambda p: _size(world, p) > 0, "-r": world.exists,
-                  "-w": lambda p: _can_write(world, p), "-z": lambda s: s == "", "-n": lambda s: s != ""}
+        checks: dict[str, Callable[[str], bool]] = {
+            "-e": world.exists, "-f": lambda p: world.exists(p) and not world.is_dir(p),
+            "-d": world.is_dir, "-s": lambda p: _size(world, p) > 0, "-r": world.exists,
+            "-w": lambda p: _can_write(world, p), "-z": lambda s: s == "", "-n": lambda s: s != ""}
         fn = checks.get(op)
         return bool(fn(arg)) if fn else False
     if len(args) == 3:
@@ -508,7 +511,8 @@ def _ipcs(args: list[str], io: Io) -> Process:
         lines = world.read("/proc/sysvipc/shm").decode().splitlines()[1:]
     except FileError:
         lines = []
-    out = "\n------ Shared Memory Segments --------\nkey        shmid      owner      perms      bytes      nattch     status      \n"
+    out = ("\n------ Shared Memory Segments --------\n"
+           "key        shmid      owner      perms      bytes      nattch     status      \n")
     for line in lines:
         f = line.split()
         if len(f) >= 9:

@@ -18,7 +18,7 @@ from fakecri.sim.host import HostError, HostView, NoHost, exists, is_dir
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.identity import accounts, identity
 from fakecri.sim.userland.privilege import Privilege, privilege
-from fakecri.sim.userland.spec import UserlandSpec, sysctl_path
+from fakecri.sim.userland.spec import UserlandSpec
 
 ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc/1", "/proc/sys", "/proc/sysvipc",
              "/root", "/sys",

@@ -68,16 +68,18 @@ class ResetFaultsResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class ExitContainerRequest(_message.Message):
-    __slots__ = ("container_id", "exit_code", "reason", "message")
+    __slots__ = ("container_id", "exit_code", "reason", "message", "oom")
     CONTAINER_ID_FIELD_NUMBER: _ClassVar[int]
     EXIT_CODE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    OOM_FIELD_NUMBER: _ClassVar[int]
     container_id: str
     exit_code: int
     reason: str
     message: str
-    def __init__(self, container_id: _Optional[str] = ..., exit_code: _Optional[int] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+    oom: bool
+    def __init__(self, container_id: _Optional[str] = ..., exit_code: _Optional[int] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., oom: _Optional[bool] = ...) -> None: ...
 
 class ExitContainerResponse(_message.Message):
     __slots__ = ()

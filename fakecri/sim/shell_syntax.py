@@ -1,0 +1,114 @@
+"""Shell syntax as the interpreter (fakecri.sim.shell) reads it: a script split into
+statements joined by `;`, `&&` and `||`, with their redirections and command
+substitutions. What it cannot read raises `UnknownSyntax`."""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+OPERATORS = frozenset({";", "&&", "||"})
+
+
+class UnknownSyntax(Exception):
+    """The script uses shell syntax the interpreter does not model."""
+
+
+# Compound commands the interpreter does not model (while and until loops it runs).
+COMPOUND = frozenset({"for", "if", "case", "select", "{", "function"})
+TO_STDOUT = frozenset({"1", "/dev/stdout", "/proc/1/fd/1", "/proc/self/fd/1"})
+TO_STDERR = frozenset({"2", "/dev/stderr", "/proc/1/fd/2", "/proc/self/fd/2"})
+
+
+@dataclass(slots=True)
+class Statement:
+    connector: str  # ";", "&&" or "||": how it joins the previous statement
+    argv: list[str]
+    stdout: str | None = "stdout"  # where its output goes after redirections; None: a file
+    stdin_from_file: bool = False  # `< file`: it reads a file, not the process's input
+    to_file: str = ""  # `> file` / `>> file`: the file its output goes to
+    append: bool = False
+    subs: dict[str, str] = field(default_factory=dict)  # command substitutions: marker -> script
+
+
+SUB = "\x01"  # marks a command substitution's place in a word: \x01N\x01
+
+
+def cut_substitutions(script: str) -> tuple[str, dict[str, str]]:
+    """Replace each `$(...)` by a marker; the markers and the scripts they stand for."""
+    subs: dict[str, str] = {}
+    out = []
+    i = 0
+    while i < len(script):
+        if script.startswith("$(", i):
+            depth, j = 1, i + 2
+            while j < len(script) and depth:
+                depth += {"(": 1, ")": -1}.get(script[j], 0)
+                j += 1
+            if depth:
+                raise UnknownSyntax("unbalanced $(")
+            marker = f"{SUB}{len(subs)}{SUB}"
+            subs[marker] = script[i + 2:j - 1]
+            out.append(marker)
+            i = j
+        else:
+            out.append(script[i])
+            i += 1
+    return "".join(out), subs
+
+
+def split_script(script: str) -> list[Statement]:
+    """Split a shell script into statements; raise UnknownSyntax on what we can't read."""
+    if SUB in script:
+        raise UnknownSyntax("a control character in the script")
+    script, subs = cut_substitutions(script)
+    lexer = shlex.shlex(script.replace("\n", ";"), posix=True, punctuation_chars=";&|<>()")
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError as exc:  # unbalanced quotes and the like
+        raise UnknownSyntax(str(exc)) from None
+    statements: list[Statement] = []
+    current = Statement(";", [])
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        i += 1
+        if tok in OPERATORS:
+            if current.argv:
+                statements.append(current)
+            elif tok != ";":
+                raise UnknownSyntax(f"operator {tok} without a command")
+            current = Statement(tok, [])
+        elif tok and set(tok) <= set("<>&") and tok != "&":
+            target = tokens[i] if i < len(tokens) else ""
+            i += 1
+            if ">" in tok:
+                current.stdout = "stdout" if target in TO_STDOUT else "stderr" if target in TO_STDERR else None
+                if current.stdout is None and tok in (">", ">>"):
+                    current.to_file, current.append = target, tok == ">>"
+            else:
+                current.stdin_from_file = True
+        elif tok and set(tok) <= set(";&|<>()"):
+            raise UnknownSyntax(f"unsupported shell syntax {tok!r}")
+        else:
+            current.argv.append(tok)
+    if current.argv:
+        statements.append(current)
+    for st in statements:
+        st.argv = strip_prefixes(st.argv)
+        st.subs = subs
+    return statements
+
+
+def strip_prefixes(argv: list[str]) -> list[str]:
+    """Drop `exec`, `env`, VAR=value assignments and a leading `busybox` (`env` alone prints the environment)."""
+    if argv and argv[-1] == "env" and all(w in ("exec", "busybox", "/bin/busybox") for w in argv[:-1]):
+        return ["env"]
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word in ("exec", "env", "busybox", "/bin/busybox") or ("=" in word and word.split("=", 1)[0].isidentifier()):
+            i += 1
+            continue
+        break
+    return argv[i:]
