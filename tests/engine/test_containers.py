@@ -1,17 +1,18 @@
 """CreateContainer / Start / Stop / Remove, lookups, filters and resource updates."""
 from __future__ import annotations
 
-import pytest
 import os
 
+import pytest
 from helpers.core_pods import IMAGE, Joined
 
 from fakecri.engine.codec import to_data
-from fakecri.engine.errors import AlreadyExists, CoreError, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
-from fakecri.engine.events import EventType
+from fakecri.engine.errors import (
+    AlreadyExists, CoreError, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted,
+)
 from fakecri.engine.ids import SequentialIds
 from fakecri.engine.limits import Limits
-from fakecri.engine.ports import NoPrograms
+from fakecri.engine.ports import NoPrograms, Pullable
 from fakecri.engine.records import ContainerState, Image, Resources
 from fakecri.engine.runtime import Runtime
 from fakecri.engine.specs import ContainerSpec
@@ -232,20 +233,26 @@ def test_start_needs_a_ready_sandbox(pods, runtime):
     assert runtime.get_container(c.id).state == C.CREATED
 
 
-def test_removed_cpu_is_kept_per_sandbox(pods, runtime, clock):
+def test_removed_cpu_is_kept_per_sandbox(pods, runtime, joined, clock):
     sb = pods.sandbox()
     a = pods.running(sb, "a")
     clock.advance(30)
     runtime.stop_container(a.id, 0)
-    from fakecri.sim.stats import cpu_total_ns
     a = runtime.get_container(a.id)
-    used = cpu_total_ns(a, clock.now_ns())
+    used = joined.sim.cpu_used_ns(a, clock.now_ns())  # the Programs port the engine asks
     assert used > 0 and runtime.removed_cpu_ns(sb.id) == 0
     clock.advance(30)
     runtime.remove_container(a.id)
     assert runtime.removed_cpu_ns(sb.id) == used  # frozen at the exit, not at the removal
     runtime.remove_pod_sandbox(sb.id)
     assert runtime.removed_cpu_ns(sb.id) == 0
+
+
+class OneImage:
+    """A registry that has every reference, as busybox (the Registry port)."""
+
+    def lookup(self, ref, auth):
+        return Pullable(digest=IMAGE.repo_digests[0].split("@")[1], id=IMAGE.id, size=IMAGE.size, pull_duration_s=0)
 
 
 class SevenNs(NoPrograms):
@@ -261,7 +268,7 @@ class SevenNs(NoPrograms):
 
 def test_removed_cpu_is_what_the_programs_say(clock):
     programs = SevenNs()
-    rt = Runtime(clock, SequentialIds(), programs=programs, registry=IMAGE_REGISTRY)
+    rt = Runtime(clock, SequentialIds(), programs=programs, registry=OneImage())
     rt.images.pull("busybox")
     sb = rt.run_pod_sandbox(name="p", namespace="n", uid="u")
     c = rt.create_container(sb.id, name="x", image="busybox")
@@ -273,14 +280,3 @@ def test_removed_cpu_is_what_the_programs_say(clock):
     d = rt.create_container(sb.id, name="y", image="busybox")
     rt.remove_container(d.id)
     assert rt.removed_cpu_ns(sb.id) == 14
-
-
-class OneImage:
-    """A registry holding anything, as busybox (the Registry port)."""
-
-    def lookup(self, ref, auth):
-        from fakecri.engine.ports import Pullable
-        return Pullable(digest=IMAGE.repo_digests[0].split("@")[1], id=IMAGE.id, size=IMAGE.size, pull_duration_s=0)
-
-
-IMAGE_REGISTRY = OneImage()

@@ -14,14 +14,23 @@ from fakecri.engine.events import Event
 from fakecri.engine.ids import SequentialIds
 from fakecri.engine.records import ContainerState, Resources, SandboxState
 from fakecri.engine.specs import (
-    NODE, ContainerSpec, Mount, Namespaces, PortMapping, SandboxSpec, Seccomp, UserNamespace, LOCALHOST,
+    LOCALHOST,
+    NODE,
+    ContainerSpec,
+    Mount,
+    Namespaces,
+    PortMapping,
+    SandboxSpec,
+    Seccomp,
+    UserNamespace,
 )
 
 C = ContainerState
 S = 1_000_000_000
 
 SANDBOX_SPEC = SandboxSpec(
-    dns_servers=("10.96.0.10",), dns_options=("ndots:5",), port_mappings=(PortMapping(container_port=80, host_port=8080),),
+    dns_servers=("10.96.0.10",), dns_options=("ndots:5",),
+    port_mappings=(PortMapping(container_port=80, host_port=8080),),
     sysctls=(("net/ipv4/ip_forward", "1"),), run_as_user=0, supplemental_groups=(5, 6),
     namespaces=Namespaces(pid=NODE, userns=UserNamespace(uids=((0, 100000, 65536),), gids=((0, 100000, 65536),))),
     seccomp=Seccomp(kind=LOCALHOST, localhost_ref="profiles/a.json"),

@@ -34,7 +34,8 @@ def test_the_log_holds_only_what_the_program_wrote(pods, runtime, sink):
     sleeper = pods.running(sb, "sleeper")
     quiet = pods.running(sb, "q", annotations={"fakecri.io/quiet": "true"})  # no such setting now: ignored
     said = runtime.drain_events()
-    assert [s.type for s in said if not s.is_sandbox].count(EventType.STARTED) == 3 and not [s for s in said if isinstance(s, Output)]
+    assert [s.type for s in said if not s.is_sandbox].count(EventType.STARTED) == 3
+    assert not [s for s in said if isinstance(s, Output)]
     for c in (nginx, sleeper, quiet):
         assert sink.lines(c.log_path) == [] and runtime.get_container(c.id).state == C.RUNNING
 
@@ -125,7 +126,8 @@ def test_output_comes_through_the_outbox_in_order_with_the_events(pods, runtime,
     t0 = clock.now_ns()
     assert [(type(s).__name__, getattr(s, "type", None)) for s in said] == [
         ("Event", EventType.CREATED), ("Event", EventType.STARTED), ("Output", None), ("Output", None)]
-    assert said[2:] == [Output(c.id, c.log_path, "stdout", "hello\n", t0), Output(c.id, c.log_path, "stderr", "oops\n", t0)]
+    assert said[2:] == [Output(c.id, c.log_path, "stdout", "hello\n", t0),
+                        Output(c.id, c.log_path, "stderr", "oops\n", t0)]
     clock.advance(1)
     runtime.tick()
     said = runtime.drain_events()

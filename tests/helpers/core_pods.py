@@ -1,16 +1,112 @@
-"""Helpers shared by the core tests (imported by conftest and the test modules)."""
+"""Helpers for driving the engine and the container simulation directly, with no server:
+`Joined` wires them as the server's Node does (without the host I/O), `Pod` makes
+sandboxes and containers with sensible defaults."""
 from __future__ import annotations
 
-from fakecri.engine.events import EventType
-from fakecri.engine.records import Image
-from fakecri.engine.runtime import Runtime
+from collections.abc import Iterable
 
-IMAGE = Image(
-    id="sha256:" + "ab" * 32,
-    repo_tags=["docker.io/library/busybox:latest"],
-    repo_digests=["docker.io/library/busybox@sha256:" + "cd" * 32],
-    size=4_000_000,
-)
+from fakecri.engine.clock import FakeClock
+from fakecri.engine.errors import CoreError
+from fakecri.engine.events import Event, EventType, Output
+from fakecri.engine.ids import IdSource, SequentialIds
+from fakecri.engine.images import ImageStore
+from fakecri.engine.runtime import Runtime
+from fakecri.sim.catalog import Catalog
+from fakecri.sim.host import HostView, NoHost
+from fakecri.sim.live import Decision, Exited, Wrote
+from fakecri.sim.simulation import Simulation
+
+# The busybox image as the default catalog pulls it (its id and digest follow from the reference).
+IMAGE = ImageStore(Catalog()).pull("busybox:latest")
+
+
+class MemoryLog:
+    """What containers wrote, by log path: (stream, line, ts_ns) entries; and the reopened paths."""
+
+    def __init__(self, joined: Joined) -> None:
+        self._joined = joined
+        self.entries: dict[str, list[tuple[str, str, int]]] = {}
+        self.reopened: list[str] = []
+
+    def add(self, out: Output) -> None:
+        text = out.text[:-1] if out.text.endswith("\n") else out.text
+        self.entries.setdefault(out.log_path, []).extend((out.stream, line, out.ts_ns) for line in text.split("\n"))
+
+    def of(self, path: str) -> list[tuple[str, str, int]]:
+        """The (stream, line, ts_ns) entries written to `path` so far."""
+        self._joined.pump()  # what was written since the last look
+        return list(self.entries.get(path, []))
+
+    def lines(self, path: str) -> list[str]:
+        return [line for _, line, _ in self.of(path)]
+
+
+class Joined:
+    """An engine and a simulation as one node, minus the server: `events()` drains the outbox
+    (output into `log`, the simulation told of stops and removals), `tick()` runs timers."""
+
+    def __init__(self, clock: FakeClock | None = None, ids: IdSource | None = None, *,
+                 catalog: Catalog | None = None, host: HostView | None = None, **runtime_options) -> None:
+        self.clock = clock or FakeClock()
+        self.sim = Simulation(catalog or Catalog(), host or NoHost())
+        self.runtime = Runtime(self.clock, ids or SequentialIds(), programs=self.sim, registry=self.sim.catalog,
+                               **runtime_options)
+        self.sim.watch(self.runtime)
+        self.runtime.images.pull("busybox:latest")
+        self.log = MemoryLog(self)
+        self.seen: list[Event] = []  # every event drained so far
+        self._pending: list[Event] = []  # drained, not yet returned by events()
+        self.outputs: list[Output] = []  # every output drained so far, as the engine said it
+
+    def pump(self) -> None:
+        """Drain the outbox as the server's commit does: output into `log`, the simulation
+        told of stops and removals; the events wait for `events()`."""
+        for said in self.runtime.drain_events():
+            if isinstance(said, Output):
+                self.outputs.append(said)
+                self.log.add(said)
+                continue
+            self._pending.append(said)
+            self.seen.append(said)
+            if not said.is_sandbox and said.type == EventType.STOPPED:
+                self.sim.stopped(said.container_id)
+            elif not said.is_sandbox and said.type == EventType.DELETED:
+                self.sim.forget(said.container_id)
+
+    def events(self) -> list[Event]:
+        """The events since the last call (reading the log does not lose any)."""
+        self.pump()
+        out, self._pending = self._pending, []
+        return out
+
+    def apply(self, decisions: Iterable[Decision]) -> None:
+        """Carry out what the simulation decided, as the server's Node does."""
+        for d in decisions:
+            try:
+                if isinstance(d, Wrote):
+                    self.runtime.write_output(d.container_id, d.stream, d.text, d.ts_ns)
+                elif isinstance(d, Exited):
+                    self.runtime.exit_container(d.container_id, d.exit_code, d.reason, at_ns=d.ts_ns)
+            except CoreError:
+                continue  # the container was stopped or removed meanwhile
+
+    def tick(self) -> None:
+        self.runtime.tick()
+        self.apply(self.sim.tick(self.clock.now_ns()))
+
+    def advance(self, seconds: float) -> None:
+        self.clock.advance(seconds)
+        self.tick()
+
+    def exec_sync(self, cid: str, argv, timeout_s: float = 0.0, stdin: bytes = b""):
+        """ExecSync as the server runs it: the engine says whether it may, the simulation runs it."""
+        c = self.runtime.check_exec(cid)
+        return self.sim.exec_sync(c, list(argv), self.clock.now_ns(), timeout_s, stdin)
+
+    def feed(self, cid: str, data: bytes | None) -> None:
+        """Input for a container's own command, as attach gives it."""
+        c = self.runtime.check_exec(cid)
+        self.apply(self.sim.feed_input(c, data, self.clock.now_ns()))
 
 
 class Pod:
@@ -29,15 +125,15 @@ class Pod:
 
     def container(self, sandbox, name: str = "app", command=(), args=(), annotations=None, **kw):
         kw.setdefault("log_path", f"{name}/0.log")
+        kw.setdefault("image", "busybox")
         return self.rt.create_container(
-            sandbox.id, name=name, image=IMAGE, image_ref_requested="busybox", command=tuple(command),
-            args=tuple(args), annotations=annotations or {}, **kw,
+            sandbox.id, name=name, command=tuple(command), args=tuple(args), annotations=annotations or {}, **kw,
         )
 
     def running(self, sandbox, name: str = "app", command=("sleep", "infinity"), **kw):
         c = self.container(sandbox, name, command=command, **kw)
         self.rt.start_container(c.id)
-        return c
+        return self.rt.get_container(c.id)
 
 
 def kinds(events):

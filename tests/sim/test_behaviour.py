@@ -5,10 +5,10 @@ import math
 
 import pytest
 
-from fakecri.sim.behaviour import build_plan, run_exec
 from fakecri.engine.durations import parse_duration_ns
 from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument
 from fakecri.engine.records import ContainerState
+from fakecri.sim.behaviour import build_plan, run_exec
 
 C = ContainerState
 S = 1_000_000_000

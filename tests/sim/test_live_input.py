@@ -97,3 +97,27 @@ def test_a_stopped_container_takes_no_input(pods, joined):
     with pytest.raises(FailedPrecondition):
         joined.feed(c.id, b"y")
     assert joined.sim.live.get(c.id) is None and joined.sim.next_deadline_ns() is None
+
+
+def test_a_decision_for_a_container_that_ended_meanwhile_is_dropped(pods, joined, clock):
+    c = pods.running(pods.sandbox(), command=("/bin/sh",))
+    decisions = joined.sim.feed_input(c, b"echo late\nexit 3\n", clock.now_ns())
+    joined.runtime.stop_container(c.id, 0)
+    joined.apply(decisions)  # as the server does: no error, the stop stands
+    c = joined.runtime.get_container(c.id)
+    assert (c.exit_code, c.reason) == (0, "Completed") and joined.log.lines(c.log_path) == []
+
+
+@pytest.mark.xfail(strict=True, reason="production bug: Simulation.feed_input spawns c.command + c.args, not the "
+                                       "argv the plan ran (argv_of: completed by the image's default command)")
+def test_input_reaches_a_shell_that_is_the_images_default_command(clock):
+    from helpers.core_pods import Joined, Pod
+
+    from fakecri.sim.catalog import Catalog
+    joined = Joined(clock, catalog=Catalog.from_dict({"images": [{"tags": ["shell:1"], "content": {"cmd": ["sh"]}}]}))
+    joined.runtime.images.pull("shell:1")
+    pods = Pod(joined.runtime)
+    c = pods.running(pods.sandbox(), image="shell:1", command=())
+    assert joined.sim.reads_input(c)  # the plan runs the image's `sh`, which waits for input
+    joined.feed(c.id, b"echo hello\n")
+    assert joined.log.lines(c.log_path) == ["hello"]

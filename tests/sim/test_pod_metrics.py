@@ -1,7 +1,7 @@
 """ListMetricDescriptors / ListPodSandboxMetrics figures."""
 from fakecri.engine.clock import NS_PER_S
-from fakecri.sim.pod_metrics import BASE_LABEL_KEYS, MetricType, metric_descriptors, pod_sandbox_metrics
 from fakecri.engine.records import ContainerState, SandboxState
+from fakecri.sim.pod_metrics import BASE_LABEL_KEYS, MetricType, metric_descriptors, pod_sandbox_metrics
 from fakecri.sim.stats import container_stats, pod_sandbox_stats
 
 T0 = 1_767_225_600 * NS_PER_S

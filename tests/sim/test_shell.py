@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakecri.sim.shell import COMMANDS, Context, Sleep, Write, READ, spawn, trace
+from fakecri.sim.shell import COMMANDS, READ, Context, Sleep, Write, spawn, trace
 
 
 def simulate(argv, stdin=None, in_exec=False):

@@ -147,7 +147,8 @@ def test_the_mount_table_reader(tmp_path):
     text = (b"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
             b"40 22 0:5 / /mnt/with\\040space rw - tmpfs tmpfs rw\n")
     assert parse_mountinfo(text) == {"/": "ext4", "/mnt/with space": "tmpfs"}
-    assert parse_mountinfo(text + b"41 22 0:6 / /mnt/with\\040space rw - overlay o rw\n")["/mnt/with space"] == "overlay"
+    over = b"41 22 0:6 / /mnt/with\\040space rw - overlay o rw\n"
+    assert parse_mountinfo(text + over)["/mnt/with space"] == "overlay"  # the last mount on a point wins
     copy = tmp_path / "mountinfo"
     copy.write_bytes(text)
     table = HostMounts(str(copy))
