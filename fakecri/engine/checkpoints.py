@@ -7,7 +7,7 @@ only the runtime's public operations.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from fakecri.engine.clock import Clock
@@ -27,7 +27,8 @@ class Runtime(Protocol):
 
     def get_container(self, cid: str) -> Container: ...
 
-    def run_pod_sandbox(self, **kw: Any) -> Sandbox: ...
+    @property
+    def run_pod_sandbox(self) -> Callable[..., Sandbox]: ...
 
     def restore_container(self, sid: str, old: Container, log_path: str) -> Container: ...
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakecri.engine.codec import from_data, to_data
-from fakecri.engine.errors import InvalidArgument, NotFound, ResourceExhausted
-from fakecri.engine.ports import Registry
+from fakecri.engine.errors import InvalidArgument, NotFound, ResourceExhausted, Unauthenticated
+from fakecri.engine.ports import Pullable, Registry
 from fakecri.engine.records import Image
 from fakecri.engine.references import NormalizedRef, normalize
 
@@ -56,15 +56,23 @@ class ImageStore:
 
     # ------------------------------------------------------------ pulling
 
+    def _lookup(self, ref: str, auth: Mapping[str, str] | None) -> tuple[NormalizedRef, Pullable]:
+        nref = normalize(ref)
+        try:
+            return nref, self.registry.lookup(nref, auth)
+        except (NotFound, Unauthenticated) as exc:
+            if ref == str(nref):
+                raise
+            raise type(exc)(f"{exc.message} (asked for as {ref!r})") from None
+
     def check_pull(self, ref: str, auth: Mapping[str, str] | None = None) -> float:
         """Raise what `pull(ref, auth)` would raise, without recording anything; else the
         seconds the pull takes."""
-        return self.registry.lookup(normalize(ref), auth).pull_duration_s
+        return self._lookup(ref, auth)[1].pull_duration_s
 
     def pull(self, ref: str, auth: Mapping[str, str] | None = None) -> Image:
         """Record `ref` as pulled and return its image."""
-        nref = normalize(ref)
-        got = self.registry.lookup(nref, auth)
+        nref, got = self._lookup(ref, auth)
         img = self._images.get(got.id)
         if img is None:
             if self.max_images is not None and len(self._images) >= self.max_images:

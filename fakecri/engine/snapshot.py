@@ -14,7 +14,7 @@ from fakecri.engine.codec import MAX_INT, from_data, to_data
 from fakecri.engine.errors import InvalidArgument
 from fakecri.engine.images import ImageStore
 from fakecri.engine.ipam import parse_cidr
-from fakecri.engine.records import Container, ContainerState, Sandbox
+from fakecri.engine.records import Container, ContainerState, Sandbox, SandboxState
 from fakecri.engine.store import RuntimeStore
 from fakecri.engine.timers import STOP, WAKE
 
@@ -82,14 +82,31 @@ def read(data: Any, now_ns: int) -> Loaded:
     by_container = {c.id: c for c in containers}
     if len(by_sandbox) != len(sandboxes) or len(by_container) != len(containers) or set(by_sandbox) & set(by_container):
         raise InvalidArgument("runtime snapshot: an id is used twice")
-    for c in containers:
-        sb = by_sandbox.get(c.sandbox_id)
-        if sb is None or c.id not in sb.container_ids:
-            raise InvalidArgument(f"runtime snapshot: container {c.id} is in no sandbox that lists it")
+    keys: set[tuple[str, str, str, int]] = set()
+    ips: set[str] = set()
     for sb in sandboxes:
+        sandbox_key = (sb.name, sb.namespace, sb.uid, sb.attempt)
+        if sandbox_key in keys:
+            raise InvalidArgument(f"runtime snapshot: two sandboxes are {sb.namespace}/{sb.name} attempt {sb.attempt}")
+        keys.add(sandbox_key)
+        if sb.ip and sb.ip in ips:
+            raise InvalidArgument(f"runtime snapshot: two sandboxes have the address {sb.ip}")
+        ips.add(sb.ip)
         missing = [cid for cid in sb.container_ids if cid not in by_container]
         if missing:
             raise InvalidArgument(f"runtime snapshot: sandbox {sb.id} lists container {missing[0]}, which is absent")
+        if len(set(sb.container_ids)) != len(sb.container_ids):
+            raise InvalidArgument(f"runtime snapshot: sandbox {sb.id} lists a container twice")
+    container_keys: set[tuple[str, str, int]] = set()
+    for c in containers:
+        owner = by_sandbox.get(c.sandbox_id)
+        if owner is None or c.id not in owner.container_ids:
+            raise InvalidArgument(f"runtime snapshot: container {c.id} is in no sandbox that lists it")
+        if (c.sandbox_id, c.name, c.attempt) in container_keys:
+            raise InvalidArgument(f"runtime snapshot: two containers are {c.name} attempt {c.attempt} in {owner.id}")
+        container_keys.add((c.sandbox_id, c.name, c.attempt))
+        if c.state == ContainerState.RUNNING and owner.state != SandboxState.READY:
+            raise InvalidArgument(f"runtime snapshot: container {c.id} runs in sandbox {owner.id}, which is not ready")
 
     def running(cid: Any, where: str) -> str:
         c = by_container.get(cid) if isinstance(cid, str) else None

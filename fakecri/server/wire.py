@@ -58,8 +58,8 @@ class FragmentCache:
     """Each record's list item as wire bytes (field 1 of a list reply), built once per record.
 
     Records are frozen and compare by identity, so a record that changed is a new key and
-    the old one's fragment is simply never asked for again; `every` drops those when they
-    pile up.
+    the old one's fragment is simply never asked for again; `every` drops those whenever it
+    finds a change.
     """
 
     def __init__(self, build: Callable[[Any], Message]) -> None:
@@ -75,13 +75,12 @@ class FragmentCache:
     def every(self, records: list[Any]) -> list[bytes]:
         """The fragments of `records`, in order (the relist path: one C pass when all are built)."""
         found = list(map(self._frags.get, records))
-        if None in found:
-            of = self.of
-            frags = [f if f is not None else of(r) for f, r in zip(found, records, strict=True)]
-        else:
-            frags = found  # type: ignore[assignment]  # every one was there
-        if len(self._frags) > 2 * len(records) + 1024:
-            self._frags = dict(zip(records, frags, strict=True))
+        if None not in found:
+            return found  # type: ignore[return-value]  # every one was there
+        of = self.of
+        frags = [f if f is not None else of(r) for f, r in zip(found, records, strict=True)]
+        # Something changed: keep only the records of now, so replaced ones are let go.
+        self._frags = dict(zip(records, frags, strict=True))
         return frags
 
     def clear(self) -> None:

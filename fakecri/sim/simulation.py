@@ -238,7 +238,8 @@ class Simulation:
             return []
         live = self.live.get(c.id)
         if live is None:
-            live = LiveInput.take_on(spawn(c.command + c.args, self._context(c, Context(main=True))))
+            command, args = self.argv_of(c)
+            live = LiveInput.take_on(spawn(command + args, self._context(c, Context(main=True))))
             if live is None:
                 return []
             self.live.add(c.id, live)

@@ -108,8 +108,6 @@ def test_a_decision_for_a_container_that_ended_meanwhile_is_dropped(pods, joined
     assert (c.exit_code, c.reason) == (0, "Completed") and joined.log.lines(c.log_path) == []
 
 
-@pytest.mark.xfail(strict=True, reason="production bug: Simulation.feed_input spawns c.command + c.args, not the "
-                                       "argv the plan ran (argv_of: completed by the image's default command)")
 def test_input_reaches_a_shell_that_is_the_images_default_command(clock):
     from helpers.core_pods import Joined, Pod
 
