@@ -17,6 +17,10 @@ from fakecri.engine.references import NormalizedRef
 
 
 class Programs(Protocol):
+    def check_sandbox(self, sandbox: Sandbox) -> None:
+        """Raise InvalidArgument when the sandbox's settings for its containers' programs are
+        bad (its `fakecri.io/` annotations); called before the sandbox is recorded."""
+
     def check(self, container: Container, sandbox: Sandbox) -> None:
         """Raise InvalidArgument when the container cannot be made as configured (a bad
         `fakecri.io/` annotation, say); called before the container is recorded."""
@@ -50,6 +54,9 @@ class NoPrograms:
     """Containers whose programs do nothing and never end (for engine-only use)."""
 
     _PLAN = Plan(outputs=(), end_ns=None, exit_code=0, reason="")
+
+    def check_sandbox(self, sandbox: Sandbox) -> None:
+        return None
 
     def check(self, container: Container, sandbox: Sandbox) -> None:
         return None

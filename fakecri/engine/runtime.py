@@ -208,14 +208,17 @@ class Runtime:
         self.limits.check_sandboxes(len(self._sandboxes), name)
         res_mod.validate(resources, f"sandbox {namespace}/{name}")
         res_mod.validate(overhead, f"sandbox {namespace}/{name} (overhead)")
-        # On the host's network a pod has no address of its own: the kubelet reports the node's.
-        ip = "" if spec.namespaces.network == NODE else self.store.ips.allocate()
-        sb = self._put_sandbox(Sandbox(
+        sb = Sandbox(
             id=self._new_id(), name=name, namespace=namespace, uid=uid, attempt=attempt,
             state=SandboxState.READY, created_at=self.clock.now_ns(), labels=_intern(labels or {}),
             annotations=_intern(annotations or {}), hostname=hostname, log_directory=log_directory,
-            runtime_handler=runtime_handler, ip=ip, spec=spec, overhead=overhead, resources=resources,
-        ))
+            runtime_handler=runtime_handler, spec=spec, overhead=overhead, resources=resources,
+        )
+        self.programs.check_sandbox(sb)  # InvalidArgument on a bad fakecri.io/ annotation
+        # On the host's network a pod has no address of its own: the kubelet reports the node's.
+        if spec.namespaces.network != NODE:
+            sb = replace(sb, ip=self.store.ips.allocate())
+        self._put_sandbox(sb)
         self.store.sandbox_keys[key] = sb.id
         for step in path_for("sandbox", sb.id, "run", MISSING):
             self._entered(sb, step)

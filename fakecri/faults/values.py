@@ -5,6 +5,8 @@ import difflib
 import math
 import re
 
+from fakecri.engine.durations import NS, parse_duration_ns
+
 
 class FaultSpecError(ValueError):
     """A fault, flag or faults file is malformed. The message says what and what was expected;
@@ -23,9 +25,6 @@ GRPC_CODES: tuple[str, ...] = (
     "UNAUTHENTICATED",
 )
 
-_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
-_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
-_BARE_NUMBER = re.compile(r"\d+(?:\.\d*)?|\.\d+")
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
@@ -39,21 +38,13 @@ def suggest(word: str, choices: tuple[str, ...] | list[str]) -> str:
 
 def parse_duration(text: str) -> float:
     """'200ms', '1.5s', '2m', '1m30s', '250us' or a bare number of seconds -> seconds."""
-    s = str(text).strip()
-    if _BARE_NUMBER.fullmatch(s):
-        return float(s)
-    pos, total = 0, 0.0
-    for m in _DURATION_PART.finditer(s):
-        if m.start() != pos:
-            break
-        total += float(m.group(1)) * _UNIT_SECONDS[m.group(2)]
-        pos = m.end()
-    if not s or pos != len(s):
+    try:
+        ns = parse_duration_ns(str(text))
+    except ValueError as exc:
         raise FaultSpecError(
-            f"{text!r} is not a duration; expected a number with a unit (ns, us, ms, s, m, h), "
-            "like 200ms, 1.5s or 1m30s, or a plain number of seconds"
-        )
-    return total
+            f"{exc}; expected a number with a unit (ns, us, ms, s, m, h, d), like 200ms, 1.5s or 1m30s, "
+            "or a plain number of seconds") from None
+    return (ns or 0) / NS["s"]
 
 
 def parse_percent(text: str) -> float:

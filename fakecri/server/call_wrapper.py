@@ -107,6 +107,7 @@ async def _call(node: Node, name: str, impl, gated: bool, unary: bool, request, 
     `gated=False` skips the fault gate and the call record (the control service)."""
     started = time.perf_counter()
     code = "OK"
+    committed_at: int | None = None  # the engine's change count at the call's own commit
     try:
         # The gate only has work when faults are armed or a restart is in progress;
         # skipping the coroutine otherwise keeps the no-fault path short.
@@ -121,6 +122,7 @@ async def _call(node: Node, name: str, impl, gated: bool, unary: bool, request, 
         emitted = node.bus.emitted
         resp = await impl(request, context)
         node.commit()
+        committed_at = node.runtime.changes
         if type(resp) is bytes and len(resp) > node.config.max_message_bytes:
             raise errors.ResourceExhausted(
                 f"{name}: the answer would be {len(resp)} bytes, over the {node.config.max_message_bytes}-byte "
@@ -139,10 +141,11 @@ async def _call(node: Node, name: str, impl, gated: bool, unary: bool, request, 
         code = exc.code if isinstance(exc, errors.CoreError) else "INTERNAL"
         await _abort(node, name, exc, context)
     finally:
-        try:
-            node.commit()
-        except Exception as exc:  # the call has its answer already; the failure is the state file's
-            node.log.error("commit after a failed call", method=name, error=repr(exc))
+        if committed_at != node.runtime.changes:  # a call that failed, or changed more after its commit
+            try:
+                node.commit()
+            except Exception as exc:  # the call has its answer already; the failure is the state file's
+                node.log.error("commit after a failed call", method=name, error=repr(exc))
         if gated:
             _record(node, name, request, code, started)
 

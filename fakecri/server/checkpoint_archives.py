@@ -56,7 +56,8 @@ def read_archive(path: str) -> dict[str, Any]:
     except (tarfile.TarError, KeyError, ValueError, OSError, RecursionError) as exc:
         raise errors.InvalidArgument(f"RestorePod: {path} is not a fakecri checkpoint ({exc})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise errors.InvalidArgument(f"RestorePod: {path} has unknown format {doc.get('format')!r}")
+        found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        raise errors.InvalidArgument(f"RestorePod: {path} has unknown format {found!r}")
     return doc
 
 

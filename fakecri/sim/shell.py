@@ -33,7 +33,8 @@ from fakecri.sim.shell_syntax import COMPOUND, SUB, Statement, UnknownSyntax, sp
 
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
 MAX_SLEEP_NS = 100 * 365 * 86_400 * NS["s"]
-MAX_STEPS = 100_000  # a traced process taking more steps than this is treated as running forever
+MAX_STEPS = 100_000
+MAX_NESTING = 50  # shells and $(...) inside one another, at most  # a traced process taking more steps than this is treated as running forever
 _SLEEP_UNITS = {"s": NS["s"], "m": NS["m"], "h": NS["h"], "d": NS["d"]}
 PROMPT = "/ # "  # busybox sh's prompt for root in /
 DEFAULT_SIZE = (80, 24)  # (columns, rows) of a terminal nobody resized
@@ -171,6 +172,7 @@ class Io:
     to_file: str = ""
     capture: list[str] | None = None  # a command substitution collects the output here
     shell: str = "sh"  # how the running shell was called, as its error messages name it
+    depth: int = 0  # how many shells and command substitutions it runs inside
 
     def write(self, text: str) -> Generator[Step, bytes | None, None]:
         if text and self.capture is not None and self.out == "stdout":
@@ -192,7 +194,11 @@ class Io:
             return self
         return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
                   st.stdout if self.out is not None else None, st.to_file or self.to_file,
-                  self.capture if st.stdout == "stdout" else None, self.shell)
+                  self.capture if st.stdout == "stdout" else None, self.shell, self.depth)
+
+    def nested(self) -> Io | None:
+        """The same, one shell deeper; None past MAX_NESTING (the script nests too deep to run)."""
+        return None if self.depth >= MAX_NESTING else replace(self, depth=self.depth + 1)
 
 
 
@@ -282,8 +288,17 @@ def _tty(args: list[str], io: Io) -> Process:
     return 0 if io.ctx.tty else 1
 
 
+def _too_deep(io: Io) -> Process:
+    yield from io.error(f"{io.shell}: the script nests shells or $(...) more than {MAX_NESTING} deep\n")
+    return 2
+
+
 def _shell(args: list[str], io: Io) -> Process:
     """`sh -c SCRIPT`, or an interactive shell reading lines from its input."""
+    inner = io.nested()
+    if inner is None:
+        return (yield from _too_deep(io))
+    io = inner
     rest = args
     while rest and rest[0].startswith("-") and "c" not in rest[0]:
         rest = rest[1:]  # options such as -e, -x, -i or -s before -c (or none)
@@ -412,10 +427,15 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
         if st.subs and any(SUB in w for w in st.argv):
             argv = []
             for word in st.argv:
+                substituted = False
                 for marker, script in st.subs.items():
                     if marker in word:
                         word = word.replace(marker, (yield from _substitute(script, io, status)))
-                argv.append(word)
+                        substituted = True
+                if word or not substituted:  # an unquoted substitution that gives nothing is no word
+                    argv.append(word)
+            if not argv:
+                continue
             st = replace(st, argv=argv)
         if io.ctx.userland is not None:
             env = io.ctx.userland().env()
@@ -442,12 +462,16 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
 def _substitute(script: str, io: Io, status: int) -> Generator[Step, bytes | None, str]:
     """The output of `$(script)`, trailing newlines dropped, as the shell substitutes it."""
     captured: list[str] = []
+    if io.depth >= MAX_NESTING:
+        yield from _too_deep(io)
+        return ""
     try:
         statements = split_script(script)
     except UnknownSyntax:
         return ""
     try:
-        yield from run_statements(statements, Io(io.ctx, io.stdin, "stdout", "", captured), status)
+        yield from run_statements(statements, Io(io.ctx, io.stdin, "stdout", "", captured, io.shell, io.depth + 1),
+                                  status)
     except _Exit:
         pass
     return "".join(captured).rstrip("\n")

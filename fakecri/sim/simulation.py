@@ -24,7 +24,7 @@ from fakecri.engine.records import Container, ContainerState, Image, Sandbox
 from fakecri.engine.references import normalize
 from fakecri.engine.specs import CONTAINER, POD
 from fakecri.sim import stats
-from fakecri.sim.behaviour import ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
+from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.host import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
@@ -95,6 +95,16 @@ class Simulation:
         return inside
 
     # ------------------------------------------------------------ the engine's Programs port
+
+    def check_sandbox(self, sandbox: Sandbox) -> None:
+        """The pod's `fakecri.io/` settings, for every container and for each one it names,
+        hold (a bad one would fail every CreateContainer in it later)."""
+        names = {""} | {key.rpartition(".")[2] for key in sandbox.annotations
+                        if key.startswith(PREFIX) and "." in key[len(PREFIX):]}
+        for name in names:
+            settings = behaviour_annotations({}, sandbox.annotations, name)
+            if settings:
+                self._plans.get(("sleep", "infinity"), (), settings)
 
     def check(self, container: Container, sandbox: Sandbox) -> None:
         settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)

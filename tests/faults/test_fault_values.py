@@ -20,6 +20,12 @@ def test_parse_duration_rejects(text):
         parse_duration(text)
 
 
+@pytest.mark.parametrize("text", ["1" + "0" * 400, "1" + "0" * 400 + "s", "876600h1s", "36501d"])
+def test_parse_duration_refuses_more_than_a_hundred_years(text):
+    with pytest.raises(FaultSpecError, match="longer than a hundred years"):
+        parse_duration(text)
+
+
 @pytest.mark.parametrize("text, p", [("5%", 0.05), ("0.05", 0.05), ("100%", 1.0), ("1", 1.0),
                                       ("0", 0.0), ("12.5%", 0.125)])
 def test_parse_percent_accepts(text, p):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 
 from fakecri.engine import errors
 from fakecri.engine.events import Output
@@ -45,9 +45,22 @@ def parse_port_behaviour(value: str) -> PortForwardBehaviour:
             status = int(status_text or 200)
         except ValueError:
             raise errors.InvalidArgument(f"{PORT_FORWARD_ANNOTATION}: bad HTTP status {status_text!r}") from None
+        if not 100 <= status <= 599:
+            raise errors.InvalidArgument(f"{PORT_FORWARD_ANNOTATION}: HTTP status {status} is outside 100..599")
         return PortForwardBehaviour.http(status, (body or "ok\n").encode())
     raise errors.InvalidArgument(
         f"{PORT_FORWARD_ANNOTATION}: {value!r} is not echo, refuse[:message] or http[:status[:body]]")
+
+
+def check_port_forward_annotations(annotations: Mapping[str, str]) -> None:
+    """InvalidArgument naming the annotation when a `fakecri.io/port-forward[.PORT]` value is bad,
+    so RunPodSandbox refuses it rather than a forwarded connection hanging later."""
+    for key, value in annotations.items():
+        if key == PORT_FORWARD_ANNOTATION or key.startswith(PORT_FORWARD_ANNOTATION + "."):
+            port = key[len(PORT_FORWARD_ANNOTATION) + 1:]
+            if port and not (port.isdigit() and 0 < int(port) < 65536):
+                raise errors.InvalidArgument(f"{key}: {port!r} is not a port number")
+            parse_port_behaviour(value)
 
 
 class Terminal:
