@@ -91,10 +91,12 @@ class _Settings:
         try:
             seed = int(seed_text)
         except ValueError:
-            raise pytest.UsageError(f"fakecri seed {seed_text!r} (--fakecri-seed / fakecri_seed) is not an integer")
+            raise pytest.UsageError(
+                f"fakecri seed {seed_text!r} (--fakecri-seed / fakecri_seed) is not an integer") from None
         level = pick("fakecri_log_level").lower()
         if level and level not in LOG_LEVELS:
-            raise pytest.UsageError(f"fakecri log level {level!r} (fakecri_log_level) is not one of {', '.join(LOG_LEVELS)}")
+            raise pytest.UsageError(
+                f"fakecri log level {level!r} (fakecri_log_level) is not one of {', '.join(LOG_LEVELS)}")
         return cls(pick("cri_endpoint"), seed, level)
 
     def make_socket_dir(self) -> str:

@@ -60,7 +60,8 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
                   help="Never pull the image: use it if present, else exit 2 (for offline runtimes).")
     @click.option("--max-examples", type=click.IntRange(1), default=20, show_default=True,
                   help="Random examples (call sequences) Hypothesis runs.")
-    @click.option("--steps", type=click.IntRange(1), default=10, show_default=True, help="Most rules (steps) per example.")
+    @click.option("--steps", type=click.IntRange(1), default=10, show_default=True,
+                  help="Most rules (steps) per example.")
     @click.option("--seed", type=int, default=None, help="Hypothesis seed (default: derandomized, same every run).")
     @click.option("--profile", type=click.Choice(PROFILES), default="current", show_default=True,
                   help="Which kubelet semantics judge the relist path: current (relist 1 s, STOPPED -> targeted "
@@ -81,9 +82,10 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
     @click.option("--strict", is_flag=True, help="Exit 1 on SHOULD failures too (default: only MUST failures).")
     @click.option("--list", "list_only", is_flag=True, help="List the properties and exit.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
-    def conformance(endpoint: str | None, image: str, no_pull: bool, max_examples: int, steps: int, seed: int | None, profile: str,
-                    properties: tuple[str, ...], report_path: Path | None, junit_path: Path | None, burst: int, no_shrink: bool,
-                    shrink_time: float, shrink_budget: float, strict: bool, list_only: bool, quiet: bool) -> None:
+    def conformance(endpoint: str | None, image: str, no_pull: bool, max_examples: int, steps: int,
+                    seed: int | None, profile: str, properties: tuple[str, ...], report_path: Path | None,
+                    junit_path: Path | None, burst: int, no_shrink: bool, shrink_time: float, shrink_budget: float,
+                    strict: bool, list_only: bool, quiet: bool) -> None:
         """Judge a CRI runtime by the property suite.
 
         Exit status: 0 when every MUST property passes (every property with --strict),

@@ -160,7 +160,8 @@ class Subscriber:
         return f"subscriber {self.name}"
 
 
-def owed_events(pods: Iterable[PodModel], judged: Callable[[PodModel], bool]) -> list[tuple[PodModel | ContainerModel, int]]:
+def owed_events(pods: Iterable[PodModel],
+                judged: Callable[[PodModel], bool]) -> list[tuple[PodModel | ContainerModel, int]]:
     """The (object, event type) pairs a subscriber is owed for `pods`, where `judged(pod)`
     says whether that subscriber is held to the pod's events."""
     out: list[tuple[PodModel | ContainerModel, int]] = []

@@ -33,8 +33,8 @@ from fakecri.sim.shell_syntax import COMPOUND, SUB, Statement, UnknownSyntax, sp
 
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
 MAX_SLEEP_NS = 100 * 365 * 86_400 * NS["s"]
-MAX_STEPS = 100_000
-MAX_NESTING = 50  # shells and $(...) inside one another, at most  # a traced process taking more steps than this is treated as running forever
+MAX_STEPS = 100_000  # a traced process taking more steps than this is treated as running forever
+MAX_NESTING = 50  # shells and $(...) inside one another, at most
 _SLEEP_UNITS = {"s": NS["s"], "m": NS["m"], "h": NS["h"], "d": NS["d"]}
 PROMPT = "/ # "  # busybox sh's prompt for root in /
 DEFAULT_SIZE = (80, 24)  # (columns, rows) of a terminal nobody resized

@@ -5,7 +5,8 @@ rejected) and produce lifecycle events; the kubelet sorts an event's container
 statuses newest first. After each pod sync the kubelet refreshes the pod's entry at
 once (`update_cache`): PodSandboxStatus with a timestamp sets the entry at that
 timestamp with the response's container statuses taken as given, in the runtime's
-order, even an empty list (fakecri.client.pleg.pod_sync shows why the order matters). A generic relist still runs, slowly (300 s,
+order, even an empty list (fakecri.client.pleg.pod_sync shows why the order matters).
+A generic relist still runs, slowly (300 s,
 threshold 10 min), and a 2 s tick marks the whole cache fresh. Every stream failure
 forces a relist; after 5 the stream is abandoned and the generic relist goes back to
 1 s / 3 min for good.

@@ -75,7 +75,8 @@ class NoMissedEvents(Property):
         if ref is None:
             return
         for rec in ref.snapshot():
-            announced.setdefault(rec.event.container_id, set()).update(ANNOUNCES.get(rec.event.container_event_type, ()))
+            announces = ANNOUNCES.get(rec.event.container_event_type, ())
+            announced.setdefault(rec.event.container_id, set()).update(announces)
         for ident, kinds in ex.relist_events.items():
             owner = ex.owner(ident)
             if owner is None or not ex.judged(ref, owner if isinstance(owner, PodModel) else owner.pod):
