@@ -9,9 +9,11 @@ Each server is started as its own process on a fresh unix socket; the figures ar
 - fill: seconds for RunPodSandbox, then CreateContainer and StartContainer for each of its
   containers, pod after pod, through one client, until `--containers` containers run.
 
-By default the servers are this checkout's `fakecri serve` (`fakecri`) and, when found on
-PATH or through FAKECRI_K8S_BIN, Kubernetes' Go fake runtime (`cri-client-fake`, as
-kubemark's hollow nodes run it). `--server NAME=COMMAND` adds or replaces one; the command
+By default the servers are this checkout's `fakecri serve` (`fakecri`), a bare grpc.aio
+server that answers the same calls with canned bytes and does nothing else (`bare`: the
+floor any Python gRPC server stands on), and, when found on PATH or through
+FAKECRI_K8S_BIN, Kubernetes' Go fake runtime (`cri-client-fake`, as kubemark's hollow
+nodes run it). `--server NAME=COMMAND` adds or replaces one; the command
 gets `--socket PATH` appended for fakecri-like servers, or `{sock}` replaced where it
 appears (and `{root}` by a fresh directory path). Rounds interleave the servers in a shuffled order, and each ratio is the median
 over rounds of the ratio taken within a round, against the first server named `go-fake`
@@ -125,7 +127,48 @@ def fill(channel: grpc.Channel, work: list[tuple[bytes, list[bytes]]]) -> float:
     return time.perf_counter() - t0
 
 
+def serve_bare(sock: str) -> None:
+    """A grpc.aio server with fakecri's message limits that answers every call with canned bytes."""
+    import asyncio
+
+    answers = {
+        "Version": pb.VersionResponse(version="0.1.0", runtime_name="bare", runtime_api_version="v1"),
+        "RunPodSandbox": pb.RunPodSandboxResponse(pod_sandbox_id="b" * 64),
+        "CreateContainer": pb.CreateContainerResponse(container_id="c" * 64),
+        "StartContainer": pb.StartContainerResponse(),
+        "PullImage": pb.PullImageResponse(image_ref="sha256:" + "d" * 64),
+    }
+    canned = {name: msg.SerializeToString() for name, msg in answers.items()}
+
+    async def run() -> None:
+        size = 16 * 1024 * 1024
+        server = grpc.aio.server(options=[("grpc.max_receive_message_length", size),
+                                          ("grpc.max_send_message_length", size), ("grpc.so_reuseport", 0)])
+
+        def handler(name: str):  # noqa: ANN202
+            data = canned[name]
+
+            async def answer(request: bytes, context: object) -> bytes:
+                return data
+            return grpc.unary_unary_rpc_method_handler(answer, request_deserializer=_identity,
+                                                       response_serializer=_identity)
+
+        for service, names in (("runtime.v1.RuntimeService", ("Version", "RunPodSandbox", "CreateContainer",
+                                                              "StartContainer")),
+                               ("runtime.v1.ImageService", ("PullImage",))):
+            server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(
+                service, {n: handler(n) for n in names})])
+        server.add_insecure_port(f"unix://{sock}")
+        await server.start()
+        await server.wait_for_termination()
+
+    asyncio.run(run())
+
+
 def main() -> int:
+    if sys.argv[1:2] == ["--serve-bare"]:
+        serve_bare(sys.argv[2])
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--containers", type=int, default=10_000)
     ap.add_argument("--per-pod", type=int, default=10)
@@ -138,6 +181,7 @@ def main() -> int:
     fake = args.go_fake or go_fake()
     if fake:
         servers["go-fake"] = Server("go-fake", [fake, "--sock", "{sock}"])
+    servers["bare"] = Server("bare", [sys.executable, os.path.abspath(__file__), "--serve-bare", "{sock}"])
     here = os.path.join(os.path.dirname(sys.executable), "fakecri")  # this checkout's console script
     servers["fakecri"] = Server("fakecri", [here, "serve", "--log-level", "error", "--root", "{root}"])
     for item in args.server:

@@ -55,16 +55,26 @@ class LogFiles:
         self.base = os.fspath(base)
         self.errors = 0
         self.last_error = ""
+        self._made: set[str] = set()  # directories made already (a pod's containers share one)
 
     def _append(self, path: str, data: str) -> None:
         path = os.path.join(self.base, path)
         try:
             parent = os.path.dirname(path)
-            if parent:
+            if parent and parent not in self._made:
                 os.makedirs(parent, exist_ok=True)
+                if len(self._made) > 10_000:
+                    self._made.clear()
+                self._made.add(parent)
             # Bytes that are not UTF-8 come as surrogate escapes (a command echoing binary input)
             # and go back to the file as the bytes they were.
-            with open(path, "a", encoding="utf-8", errors="surrogateescape") as f:
+            try:
+                f = open(path, "a", encoding="utf-8", errors="surrogateescape")
+            except FileNotFoundError:  # its directory went away (log rotation, a cleanup): make it again
+                self._made.discard(parent)
+                os.makedirs(parent, exist_ok=True)
+                f = open(path, "a", encoding="utf-8", errors="surrogateescape")
+            with f:
                 f.write(data)
         except (OSError, ValueError) as exc:
             self.errors += 1
