@@ -224,11 +224,6 @@ class FaultPlan:
 
     # ---- used by EventFaults ----------------------------------------------
 
-    @property
-    def replays_events(self) -> bool:
-        """Whether a stale_replay fault is armed (new subscribers get old events first)."""
-        return any(e.fault.type == "stale_replay" for e in self._by_kind.get(registry.EVENT, []))
-
     def event_entries(self) -> builtins.list[Entry]:
         return self._by_kind.get(registry.EVENT, [])
 

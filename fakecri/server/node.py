@@ -131,6 +131,7 @@ class Node:
         for fault in config.faults:
             self.plan.add(fault)
         self.bus = EventBus(capacity=config.subscriber_buffer, policy=config.subscriber_policy)
+        self._unsent: deque[Event] = deque(maxlen=self.bus.history.maxlen)  # events no subscriber saw yet
         self.statuses = StatusCache(self.runtime, self.sim.content_of)
         self.encoder = EventEncoder(self.plan, self.statuses, self.publish)
         self.ports = PortListeners(self.sim, self.count)
@@ -211,10 +212,10 @@ class Node:
             self.persistence.write_if_changed()
 
     def _event(self, ev: Event) -> None:
-        if self.bus.subscribers or self.plan.replays_events:
+        if self.bus.subscribers:
             self.encoder.publish(ev)
-        else:  # nobody to tell and nothing to replay later: the event need not be encoded
-            self.count("events_emitted")
+        else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
+            self._unsent.append(ev)
         if ev.is_sandbox:
             return
         self.ports.on_event(ev)
@@ -300,6 +301,7 @@ class Node:
         self.runtime.reset()
         self.sim.reset()
         self.encoder.reset()
+        self._unsent.clear()
         self.statuses.clear()
         self.counters.clear()
         self.call_log.clear()
@@ -315,6 +317,9 @@ class Node:
         limit = self.config.max_subscribers
         if limit is not None and len(self.bus.subscribers) >= limit:
             raise errors.ResourceExhausted(f"GetContainerEvents: already {limit} subscribers open (the limit)")
+        while self._unsent:  # into the bus's history, which a stale_replay fault replays
+            self.encoder.publish(self._unsent.popleft())
+        self.encoder.flush()
         sub = self.bus.subscribe()
         self.count("subscribers_opened")
         return sub, self.plan.subscriber(sub.index)
