@@ -268,3 +268,14 @@ def test_a_websocket_client_that_hangs_up_while_held_back_is_let_go():
             conn.transport.abort()
             await settle(lambda: server.active_connections == 0)
     run(main(), timeout=60)
+
+
+def test_a_terminal_line_holds_at_most_4095_bytes_like_linux():
+    """Typing without Enter on a TTY exec: the line stops growing where Linux's does."""
+    from fakecri.server.streaming.runtime_backend import Terminal
+
+    terminal = Terminal()
+    echo, lines = terminal.keys(b"a" * 100_000)
+    assert len(terminal.line) == 4095 and len(echo) == 4095 and lines == []
+    echo, lines = terminal.keys(b"\r")
+    assert lines == [b"a" * 4095 + b"\n"]

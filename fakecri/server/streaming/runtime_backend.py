@@ -29,6 +29,7 @@ from fakecri.server.streaming.backend import PortForwardBehaviour, Writer
 
 ATTACH_BUFFER = 1000
 INPUT_BUFFER = 64  # chunks of client input held for a process that is not reading yet
+MAX_CANON = 4095  # longest line a terminal in canonical mode holds (Linux's N_TTY)
 PORT_FORWARD_ANNOTATION = "fakecri.io/port-forward"
 _INTERRUPT = object()  # Ctrl-C typed on the terminal
 
@@ -96,7 +97,7 @@ class Terminal:
             elif byte == 0x15:  # Ctrl-U: erase the line
                 echo += b"\b \b" * len(self.line)
                 self.line.clear()
-            elif byte >= 0x20 or byte == 0x09:
+            elif (byte >= 0x20 or byte == 0x09) and len(self.line) < MAX_CANON:  # Linux drops the rest
                 self.line.append(byte)
                 echo.append(byte)
         return bytes(echo), out
