@@ -418,9 +418,10 @@ class FakeCRIServer:
 
     def check(self) -> None:
         """Raise ServerErrors if a handler raised since the last reset."""
-        errs = self.call(lambda: list(self.state.server_errors))
+        errs, total = self.call(lambda: (list(self.state.server_errors), self.state.counters["internal_errors"]))
         if errs:
-            raise ServerErrors("fakecri raised inside a handler:\n" + "\n".join(errs))
+            shown = f" ({total} times; the last {len(errs)} shown)" if total > len(errs) else ""
+            raise ServerErrors(f"fakecri raised inside a handler{shown}:\n" + "\n".join(errs))
 
     def __enter__(self) -> FakeCRIServer:
         return self.start()

@@ -29,6 +29,11 @@ from fakecri.server.state import CallRecord, ServerState
 from fakecri.server.status import code_for
 
 ID_FIELDS = ("pod_sandbox_id", "container_id")
+# INTERNAL answers: every one is counted (`internal_errors`), the tracebacks of the last
+# KEPT_ERRORS are kept for check() and GetServerInfo, each cut to TRACEBACK_CHARS.
+KEPT_ERRORS = 100
+TRACEBACK_CHARS = 16 * 1024
+MESSAGE_CHARS = 1024
 
 
 def _serialize(msg) -> bytes:
@@ -94,10 +99,21 @@ async def _abort(st: ServerState, name: str, exc: Exception, context) -> None:
     in fakecri (recorded so that check() fails the test that caused it)."""
     if isinstance(exc, errors.CoreError):
         await context.abort(code_for(exc), exc.message)
-    tb = traceback.format_exc()
+    tb = _cut(traceback.format_exc(), TRACEBACK_CHARS)
+    st.count("internal_errors")
     st.server_errors.append(tb)
-    st.log.error("handler raised", method=name, error=repr(exc), traceback=tb)
-    await context.abort(grpc.StatusCode.INTERNAL, f"fakecri internal error in {name}: {exc!r}")
+    del st.server_errors[:-KEPT_ERRORS]  # a ring: memory and GetServerInfo stay bounded
+    error = _cut(repr(exc), MESSAGE_CHARS)
+    st.log.error("handler raised", method=name, error=error, traceback=tb)
+    await context.abort(grpc.StatusCode.INTERNAL, f"fakecri internal error in {name}: {error}")
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` if short enough, else its head and its tail (where a traceback names the error)."""
+    if len(text) <= limit:
+        return text
+    head = limit // 4
+    return f"{text[:head]}\n... ({len(text) - limit} characters left out) ...\n{text[-(limit - head):]}"
 
 
 async def _call(st: ServerState, name: str, impl, gated: bool, unary: bool, request, context) -> AsyncIterator:
