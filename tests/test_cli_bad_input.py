@@ -39,6 +39,10 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (SERVE + ["--image-catalog", "/nonexistent.yaml"], {}, "'--image-catalog'"),
     (SERVE + ["--faults", "/nonexistent.yaml"], {}, "'--faults'"),
     (SERVE + ["--config", "/nonexistent.toml"], {}, "config file /nonexistent.toml"),
+    (SERVE + ["--root", "/proc/fakecri-root"], {}, "'--root'"),  # cannot be made
+    (SERVE + ["--root", "{tmp}/a-file"], {}, "'--root'"),  # a file
+    (SERVE + ["--root", "{tmp}/a-file/root"], {}, "'--root'"),
+    (SERVE, {"FAKECRI_ROOT": "/proc/fakecri-root"}, "environment variable FAKECRI_ROOT"),
     (["serve"], {}, "--socket"),  # nowhere to listen
     # serve: numbers and names
     (SERVE + ["--seed", "x"], {}, "'--seed'"),

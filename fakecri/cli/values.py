@@ -101,6 +101,24 @@ class SocketPath(click.Path):
         return path
 
 
+class RootDirectory(click.Path):
+    """A directory fakecri owns: an existing one is used as it is, a missing one is made now;
+    refused when it cannot be made or written."""
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False)
+
+    def convert(self, value, param, ctx):
+        from fakecri.server.disk import usable_root
+
+        path = super().convert(value, param, ctx)
+        try:
+            usable_root(path)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        return path
+
+
 class GroupName(click.ParamType):
     """A group that exists on this machine, by name or number; the value is the gid."""
 
@@ -122,5 +140,5 @@ class GroupName(click.ParamType):
 VALUE_TYPES = {
     "mode": OctalMode(), "address": Address(), "cidr": Cidr(), "path": click.Path(dir_okay=False),
     "file": click.Path(exists=True, dir_okay=False), "directory": click.Path(file_okay=False),
-    "group": GroupName(),
+    "root": RootDirectory(), "group": GroupName(),
 }

@@ -25,8 +25,8 @@ def setting(default: Any = None, help: str = "", *, kind: str | None = None, cho
     """A ServerConfig field with what `fakecri serve` needs to offer it as an option.
 
     `kind` says how the CLI reads the value: "mode" (an octal file mode), "address"
-    (HOST:PORT), "cidr", "path", "file" (a file that must exist), "directory", "group" (a group
-    name or id);
+    (HOST:PORT), "cidr", "path", "file" (a file that must exist), "directory", "root" (a
+    directory to own: made if missing, and writable), "group" (a group name or id);
     None reads it as the field's type. `minimum` bounds an integer from below; `flag`
     overrides the option name derived from the field name."""
     meta = {"help": help, "kind": kind, "choices": choices, "minimum": minimum, "flag": flag,
@@ -117,7 +117,7 @@ class ServerConfig:
     state_root: str | None = setting(
         None, "Directory fakecri owns; the image and container filesystems it reports are made under it "
         "[default: /var/lib/fakecri if it can be created, else one under the temp dir].",
-        kind="path", flag="--root", metavar="DIR")
+        kind="root", flag="--root", metavar="DIR")
     # Log nothing at all (the pytest plugin when its log level is not set).
     quiet: bool = setting(False, cli=False)
     # Keep the last N calls and fired faults for the control API.
