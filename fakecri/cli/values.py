@@ -137,8 +137,42 @@ class GroupName(click.ParamType):
             self.fail(f"no group {text!r} on this machine", param, ctx)
 
 
+class CatalogFile(click.Path):
+    """An image catalog file, read and checked now, so a bad one is one line naming the option."""
+
+    def __init__(self) -> None:
+        super().__init__(exists=True, dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        from fakecri.core.catalog import Catalog
+        from fakecri.core.errors import InvalidArgument
+
+        path = super().convert(value, param, ctx)
+        try:
+            Catalog.from_file(path)
+        except InvalidArgument as exc:
+            self.fail(exc.message, param, ctx)
+        except UnicodeDecodeError as exc:
+            self.fail(f"image catalog {path}: not UTF-8 text (byte {exc.start})", param, ctx)
+        except RecursionError:
+            self.fail(f"image catalog {path}: nested too deeply", param, ctx)
+        return path
+
+
+def _int_range(low: int, high: int) -> click.IntRange:
+    kind = click.IntRange(low, high)
+    kind.name = "N"
+    return kind
+
+
+def _bounded_types() -> dict[str, click.ParamType]:
+    from fakecri.server.config import GRPC_MESSAGE_MAX, INT64_MAX
+
+    return {"int64": _int_range(-INT64_MAX - 1, INT64_MAX), "message-size": _int_range(1, GRPC_MESSAGE_MAX)}
+
+
 VALUE_TYPES = {
     "mode": OctalMode(), "address": Address(), "cidr": Cidr(), "path": click.Path(dir_okay=False),
     "file": click.Path(exists=True, dir_okay=False), "directory": click.Path(file_okay=False),
-    "root": RootDirectory(), "group": GroupName(),
+    "root": RootDirectory(), "group": GroupName(), "catalog": CatalogFile(), **_bounded_types(),
 }

@@ -23,6 +23,7 @@ _UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m":
 _DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
 _BARE_NUMBER = re.compile(r"\d+(?:\.\d*)?|\.\d+")
 
+MAX_DURATION_S = 366 * 86400.0
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
@@ -37,7 +38,7 @@ def parse_duration(text: str) -> float:
     """'200ms', '1.5s', '2m', '1m30s', '250us' or a bare number of seconds -> seconds."""
     s = str(text).strip()
     if _BARE_NUMBER.fullmatch(s):
-        return float(s)
+        return _finite(float(s), s)
     pos, total = 0, 0.0
     for m in _DURATION_PART.finditer(s):
         if m.start() != pos:
@@ -49,7 +50,13 @@ def parse_duration(text: str) -> float:
             f"{text!r} is not a duration; expected a number with a unit (ns, us, ms, s, m, h), "
             "like 200ms, 1.5s or 1m30s, or a plain number of seconds"
         )
-    return total
+    return _finite(total, text)
+
+
+def _finite(seconds: float, text: str) -> float:
+    if not math.isfinite(seconds) or seconds > MAX_DURATION_S:
+        raise FaultSpecError(f"{text[:40]!r}{'...' if len(text) > 40 else ''} is longer than a year")
+    return seconds
 
 
 def parse_percent(text: str) -> float:
