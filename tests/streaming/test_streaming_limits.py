@@ -279,3 +279,13 @@ def test_a_terminal_line_holds_at_most_4095_bytes_like_linux():
     assert len(terminal.line) == 4095 and len(echo) == 4095 and lines == []
     echo, lines = terminal.keys(b"\r")
     assert lines == [b"a" * 4095 + b"\n"]
+
+
+def test_the_input_pipe_knows_when_a_feed_would_wait():
+    async def main():
+        pipe = StdinPipe(4 * 1024, 1024)
+        assert not pipe.would_wait(4 * 1024) and pipe.would_wait(4 * 1024 + 1)
+        for _ in range(4):
+            await pipe.feed(b"x")  # one byte still takes one of the four places
+        assert pipe.would_wait(1) and pipe.buffered == 4
+    run(main())

@@ -142,14 +142,13 @@ class StdinPipe:
 
     def __init__(self, max_bytes: int = 128 * 1024, piece: int = 8 * 1024) -> None:
         self._piece = piece
-        self._max_bytes = max(1, max_bytes // piece) * piece
         self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=max(1, max_bytes // piece))
         self._closed = False
         self.buffered = 0  # bytes fed and not yet read
 
     def would_wait(self, n: int) -> bool:
         """True when feeding `n` more bytes would wait for the reader."""
-        return self.buffered + n > self._max_bytes
+        return self._queue.qsize() + -(-n // self._piece) > self._queue.maxsize
 
     async def feed(self, data: bytes) -> None:
         view = memoryview(data)
