@@ -136,7 +136,8 @@ def _read_file(path: str) -> dict[str, Any]:
     except OSError as e:
         raise SettingsError(f"config file {path}: cannot read it: {e.strerror or e}") from e
     except UnicodeDecodeError as e:
-        raise SettingsError(f"config file {path}: not UTF-8 text (byte {e.start} is {e.object[e.start]:#04x})") from None
+        byte = e.object[e.start]
+        raise SettingsError(f"config file {path}: not UTF-8 text (byte {e.start} is {byte:#04x})") from None
     suffix = p.suffix.lower()
     try:
         if suffix == ".toml":

@@ -28,8 +28,9 @@ def setting(default: Any = None, help: str = "", *, kind: str | None = None, cho
     """A ServerConfig field with what `fakecri serve` needs to offer it as an option.
 
     `kind` says how the CLI reads the value: "mode" (an octal file mode), "address"
-    (HOST:PORT), "cidr", "path", "file" (a file that must exist), "catalog" (an image catalog file, read now), "directory", "root" (a
-    directory to own: made if missing, and writable), "group" (a group name or id);
+    (HOST:PORT), "cidr", "path", "file" (a file that must exist), "catalog" (an image catalog
+    file, read now), "directory", "root" (a directory to own: made if missing, and writable),
+    "group" (a group name or id);
     None reads it as the field's type. `minimum` bounds an integer from below; `flag`
     overrides the option name derived from the field name."""
     meta = {"help": help, "kind": kind, "choices": choices, "minimum": minimum, "flag": flag,

@@ -193,7 +193,8 @@ def test_websocket_forward_that_cannot_be_served_reports_on_the_error_channel():
     async def main():
         async with serving(pod_backend(default="bogus")) as server:
             url = server.prepare_port_forward("pod1", [])
-            async with ws_connect(ws_url(url) + "?port=7000", subprotocols=["v4.channel.k8s.io"],  # type: ignore[list-item]
+            async with ws_connect(ws_url(url) + "?port=7000",
+                                  subprotocols=["v4.channel.k8s.io"],  # type: ignore[list-item]
                                   open_timeout=5, close_timeout=1) as conn:
                 seen: dict[int, bytes] = {}
                 async with asyncio.timeout(5):
@@ -211,7 +212,8 @@ def test_websocket_port_forward_over_128_ports_is_closed_with_a_reason():
         async with serving(pod_backend()) as server:
             url = server.prepare_port_forward("pod1", [])
             ports = ",".join(str(p) for p in range(8000, 8200))
-            async with ws_connect(ws_url(url) + f"?port={ports}", subprotocols=["v4.channel.k8s.io"],  # type: ignore[list-item]
+            async with ws_connect(ws_url(url) + f"?port={ports}",
+                                  subprotocols=["v4.channel.k8s.io"],  # type: ignore[list-item]
                                   open_timeout=5, close_timeout=1) as conn:
                 with pytest.raises(ConnectionClosed) as closed:
                     async with asyncio.timeout(5):
