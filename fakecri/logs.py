@@ -6,7 +6,9 @@
 """
 from __future__ import annotations
 
+import errno
 import logging
+import os
 import sys
 from typing import Any, TextIO
 
@@ -32,9 +34,62 @@ def resolve_format(fmt: str, stream: TextIO) -> str:
     return "console" if isatty is not None and isatty() else "json"
 
 
+class SafeStream:
+    """A text stream whose writes never raise, so a log line can never fail a call or a
+    shutdown. When the reader is gone for good (EPIPE: the `tee` at the other end of a
+    pipe exited), /dev/null takes the place of the descriptor,
+    so what else writes there (Python at exit, grpc's own lines) drops silently too; any
+    other write error (a full disk) loses that line only. `lost` counts the lines lost."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self.gone = False
+        self.lost = 0
+
+    def _failed(self, exc: BaseException) -> None:
+        if self.gone or getattr(exc, "errno", None) != errno.EPIPE:
+            return  # a closed stream (pytest's capture between tests) or a full disk: this line only
+        self.gone = True
+        try:
+            fd = self._stream.fileno()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(devnull, fd)
+            finally:
+                os.close(devnull)
+        except (OSError, ValueError, AttributeError):
+            pass
+
+    def write(self, text: str) -> int:
+        if self.gone:
+            self.lost += 1
+            return len(text)
+        try:
+            return self._stream.write(text)
+        except (OSError, ValueError) as exc:
+            self.lost += 1
+            self._failed(exc)
+            return len(text)
+
+    def flush(self) -> None:
+        if self.gone:
+            return
+        try:
+            self._stream.flush()
+        except (OSError, ValueError) as exc:
+            self._failed(exc)
+
+    def isatty(self) -> bool:
+        try:
+            return self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+
 def configure_logging(fmt: str = "auto", level: str = "info", stream: TextIO | None = None) -> str:
-    """Set up structlog for the whole process; returns the format chosen."""
-    out = stream if stream is not None else sys.stderr
+    """Set up structlog for the whole process; returns the format chosen. Nothing written
+    to the log stream can raise (see SafeStream)."""
+    out: Any = SafeStream(stream if stream is not None else sys.stderr)
     chosen = resolve_format(fmt, out)
     levelno = LEVELS.get(level.lower()) if isinstance(level, str) else None
     if levelno is None:
@@ -66,7 +121,7 @@ def configure_logging(fmt: str = "auto", level: str = "info", stream: TextIO | N
     return chosen
 
 
-_announce: tuple[TextIO, list[Any]] | None = None
+_announce: tuple[SafeStream, list[Any]] | None = None
 
 
 def announce(event: str, **fields: Any) -> None:
@@ -86,13 +141,13 @@ def announce(event: str, **fields: Any) -> None:
 _stdlib_handler: logging.Handler | None = None
 
 
-def _route_stdlib(out: TextIO, levelno: int, formatter: logging.Formatter) -> None:
+def _route_stdlib(out: SafeStream, levelno: int, formatter: logging.Formatter) -> None:
     """Send standard-library logging (grpc, asyncio) to the same stream and level."""
     global _stdlib_handler
     root = logging.getLogger()
     if _stdlib_handler is not None:
         root.removeHandler(_stdlib_handler)
-    _stdlib_handler = logging.StreamHandler(out)
+    _stdlib_handler = logging.StreamHandler(out)  # type: ignore[arg-type]
     _stdlib_handler.setFormatter(formatter)
     _stdlib_handler.setLevel(levelno)
     root.addHandler(_stdlib_handler)

@@ -135,6 +135,9 @@ def _read_file(path: str) -> dict[str, Any]:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise SettingsError(f"config file {path}: cannot read it: {e.strerror or e}") from e
+    except UnicodeDecodeError as e:
+        byte = e.object[e.start]
+        raise SettingsError(f"config file {path}: not UTF-8 text (byte {e.start} is {byte:#04x})") from None
     suffix = p.suffix.lower()
     try:
         if suffix == ".toml":
@@ -145,10 +148,26 @@ def _read_file(path: str) -> dict[str, Any]:
             data = json.loads(text)
         else:
             raise SettingsError(f"config file {path}: use a .toml, .yaml, .yml or .json file")
-    except (tomllib.TOMLDecodeError, yaml.YAMLError, json.JSONDecodeError) as e:
-        raise SettingsError(f"config file {path}: not valid {suffix[1:].upper()}: {e}") from e
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as e:
+        raise SettingsError(f"config file {path}: not valid {suffix[1:].upper()}: {e}") from None
+    except yaml.YAMLError as e:
+        raise SettingsError(f"config file {path}: not valid YAML: {yaml_problem(e)}") from None
+    except RecursionError:
+        raise SettingsError(f"config file {path}: nested too deeply to be a config file") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
         raise SettingsError(f"config file {path}: the top level must be a table of keys")
     return data
+
+
+def yaml_problem(error: yaml.YAMLError) -> str:
+    """A YAML error in one line: what went wrong and where (PyYAML's own text spans several
+    lines, with the offending lines quoted)."""
+    problem = getattr(error, "problem", None)
+    mark = getattr(error, "problem_mark", None)
+    if not problem:
+        return " ".join(str(error).split())
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    context = getattr(error, "context", None)
+    return f"{problem}{where}" + (f" ({context})" if context else "")

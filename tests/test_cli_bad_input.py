@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -23,7 +24,14 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (SERVE + ["--listen", "127.0.0.1:99999"], {}, "'--listen'"),
     (SERVE + ["--listen", "0.0.0.0:abc"], {}, "'--listen'"),
     (SERVE + ["--listen", "nonsense"], {}, "'--listen'"),
-    (SERVE + ["--listen", "203.0.113.7:0"], {}, "'--listen'"),  # not an address of this machine
+    (SERVE + ["--listen", "203.0.113.7:0"], {}, "--listen 203.0.113.7:0"),  # not loopback
+    (SERVE + ["--listen", "203.0.113.7:0", "--allow-remote"], {}, "'--listen'"),  # not an address of this machine
+    (SERVE + ["--listen", "999.1.1.1:0"], {}, "'--listen'"),  # not an address at all (grpc spoke first)
+    (SERVE + ["--listen", "[::1:0"], {}, "'--listen'"),
+    (SERVE + ["--listen", "0.0.0.0:0"], {}, "--listen 0.0.0.0:0"),  # every interface: only with --allow-remote
+    (SERVE + ["--listen", "[::]:0"], {}, "--listen [::]:0"),
+    (SERVE, {"FAKECRI_LISTEN": "0.0.0.0:0"}, "--listen 0.0.0.0:0"),
+    (SERVE + ["--listen", "127.0.0.1:{busy}"], {}, "'--listen'"),  # in use: our line, not grpc's
     (SERVE + ["--streaming-addr", "127.0.0.1:99999"], {}, "'--streaming-addr'"),
     (SERVE + ["--streaming-addr", "203.0.113.7:0"], {}, "'--streaming-addr'"),
     (SERVE + ["--metrics-addr", "nonsense"], {}, "'--metrics-addr'"),
@@ -39,9 +47,14 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (SERVE + ["--image-catalog", "/nonexistent.yaml"], {}, "'--image-catalog'"),
     (SERVE + ["--faults", "/nonexistent.yaml"], {}, "'--faults'"),
     (SERVE + ["--config", "/nonexistent.toml"], {}, "config file /nonexistent.toml"),
+    (SERVE + ["--root", "/proc/fakecri-root"], {}, "'--root'"),  # cannot be made
+    (SERVE + ["--root", "{tmp}/a-file"], {}, "'--root'"),  # a file
+    (SERVE + ["--root", "{tmp}/a-file/root"], {}, "'--root'"),
+    (SERVE, {"FAKECRI_ROOT": "/proc/fakecri-root"}, "environment variable FAKECRI_ROOT"),
     (["serve"], {}, "--socket"),  # nowhere to listen
     # serve: numbers and names
     (SERVE + ["--seed", "x"], {}, "'--seed'"),
+    (SERVE + ["--seed", "9" * 30], {}, "'--seed'"),  # GetServerInfo carries it as an int64
     (SERVE + ["--socket-mode", "999"], {}, "'--socket-mode'"),
     (SERVE + ["--socket-mode", "77777"], {}, "'--socket-mode'"),
     (SERVE + ["--socket-group", "no-such-group-here"], {}, "'--socket-group'"),
@@ -51,6 +64,8 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (SERVE + ["--max-subscribers", "-1"], {}, "'--max-subscribers'"),
     (SERVE + ["--subscriber-buffer", "0"], {}, "'--subscriber-buffer'"),
     (SERVE + ["--max-message-bytes", "0"], {}, "'--max-message-bytes'"),
+    (SERVE + ["--max-message-bytes", "3000000000"], {}, "'--max-message-bytes'"),  # over gRPC's int32
+    (SERVE, {"FAKECRI_MAX_MESSAGE_BYTES": "3000000000"}, "environment variable FAKECRI_MAX_MESSAGE_BYTES"),
     (SERVE + ["--call-log-size", "0"], {}, "'--call-log-size'"),
     (SERVE + ["--subscriber-policy", "nope"], {}, "'--subscriber-policy'"),
     (SERVE + ["--cgroup-driver", "nope"], {}, "'--cgroup-driver'"),
@@ -62,6 +77,14 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (SERVE + ["--drop-events", "lots"], {}, "'--drop-events'"),
     (SERVE + ["--latency", "ListContainers=fast"], {}, "'--latency'"),
     (SERVE + ["--latency", "ListContainers=200"], {}, "'--latency'"),  # a unit is required
+    (SERVE + ["--latency", "ListContainers=" + "1" * 400 + "s"], {}, "'--latency'"),  # infinite
+    (SERVE + ["--faults", "{tmp}/latin1.yaml"], {}, "'--faults'"),  # not UTF-8
+    (SERVE + ["--faults", "{tmp}/broken.yaml"], {}, "'--faults'"),  # not YAML: one line, not eight
+    (SERVE + ["--faults", "{tmp}/deep.json"], {}, "'--faults'"),  # nested past the parser's recursion
+    (SERVE + ["--image-catalog", "{tmp}/bad-catalog.yaml"], {}, "'--image-catalog'"),
+    (SERVE + ["--image-catalog", "{tmp}/latin1.yaml"], {}, "'--image-catalog'"),
+    (SERVE + ["--image-catalog", "{tmp}/broken.yaml"], {}, "'--image-catalog'"),
+    (SERVE + ["--image-catalog", "{tmp}/deep.json"], {}, "'--image-catalog'"),
     (SERVE + ["--error", "RunPodSandbox=NOPE@10%"], {}, "'--error'"),
     (SERVE + ["--quirks", "not-a-quirk"], {}, "'--quirks'"),
     # serve: the config file and the environment name where a bad value came from
@@ -71,6 +94,14 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (SERVE + ["--config", "{tmp}/bad-count.yaml"], {}, "config file {tmp}/bad-count.yaml: key 'max-containers'"),
     # A bare 660 in YAML is the decimal number 660, not the mode 0660: refused, never applied.
     (SERVE + ["--config", "{tmp}/bad-mode.yaml"], {}, "config file {tmp}/bad-mode.yaml: key 'socket-mode'"),
+    (SERVE + ["--config", "{tmp}/latin1.toml"], {}, "config file {tmp}/latin1.toml"),  # not UTF-8
+    (SERVE + ["--config", "{tmp}/broken.yaml"], {}, "config file {tmp}/broken.yaml"),
+    (SERVE + ["--config", "{tmp}/deep.json"], {}, "config file {tmp}/deep.json"),
+    (SERVE + ["--config", "{tmp}/deep.yaml"], {}, "config file {tmp}/deep.yaml"),
+    (SERVE + ["--config", "{tmp}/deep.toml"], {}, "config file {tmp}/deep.toml"),
+    (SERVE + ["--config", "{tmp}/float-seed.toml"], {}, "config file {tmp}/float-seed.toml: key 'seed'"),
+    (SERVE + ["--config", "{tmp}/bool-seed.yaml"], {}, "config file {tmp}/bool-seed.yaml: key 'seed'"),
+    (SERVE + ["--config", "{tmp}/huge-seed.json"], {}, "config file {tmp}/huge-seed.json: key 'seed'"),
     (SERVE + ["--socket-mode", "1777"], {}, "'--socket-mode'"),
     (SERVE, {"FAKECRI_SEED": "x"}, "environment variable FAKECRI_SEED"),
     (SERVE, {"FAKECRI_MAX_CONTAINERS": "-3"}, "environment variable FAKECRI_MAX_CONTAINERS"),
@@ -100,15 +131,37 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (["conformance", "--profile", "nope"], {}, "'--profile'"),
 ]
 
+# Each row also catches what reaches file descriptor 2 below Python (grpc's C core writes
+# there), which click's runner does not see. A value accepted by mistake starts a server that
+# never returns: the alarm ends that row as a crash.
 HARNESS = """
-import json, sys
+import json, os, signal, sys, tempfile
 from click.testing import CliRunner
 from fakecri.cli import main
+
+class Served(Exception):
+    pass
+
+def served(*_):
+    raise Served("accepted the value and started serving")
+
+signal.signal(signal.SIGALRM, served)
 out = []
 for args, env in json.load(sys.stdin):
-    r = CliRunner().invoke(main, args, env=env)
+    signal.alarm(20)
+    with tempfile.TemporaryFile() as fd2:
+        saved = os.dup(2)
+        os.dup2(fd2.fileno(), 2)
+        try:
+            r = CliRunner().invoke(main, args, env=env)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        signal.alarm(0)
+        fd2.seek(0)
+        below = fd2.read().decode("utf-8", "replace")
     crash = r.exception is not None and not isinstance(r.exception, SystemExit)
-    out.append({"code": r.exit_code, "stderr": r.stderr, "crash": repr(r.exception) if crash else None})
+    out.append({"code": r.exit_code, "stderr": r.stderr + below, "crash": repr(r.exception) if crash else None})
 print(json.dumps(out))
 """
 
@@ -119,6 +172,16 @@ FILES = {
     "bad-count.yaml": "max-containers: -1\n",
     "bad-mode.yaml": "socket-mode: 660\n",
     "a-file": "",
+    "latin1.yaml": "name: caf\xe9\n",  # written as Latin-1 below
+    "latin1.toml": "seed = 1 # caf\xe9\n",
+    "broken.yaml": "seed: [1, 2\nlisten: {a: b\n  - c\n",
+    "deep.json": "[" * 100_000 + "]" * 100_000,
+    "deep.yaml": "[" * 100_000 + "]" * 100_000,
+    "deep.toml": "seed = " + "[" * 100_000 + "]" * 100_000 + "\n",
+    "float-seed.toml": "seed = 1.5\n",
+    "bool-seed.yaml": "seed: true\n",
+    "huge-seed.json": '{"seed": 1e400}',
+    "bad-catalog.yaml": "images: 5\n",
 }
 
 
@@ -126,12 +189,17 @@ FILES = {
 def outcomes(tmp_path_factory):
     tmp = str(tmp_path_factory.mktemp("bad-input"))
     for name, text in FILES.items():
-        with open(os.path.join(tmp, name), "w") as f:
+        with open(os.path.join(tmp, name), "w", encoding="latin-1" if name.startswith("latin1") else "utf-8") as f:
             f.write(text)
-    rows = [([a.replace("{tmp}", tmp) for a in args], env) for args, env, _ in ROWS]
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    port = str(busy.getsockname()[1])
+    rows = [([a.replace("{tmp}", tmp).replace("{busy}", port) for a in args], env) for args, env, _ in ROWS]
     env = {k: v for k, v in os.environ.items() if not k.startswith("FAKECRI_")}
     done = subprocess.run([sys.executable, "-c", HARNESS], input=json.dumps(rows), capture_output=True, text=True,
                           timeout=300, env=env, cwd=tmp)
+    busy.close()
     assert done.returncode == 0, done.stderr
     return tmp, json.loads(done.stdout)
 

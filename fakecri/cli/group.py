@@ -36,10 +36,22 @@ def _settings_default_map(command: SettingsCommand, args: list[str]) -> dict:
         param = params[key]
         try:
             for item in (value if param.multiple else [value]):
+                _whole_if_integer(param, item)
                 param.type.convert(item, param, None)
         except click.BadParameter as exc:
             raise click.UsageError(f"{origins[key]}: {exc.message}") from None
     return settings
+
+
+def _whole_if_integer(param: click.Parameter, value) -> None:
+    """A file's 1.5 or true for an integer option is a mistake, not 1 (as click would read it)."""
+    if isinstance(param.type, click.types.IntParamType) and isinstance(value, (bool, float)):
+        raise click.BadParameter(f"{value!r} is not a whole number")
+
+
+def one_line(message: str) -> str:
+    """A message on one line, whatever produced it (a parser that quotes the offending lines)."""
+    return " ".join(part.strip() for part in message.splitlines() if part.strip() and set(part.strip()) != {"^"})
 
 
 class SettingsCommand(click.Command):
@@ -65,10 +77,10 @@ class _OneLineErrors(click.Group):
             rv = super().main(*args, **kwargs)
         except click.UsageError as exc:
             hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
-            click.echo(f"Error: {exc.format_message()}{hint}", err=True)
+            click.echo(f"Error: {one_line(exc.format_message())}{hint}", err=True)
             sys.exit(exc.exit_code)
         except click.ClickException as exc:
-            click.echo(f"Error: {exc.format_message()}", err=True)
+            click.echo(f"Error: {one_line(exc.format_message())}", err=True)
             sys.exit(exc.exit_code)
         except click.Abort:
             click.echo("Aborted!", err=True)

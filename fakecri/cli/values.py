@@ -101,6 +101,24 @@ class SocketPath(click.Path):
         return path
 
 
+class RootDirectory(click.Path):
+    """A directory fakecri owns: an existing one is used as it is, a missing one is made now;
+    refused when it cannot be made or written."""
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False)
+
+    def convert(self, value, param, ctx):
+        from fakecri.server.disk import usable_root
+
+        path = super().convert(value, param, ctx)
+        try:
+            usable_root(path)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+        return path
+
+
 class GroupName(click.ParamType):
     """A group that exists on this machine, by name or number; the value is the gid."""
 
@@ -119,8 +137,38 @@ class GroupName(click.ParamType):
             self.fail(f"no group {text!r} on this machine", param, ctx)
 
 
+class CatalogFile(click.Path):
+    """An image catalog file, read and checked now, so a bad one is one line naming the option."""
+
+    def __init__(self) -> None:
+        super().__init__(exists=True, dir_okay=False)
+
+    def convert(self, value, param, ctx):
+        from fakecri.engine.errors import InvalidArgument
+        from fakecri.server.catalog_file import load_catalog
+
+        path = super().convert(value, param, ctx)
+        try:
+            load_catalog(path)
+        except InvalidArgument as exc:
+            self.fail(exc.message, param, ctx)
+        return path
+
+
+def _int_range(low: int, high: int) -> click.IntRange:
+    kind = click.IntRange(low, high)
+    kind.name = "N"
+    return kind
+
+
+def _bounded_types() -> dict[str, click.ParamType]:
+    from fakecri.server.config import GRPC_MESSAGE_MAX, INT64_MAX
+
+    return {"int64": _int_range(-INT64_MAX - 1, INT64_MAX), "message-size": _int_range(1, GRPC_MESSAGE_MAX)}
+
+
 VALUE_TYPES = {
     "mode": OctalMode(), "address": Address(), "cidr": Cidr(), "path": click.Path(dir_okay=False),
     "file": click.Path(exists=True, dir_okay=False), "directory": click.Path(file_okay=False),
-    "group": GroupName(),
+    "root": RootDirectory(), "group": GroupName(), "catalog": CatalogFile(), **_bounded_types(),
 }

@@ -1,6 +1,6 @@
 """Faults as named data: the model, the flag and file grammar, and seeded decisions.
 
-Stdlib and fakecri.core only. The server asks a FaultPlan what to do to each call,
+Stdlib and fakecri.engine only. The server asks a FaultPlan what to do to each call,
 pull and event, and applies the answer.
 """
 from __future__ import annotations

@@ -97,9 +97,12 @@ def load_faults_file(path: str | Path) -> list[Fault]:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FaultSpecError(f"--faults {p}: cannot read it ({exc.strerror or exc})") from None
-    data = _decode(text, p)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise FaultSpecError(f"--faults {p}: cannot read it ({getattr(exc, 'strerror', None) or exc})") from None
+    try:
+        data = _decode(text, p)
+    except RecursionError:
+        raise FaultSpecError(f"--faults {p}: nested too deeply") from None
     if isinstance(data, dict) and set(data) == {"faults"}:
         data = data["faults"]
     if data is None:

@@ -39,6 +39,7 @@ from fakecri.server.persistence import StateFile
 from fakecri.server.restarts import apply_pending_restart
 from fakecri.server.runtime_service import RuntimeService
 from fakecri.server.side_services import start_side_services
+from fakecri.server.tcp_listen import check_bindable, is_loopback
 
 RUNTIME_SERVICE = pb.DESCRIPTOR.services_by_name["RuntimeService"]
 IMAGE_SERVICE = pb.DESCRIPTOR.services_by_name["ImageService"]
@@ -226,11 +227,13 @@ class FakeCRIServer:
 
     @property
     def control_endpoint(self) -> str | None:
+        """Where the control API is served: its own socket, the CRI socket, or nowhere (turned
+        off, or a server on TCP only, since TCP never serves it)."""
         if self.config.no_control:
             return None
         if self.config.control_socket:
             return f"unix://{os.path.abspath(self.config.control_socket)}"
-        return self.endpoint
+        return self.endpoint if self.config.socket else None
 
     # ------------------------------------------------------------ async lifecycle
 
@@ -268,48 +271,31 @@ class FakeCRIServer:
                                   (None if cfg.no_control else cfg.control_socket, "control_socket")):
                 if path:
                     self._guard(path, setting)
-            main = self._new_server()
-            main.add_generic_rpc_handlers(
-                [
-                    generic_handler(RUNTIME_SERVICE, RuntimeService(node), node),
-                    generic_handler(IMAGE_SERVICE, ImageService(node), node),
-                ]
-            )
-            health_servicer = health.aio.HealthServicer()
-            health_pb2_grpc.add_HealthServicer_to_server(health_servicer, main)
-            service_names = [RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name, health.SERVICE_NAME,
-                             reflection.SERVICE_NAME]
+            cri_handlers = [generic_handler(RUNTIME_SERVICE, RuntimeService(node), node),
+                            generic_handler(IMAGE_SERVICE, ImageService(node), node)]
             control_handler = generic_handler(CONTROL_SERVICE, ControlService(node), node, gated=False)
-            if not cfg.no_control and not cfg.control_socket:
-                main.add_generic_rpc_handlers([control_handler])
-                service_names.append(CONTROL_SERVICE.full_name)
-            reflection.enable_server_reflection(service_names, main)
+            control_on_cri = not cfg.no_control and not cfg.control_socket
+            healths: list[health.aio.HealthServicer] = []
             if cfg.socket:
-                main.add_insecure_port(f"unix://{os.path.abspath(cfg.socket)}")
-            if cfg.listen:
-                host, port = parse_address(cfg.listen, "listen")
-                try:
-                    self.tcp_port = main.add_insecure_port(format_address(host, port))
-                except RuntimeError:  # grpc's "Failed to bind"
-                    self.tcp_port = 0
-                if not self.tcp_port:
-                    raise SettingError("listen", f"cannot listen on {cfg.listen} (in use, or not an address "
-                                                 "of this machine)")
-                self.tcp_address = format_address(host, self.tcp_port)
-            await main.start()
-            if cfg.socket:
+                unix = self._cri_server(cri_handlers, healths, control_handler if control_on_cri else None)
+                unix.add_insecure_port(f"unix://{os.path.abspath(cfg.socket)}")
+                await unix.start()
                 self._own_socket(cfg.socket, cfg.socket_mode)
+            if cfg.listen:
+                await self._listen_tcp(cri_handlers, healths)
             if cfg.control_socket and not cfg.no_control:
                 ctl = self._new_server()
                 ctl.add_generic_rpc_handlers([control_handler])
                 ctl.add_insecure_port(f"unix://{os.path.abspath(cfg.control_socket)}")
                 await ctl.start()
                 self._own_socket(cfg.control_socket, cfg.control_socket_mode)
+
             async def set_health(serving: bool) -> None:
                 status = health_pb2.HealthCheckResponse.SERVING if serving else \
                     health_pb2.HealthCheckResponse.NOT_SERVING
-                for name in ("", RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name):
-                    await health_servicer.set(name, status)
+                for servicer in healths:
+                    for name in ("", RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name):
+                        await servicer.set(name, status)
 
             await set_health(True)
             node.on_availability = set_health
@@ -320,6 +306,40 @@ class FakeCRIServer:
             await self.stop_async()
             raise
         node.log.debug("fakecri ready", endpoint=self.endpoint, seed=cfg.seed)
+
+    def _cri_server(self, handlers: list, healths: list, control_handler: Any | None) -> grpc.aio.Server:
+        """A server with CRI, health and reflection, and the control API if it is given."""
+        server = self._new_server()
+        server.add_generic_rpc_handlers(handlers)
+        servicer = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+        healths.append(servicer)
+        names = [RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name, health.SERVICE_NAME, reflection.SERVICE_NAME]
+        if control_handler is not None:
+            server.add_generic_rpc_handlers([control_handler])
+            names.append(CONTROL_SERVICE.full_name)
+        reflection.enable_server_reflection(names, server)
+        return server
+
+    async def _listen_tcp(self, handlers: list, healths: list) -> None:
+        """CRI on TCP, on a server of its own that never has the control API: a port has no
+        owner or mode to keep other users out (see tcp_listen.py)."""
+        cfg = self.config
+        assert cfg.listen and self.node is not None
+        host, port = parse_address(cfg.listen, "listen")
+        check_bindable(host, port, cfg.listen)
+        tcp = self._cri_server(handlers, healths, None)
+        try:
+            self.tcp_port = tcp.add_insecure_port(format_address(host, port))
+        except RuntimeError:  # grpc's "Failed to bind", should the port be taken since the check
+            self.tcp_port = 0
+        if not self.tcp_port:
+            raise SettingError("listen", f"cannot listen on {cfg.listen} (in use, or not an address of this machine)")
+        self.tcp_address = format_address(host, self.tcp_port)
+        await tcp.start()
+        if not is_loopback(host):
+            self.node.log.warning("serving CRI on a non-loopback address: every host that can reach it may run, "
+                                   "stop and remove pods, with no authentication", listen=self.tcp_address)
 
     def _own_socket(self, path: str, mode: int) -> None:
         """Set the socket's mode, and its group when one is configured."""
@@ -425,9 +445,10 @@ class FakeCRIServer:
     def check(self) -> None:
         """Raise ServerErrors if a handler raised since the last reset."""
         node = self._running_node()
-        errs = self.call(lambda: list(node.server_errors))
+        errs, total = self.call(lambda: (list(node.server_errors), node.counters["internal_errors"]))
         if errs:
-            raise ServerErrors("fakecri raised inside a handler:\n" + "\n".join(errs))
+            shown = f" ({total} times; the last {len(errs)} shown)" if total > len(errs) else ""
+            raise ServerErrors(f"fakecri raised inside a handler{shown}:\n" + "\n".join(errs))
 
     def __enter__(self) -> FakeCRIServer:
         return self.start()

@@ -30,6 +30,10 @@ from fakecri.server.restarts import restart
 from fakecri.server.status import code_for
 
 ID_FIELDS = ("pod_sandbox_id", "container_id")
+# INTERNAL answers: every one is counted (`internal_errors`), the tracebacks of the last
+# the node keeps for check() and GetServerInfo (node.ERROR_RING), each cut to TRACEBACK_CHARS.
+TRACEBACK_CHARS = 16 * 1024
+MESSAGE_CHARS = 1024
 
 
 def _serialize(msg) -> bytes:
@@ -95,10 +99,19 @@ async def _abort(node: Node, name: str, exc: Exception, context) -> None:
     in fakecri (recorded so that check() fails the test that caused it)."""
     if isinstance(exc, errors.CoreError):
         await context.abort(code_for(exc), exc.message)
-    tb = traceback.format_exc()
+    tb = _cut(traceback.format_exc(), TRACEBACK_CHARS)
     node.record_error(tb)
-    node.log.error("handler raised", method=name, error=repr(exc), traceback=tb)
-    await context.abort(grpc.StatusCode.INTERNAL, f"fakecri internal error in {name}: {exc!r}")
+    error = _cut(repr(exc), MESSAGE_CHARS)
+    node.log.error("handler raised", method=name, error=error, traceback=tb)
+    await context.abort(grpc.StatusCode.INTERNAL, f"fakecri internal error in {name}: {error}")
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` if short enough, else its head and its tail (where a traceback names the error)."""
+    if len(text) <= limit:
+        return text
+    head = limit // 4
+    return f"{text[:head]}\n... ({len(text) - limit} characters left out) ...\n{text[-(limit - head):]}"
 
 
 async def _call(node: Node, name: str, impl, gated: bool, unary: bool, request, context) -> AsyncIterator:

@@ -14,8 +14,10 @@ def load_catalog(path: str | Path) -> Catalog:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InvalidArgument(f"image catalog {p}: cannot read it: {getattr(e, 'strerror', None) or e}") from None
+    except UnicodeDecodeError as e:
+        raise InvalidArgument(f"image catalog {p}: not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise InvalidArgument(f"image catalog {p}: cannot read it: {e.strerror or e}") from None
     try:
         if p.suffix == ".json":
             data = json.loads(text)
@@ -23,7 +25,9 @@ def load_catalog(path: str | Path) -> Catalog:
             import yaml  # a declared dependency, needed only for YAML catalogs
 
             data = yaml.safe_load(text)
-    except (ValueError, RecursionError) as e:
+    except RecursionError:
+        raise InvalidArgument(f"image catalog {p}: nested too deeply") from None
+    except ValueError as e:
         raise InvalidArgument(f"image catalog {p}: not valid JSON: {e}") from None
     except Exception as e:  # yaml.YAMLError and its kin: the message says where
         first = str(e).splitlines()[0] if str(e) else type(e).__name__

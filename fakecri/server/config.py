@@ -6,6 +6,7 @@ use the same names. Fields whose metadata says `cli=False` are for programs only
 """
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -15,18 +16,21 @@ from fakecri.engine.ipam import parse_cidr
 from fakecri.engine.runtime import DEFAULT_POD_CIDR, DEFAULT_RUNTIME_HANDLERS
 
 SUBSCRIBER_POLICIES = ("close", "drop", "block")
+INT64_MAX = 2**63 - 1  # the seed travels as an int64 (GetServerInfo)
+GRPC_MESSAGE_MAX = 2**31 - 1  # gRPC's message limits are C ints
 CGROUP_DRIVERS = ("systemd", "cgroupfs")
 _ADDRESS = re.compile(r"(?P<host>\[[^\]]*\]|[^:\[\]]*):(?P<port>[^:]*)")
 
 
 def setting(default: Any = None, help: str = "", *, kind: str | None = None, choices: tuple[str, ...] = (),
-            minimum: int | None = None, flag: str | None = None, metavar: str | None = None,
-            cli: bool = True) -> Any:
+            minimum: int | None = None, maximum: int | None = None, flag: str | None = None,
+            metavar: str | None = None, cli: bool = True) -> Any:
     """A ServerConfig field with what `fakecri serve` needs to offer it as an option.
 
     `kind` says how the CLI reads the value: "mode" (an octal file mode), "address"
-    (HOST:PORT), "cidr", "path", "file" (a file that must exist), "directory", "group" (a group
-    name or id);
+    (HOST:PORT), "cidr", "path", "file" (a file that must exist), "catalog" (an image catalog
+    file, read now), "directory", "root" (a directory to own: made if missing, and writable),
+    "group" (a group name or id);
     None reads it as the field's type. `minimum` bounds an integer from below; `flag`
     overrides the option name derived from the field name."""
     meta = {"help": help, "kind": kind, "choices": choices, "minimum": minimum, "flag": flag,
@@ -45,7 +49,13 @@ def parse_address(text: str, what: str = "address") -> tuple[str, int]:
     host, port_text = m.group("host"), m.group("port")
     if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
         raise ValueError(f"{what} {text!r}: the port {port_text!r} is not a number from 0 to 65535")
-    host = host[1:-1] if host.startswith("[") else host
+    bracketed = host.startswith("[")
+    host = host[1:-1] if bracketed else host
+    if bracketed or re.fullmatch(r"[0-9.]+", host):  # meant as an address: it must be one
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            raise ValueError(f"{what} {text!r}: {host!r} is not an IP address") from None
     return host or "127.0.0.1", int(port_text)
 
 
@@ -66,7 +76,13 @@ class ServerConfig:
     # Where to listen.
     socket: str | None = setting(None, "Unix socket to serve CRI on, e.g. /run/fakecri/fakecri.sock; "
                                        "a missing parent directory is created.", kind="path")
-    listen: str | None = setting(None, "Also serve on TCP HOST:PORT (port 0 picks a free one).", kind="address")
+    listen: str | None = setting(
+        None, "Also serve CRI (never the control API) on TCP HOST:PORT, loopback only unless --allow-remote; "
+              "port 0 picks a free one. Any local user can reach a TCP port, whatever the socket's mode.",
+        kind="address")
+    allow_remote: bool = setting(
+        False, "Let --listen take an address other than loopback (0.0.0.0, a LAN address): every host that "
+               "can reach it may run and remove pods, unauthenticated. Start-up says so in a warning.")
     socket_mode: int = setting(0o660, "File mode of the socket (octal).", kind="mode")
     socket_group: int | None = setting(
         None, "Give the socket (and the control socket) to this group, by name or number, so its members "
@@ -77,7 +93,8 @@ class ServerConfig:
     control_socket_mode: int = setting(0o600, cli=False)
     no_control: bool = setting(False, "Do not serve the control API at all.")
     # Determinism.
-    seed: int = setting(0, "Seed for every random decision.")
+    seed: int = setting(0, "Seed for every random decision.", kind="int64", minimum=-INT64_MAX - 1,
+                        maximum=INT64_MAX, metavar="N")
     deterministic_ids: bool = setting(
         False, "Hand out the same container and sandbox ids on every start with the same seed. By default a "
                "restarted fakecri never repeats the ids of an earlier process (the seed still gives the same ids "
@@ -96,7 +113,7 @@ class ServerConfig:
         DEFAULT_RUNTIME_HANDLERS, "A runtime handler to offer, repeatable (the default handler is always offered; "
         "default: runc).", flag="--runtime-handler", metavar="NAME")
     pod_cidr: str = setting(DEFAULT_POD_CIDR, "Pod CIDR until UpdateRuntimeConfig sets one.", kind="cidr")
-    image_catalog: str | None = setting(None, "Image catalog file (YAML/JSON).", kind="file")
+    image_catalog: str | None = setting(None, "Image catalog file (YAML/JSON).", kind="catalog")
     # Limits (None: unlimited).
     max_sandboxes: int | None = setting(None, "Refuse more sandboxes with RESOURCE_EXHAUSTED.", minimum=0)
     max_containers: int | None = setting(None, "Refuse more containers with RESOURCE_EXHAUSTED.", minimum=0)
@@ -104,7 +121,7 @@ class ServerConfig:
     max_subscribers: int | None = setting(64, "Open event streams at most.", minimum=0)
     max_message_bytes: int = setting(
         16 * 1024 * 1024, "Largest request or response; bigger ones get RESOURCE_EXHAUSTED (use the Stream* lists).",
-        minimum=1)
+        kind="message-size", minimum=1, maximum=GRPC_MESSAGE_MAX, metavar="N")
     # Side services.
     streaming_addr: str = setting("127.0.0.1:0", "Exec/attach/port-forward server (HOST:PORT; port 0 picks one).",
                                   kind="address")
@@ -117,7 +134,7 @@ class ServerConfig:
     state_root: str | None = setting(
         None, "Directory fakecri owns; the image and container filesystems it reports are made under it "
         "[default: /var/lib/fakecri if it can be created, else one under the temp dir].",
-        kind="path", flag="--root", metavar="DIR")
+        kind="root", flag="--root", metavar="DIR")
     # Log nothing at all (the pytest plugin when its log level is not set).
     quiet: bool = setting(False, cli=False)
     # Keep the last N calls and fired faults for the control API.
@@ -127,6 +144,14 @@ class ServerConfig:
         """ValueError, naming the setting, for a value the server cannot start with."""
         if not self.socket and not self.listen:
             raise ValueError("give a unix socket path (--socket) or a TCP address (--listen)")
+        if self.listen and not self.allow_remote:
+            from fakecri.server.tcp_listen import is_loopback
+
+            host, _ = parse_address(self.listen, "listen")
+            if not is_loopback(host):
+                raise ValueError(f"--listen {self.listen}: {host} is not a loopback address, and every host that "
+                                 "can reach it could run and remove pods; add --allow-remote (allow_remote) to "
+                                 "mean it")
         for f in fields(self):
             value = getattr(self, f.name)
             meta = f.metadata
@@ -134,6 +159,8 @@ class ServerConfig:
                 raise ValueError(f"{f.name} {value!r} is not one of {', '.join(meta['choices'])}")
             if meta.get("minimum") is not None and value is not None and value < meta["minimum"]:
                 raise ValueError(f"{f.name} {value} is below the least allowed, {meta['minimum']}")
+            if meta.get("maximum") is not None and value is not None and value > meta["maximum"]:
+                raise ValueError(f"{f.name} {value} is above the most allowed, {meta['maximum']}")
             if meta.get("kind") == "address" and value is not None:
                 parse_address(value, f.name)
             if meta.get("kind") == "cidr":

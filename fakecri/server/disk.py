@@ -11,7 +11,24 @@ import os
 import tempfile
 from pathlib import Path
 
+from fakecri.server.exceptions import SettingError
+
 LOGICAL_ROOT = "/var/lib/fakecri"
+
+
+def usable_root(path: str | os.PathLike) -> Path:
+    """`path` as a root directory fakecri may use: an existing directory, or one it makes,
+    that this user can write in. ValueError saying why not otherwise."""
+    root = Path(path)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise ValueError(f"{root} exists and is not a directory") from None
+    except OSError as exc:
+        raise ValueError(f"cannot create the directory {root}: {exc.strerror or exc}") from None
+    if not os.access(root, os.W_OK | os.X_OK):
+        raise ValueError(f"{root} is not writable by this user (uid {os.getuid()})")
+    return root
 
 
 def default_root() -> Path:
@@ -31,7 +48,14 @@ class DiskRoot:
     """Real directories standing for the core's logical mountpoints."""
 
     def __init__(self, root: str | os.PathLike | None = None) -> None:
-        self.root = Path(root) if root else default_root()
+        """A root that cannot be used stops start-up (SettingError naming state_root)."""
+        if not root:
+            self.root = default_root()
+            return
+        try:
+            self.root = usable_root(root)
+        except ValueError as exc:
+            raise SettingError("state_root", str(exc)) from None
 
     def place(self, logical: str) -> str:
         """The existing directory for `logical` (a path under /var/lib/fakecri), made if absent."""

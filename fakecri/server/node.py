@@ -48,7 +48,7 @@ from fakecri.sim.simulation import Simulation
 # Drawn once per process: mixed into the id stream so that a restarted fakecri never hands out
 # the ids of an earlier one (a kubelet that lived through the restart still holds those).
 BOOT_NONCE = os.urandom(16).hex()
-ERROR_RING = 50  # handler tracebacks kept (the count of all of them is kept too)
+ERROR_RING = 100  # handler tracebacks kept (the count of all of them is kept too)
 
 
 def id_source(config: ServerConfig, boot_nonce: str = BOOT_NONCE) -> RandomIds:
@@ -180,7 +180,7 @@ class Node:
     def record_error(self, traceback_text: str) -> None:
         """A handler raised: keep its traceback (the newest few) and count it."""
         self.server_errors.append(traceback_text)
-        self.count("handler_errors")
+        self.count("internal_errors")
 
     async def wait(self, seconds: float) -> None:
         """Let simulated time pass: real sleep on the system clock, a jump on a fake one."""

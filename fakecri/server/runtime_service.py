@@ -22,7 +22,7 @@ from fakecri.server import translate as tr
 from fakecri.server.configs import check_container_config, check_sandbox_config, container_spec, sandbox_spec
 from fakecri.server.events.delivery import deliver
 from fakecri.server.node import Node
-from fakecri.server.streaming.runtime_backend import check_port_forward_annotations
+from fakecri.server.streaming.annotations import check_port_forward_annotations
 from fakecri.server.wire import FragmentCache, VersionedCache, batches, field_fragment
 
 STREAM_BATCH = 5000  # items per Stream* message, as containerd batches them

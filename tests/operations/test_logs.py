@@ -77,3 +77,37 @@ def test_stdlib_logging_follows_the_level_and_stream():
     [line] = out.getvalue().splitlines()
     record = json.loads(line)
     assert record["event"] == "loud" and record["level"] == "error" and record["logger"] == "grpc.test"
+
+
+def test_a_log_stream_that_fails_never_raises_and_a_broken_pipe_is_replaced_by_devnull(tmp_path):
+    import os
+
+    from fakecri.logs import SafeStream
+
+    class Failing:
+        def __init__(self, exc):
+            self.exc = exc
+
+        def write(self, text):
+            raise self.exc
+
+        def flush(self):
+            raise self.exc
+
+    full = SafeStream(Failing(OSError(28, "No space left on device")))
+    full.write("x\n")
+    full.flush()
+    assert full.lost == 1 and not full.gone  # a full disk may recover: only that line is lost
+    closed = SafeStream(Failing(ValueError("I/O operation on closed file")))
+    closed.write("x\n")
+    assert closed.lost == 1 and not closed.gone
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with os.fdopen(write_end, "w") as pipe:
+        stream = SafeStream(pipe)
+        stream.write("to nobody\n")
+        stream.flush()
+        assert stream.gone
+        assert os.path.samefile(f"/proc/self/fd/{write_end}", os.devnull)
+        stream.write("still nobody\n")
+        stream.flush()

@@ -235,3 +235,112 @@ def test_control_api_on_its_own_socket_with_mode_0600():
             assert _connect_as_nobody(server.config.control_socket) == 13
     finally:
         shutil.rmtree(d)
+
+
+# ---------------------------------------------------------------- TCP and the control API
+
+AS_NOBODY = """
+import json, sys
+try:
+    import grpc
+    from fakecri.api.control.v1 import control_pb2 as cpb, control_pb2_grpc
+    from fakecri.api.runtime.v1 import api_pb2 as pb, api_pb2_grpc
+except ImportError:
+    sys.exit(77)
+ch = grpc.insecure_channel(sys.argv[1])
+rt, ctl = api_pb2_grpc.RuntimeServiceStub(ch), control_pb2_grpc.ControlStub(ch)
+calls = {
+    "ListPodSandbox": lambda: rt.ListPodSandbox(pb.ListPodSandboxRequest(), timeout=10),
+    "Reset": lambda: ctl.Reset(cpb.ResetRequest(), timeout=10),
+    "AddFault": lambda: ctl.AddFault(cpb.AddFaultRequest(fault=cpb.Fault(type="error", target="Version",
+                                                                         attributes={"code": "INTERNAL"})), timeout=10),
+}
+codes = {}
+for name, call in calls.items():
+    try:
+        call()
+        codes[name] = "OK"
+    except grpc.RpcError as e:
+        codes[name] = e.code().name
+print(json.dumps(codes))
+"""
+
+
+def _rpcs_as_nobody(target: str) -> dict[str, str]:
+    """The codes `nobody` gets for a CRI list, Reset and AddFault at `target`, through the
+    system python3 with this environment's packages (as the other-user test above does)."""
+    import json
+    import sys
+
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    setpriv = shutil.which("setpriv")
+    if os.geteuid() != 0:
+        pytest.skip("needs root to switch to another user")
+    if python is None or setpriv is None:
+        pytest.skip("no system python3 or setpriv to run as another user")
+    nobody = pwd.getpwnam("nobody")
+    site = [p for p in sys.path if p.endswith("site-packages")]
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__import__("fakecri").__file__)))
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": os.pathsep.join([root, *site])}
+    proc = subprocess.run([setpriv, f"--reuid={nobody.pw_uid}", f"--regid={nobody.pw_gid}", "--clear-groups",
+                           python, "-c", AS_NOBODY, target], capture_output=True, text=True, timeout=60, cwd="/",
+                          env=env)
+    if proc.returncode == 77:
+        pytest.skip("user 'nobody' cannot import grpc from this environment with the system python3")
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def test_another_user_reaches_cri_over_tcp_but_never_the_control_api():
+    """The model (docs/operating.md): a TCP port has no owner or mode, so with --listen any
+    local user reaches CRI, as documented; but never Reset or AddFault, which used to work
+    for 'nobody' against a fakecri run as root."""
+    d = open_dir()
+    try:
+        with FakeCRIServer(socket=os.path.join(d, "cri.sock"), listen="127.0.0.1:0") as server:
+            codes = _rpcs_as_nobody(f"127.0.0.1:{server.tcp_port}")
+            assert codes == {"ListPodSandbox": "OK", "Reset": "UNIMPLEMENTED", "AddFault": "UNIMPLEMENTED"}
+            assert server.call(lambda: server.node.plan.has_rpc_faults) is False
+    finally:
+        shutil.rmtree(d)
+
+
+def test_tcp_never_serves_the_control_api_and_the_socket_still_does():
+    d = open_dir()
+    try:
+        with FakeCRIServer(socket=os.path.join(d, "cri.sock"), listen="127.0.0.1:0") as server:
+            with grpc.insecure_channel(f"127.0.0.1:{server.tcp_port}") as tcp:
+                with pytest.raises(grpc.RpcError) as err:
+                    control_pb2_grpc.ControlStub(tcp).Reset(cpb.ResetRequest(), timeout=10)
+                assert err.value.code() == grpc.StatusCode.UNIMPLEMENTED
+                assert api_pb2_grpc.RuntimeServiceStub(tcp).Version(pb.VersionRequest(), timeout=10).runtime_name
+            assert server.control_endpoint == server.endpoint  # the unix socket
+            with grpc.insecure_channel(server.control_endpoint) as unix:
+                control_pb2_grpc.ControlStub(unix).Reset(cpb.ResetRequest(), timeout=10)
+        with FakeCRIServer(listen="127.0.0.1:0") as tcp_only:
+            assert tcp_only.control_endpoint is None
+    finally:
+        shutil.rmtree(d)
+
+
+def test_a_non_loopback_listen_needs_allow_remote_and_warns():
+    with pytest.raises(ValueError, match="--allow-remote"):
+        FakeCRIServer(listen="0.0.0.0:0")
+    import json
+    import signal
+    import sys
+
+    sock = os.path.join(open_dir(), "cri.sock")
+    proc = subprocess.Popen([sys.executable, "-m", "fakecri.cli", "serve", "--socket", sock, "--listen", "0.0.0.0:0",
+                             "--allow-remote", "--log-format", "json"], stderr=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        while not lines or "serving on" not in lines[-1].get("event", ""):
+            lines.append(json.loads(proc.stderr.readline()))
+        [warning] = [line for line in lines if line["level"] == "warning"]
+        assert "non-loopback" in warning["event"] and warning["listen"].startswith("0.0.0.0:")
+        assert lines[-1]["listen"] == warning["listen"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(20) == 0
+        shutil.rmtree(os.path.dirname(sock))

@@ -112,7 +112,7 @@ def test_port_forward_annotations_are_checked_when_the_pod_is_made(rt, value):
     cfg.annotations.clear()
     cfg.annotations["fakecri.io/port-forward.http"] = "echo"
     code, details = code_of(rt.RunPodSandbox, pb.RunPodSandboxRequest(config=cfg))
-    assert code == INVALID and "'http' is not a port number" in details
+    assert code == INVALID and "'http' is not a port from 1 to 65535" in details
 
 
 def test_shells_nested_without_end_stop_at_a_depth(rt, img):

@@ -35,13 +35,26 @@ def test_every_frame_type_round_trips_through_one_connection_context():
     assert dec.feed(wire) == FRAMES
 
 
+def _joined(frames: list) -> list:
+    """Data frames as the sender wrote them: consecutive pieces of one frame put together."""
+    out: list = []
+    for frame in frames:
+        last = out[-1] if out else None
+        if (isinstance(frame, spdy.DataFrame) and isinstance(last, spdy.DataFrame) and frame.data
+                and last.stream_id == frame.stream_id and not last.fin and last.data):
+            out[-1] = spdy.DataFrame(frame.stream_id, last.data + frame.data, frame.fin)
+        else:
+            out.append(frame)
+    return out
+
+
 def test_decoder_is_incremental_byte_by_byte():
     enc, dec = spdy.FrameEncoder(), spdy.FrameDecoder()
     wire = b"".join(enc.encode(f) for f in FRAMES)
     got = []
     for i in range(len(wire)):
         got += dec.feed(wire[i:i + 1])
-    assert got == FRAMES
+    assert _joined(got) == FRAMES
 
 
 def test_header_compression_context_spans_frames():
@@ -97,10 +110,27 @@ def test_malformed_frames_raise(wire):
         spdy.FrameDecoder().feed(wire)
 
 
-def test_oversized_frame_is_refused_before_buffering_it():
-    dec = spdy.FrameDecoder(max_frame=1024)
+def test_oversized_control_frame_is_refused_before_buffering_it():
+    dec = spdy.FrameDecoder(max_control=1024)
     with pytest.raises(spdy.SpdyProtocolError):
-        dec.feed(struct.pack("!LL", 1, 4096))
+        dec.feed(struct.pack("!HHL", 0x8003, 1, 4096))
+
+
+def test_a_16_mib_data_frame_comes_out_in_pieces_as_it_arrives():
+    dec = spdy.FrameDecoder(max_piece=64 * 1024)
+    size = 0xFFFFFF
+    got = dec.feed(struct.pack("!LL", 5, (1 << 24) | size))
+    assert got == [] and dec.buffered == 0
+    sent, pieces = 0, []
+    while sent < size:
+        chunk = bytes(min(100_000, size - sent))
+        sent += len(chunk)
+        pieces += dec.feed(chunk)
+        assert dec.buffered < 64 * 1024  # never the whole frame
+    assert all(p.stream_id == 5 and len(p.data) <= 64 * 1024 for p in pieces)
+    assert sum(len(p.data) for p in pieces) == size
+    assert [p.fin for p in pieces] == [False] * (len(pieces) - 1) + [True]
+    assert dec.feed(spdy.FrameEncoder().encode(spdy.Ping(1))) == [spdy.Ping(1)]
 
 
 def test_header_block_bomb_is_refused():

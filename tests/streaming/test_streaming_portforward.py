@@ -5,6 +5,7 @@ import asyncio
 
 import pytest
 from websockets.asyncio.client import connect as ws_connect
+from websockets.exceptions import ConnectionClosed
 
 from fakecri.engine.errors import InvalidArgument, NotFound
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
@@ -164,6 +165,66 @@ def test_websocket_port_forward_refusal_goes_to_the_error_channel():
                         message = await conn.recv()
                         seen[message[0]] = seen.get(message[0], b"") + message[1:]
                 assert seen[1].startswith((7000).to_bytes(2, "little"))
+    run(main())
+
+
+@pytest.mark.parametrize("annotation", ["bogus", "http:abc"])
+def test_spdy_forward_that_cannot_be_served_ends_with_an_error_not_silence(annotation):
+    """A pod whose port-forward annotation does not read (RunPodSandbox will refuse those,
+    but a state file or an older server may hold one): the client hears why, on the error
+    stream, and both streams end."""
+    async def main():
+        async with serving(pod_backend(default=annotation)) as server:
+            client = await open_session(server.prepare_port_forward("pod1", []))
+            try:
+                received, message = await spdy_forward_once(client, 8080, 0, b"anyone there?")
+                assert received == b""
+                assert message.startswith(b"error forwarding port 8080 to pod pod1: ")
+                assert b"fakecri.io/port-forward" in message
+                # The session is still good for the next connection.
+                received, message = await spdy_forward_once(client, 8080, 1, b"again")
+                assert received == b"" and message
+            finally:
+                await client.close()
+    run(main())
+
+
+def test_websocket_forward_that_cannot_be_served_reports_on_the_error_channel():
+    async def main():
+        async with serving(pod_backend(default="bogus")) as server:
+            url = server.prepare_port_forward("pod1", [])
+            async with ws_connect(ws_url(url) + "?port=7000",
+                                  subprotocols=["v4.channel.k8s.io"],  # type: ignore[list-item]
+                                  open_timeout=5, close_timeout=1) as conn:
+                seen: dict[int, bytes] = {}
+                async with asyncio.timeout(5):
+                    while b"port-forward" not in seen.get(1, b""):
+                        message = await conn.recv()
+                        seen[message[0]] = seen.get(message[0], b"") + message[1:]
+                assert seen[1][2:].startswith(b"error forwarding port 7000 to pod pod1: ")
+    run(main())
+
+
+def test_websocket_port_forward_over_128_ports_is_closed_with_a_reason():
+    """Two channels per port and one byte per channel: 128 ports at most. More get a close
+    frame saying so (it used to drop the connection with no close frame)."""
+    async def main():
+        async with serving(pod_backend()) as server:
+            url = server.prepare_port_forward("pod1", [])
+            ports = ",".join(str(p) for p in range(8000, 8200))
+            async with ws_connect(ws_url(url) + f"?port={ports}",
+                                  subprotocols=["v4.channel.k8s.io"],  # type: ignore[list-item]
+                                  open_timeout=5, close_timeout=1) as conn:
+                with pytest.raises(ConnectionClosed) as closed:
+                    async with asyncio.timeout(5):
+                        await conn.recv()
+            assert closed.value.rcvd is not None
+            assert closed.value.rcvd.code == 1008 and "128" in closed.value.rcvd.reason
+            # 128 is still fine.
+            url = server.prepare_port_forward("pod1", [])
+            ports = ",".join(str(p) for p in range(8000, 8128))
+            got = await ws_forward(url, ports, {254: b"to the last"})
+            assert got[254] == (8127).to_bytes(2, "little") + b"to the last"
     run(main())
 
 

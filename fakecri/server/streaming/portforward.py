@@ -5,11 +5,15 @@ echo the bytes back, send one fixed HTTP response, or refuse with an error messa
 """
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 
-from fakecri.server.streaming.backend import PortForwardBehaviour, Writer
+from fakecri.engine.errors import CoreError
+from fakecri.server.streaming.backend import PortForwardBehaviour, StreamingBackend, Writer
 from fakecri.server.streaming.prepared import PortForwardRequest
+
+log = logging.getLogger(__name__)
 
 Reader = Callable[[], Awaitable[bytes]]  # returns b"" at end of stream
 
@@ -62,3 +66,24 @@ async def serve_connection(behaviour: PortForwardBehaviour, pod_sandbox_id: str,
     while chunk := await read():
         await write(chunk)
     return None
+
+
+async def forward(backend: StreamingBackend, request: PortForwardRequest, port: int,
+                  read: Reader, write: Writer) -> str | None:
+    """Serve one forwarded connection to `port`; the error message for the client, if any.
+
+    Whatever fails on the way (a port not requested, a pod whose `fakecri.io/port-forward`
+    annotation cannot be read, a bug) becomes that message, as the kubelet's streaming
+    library reports a failed forward on the error stream, so the client is never left
+    waiting for data that will not come."""
+    message = port_error(request, port)
+    if message is not None:
+        return message
+    try:
+        behaviour = backend.port_forward_behaviour(request.pod_sandbox_id, port)
+        return await serve_connection(behaviour, request.pod_sandbox_id, port, read, write)
+    except CoreError as exc:
+        return f"error forwarding port {port} to pod {request.pod_sandbox_id}: {exc.message}"
+    except Exception as exc:  # a fakecri bug: still answer, then let the log say what it was
+        log.exception("port forward failed")
+        return f"error forwarding port {port} to pod {request.pod_sandbox_id}: internal error: {exc!r}"[:4096]

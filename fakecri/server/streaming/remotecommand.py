@@ -136,15 +136,28 @@ async def run_command(backend: StreamingBackend, request: ExecRequest | AttachRe
 
 
 class StdinPipe:
-    """A bounded byte queue from a transport's reader to the backend's stdin iterator."""
+    """A byte queue from a transport's reader to the backend's stdin iterator, bounded in
+    bytes: input is handed on in pieces of at most `piece` bytes, and `feed` waits while
+    `max_bytes` are queued, so a command that does not read holds its client back."""
 
-    def __init__(self, max_chunks: int = 32) -> None:
-        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=max_chunks)
+    def __init__(self, max_bytes: int = 128 * 1024, piece: int = 8 * 1024) -> None:
+        self._piece = piece
+        self._queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=max(1, max_bytes // piece))
         self._closed = False
+        self.buffered = 0  # bytes fed and not yet read
+
+    def would_wait(self, n: int) -> bool:
+        """True when feeding `n` more bytes would wait for the reader."""
+        return self._queue.qsize() + -(-n // self._piece) > self._queue.maxsize
 
     async def feed(self, data: bytes) -> None:
-        if not self._closed and data:
-            await self._queue.put(data)
+        view = memoryview(data)
+        for start in range(0, len(view), self._piece):
+            if self._closed:
+                return
+            piece = bytes(view[start:start + self._piece])
+            await self._queue.put(piece)
+            self.buffered += len(piece)
 
     async def finish(self) -> None:
         """End of input, after everything fed so far."""
@@ -157,6 +170,7 @@ class StdinPipe:
         self._closed = True
         while not self._queue.empty():
             self._queue.get_nowait()
+        self.buffered = 0
         self._queue.put_nowait(None)
 
     def __aiter__(self) -> AsyncIterator[bytes]:
@@ -164,6 +178,7 @@ class StdinPipe:
 
     async def _iterate(self) -> AsyncIterator[bytes]:
         while (chunk := await self._queue.get()) is not None:
+            self.buffered -= len(chunk)
             yield chunk
 
 

@@ -16,51 +16,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 
 from fakecri.engine import errors
 from fakecri.engine.events import Output
 from fakecri.engine.records import Container, ContainerState, SandboxState
 from fakecri.server import webserver
 from fakecri.server.node import Node
+from fakecri.server.streaming.annotations import PORT_FORWARD_ANNOTATION, parse_port_forward_annotation
 from fakecri.server.streaming.backend import PortForwardBehaviour, Writer
 from fakecri.sim.shell import DEFAULT_SIZE, Context, Interrupted, Process, Sleep, Write
 
 ATTACH_BUFFER = 1000
 INPUT_BUFFER = 64  # chunks of client input held for a process that is not reading yet
-PORT_FORWARD_ANNOTATION = "fakecri.io/port-forward"
+MAX_CANON = 4095  # longest line a terminal in canonical mode holds (Linux's N_TTY)
 _INTERRUPT = object()  # Ctrl-C typed on the terminal
-
-
-def parse_port_behaviour(value: str) -> PortForwardBehaviour:
-    """`echo`, `refuse[:message]` or `http[:status[:body]]`."""
-    kind, _, rest = value.strip().partition(":")
-    if kind == "echo":
-        return PortForwardBehaviour.echo()
-    if kind == "refuse":
-        return PortForwardBehaviour.refuse(rest or "connection refused")
-    if kind == "http":
-        status_text, _, body = rest.partition(":")
-        try:
-            status = int(status_text or 200)
-        except ValueError:
-            raise errors.InvalidArgument(f"{PORT_FORWARD_ANNOTATION}: bad HTTP status {status_text!r}") from None
-        if not 100 <= status <= 599:
-            raise errors.InvalidArgument(f"{PORT_FORWARD_ANNOTATION}: HTTP status {status} is outside 100..599")
-        return PortForwardBehaviour.http(status, (body or "ok\n").encode())
-    raise errors.InvalidArgument(
-        f"{PORT_FORWARD_ANNOTATION}: {value!r} is not echo, refuse[:message] or http[:status[:body]]")
-
-
-def check_port_forward_annotations(annotations: Mapping[str, str]) -> None:
-    """InvalidArgument naming the annotation when a `fakecri.io/port-forward[.PORT]` value is bad,
-    so RunPodSandbox refuses it rather than a forwarded connection hanging later."""
-    for key, value in annotations.items():
-        if key == PORT_FORWARD_ANNOTATION or key.startswith(PORT_FORWARD_ANNOTATION + "."):
-            port = key[len(PORT_FORWARD_ANNOTATION) + 1:]
-            if port and not (port.isdigit() and 0 < int(port) < 65536):
-                raise errors.InvalidArgument(f"{key}: {port!r} is not a port number")
-            parse_port_behaviour(value)
 
 
 class Terminal:
@@ -96,7 +66,7 @@ class Terminal:
             elif byte == 0x15:  # Ctrl-U: erase the line
                 echo += b"\b \b" * len(self.line)
                 self.line.clear()
-            elif byte >= 0x20 or byte == 0x09:
+            elif (byte >= 0x20 or byte == 0x09) and len(self.line) < MAX_CANON:  # Linux drops the rest
                 self.line.append(byte)
                 echo.append(byte)
         return bytes(echo), out
@@ -295,9 +265,11 @@ class RuntimeStreamingBackend:
 
     def port_forward_behaviour(self, pod_sandbox_id: str, port: int) -> PortForwardBehaviour:
         sb = self.node.runtime.get_sandbox(pod_sandbox_id)
-        value = sb.annotations.get(f"{PORT_FORWARD_ANNOTATION}.{port}") or sb.annotations.get(PORT_FORWARD_ANNOTATION)
-        if value:
-            return parse_port_behaviour(value)
+        key = f"{PORT_FORWARD_ANNOTATION}.{port}"
+        if key not in sb.annotations:
+            key = PORT_FORWARD_ANNOTATION
+        if key in sb.annotations:
+            return parse_port_forward_annotation(sb.annotations[key], key)
         sim = self.node.sim
         for c in self.node.runtime.list_containers(sandbox_id=sb.id):  # the pod's own web server on that port answers
             if port in sim.web_ports(c):

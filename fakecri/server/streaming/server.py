@@ -2,7 +2,8 @@
 
 `prepare_*` are called from the CRI Exec/Attach/PortForward handlers and return
 `http://HOST:PORT/{exec,attach,portforward}/TOKEN`. A client redeems the token once,
-before it expires, by upgrading to WebSocket or SPDY/3.1 at that URL.
+before it expires, by upgrading to WebSocket or SPDY/3.1 at that URL. What the server holds
+for its clients (tokens, connections, streams, input) is bounded by `StreamingLimits`.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from fakecri.server.streaming import spdy_handlers
 from fakecri.server.streaming import websocket as ws
 from fakecri.server.streaming.backend import StreamingBackend
 from fakecri.server.streaming.httphead import BadRequest, RequestHead, parse_head, response
+from fakecri.server.streaming.limits import ByteMeter, StreamingLimits
 from fakecri.server.streaming.portforward import parse_port
 from fakecri.server.streaming.prepared import AttachRequest, ExecRequest, PortForwardRequest, Prepared
 from fakecri.server.streaming.tokens import TokenCache
@@ -44,11 +46,14 @@ class StreamingServer:
                  token_ttl_s: float = 60.0, now: Callable[[], float] = time.monotonic, *,
                  stream_creation_timeout_s: float = 30.0,
                  stream_idle_timeout_s: float | None = 4 * 3600.0,
-                 handshake_timeout_s: float = 10.0, max_in_flight: int = 1000) -> None:
+                 handshake_timeout_s: float = 10.0, limits: StreamingLimits = StreamingLimits()) -> None:
         self.backend = backend
         self._host = host
         self._port = port
-        self._tokens: TokenCache[Prepared] = TokenCache(token_ttl_s, now, max_entries=max_in_flight)
+        self.limits = limits
+        self.meter = ByteMeter()  # unread client input held by every connection
+        self._tokens: TokenCache[Prepared] = TokenCache(token_ttl_s, now, max_entries=limits.max_tokens,
+                                                        max_bytes=limits.token_bytes, weight=_weight)
         self._creation_timeout = stream_creation_timeout_s
         self._idle_timeout = stream_idle_timeout_s
         self._handshake_timeout = handshake_timeout_s
@@ -96,6 +101,10 @@ class StreamingServer:
                      stdin: bool = False, stdout: bool = True, stderr: bool = True) -> str:
         if not cmd:
             raise InvalidArgument(f"exec in container {container_id!r}: cmd must not be empty")
+        size = sum(len(arg.encode("utf-8", "surrogateescape")) + 1 for arg in cmd)
+        if size > self.limits.max_argv_bytes:
+            raise InvalidArgument(f"exec in container {container_id!r}: argument list too long ({size} bytes; "
+                                  f"at most {self.limits.max_argv_bytes})")
         _check_streams(container_id, tty, stdin, stdout, stderr)
         self.backend.check_exec(container_id)
         return self._url("exec", ExecRequest(container_id, tuple(cmd), tty, stdin, stdout, stderr))
@@ -113,12 +122,20 @@ class StreamingServer:
                 raise InvalidArgument(f"port forward to pod {pod_sandbox_id!r}: "
                                       f"port {port} is out of range")
         self.backend.check_port_forward(pod_sandbox_id)
-        return self._url("portforward", PortForwardRequest(pod_sandbox_id, tuple(ports)))
+        unique = tuple(dict.fromkeys(ports))  # at most 65535, however many were asked
+        return self._url("portforward", PortForwardRequest(pod_sandbox_id, unique))
 
     # -- serving --
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
+        if len(self._connections) >= self.limits.max_connections:
+            await self._reply(writer, 503, f"too many streaming connections (at most "
+                                           f"{self.limits.max_connections}); retry later")
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+            return
         self._connections.add(task)
         try:
             await self._route(reader, writer)
@@ -189,14 +206,13 @@ class StreamingServer:
             headers["X-Stream-Protocol-Version"] = chosen
         writer.write(response(101, "", headers))
         await writer.drain()
+        timeouts = {"creation_timeout_s": self._creation_timeout, "idle_timeout_s": self._idle_timeout,
+                    "limits": self.limits, "meter": self.meter}
         if isinstance(request, PortForwardRequest):
-            await spdy_handlers.serve_port_forward(
-                reader, writer, self.backend, request,
-                creation_timeout_s=self._creation_timeout, idle_timeout_s=self._idle_timeout)
+            await spdy_handlers.serve_port_forward(reader, writer, self.backend, request, **timeouts)
         else:
-            await spdy_handlers.serve_command(
-                reader, writer, self.backend, request, chosen or rc.V1,
-                creation_timeout_s=self._creation_timeout, idle_timeout_s=self._idle_timeout)
+            await spdy_handlers.serve_command(reader, writer, self.backend, request, chosen or rc.V1,
+                                              **timeouts)
 
     async def _websocket(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                          raw: bytes, head: RequestHead, request: Prepared) -> None:
@@ -212,7 +228,7 @@ class StreamingServer:
                 await self._reply(writer, 400, 'query parameter "port" is required')
                 return
         protocol = ws.handshake_protocol(ws.PORT_FORWARD_PROTOCOLS if ports
-                                         else ws.COMMAND_PROTOCOLS)
+                                         else ws.COMMAND_PROTOCOLS, self.limits.max_ws_message)
         protocol.receive_data(raw)
         events = protocol.events_received()
         if not events:
@@ -228,9 +244,18 @@ class StreamingServer:
         sock = ws.ChannelSocket(protocol, reader, writer,
                                 answer.headers.get("Sec-WebSocket-Protocol"), self._idle_timeout)
         if isinstance(request, PortForwardRequest):
-            await ws.serve_port_forward(sock, self.backend, request, ports)
+            await ws.serve_port_forward(sock, self.backend, request, ports, self.limits)
         else:
-            await ws.serve_command(sock, self.backend, request)
+            await ws.serve_command(sock, self.backend, request, self.limits)
+
+
+def _weight(request: Prepared) -> int:
+    """About how many bytes a prepared request holds while its token waits."""
+    if isinstance(request, ExecRequest):
+        return 256 + sum(len(arg) + 64 for arg in request.cmd)
+    if isinstance(request, PortForwardRequest):
+        return 256 + 40 * len(request.ports)
+    return 256
 
 
 def _check_streams(container_id: str, tty: bool, stdin: bool, stdout: bool, stderr: bool) -> None:

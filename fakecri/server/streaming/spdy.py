@@ -2,8 +2,9 @@
 
 Header blocks are zlib streams primed with the SPDY/3 dictionary; each direction of a
 connection keeps one compression context for its whole life, so one encoder and one
-decoder belong to exactly one connection. No flow control is enforced (the Go
-spdystream peers used by Kubernetes do not enforce it either).
+decoder belong to exactly one connection. No SPDY flow control is enforced (the Go
+spdystream peers used by Kubernetes do not enforce it either): a connection that holds
+too much unread input stops reading its socket instead (spdy_connection.py).
 """
 from __future__ import annotations
 
@@ -249,16 +250,28 @@ class FrameEncoder:
 
 
 class FrameDecoder:
-    """Incremental parser: `feed(bytes)` returns the complete frames seen so far.
+    """Incremental parser: `feed(bytes)` returns the frames seen so far.
 
     Owns the incoming header decompression context. Unknown control frame types are
-    skipped, as the protocol asks. `max_frame` bounds one frame's payload.
+    skipped, as the protocol asks. A control frame longer than `max_control` is refused
+    before it is buffered. A data frame is never buffered whole: its payload comes out as
+    consecutive DataFrames of at most `max_piece` bytes as the bytes arrive, the frame's FIN
+    on the last one, so a peer's 16 MiB frame costs no more memory than a small one.
     """
 
-    def __init__(self, max_frame: int = MAX_FRAME_LENGTH) -> None:
+    def __init__(self, max_control: int = MAX_HEADER_BLOCK, max_piece: int = 64 * 1024) -> None:
         self._buf = bytearray()
         self._zlib = zlib.decompressobj(15, zdict=DICTIONARY)
-        self._max_frame = max_frame
+        self._max_control = max_control
+        self._max_piece = max_piece
+        self._data_sid = 0  # the data frame whose payload is still arriving
+        self._data_left = 0
+        self._data_fin = False
+
+    @property
+    def buffered(self) -> int:
+        """Bytes received and not yet handed out as frames."""
+        return len(self._buf)
 
     def _decompress(self, data: bytes) -> Headers:
         try:
@@ -272,11 +285,31 @@ class FrameDecoder:
     def feed(self, data: bytes) -> list[Frame]:
         self._buf += data
         frames: list[Frame] = []
-        while len(self._buf) >= 8:
+        while True:
+            if self._data_left:
+                if not self._buf:
+                    break
+                n = min(self._data_left, len(self._buf), self._max_piece)
+                piece = bytes(self._buf[:n])
+                del self._buf[:n]
+                self._data_left -= n
+                frames.append(DataFrame(self._data_sid, piece, self._data_fin and not self._data_left))
+                continue
+            if len(self._buf) < 8:
+                break
             first, second = struct.unpack_from(">II", self._buf, 0)
             flags, length = second >> 24, second & 0xFFFFFF
-            if length > self._max_frame:
-                raise SpdyProtocolError(f"frame of {length} bytes exceeds the limit")
+            if not first & 0x80000000:
+                del self._buf[:8]
+                if length:
+                    self._data_sid, self._data_left = first & STREAM_ID_MASK, length
+                    self._data_fin = bool(flags & FLAG_FIN)
+                else:
+                    frames.append(DataFrame(first & STREAM_ID_MASK, b"", bool(flags & FLAG_FIN)))
+                continue
+            if length > self._max_control:
+                raise SpdyProtocolError(f"control frame of {length} bytes exceeds the limit "
+                                        f"of {self._max_control}")
             if len(self._buf) < 8 + length:
                 break
             payload = bytes(self._buf[8:8 + length])
@@ -287,8 +320,6 @@ class FrameDecoder:
         return frames
 
     def _parse(self, first: int, flags: int, payload: bytes) -> Frame | None:
-        if not first & 0x80000000:
-            return DataFrame(first & STREAM_ID_MASK, payload, bool(flags & FLAG_FIN))
         version, ftype = (first >> 16) & 0x7FFF, first & 0xFFFF
         if version != VERSION:
             raise SpdyProtocolError(f"unsupported SPDY version {version}")

@@ -3,7 +3,11 @@
 One reader task parses frames and hands each new stream to `on_stream`, which accepts
 (SYN_REPLY is sent) or refuses it (RST_STREAM). Frames are encoded and written in one
 synchronous step, so the header compression context always matches the wire order.
-Each stream buffers at most `max_buffered` unread bytes; beyond that the reader waits.
+
+Unread input is bounded in bytes: past `stream_buffer` bytes on one stream, or
+`connection_buffer` on all of them together, the reader stops reading the socket until the
+handlers read (or a stream ends), so TCP holds the client back. At most `max_streams`
+streams are open at once; one more is refused.
 """
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 
 from fakecri.server.streaming import spdy
+from fakecri.server.streaming.hangup import PeerGone, wait_unless_hung_up
+from fakecri.server.streaming.limits import ByteMeter, StreamingLimits
 
 DATA_CHUNK = 32 * 1024
 
@@ -31,8 +37,6 @@ class SpdyStream:
         self._eof = False
         self._discard = False
         self._readable = asyncio.Event()
-        self._space = asyncio.Event()
-        self._space.set()
         self.local_closed = False
         self.reset_by_peer = False
 
@@ -41,19 +45,28 @@ class SpdyStream:
 
     # -- inbound (called by the connection's reader) --
     async def deliver(self, data: bytes) -> None:
-        while self._size >= self._max and not self._discard and not self._eof:
-            self._space.clear()
-            await self._space.wait()
+        conn = self.conn
+        while not self._discard and not self._eof and (
+                self._size >= self._max or conn.buffered >= conn.limits.connection_buffer):
+            await conn.wait_for_room()
         if self._discard or self._eof or not data:
             return
         self._chunks.append(data)
         self._size += len(data)
+        conn.held(len(data))
         self._readable.set()
+
+    def drop_all(self) -> None:
+        if self._size:
+            self.conn.held(-self._size)
+        self._chunks.clear()
+        self._size = 0
+        self.conn.room.set()
 
     def end_input(self) -> None:
         self._eof = True
         self._readable.set()
-        self._space.set()
+        self.conn.room.set()
 
     # -- the handler's side --
     async def read(self) -> bytes:
@@ -65,7 +78,8 @@ class SpdyStream:
             await self._readable.wait()
         chunk = self._chunks.popleft()
         self._size -= len(chunk)
-        self._space.set()
+        self.conn.held(-len(chunk))
+        self.conn.room.set()
         return chunk
 
     async def chunks(self) -> AsyncIterator[bytes]:
@@ -75,9 +89,7 @@ class SpdyStream:
     def discard_input(self) -> None:
         """Stop buffering: what the client sends from now on is dropped."""
         self._discard = True
-        self._chunks.clear()
-        self._size = 0
-        self._space.set()
+        self.drop_all()
 
     async def write(self, data: bytes) -> None:
         """Send bytes on the stream; silently dropped once the stream is closed or reset."""
@@ -105,19 +117,35 @@ class SpdyConnection:
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, *,
                  on_stream: Callable[[SpdyStream], bool], idle_timeout_s: float | None = None,
-                 max_buffered: int = 256 * 1024) -> None:
+                 limits: StreamingLimits = StreamingLimits(), meter: ByteMeter | None = None) -> None:
         self._reader = reader
         self._writer = writer
         self._on_stream = on_stream
         self._idle = idle_timeout_s
-        self._max_buffered = max_buffered
+        self.limits = limits
+        self._meter = meter if meter is not None else ByteMeter()
+        self.buffered = 0  # unread input of all streams
+        self.peak_buffered = 0
+        self.room = asyncio.Event()
         self._encoder = spdy.FrameEncoder()
-        self._decoder = spdy.FrameDecoder()
+        self._decoder = spdy.FrameDecoder(limits.max_control_frame, limits.data_piece)
         self.streams: dict[int, SpdyStream] = {}
         self._last_id = 0
         self._goaway_sent = False
         self.peer_gone_away = False
         self.closed = asyncio.Event()
+
+    # -- input accounting --
+    def held(self, n: int) -> None:
+        self.buffered += n
+        self.peak_buffered = max(self.peak_buffered, self.buffered)
+        self._meter.add(n) if n > 0 else self._meter.sub(-n)
+
+    async def wait_for_room(self) -> None:
+        """Wait until a handler reads, or a stream ends or drops its input; PeerGone if the
+        client hangs up meanwhile."""
+        self.room.clear()
+        await wait_unless_hung_up(self.room.wait(), self._writer)
 
     # -- writing --
     def send_nowait(self, frame: spdy.Frame) -> None:
@@ -144,13 +172,15 @@ class SpdyConnection:
                     break
                 for frame in self._decoder.feed(data):
                     await self._dispatch(frame)
+        except PeerGone:
+            pass
         except spdy.SpdyProtocolError:
             self._goaway_sent = True
             self.send_nowait(spdy.GoAway(self._last_id, spdy.GOAWAY_PROTOCOL_ERROR))
         finally:
             self.closed.set()
             for stream in self.streams.values():
-                stream.end_input()
+                stream.end_input()  # what they hold stays readable until discarded
 
     async def _dispatch(self, frame: spdy.Frame) -> None:
         if isinstance(frame, spdy.DataFrame):
@@ -190,7 +220,10 @@ class SpdyConnection:
                                             else spdy.RST_REFUSED_STREAM))
             return
         self._last_id = sid
-        stream = SpdyStream(self, sid, dict(frame.headers), self._max_buffered)
+        if len(self.streams) >= self.limits.max_streams:
+            self.send_nowait(spdy.RstStream(sid, spdy.RST_REFUSED_STREAM))
+            return
+        stream = SpdyStream(self, sid, dict(frame.headers), self.limits.stream_buffer)
         if not self._on_stream(stream):
             self.send_nowait(spdy.RstStream(sid, spdy.RST_REFUSED_STREAM))
             return

@@ -10,7 +10,8 @@ import asyncio
 
 from fakecri.server.streaming import remotecommand as rc
 from fakecri.server.streaming.backend import StreamingBackend
-from fakecri.server.streaming.portforward import parse_port, port_error, serve_connection
+from fakecri.server.streaming.limits import ByteMeter, StreamingLimits
+from fakecri.server.streaming.portforward import forward, parse_port
 from fakecri.server.streaming.prepared import AttachRequest, ExecRequest, PortForwardRequest
 from fakecri.server.streaming.spdy_connection import SpdyConnection, SpdyStream
 from fakecri.server.streaming.tasks import cancel_tasks
@@ -22,7 +23,8 @@ CLOSE_GRACE_S = 2.0  # how long the peer gets to hang up after our GOAWAY
 async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                         backend: StreamingBackend, request: ExecRequest | AttachRequest,
                         version: str, *, creation_timeout_s: float,
-                        idle_timeout_s: float | None) -> None:
+                        idle_timeout_s: float | None, limits: StreamingLimits = StreamingLimits(),
+                        meter: ByteMeter | None = None) -> None:
     """Run one exec or attach for a client that speaks remote-command over SPDY."""
     arrived: dict[str, SpdyStream] = {}
     changed = asyncio.Event()
@@ -47,7 +49,8 @@ async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
         changed.set()
         return True
 
-    conn = SpdyConnection(reader, writer, on_stream=on_stream, idle_timeout_s=idle_timeout_s)
+    conn = SpdyConnection(reader, writer, on_stream=on_stream, idle_timeout_s=idle_timeout_s,
+                          limits=limits, meter=meter)
     reader_task = asyncio.create_task(conn.run())
     needed = {"error"}
     if request.stdin:
@@ -88,7 +91,7 @@ async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
             return
 
         if "stdin" in arrived and request.stdin:
-            pipe = rc.StdinPipe()
+            pipe = rc.StdinPipe(limits.stdin_buffer, limits.stdin_piece)
             stdin_stream, stdin_pipe = arrived["stdin"], pipe
 
             async def pump() -> None:
@@ -120,7 +123,9 @@ async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
 
 async def serve_port_forward(reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                              backend: StreamingBackend, request: PortForwardRequest, *,
-                             creation_timeout_s: float, idle_timeout_s: float | None) -> None:
+                             creation_timeout_s: float, idle_timeout_s: float | None,
+                             limits: StreamingLimits = StreamingLimits(),
+                             meter: ByteMeter | None = None) -> None:
     """Serve forwarded connections until the client closes the SPDY connection."""
     pending: dict[str, dict[str, SpdyStream]] = {}
     timers: dict[str, asyncio.Task] = {}
@@ -135,17 +140,15 @@ async def serve_port_forward(reader: asyncio.StreamReader, writer: asyncio.Strea
 
     async def serve_pair(port: int, data: SpdyStream, error: SpdyStream) -> None:
         error.discard_input()  # clients send nothing on the error stream
-        message = port_error(request, port)
-        if message is None:
-            behaviour = backend.port_forward_behaviour(request.pod_sandbox_id, port)
-            message = await serve_connection(behaviour, request.pod_sandbox_id, port,
-                                             data.read, data.write)
-        if message:
-            await error.write(message.encode())
-        await data.close()
-        await error.close()
-        conn.forget(data)
-        conn.forget(error)
+        try:
+            message = await forward(backend, request, port, data.read, data.write)
+            if message:
+                await error.write(message.encode())
+            await data.close()
+            await error.close()
+        finally:
+            conn.forget(data)
+            conn.forget(error)
 
     async def expire(request_id: str) -> None:
         await asyncio.sleep(creation_timeout_s)
@@ -185,7 +188,8 @@ async def serve_port_forward(reader: asyncio.StreamReader, writer: asyncio.Strea
             spawn(serve_pair(port, pair["data"], pair["error"]))
         return True
 
-    conn = SpdyConnection(reader, writer, on_stream=on_stream, idle_timeout_s=idle_timeout_s)
+    conn = SpdyConnection(reader, writer, on_stream=on_stream, idle_timeout_s=idle_timeout_s,
+                          limits=limits, meter=meter)
     try:
         await conn.run()
     finally:

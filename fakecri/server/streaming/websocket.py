@@ -3,7 +3,8 @@
 Every data message starts with a channel number: one byte in the binary protocols,
 one ASCII digit in the base64 ones (whose payload is then base64 text). Remote command
 uses 0 stdin, 1 stdout, 2 stderr, 3 error, 4 resize; v5 adds 255 "close channel N".
-Port forward uses two channels per requested port: data (2i) and error (2i+1).
+Port forward uses two channels per requested port: data (2i) and error (2i+1), so one
+connection carries at most 128 ports; more are refused with a close frame that says so.
 """
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from websockets.typing import Subprotocol
 
 from fakecri.server.streaming import remotecommand as rc
 from fakecri.server.streaming.backend import StreamingBackend
-from fakecri.server.streaming.portforward import port_error, serve_connection
+from fakecri.server.streaming.hangup import PeerGone, wait_unless_hung_up
+from fakecri.server.streaming.limits import StreamingLimits
+from fakecri.server.streaming.portforward import forward
 from fakecri.server.streaming.prepared import AttachRequest, ExecRequest, PortForwardRequest
 from fakecri.server.streaming.tasks import cancel_tasks
 
@@ -32,11 +35,13 @@ COMMAND_PROTOCOLS = (
     "channel.k8s.io", "base64.channel.k8s.io",
 )
 PORT_FORWARD_PROTOCOLS = ("v4.channel.k8s.io", "v4.base64.channel.k8s.io")
-MAX_MESSAGE = 4 * 1024 * 1024
+MAX_PORTS = 128  # two channels each, and a channel is one byte
+CLOSE_POLICY_VIOLATION = 1008
 CLOSE_GRACE_S = 2.0  # how long the peer gets to answer our close frame
 
 
-def handshake_protocol(supported: tuple[str, ...]) -> ServerProtocol:
+def handshake_protocol(supported: tuple[str, ...],
+                       max_message: int = StreamingLimits.max_ws_message) -> ServerProtocol:
     """A sans-I/O server protocol that picks the client's first supported subprotocol.
 
     A client that offers no subprotocol gets the legacy binary channel protocol.
@@ -51,7 +56,7 @@ def handshake_protocol(supported: tuple[str, ...]) -> ServerProtocol:
         raise NegotiationError(f"none of the offered subprotocols is supported: {offered}")
 
     return ServerProtocol(subprotocols=[Subprotocol(p) for p in supported],
-                          select_subprotocol=select, max_size=MAX_MESSAGE)
+                          select_subprotocol=select, max_size=max_message)
 
 
 def version_of(subprotocol: str | None) -> str:
@@ -147,10 +152,18 @@ class ChannelSocket:
         finally:
             self.closed.set()
 
-    async def close(self, grace_s: float = CLOSE_GRACE_S) -> None:
+    async def feed(self, pipe: rc.StdinPipe, data: bytes) -> None:
+        """Queue input for a command; while the pipe is full the socket is not read, so the
+        client is held back, and a client that hangs up meanwhile ends the wait (PeerGone)."""
+        if pipe.would_wait(len(data)):
+            await wait_unless_hung_up(pipe.feed(data), self._writer)
+        else:
+            await pipe.feed(data)
+
+    async def close(self, grace_s: float = CLOSE_GRACE_S, code: int = 1000, reason: str = "") -> None:
         """Start the closing handshake, wait briefly for the peer, drop the connection."""
         with contextlib.suppress(InvalidState):
-            self._protocol.send_close(1000, "")
+            self._protocol.send_close(code, reason)
         await self.flush()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace_s
@@ -171,23 +184,25 @@ class ChannelSocket:
 
 
 async def serve_command(ws: ChannelSocket, backend: StreamingBackend,
-                        request: ExecRequest | AttachRequest) -> None:
+                        request: ExecRequest | AttachRequest,
+                        limits: StreamingLimits = StreamingLimits()) -> None:
     """Run one exec or attach over the channel protocol."""
     version = version_of(ws.subprotocol)
     # Tell the client the streams are ready: an empty message on the first output channel.
     first = STDOUT if request.stdout else STDERR if request.stderr else ERROR
     await ws.send(first, b"")
-    pipe = rc.StdinPipe() if request.stdin else None
+    pipe = rc.StdinPipe(limits.stdin_buffer, limits.stdin_piece) if request.stdin else None
 
     async def read_client() -> None:
-        async for channel, data in ws.messages():
-            if channel == STDIN and pipe is not None:
-                await pipe.feed(data)
-            elif channel == RESIZE:
-                rc.apply_resize(backend, request.container_id, data)
-            elif channel == CLOSE and version == rc.V5 and data[:1] == bytes([STDIN]):
-                if pipe is not None:
-                    await pipe.finish()
+        with contextlib.suppress(PeerGone):
+            async for channel, data in ws.messages():
+                if channel == STDIN and pipe is not None:
+                    await ws.feed(pipe, data)
+                elif channel == RESIZE:
+                    rc.apply_resize(backend, request.container_id, data)
+                elif channel == CLOSE and version == rc.V5 and data[:1] == bytes([STDIN]):
+                    if pipe is not None:
+                        await pipe.finish()
 
     async def out(data: bytes) -> None:
         await ws.send(STDOUT, data)
@@ -215,9 +230,14 @@ async def serve_command(ws: ChannelSocket, backend: StreamingBackend,
 
 
 async def serve_port_forward(ws: ChannelSocket, backend: StreamingBackend,
-                             request: PortForwardRequest, ports: list[int]) -> None:
+                             request: PortForwardRequest, ports: list[int],
+                             limits: StreamingLimits = StreamingLimits()) -> None:
     """One forwarded connection per port in the URL's `port` query, until the client closes."""
-    pipes = [rc.StdinPipe() for _ in ports]
+    if len(ports) > MAX_PORTS:
+        await ws.close(code=CLOSE_POLICY_VIOLATION,
+                       reason=f"{len(ports)} ports asked; one WebSocket forwards at most {MAX_PORTS}")
+        return
+    pipes = [rc.StdinPipe(limits.stdin_buffer, limits.stdin_piece) for _ in ports]
     for index, port in enumerate(ports):
         tag = port.to_bytes(2, "little")
         await ws.send(2 * index, tag)
@@ -235,18 +255,16 @@ async def serve_port_forward(ws: ChannelSocket, backend: StreamingBackend,
         async def write(data: bytes) -> None:
             await ws.send(2 * index, data)
 
-        message = port_error(request, port)
-        if message is None:
-            behaviour = backend.port_forward_behaviour(request.pod_sandbox_id, port)
-            message = await serve_connection(behaviour, request.pod_sandbox_id, port, read, write)
+        message = await forward(backend, request, port, read, write)
         if message:
             await ws.send(2 * index + 1, message.encode())
 
     async def read_client() -> None:
-        async for channel, data in ws.messages():
-            index = channel // 2
-            if channel % 2 == 0 and index < len(pipes):
-                await pipes[index].feed(data)
+        with contextlib.suppress(PeerGone):
+            async for channel, data in ws.messages():
+                index = channel // 2
+                if channel % 2 == 0 and index < len(pipes):
+                    await ws.feed(pipes[index], data)
 
     workers = [asyncio.create_task(serve_one(i, p)) for i, p in enumerate(ports)]
     try:
