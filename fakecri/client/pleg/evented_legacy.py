@@ -20,6 +20,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError
 from fakecri.client.pleg.cache import PodCache, PodStatus, sandbox_ips
 from fakecri.client.pleg.evented import EventedPLEG
+from fakecri.client.pleg.ledger import SETTLE_S
 from fakecri.client.pleg.lifecycle import EventType, PodLifecycleEvent
 from fakecri.client.pleg.pod_sync import newest_first
 from fakecri.client.pleg.stream import StreamLoop
@@ -72,8 +73,9 @@ class LegacyEventedPLEG(EventedPLEG):
         connect_timeout: float = 5.0,
         now: Callable[[], int] = time.time_ns,
         streaming: bool = False,
+        missed_settle: float = SETTLE_S,
     ) -> None:
-        self._relist_with(client, now, relist_period=relist_period, relist_threshold=relist_threshold,
+        self._relist_with(client, now, missed_settle, relist_period=relist_period, relist_threshold=relist_threshold,
                           channel_capacity=channel_capacity, cache=PodCache(reject_stale=True), streaming=streaming,
                           use_runtime_timestamp=True)
         self.global_cache_period = global_cache_period
@@ -122,6 +124,7 @@ class LegacyEventedPLEG(EventedPLEG):
     def _tick(self) -> None:
         while not self._tick_stop.wait(self.global_cache_period):
             self.cache.update_time(self.now())
+            self.ledger.expire()
 
     def _on_stream_failure(self, exc: CRIError, failures: int) -> None:
         self.generic.relist()
