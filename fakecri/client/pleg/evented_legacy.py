@@ -1,4 +1,4 @@
-"""LegacyEventedPLEG: the Evented PLEG of kubelets 1.26-1.36.
+"""LegacyEventedPLEG: the Evented PLEG of kubelets 1.26-1.36 (the EventedPLEG feature gate).
 
 Container events write the pod cache (an event older than the cached entry is
 rejected) and produce lifecycle events; the kubelet sorts an event's container
@@ -9,6 +9,9 @@ order, even an empty list (fakecri.client.pleg.pod_sync shows why the order matt
 threshold 10 min), and a 2 s tick marks the whole cache fresh. Every stream failure
 forces a relist; after 5 the stream is abandoned and the generic relist goes back to
 1 s / 3 min for good.
+
+Missed events are counted only at a relist, so with the default 300 s period a
+shorter run counts none (docs/client.md says what each PLEG can see).
 """
 from __future__ import annotations
 
