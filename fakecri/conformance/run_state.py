@@ -26,6 +26,8 @@ class RunState:
         self.exercises: Counter[str] = Counter()  # per property: events checked, answers judged, ...
         self.skip_notes: dict[str, str] = {}
         self.pass_notes: dict[str, str] = {}
+        # Per property: objects it left out, by id (what its verdict says about them).
+        self.left_out: dict[str, dict[str, str]] = {}
         self.seen: set[tuple[int, str]] = set()
         self.examples = 0
         self.last_calls: list[str] = []
@@ -63,6 +65,11 @@ class RunState:
     def exercised(self, name: str, n: int = 1) -> None:
         if self.focus is None:
             self.exercises[name] += n
+
+    def remark(self, name: str, ident: str, text: str) -> None:
+        """Property `name` left object `ident` (written `text`) out of its judgement."""
+        if self.focus is None:
+            self.left_out.setdefault(name, {})[ident] = text
 
     def note_skip(self, name: str, reason: str) -> None:
         self.skip_notes.setdefault(name, reason)
