@@ -39,7 +39,6 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (SERVE + ["--image-catalog", "/nonexistent.yaml"], {}, "'--image-catalog'"),
     (SERVE + ["--faults", "/nonexistent.yaml"], {}, "'--faults'"),
     (SERVE + ["--config", "/nonexistent.toml"], {}, "config file /nonexistent.toml"),
-    (["serve"], {}, "--socket"),  # nowhere to listen
     # serve: numbers and names
     (SERVE + ["--seed", "x"], {}, "'--seed'"),
     (SERVE + ["--socket-mode", "999"], {}, "'--socket-mode'"),

@@ -3,15 +3,13 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from collections.abc import Callable
 from typing import Any
 
 import click
 
 from fakecri.cli.group import main
-from fakecri.cli.observe import DEFAULT_SOCKET
-from fakecri.cli.values import Duration
+from fakecri.cli.values import DEFAULT_SOCKET, Duration, default_endpoint
 
 ENDPOINT_HELP = "Where the control API is served (unix:///path or tcp://host:port)."
 
@@ -23,7 +21,7 @@ ENDPOINT_HELP = "Where the control API is served (unix:///path or tcp://host:por
 @click.pass_context
 def ctl(ctx: click.Context, endpoint: str | None) -> None:
     """Drive a running fakecri through its control API."""
-    ctx.obj = endpoint or f"unix://{os.path.abspath(os.environ.get('FAKECRI_SOCKET') or DEFAULT_SOCKET)}"
+    ctx.obj = endpoint or default_endpoint()
 
 
 def _ctl_command(name: str):

@@ -49,7 +49,9 @@ def _list_properties() -> None:
 def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | None = None) -> click.Command:
     """The `conformance` command; `in_process_runtime` starts the runtime judged when no
     --endpoint is given (None: --endpoint is required)."""
-    default_help = "Default: start a fakecri in-process." if in_process_runtime is not None else "Required."
+    default_help = ("Default: start a fakecri in-process and judge it, so a run needs no setup (give the "
+                    "endpoint of a running fakecri, containerd or CRI-O to judge that)."
+                    if in_process_runtime is not None else "Required.")
 
     @click.command("conformance")
     @click.option("--endpoint", default=None, metavar="URL", callback=_check_endpoint,
