@@ -73,6 +73,14 @@ def health(config: str | None, socket: str, endpoint: str | None, timeout: float
 
 
 @main.command()
-def version() -> None:
+@click.option("--json", "json_mode", is_flag=True, help="One JSON object (version, CRI API, Python) for scripts.")
+def version(json_mode: bool) -> None:
     """Print this fakecri's version and the CRI API version it serves."""
+    if json_mode:
+        import json
+        import platform
+
+        click.echo(json.dumps({"version": __version__, "cri_api": "runtime.v1",
+                               "python": platform.python_version()}, sort_keys=True))
+        return
     click.echo(f"fakecri {__version__} (CRI runtime.v1)")

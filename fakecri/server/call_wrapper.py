@@ -26,6 +26,7 @@ from google.protobuf.message import DecodeError
 from fakecri.core import errors
 from fakecri.server.restarts import restart
 from fakecri.server.state import CallRecord, ServerState
+from fakecri.server.call_summary import summarize
 from fakecri.server.status import code_for
 
 ID_FIELDS = ("pod_sandbox_id", "container_id")
@@ -78,9 +79,9 @@ def _record(st: ServerState, name: str, request, code: str, started: float) -> N
     duration = time.perf_counter() - started
     if getattr(request, "pod_sandbox_id", "") or getattr(request, "container_id", ""):
         ids = {f: getattr(request, f) for f in ID_FIELDS if getattr(request, f, "")}
-        summary = " ".join(f"{k}={v[:12]}" for k, v in ids.items())
-    else:  # most calls name no object: skip the dict and the join
-        ids, summary = {}, ""
+    else:  # most calls name no object: skip the dict
+        ids = {}
+    summary = summarize(request)
     st.call_log.append(CallRecord(name, summary, code, duration, st.clock.now_ns()))
     st.count(f"rpc:{name}:{code}")
     if st.metrics is not None:
