@@ -24,7 +24,6 @@ from fakecri.core import errors
 from fakecri.core.records import Container, ContainerState, SandboxState
 from fakecri.core.runtime import Runtime
 from fakecri.core.shell import DEFAULT_SIZE, Context, Interrupted, Process, Sleep, Write
-from fakecri.server import webserver
 from fakecri.server.streaming.backend import PortForwardBehaviour, Writer
 
 ATTACH_BUFFER = 1000
@@ -302,8 +301,7 @@ class RuntimeStreamingBackend:
             c = rt.get_container(cid)
             if port in rt.web_ports(c):
                 server = rt.content_of(c).http_server
-                return PortForwardBehaviour.http(200, webserver.response(server, "GET", "/").split(b"\r\n\r\n", 1)[1],
-                                                 "text/html")
+                return PortForwardBehaviour.web(server)
         return PortForwardBehaviour.echo()
 
 
