@@ -180,6 +180,8 @@ class Example:
         """Make one CRI call, logged as `text`. UNAVAILABLE (a runtime restarting) is
         retried for a while, as a kubelet would; other errors are raised."""
         self.calls.append(text + ("  # cleanup" if self.cleaning else ""))
+        if self.opts.on_call is not None:
+            self.opts.on_call(self.run.random_index(), text)
         self.exercised(P.ValidCallsSucceed)
         deadline = time.monotonic() + UNAVAILABLE_RETRY_S
         while True:

@@ -74,6 +74,10 @@ class RunState:
     def note_skip(self, name: str, reason: str) -> None:
         self.skip_notes.setdefault(name, reason)
 
+    def random_index(self) -> int:
+        """The number of the example now running among the random ones (0: the scripted one)."""
+        return self.examples + 1 - (1 if self.options.scripted else 0)
+
     def example_done(self, subs: Iterable[Subscriber], calls: list[str]) -> None:
         self.last_calls = list(calls)
         subs = list(subs)
@@ -81,8 +85,14 @@ class RunState:
             self.seen |= sub.pairs()  # a later subscriber, focused runs' too, must not get these again
         if self.focus is not None:
             return  # a focused run replays examples already counted
+        index = self.random_index()
         self.examples += 1
         self.events_delivered += sum(len(sub.received) for sub in subs)
+        if self.options.progress is not None:
+            failing = sorted(self.violations)
+            said = f"; failing so far: {', '.join(failing)}" if failing else ""
+            which = "scripted example" if index == 0 else f"example {index}/{self.options.max_examples}"
+            self.options.progress(f"{which}: {len(calls)} calls{said}")
 
     def close(self) -> None:
         self.client.close()
