@@ -24,7 +24,7 @@ Without --config, FAKECRI_CONFIG names the file.
 from __future__ import annotations
 
 import json
-import tomllib
+import sys
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,11 @@ from typing import Any
 import yaml
 
 from fakecri.faults.values import suggest
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10 reads TOML through tomli (a dependency there)
+    import tomli as tomllib
 
 ENV_PREFIX = "FAKECRI_"
 CONFIG_ENV = ENV_PREFIX + "CONFIG"

@@ -10,6 +10,7 @@ from fakecri import __version__
 from fakecri.cli.group import SettingsCommand, main
 from fakecri.cli.serving import serve
 from fakecri.cli.values import DEFAULT_SOCKET, Duration, default_endpoint
+from fakecri.conformance.command import MissingExtra
 
 @main.command()
 @click.option("--endpoint", default=None, metavar="URL",
@@ -25,6 +26,12 @@ def watch(endpoint: str | None, json_mode: bool, interval: float, duration: floa
     from fakecri.client.watch import run_watch
 
     endpoint = endpoint or default_endpoint()
+    if not json_mode:
+        try:
+            import rich  # noqa: F401
+        except ImportError:
+            raise MissingExtra("the live view of fakecri watch needs rich: pip install 'fakecri[watch]' "
+                               "(or use --json)") from None
     if interval <= 0:
         raise click.BadParameter("the relist period must be more than zero", param_hint="'--interval'")
     try:

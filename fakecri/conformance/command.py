@@ -46,6 +46,12 @@ def _list_properties() -> None:
         click.echo(f"{p.name:<{width}}  {p.level:<6}  {p.item:<7}  {p.summary()}")
 
 
+class MissingExtra(click.ClickException):
+    """An optional dependency this command needs is not installed (exit 2: it cannot run)."""
+
+    exit_code = 2
+
+
 def _reporter(quiet: bool, total: int):  # type: ignore[no-untyped-def]
     """What shows the run's progress on stderr: nothing (--quiet), a live view on a
     terminal, else one line per phase and per example."""
@@ -54,7 +60,10 @@ def _reporter(quiet: bool, total: int):  # type: ignore[no-untyped-def]
     if quiet:
         return None
     if sys.stderr.isatty():
-        return TerminalProgress(total=total)
+        try:
+            return TerminalProgress(total=total)
+        except ImportError:  # no rich (the lean install): lines instead of the live view
+            pass
     return LineProgress()
 
 
@@ -112,11 +121,15 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
         """
         from fakecri.conformance.options import Options
         from fakecri.conformance.results import to_json, to_json_lines, to_junit
-        from fakecri.conformance.runner import run_suite
 
         if list_only:
             _list_properties()
             return
+        try:
+            from fakecri.conformance.runner import run_suite
+        except ImportError as exc:
+            raise MissingExtra(str(exc).split(" (", 1)[0] + ": pip install 'fakecri[conformance]'") from None
+
         reporter = _reporter(quiet, max_examples)
 
         from fakecri.conformance.properties import NAMES

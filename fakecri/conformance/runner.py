@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import time
 
-from hypothesis import HealthCheck, Phase, Verbosity, settings
+try:
+    from hypothesis import HealthCheck, Phase, Verbosity, settings
+except ImportError as exc:  # the lean install: `pip install fakecri` has no Hypothesis
+    raise ImportError(f"fakecri's conformance suite needs Hypothesis ({exc}): "
+                      "pip install 'fakecri[conformance]'") from exc
 from hypothesis.errors import FlakyFailure, FlakyStrategyDefinition
 from hypothesis.reporting import with_reporter
 from hypothesis.stateful import get_state_machine_test
