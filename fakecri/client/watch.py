@@ -241,13 +241,15 @@ def run_watch(
     json_mode: bool,
     interval: float,
     duration: float | None = None,
-    out: IO[str] = sys.stdout,
+    out: IO[str] | None = None,
     timeout: float = 10.0,
     missed_settle: float = SETTLE_S,
 ) -> int:
     """Watch a runtime until `duration` seconds pass (None: until Ctrl-C). Returns 0, or
     2 (after saying why, on stderr and as a JSON `error` record) when the runtime
-    cannot be reached or answers neither Version nor the lists."""
+    cannot be reached or answers neither Version nor the lists. `out` defaults to the
+    sys.stdout of the moment (so a runner that replaces it sees the output)."""
+    out = out if out is not None else sys.stdout
     client = CRIClient(endpoint, timeout=timeout)  # a malformed endpoint raises InvalidEndpointError
     problem = _reachable(client, timeout)
     if problem is not None:
