@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 
 from fakecri.core.clock import FakeClock
 from fakecri.core.ids import SequentialIds
@@ -125,8 +124,8 @@ def test_rfc3339_nano_like_go():
     assert split_lines("a\nb\n") == ["a", "b"] and split_lines("") == [""]
 
 
-def test_file_sink_writes_cri_format_and_creates_directories():
-    root = tempfile.mkdtemp(prefix="fc-")
+def test_file_sink_writes_cri_format_and_creates_directories(tmp_path):
+    root = str(tmp_path)
     sink = FileLogSink()
     heard = []
     sink.add_listener(lambda path, stream, line, ts: heard.append((path, line)))
@@ -145,8 +144,8 @@ def test_file_sink_writes_cri_format_and_creates_directories():
     assert sink.errors == 0
 
 
-def test_file_sink_swallows_and_counts_errors():
-    root = tempfile.mkdtemp(prefix="fc-")
+def test_file_sink_swallows_and_counts_errors(tmp_path):
+    root = str(tmp_path)
     blocker = os.path.join(root, "file")
     open(blocker, "w").close()
     sink = FileLogSink()
