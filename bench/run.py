@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import pickle
 import random
 import statistics
@@ -555,6 +556,7 @@ def main(argv: list[str] | None = None) -> dict:
     finally:
         fake.close()
         bare.close()
+        shutil.rmtree(workdir, ignore_errors=True)
     results["load_avg_end"] = os.getloadavg()[0]
     if args.json_path:
         text = json.dumps(results, indent=1, default=str)

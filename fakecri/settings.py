@@ -15,8 +15,10 @@ flags take a list in a file and comma-separated values in the environment; a fla
 that takes one comma-separated value (`--quirks a,b`) may be a list in a file too.
 A value that does not fit its flag is reported with the file and key, or the
 variable, it came from.
-Unknown keys in a file are errors; unknown FAKECRI_* variables are ignored,
-since other commands (and the pytest plugin) read variables of their own.
+Unknown keys in a file are errors, with the nearest key suggested. Unknown FAKECRI_*
+variables are not errors, since other commands (and the pytest plugin) read variables
+of their own; but one that looks like a misspelt setting (FAKECRI_SEEED) is named in a
+warning, with the setting it resembles.
 Without --config, FAKECRI_CONFIG names the file.
 """
 from __future__ import annotations
@@ -28,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from fakecri.faults.values import suggest
 
 ENV_PREFIX = "FAKECRI_"
 CONFIG_ENV = ENV_PREFIX + "CONFIG"
@@ -75,13 +79,16 @@ def load_settings(
     aliases: Mapping[str, str] | None = None,
     comma_keys: Collection[str] = (),
     origins: dict[str, str] | None = None,
+    warnings: list[str] | None = None,
 ) -> dict[str, Any]:
     """Settings from the file (if any) with the environment merged over them.
 
     Keys in the result are `known_keys` names; `aliases` maps other accepted
     names (flag spellings) onto them. A `comma_keys` key takes one comma-separated
     string; a file may give it as a list. `origins`, if given, is filled with where
-    each key's value came from ("config file F: key 'k'" or "FAKECRI_K"), for errors."""
+    each key's value came from ("config file F: key 'k'" or "FAKECRI_K"), for errors.
+    `warnings`, if given, gets one line per FAKECRI_* variable that is no setting but
+    looks like a misspelt one."""
     known = set(known_keys)
     names = {**{k: k for k in known}, **(aliases or {})}
     path = config_path or environ.get(CONFIG_ENV) or None
@@ -90,8 +97,9 @@ def load_settings(
         for raw_key, value in _read_file(path).items():
             key = _canonical(raw_key, names)
             if key is None:
+                hint = suggest(str(raw_key).replace("-", "_"), sorted(names))
                 raise SettingsError(
-                    f"config file {path}: unknown key {raw_key!r} (known: {', '.join(sorted(names))})"
+                    f"config file {path}: unknown key {raw_key!r}{hint}; known: {', '.join(sorted(names))}"
                 )
             if value is None:
                 continue
@@ -106,6 +114,11 @@ def load_settings(
             continue
         key = _canonical(var[len(ENV_PREFIX):].lower(), names)
         if key is None:
+            if warnings is not None:
+                hint = suggest(var[len(ENV_PREFIX):], sorted(n.upper() for n in names))
+                if hint:
+                    hint = hint.replace("did you mean ", "did you mean " + ENV_PREFIX)
+                    warnings.append(f"warning: {var} is not a fakecri setting{hint}; it is ignored")
             continue
         settings[key] = [v.strip() for v in value.split(",") if v.strip()] if key in list_keys else value
         if origins is not None:

@@ -10,6 +10,41 @@ from fakecri.api.runtime.v1 import api_pb2_grpc
 pytest_plugins = ["pytester"]  # tests/plugin runs the fakecri pytest plugin in isolated projects
 
 
+def _track_socket_dirs():
+    """Tests take socket paths from short_socket_path() and hand them to servers they start
+    (serve --socket, ServerConfig(socket=...)); those servers remove the socket and its
+    lock but not the directory the path was made in. Note each one, and remove those left
+    empty when the session ends."""
+    import os
+
+    from fakecri.server import app
+
+    made: list[str] = []
+    plain = app.short_socket_path
+
+    def short_socket_path(name: str = "cri.sock") -> str:
+        path = plain(name)
+        made.append(os.path.dirname(path))
+        return path
+
+    def remove_empty() -> None:
+        for directory in made:
+            try:
+                os.rmdir(directory)
+            except OSError:
+                pass
+
+    app.short_socket_path = short_socket_path
+    return remove_empty
+
+
+_remove_socket_dirs = _track_socket_dirs()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _remove_socket_dirs()
+
+
 def pytest_addoption(parser):
     parser.addoption("--run-slow", action="store_true", help="also run tests marked slow (soak, long property runs)")
 

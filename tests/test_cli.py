@@ -75,11 +75,6 @@ def test_bad_fault_flags_fail_at_start_up_with_a_clear_message(flag, value, word
     assert not os.path.exists(sock)
 
 
-def test_serve_requires_somewhere_to_listen():
-    res = subprocess.run([*FAKECRI, "serve"], capture_output=True, text=True, timeout=30)
-    assert res.returncode != 0 and "--socket" in res.stderr
-
-
 def test_settings_from_env_and_file_with_flags_winning(tmp_path):
     cfg = tmp_path / "fakecri.toml"
     cfg.write_text('seed = 5\ncgroup_driver = "cgroupfs"\n')

@@ -51,7 +51,6 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (SERVE + ["--root", "{tmp}/a-file"], {}, "'--root'"),  # a file
     (SERVE + ["--root", "{tmp}/a-file/root"], {}, "'--root'"),
     (SERVE, {"FAKECRI_ROOT": "/proc/fakecri-root"}, "environment variable FAKECRI_ROOT"),
-    (["serve"], {}, "--socket"),  # nowhere to listen
     # serve: numbers and names
     (SERVE + ["--seed", "x"], {}, "'--seed'"),
     (SERVE + ["--seed", "9" * 30], {}, "'--seed'"),  # GetServerInfo carries it as an int64

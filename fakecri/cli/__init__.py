@@ -17,17 +17,20 @@ __all__ = ["main", "serve"]
 
 def _in_process_fakecri():  # type: ignore[no-untyped-def]
     """The runtime `fakecri conformance` judges without --endpoint: an in-process
-    fakecri on a fresh socket, quiet (no per-RPC log lines)."""
-    import logging
-
-    import structlog
+    fakecri on a fresh socket, quiet (no per-RPC log lines). SIGTERM then ends the run
+    as Ctrl-C does, so the server is stopped and its socket directory removed."""
+    import signal
+    import threading
 
     from fakecri.server.app import FakeCRIServer
 
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    server = FakeCRIServer(seed=0).start()
-    server.node.log_rpcs = False
-    return server
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    return FakeCRIServer(seed=0).start()
+
+
+def _exit_on_sigterm(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
 
 
 main.add_command(conformance_command(in_process_runtime=_in_process_fakecri))

@@ -1,17 +1,16 @@
 """`fakecri ctl`: drive a running fakecri through its control API."""
 from __future__ import annotations
 
+import datetime
 import functools
 import json
-import os
 from collections.abc import Callable
 from typing import Any
 
 import click
 
 from fakecri.cli.group import main
-from fakecri.cli.observe import DEFAULT_SOCKET
-from fakecri.cli.values import Duration
+from fakecri.cli.values import DEFAULT_SOCKET, Duration, default_endpoint
 
 ENDPOINT_HELP = "Where the control API is served (unix:///path or tcp://host:port)."
 
@@ -23,7 +22,7 @@ ENDPOINT_HELP = "Where the control API is served (unix:///path or tcp://host:por
 @click.pass_context
 def ctl(ctx: click.Context, endpoint: str | None) -> None:
     """Drive a running fakecri through its control API."""
-    ctx.obj = endpoint or f"unix://{os.path.abspath(os.environ.get('FAKECRI_SOCKET') or DEFAULT_SOCKET)}"
+    ctx.obj = endpoint or default_endpoint()
 
 
 def _ctl_command(name: str):
@@ -116,14 +115,15 @@ def ctl_exit(endpoint: str, container_id: str, code: int, oom: bool, reason: str
 
 
 @_ctl_command("condition")
-@click.argument("type", type=click.Choice(["RuntimeReady", "NetworkReady"]), metavar="TYPE")
-@click.argument("status", type=click.Choice(["true", "false"]), metavar="STATUS")
+@click.argument("type", type=click.Choice(["RuntimeReady", "NetworkReady"], case_sensitive=False), metavar="TYPE")
+@click.argument("status", type=click.Choice(["true", "false"], case_sensitive=False), metavar="STATUS")
 @click.option("--reason", default="", help="The condition's reason.")
 @click.option("--message", default="", help="The condition's message.")
 @click.option("--duration", type=Duration(), default="0s",
               help="How long until it is true again (30s, 2m, ...; 0: until reset).")
 def ctl_condition(endpoint: str, type: str, status: str, reason: str, message: str, duration: float) -> None:
-    """Set a runtime condition: TYPE is RuntimeReady or NetworkReady, STATUS true or false."""
+    """Set a runtime condition: TYPE is RuntimeReady or NetworkReady, STATUS true or false
+    (in any case: False, FALSE and false are the same)."""
     with _control(endpoint) as c:
         _ctl_call(lambda: c.set_condition(type, status == "true", reason=reason, message=message, duration=duration))
 
@@ -155,3 +155,25 @@ def ctl_calls(endpoint: str) -> None:
 def ctl_fault_log(endpoint: str) -> None:
     """Print the log of injected faults, one JSON object per line."""
     _print_json_lines(endpoint, lambda c: c.fault_log())
+
+
+@_ctl_command("advance-clock")
+@click.argument("duration", type=Duration())
+def ctl_advance_clock(endpoint: str, duration: float) -> None:
+    """Move a fake clock (`fakecri serve --fake-clock`) forward by DURATION (30s, 2m, 1h, or
+    seconds), firing whatever falls due; prints the new time. A server on the system clock
+    refuses (FAILED_PRECONDITION)."""
+    with _control(endpoint) as c:
+        now_ns = _ctl_call(lambda: c.advance_clock(duration))
+    when = datetime.datetime.fromtimestamp(now_ns / 1e9, datetime.UTC)
+    click.echo(json.dumps({"now_ns": now_ns, "now": when.isoformat().replace("+00:00", "Z")}, sort_keys=True))
+
+
+@_ctl_command("info")
+def ctl_info(endpoint: str) -> None:
+    """Print the server's seed, counters (calls by method and code, events, faults fired)
+    and the errors its handlers raised, as one JSON object."""
+    with _control(endpoint) as c:
+        info = _ctl_call(c.server_info)
+    info["endpoint"] = endpoint
+    click.echo(json.dumps(info, sort_keys=True, indent=2))

@@ -25,11 +25,14 @@ def _settings_default_map(command: SettingsCommand, args: list[str]) -> dict:
         elif arg.startswith("--config="):
             config_path = arg.split("=", 1)[1]
     origins: dict[str, str] = {}
+    warnings: list[str] = []
     try:
         settings = load_settings(config_path, os.environ, **schema_from_click(command.keys_from or command),
-                                 comma_keys=COMMA_KEYS, origins=origins)
+                                 comma_keys=COMMA_KEYS, origins=origins, warnings=warnings)
     except SettingsError as exc:
         raise click.UsageError(str(exc)) from None
+    for line in warnings:
+        click.echo(line, err=True)
     params = {p.name: p for p in command.params}
     settings = {key: value for key, value in settings.items() if key in params}
     for key, value in settings.items():

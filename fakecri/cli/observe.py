@@ -9,21 +9,30 @@ import click
 from fakecri import __version__
 from fakecri.cli.group import SettingsCommand, main
 from fakecri.cli.serving import serve
-from fakecri.cli.values import Duration
+from fakecri.cli.values import DEFAULT_SOCKET, Duration, default_endpoint
+from fakecri.conformance.command import MissingExtra
 
 
 @main.command()
-@click.option("--endpoint", default="unix:///run/containerd/containerd.sock", show_default=True,
-              help="Any CRI runtime: unix:///path, unix:/path, a bare path or tcp://host:port.")
+@click.option("--endpoint", default=None, metavar="URL",
+              help="Any CRI runtime: unix:///path, unix:/path, a bare path or tcp://host:port (containerd: "
+                   f"unix:///run/containerd/containerd.sock). Default: fakecri's, FAKECRI_SOCKET or {DEFAULT_SOCKET}.")
 @click.option("--json", "json_mode", is_flag=True, help="One JSON object per line instead of the live view.")
 @click.option("--interval", type=Duration(), default="1s", show_default=True,
               help="Relist period (500ms, 2s, ...; a plain number is seconds).")
 @click.option("--duration", type=Duration(), help="Stop after this long (default: until Ctrl-C).")
-def watch(endpoint: str, json_mode: bool, interval: float, duration: float | None) -> None:
+def watch(endpoint: str | None, json_mode: bool, interval: float, duration: float | None) -> None:
     """Watch a runtime like a kubelet: relisted pods, events as they arrive, missed events flagged."""
     from fakecri.client.endpoint import InvalidEndpointError
     from fakecri.client.watch import run_watch
 
+    endpoint = endpoint or default_endpoint()
+    if not json_mode:
+        try:
+            import rich  # noqa: F401
+        except ImportError:
+            raise MissingExtra("the live view of fakecri watch needs rich: pip install 'fakecri[watch]' "
+                               "(or use --json)") from None
     if interval <= 0:
         raise click.BadParameter("the relist period must be more than zero", param_hint="'--interval'")
     try:
@@ -34,8 +43,6 @@ def watch(endpoint: str, json_mode: bool, interval: float, duration: float | Non
         code = 0
     sys.exit(code)
 
-
-DEFAULT_SOCKET = "/run/fakecri/fakecri.sock"
 
 
 def _endpoint_target(endpoint: str) -> str:
@@ -74,6 +81,14 @@ def health(config: str | None, socket: str, endpoint: str | None, timeout: float
 
 
 @main.command()
-def version() -> None:
+@click.option("--json", "json_mode", is_flag=True, help="One JSON object (version, CRI API, Python) for scripts.")
+def version(json_mode: bool) -> None:
     """Print this fakecri's version and the CRI API version it serves."""
+    if json_mode:
+        import json
+        import platform
+
+        click.echo(json.dumps({"version": __version__, "cri_api": "runtime.v1",
+                               "python": platform.python_version()}, sort_keys=True))
+        return
     click.echo(f"fakecri {__version__} (CRI runtime.v1)")

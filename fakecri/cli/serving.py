@@ -9,7 +9,7 @@ import click
 
 from fakecri import __version__
 from fakecri.cli.group import SettingsCommand, main
-from fakecri.cli.values import VALUE_TYPES, SocketPath
+from fakecri.cli.values import DEFAULT_SOCKET, VALUE_TYPES, SocketPath
 
 SETTINGS_HELP = """
 \b
@@ -28,6 +28,8 @@ def _option_for(f) -> tuple[list[str], dict]:
     if f.name in ("socket", "control_socket"):
         kwargs["type"] = SocketPath()
         kwargs["metavar"] = "PATH"
+        if f.name == "socket":
+            kwargs["help"] = f"Unix socket to serve CRI on (default {DEFAULT_SOCKET} unless --listen is given)."
     elif meta.get("kind"):
         kwargs["type"] = VALUE_TYPES[meta["kind"]]
     elif meta.get("choices"):
@@ -117,7 +119,7 @@ def serve(**opts) -> None:
 
     configure_logging(opts["log_format"], opts["log_level"])
     if not opts["socket"] and not opts["listen"]:
-        raise click.UsageError("give --socket PATH or --listen HOST:PORT")
+        opts["socket"] = DEFAULT_SOCKET
     faults = _build_faults(opts)
     config = _config_from_options(opts, faults)
     try:

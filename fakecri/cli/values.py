@@ -8,6 +8,16 @@ from abc import ABC, abstractmethod
 
 import click
 
+# The one default socket: where `fakecri serve` listens when given neither --socket nor
+# --listen, and where ctl, health and watch look when given no endpoint (FAKECRI_SOCKET
+# moves it for all of them).
+DEFAULT_SOCKET = "/run/fakecri/fakecri.sock"
+
+
+def default_endpoint() -> str:
+    """The endpoint of the fakecri `serve` would start now: FAKECRI_SOCKET, else DEFAULT_SOCKET."""
+    return f"unix://{os.path.abspath(os.environ.get('FAKECRI_SOCKET') or DEFAULT_SOCKET)}"
+
 
 class OctalMode(click.ParamType):
     name = "MODE"

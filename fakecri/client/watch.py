@@ -8,7 +8,11 @@ Against a runtime without events (GetContainerEvents UNIMPLEMENTED, or a stream 
 closes at once) it does what a kubelet does: it tries the stream a bounded number of
 times (5) and then relies on the relist alone. A transition the relist finds counts
 as missed only once the stream has delivered an event, and not after it was given up:
-without an event stream nothing was promised.
+without an event stream nothing was promised; and only once no event announced it
+within `missed_settle` seconds (an event may trail the relist that found its transition).
+
+Every row names its pod as namespace/name; a relist row about a pod no relist or event
+named yet falls back on the pod's uid.
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError
 from fakecri.client.pleg.counters import EVENT_TYPE_NAMES
 from fakecri.client.pleg.generic import GenericPLEG
-from fakecri.client.pleg.ledger import EventLedger
+from fakecri.client.pleg.ledger import SETTLE_S, EventLedger
 from fakecri.client.pleg.lifecycle import PodLifecycleEvent, State
 from fakecri.client.pleg.stream import StreamLoop
 from fakecri.client.sync_client import CRIClient
@@ -47,15 +51,18 @@ class Watcher:
         max_stream_failures: int = MAX_STREAM_FAILURES,
         now: Callable[[], int] = time.time_ns,
         history: int = 200,
+        missed_settle: float = SETTLE_S,
     ) -> None:
         self.client = client
         self.now = now
         self.pleg = GenericPLEG(client, relist_period=interval, now=now, channel_capacity=100_000)
         self.metrics = self.pleg.metrics
-        self.ledger = EventLedger(self.metrics)
+        self.ledger = EventLedger(self.metrics, settle=missed_settle, now=now)
         self.ledger.active = False  # until the stream delivers an event
         self.ledger.on_missed = self._on_missed
         self.pleg.relist_observer = self._on_relist
+        self.pleg.after_relist = self._after_relist
+        self._pod_names: dict[str, str] = {}  # uid -> namespace/name, from relists and events
         self.records: queue.Queue[dict[str, Any]] = queue.Queue()
         self.recent: deque[dict[str, Any]] = deque(maxlen=history)
         self.stream_state = "connecting"
@@ -104,7 +111,7 @@ class Watcher:
             "container_id": event.container_id,
             "sandbox": event.container_id == event.pod_sandbox_status.id if has_meta else None,
             "pod_uid": meta.uid if has_meta else None,
-            "pod": f"{meta.namespace}/{meta.name}" if has_meta else None,
+            "pod": self._name_pod(meta.uid, f"{meta.namespace}/{meta.name}") if has_meta else None,
             "created_at": event.created_at,
             "latency_ms": round((received - event.created_at) / 1e6, 3),
         })
@@ -128,14 +135,34 @@ class Watcher:
                     "code": last.code.name if last is not None else None,
                     "message": "no event stream: the relist alone shows changes, none counts as missed"})
 
+    def _name_pod(self, uid: str, name: str) -> str:
+        with self._lock:
+            self._pod_names[uid] = name
+        return name
+
+    def pod_name(self, uid: str) -> str:
+        """namespace/name of pod `uid` as a relist or an event named it; the uid if none did."""
+        current = self.pleg.records().get(uid)
+        if current is not None and current.name:
+            return self._name_pod(uid, f"{current.namespace}/{current.name}")
+        with self._lock:
+            return self._pod_names.get(uid, uid)
+
     def _on_relist(self, events: list[PodLifecycleEvent], first: bool) -> None:
-        self.ledger.observe_relist(events, first)
         for ev in events:
             self._emit({"kind": "relist", "type": ev.type.value, "pod_uid": ev.pod_uid,
-                        "container_id": ev.container_id, "baseline": first})
+                        "pod": self.pod_name(ev.pod_uid), "container_id": ev.container_id, "baseline": first})
+        self.ledger.observe_relist(events, first)
+
+    def _after_relist(self) -> None:
+        for uid, record in self.pleg.records().items():
+            if record.name:
+                self._name_pod(uid, f"{record.namespace}/{record.name}")
+        self.ledger.expire()
 
     def _on_missed(self, ev: PodLifecycleEvent) -> None:
-        self._emit({"kind": "missed", "type": ev.type.value, "pod_uid": ev.pod_uid, "container_id": ev.container_id})
+        self._emit({"kind": "missed", "type": ev.type.value, "pod_uid": ev.pod_uid, "pod": self.pod_name(ev.pod_uid),
+                    "container_id": ev.container_id})
 
     def snapshot(self) -> list[dict[str, Any]]:
         """Pods as the last relist and inspection saw them."""
@@ -162,6 +189,7 @@ class Watcher:
                 "relist_ms": round(m.relist_duration.recent[-1] * 1e3, 2) if m.relist_duration.recent else None,
                 "events": m.events_received,
                 "missed": m.missed_events,
+                "missed_pending": len(self.ledger.pending),
                 "latency_ms_p50": round(m.event_latency.quantile(0.5) * 1e3, 3),
                 "latency_ms_max": round(m.event_latency.max * 1e3, 3),
                 "stream": self.stream_state,
@@ -217,12 +245,15 @@ def run_watch(
     json_mode: bool,
     interval: float,
     duration: float | None = None,
-    out: IO[str] = sys.stdout,
+    out: IO[str] | None = None,
     timeout: float = 10.0,
+    missed_settle: float = SETTLE_S,
 ) -> int:
     """Watch a runtime until `duration` seconds pass (None: until Ctrl-C). Returns 0, or
     2 (after saying why, on stderr and as a JSON `error` record) when the runtime
-    cannot be reached or answers neither Version nor the lists."""
+    cannot be reached or answers neither Version nor the lists. `out` defaults to the
+    sys.stdout of the moment (so a runner that replaces it sees the output)."""
+    out = out if out is not None else sys.stdout
     client = CRIClient(endpoint, timeout=timeout)  # a malformed endpoint raises InvalidEndpointError
     problem = _reachable(client, timeout)
     if problem is not None:
@@ -233,7 +264,7 @@ def run_watch(
             out.flush()
         print(f"error: {message}", file=sys.stderr)
         return 2
-    watcher = Watcher(client, interval=interval).start()
+    watcher = Watcher(client, interval=interval, missed_settle=missed_settle).start()
     deadline = None if duration is None else time.monotonic() + duration
     try:
         if json_mode:

@@ -7,8 +7,8 @@ server.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -46,10 +46,33 @@ def _list_properties() -> None:
         click.echo(f"{p.name:<{width}}  {p.level:<6}  {p.item:<7}  {p.summary()}")
 
 
+class MissingExtra(click.ClickException):
+    """An optional dependency this command needs is not installed (exit 2: it cannot run)."""
+
+    exit_code = 2
+
+
+def _reporter(quiet: bool, total: int):  # type: ignore[no-untyped-def]
+    """What shows the run's progress on stderr: nothing (--quiet), a live view on a
+    terminal, else one line per phase and per example."""
+    from fakecri.conformance.progress import LineProgress, TerminalProgress
+
+    if quiet:
+        return None
+    if sys.stderr.isatty():
+        try:
+            return TerminalProgress(total=total)
+        except ImportError:  # no rich (the lean install): lines instead of the live view
+            pass
+    return LineProgress()
+
+
 def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | None = None) -> click.Command:
     """The `conformance` command; `in_process_runtime` starts the runtime judged when no
     --endpoint is given (None: --endpoint is required)."""
-    default_help = "Default: start a fakecri in-process." if in_process_runtime is not None else "Required."
+    default_help = ("Default: start a fakecri in-process and judge it, so a run needs no setup (give the "
+                    "endpoint of a running fakecri, containerd or CRI-O to judge that)."
+                    if in_process_runtime is not None else "Required.")
 
     @click.command("conformance")
     @click.option("--endpoint", default=None, metavar="URL", callback=_check_endpoint,
@@ -81,28 +104,34 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
                   help="Seconds all shrinking together may take; failures beyond it are reported unshrunk.")
     @click.option("--strict", is_flag=True, help="Exit 1 on SHOULD failures too (default: only MUST failures).")
     @click.option("--list", "list_only", is_flag=True, help="List the properties and exit.")
-    @click.option("--quiet", "-q", is_flag=True, help="No progress lines on stderr.")
+    @click.option("--quiet", "-q", is_flag=True, help="No progress on stderr.")
+    @click.option("--json", "json_mode", is_flag=True,
+                  help="Print one JSON object per property verdict, then a summary object, on stdout (for CI) "
+                       "instead of the table. Progress still goes to stderr.")
     def conformance(endpoint: str | None, image: str, no_pull: bool, max_examples: int, steps: int,
                     seed: int | None, profile: str, properties: tuple[str, ...], report_path: Path | None,
                     junit_path: Path | None, burst: int, no_shrink: bool, shrink_time: float, shrink_budget: float,
-                    strict: bool, list_only: bool, quiet: bool) -> None:
+                    strict: bool, list_only: bool, quiet: bool, json_mode: bool) -> None:
         """Judge a CRI runtime by the property suite.
 
         Exit status: 0 when every MUST property passes (every property with --strict),
         1 when one fails, 2 when the runtime cannot be used.
+
+        Progress goes to stderr: a line per phase and per example, and on a terminal a live
+        line with the call being made.
         """
         from fakecri.conformance.options import Options
-        from fakecri.conformance.results import to_json, to_junit
-        from fakecri.conformance.runner import run_suite
+        from fakecri.conformance.results import to_json, to_json_lines, to_junit
 
         if list_only:
             _list_properties()
             return
-        started = time.monotonic()
+        try:
+            from fakecri.conformance.runner import run_suite
+        except ImportError as exc:
+            raise MissingExtra(str(exc).split(" (", 1)[0] + ": pip install 'fakecri[conformance]'") from None
 
-        def progress(text: str) -> None:
-            if not quiet:
-                click.echo(f"[{time.monotonic() - started:5.1f}s] {text}", err=True)
+        reporter = _reporter(quiet, max_examples)
 
         from fakecri.conformance.properties import NAMES
 
@@ -115,19 +144,27 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
                 raise click.UsageError("--endpoint is required")
             server = in_process_runtime()
             endpoint = server.endpoint
-            progress(f"started an in-process fakecri at {endpoint}")
+            if reporter is not None:
+                reporter.phase(f"started an in-process fakecri at {endpoint}")
         opts = Options(endpoint=endpoint, image=image, profile=profile, max_examples=max_examples, steps=steps,
                        seed=seed, properties=list(properties) or None, shrink=not no_shrink, shrink_time=shrink_time,
-                       shrink_budget=shrink_budget, pull=not no_pull, slow_burst=burst, progress=progress)
+                       shrink_budget=shrink_budget, pull=not no_pull, slow_burst=burst,
+                       progress=reporter.phase if reporter is not None else None,
+                       on_call=reporter.call if reporter is not None else None)
         try:
-            result = run_suite(opts)
+            with reporter or contextlib.nullcontext():
+                result = run_suite(opts)
         except ConnectionError as exc:
             click.echo(f"error: {exc}", err=True)
             sys.exit(2)
         finally:
             if server is not None:
                 server.stop()
-        click.echo(result.table())
+        if json_mode:
+            for line in to_json_lines(result, strict=strict):
+                click.echo(line)
+        else:
+            click.echo(result.table())
         if report_path is not None:
             report_path.write_text(to_json(result) + "\n")
         if junit_path is not None:

@@ -59,6 +59,7 @@ class Example:
         self._clients: list[CRIClient] = []
         self.props = [cls() for cls in P.ALL]
         self.relist_events: dict[str, list[EventType]] = {}
+        self.relisted: set[str] = set()  # sandbox and container ids some relist of the PLEG saw
         self.cache_samples: dict[str, list[int | None]] = {}
         self.focus_violation: Violation | None = None
         self.finished = False
@@ -94,6 +95,16 @@ class Example:
                 self.relist_events.setdefault(ev.container_id, []).append(ev.type)
 
         pleg.generic.relist_observer = observe
+        after = pleg.generic.after_relist
+
+        def note_relisted() -> None:
+            if after is not None:
+                after()
+            for record in pleg.generic.records().values():
+                self.relisted.update(record.sandbox_ids())
+                self.relisted.update(record.container_ids())
+
+        pleg.generic.after_relist = note_relisted
         self.pleg = pleg.start()
 
     def close(self) -> None:
@@ -116,6 +127,17 @@ class Example:
             # timing, and Hypothesis needs every replay to make the same draws.
             self.focus_violation = Violation(name, message)
 
+    def note_beyond_the_relist(self, ids: set[str]) -> None:
+        """Objects relist-convergence left out (settling.beyond_the_relist), for its verdict."""
+        for ident in sorted(ids, key=self.describe):
+            found = self.by_id.get(ident)
+            pod = found if isinstance(found, PodModel) else found.pod if found is not None else None
+            if pod is not None and pod in self.sentinels:
+                text = f"{found!r} (the suite's sync pod)" if found is pod else f"{found!r}"
+            else:
+                text = self.describe(ident)
+            self.run.remark(P.RelistConvergence.name, ident, text)
+
     def exercised(self, prop: type[P.Property] | P.Property, n: int = 1) -> None:
         self.run.exercised(prop.name, n)
 
@@ -136,9 +158,13 @@ class Example:
         return repr(found) if found is not None else f"an object of an earlier example ({ident[:12]})"
 
     def describe_uid(self, uid: str) -> str:
-        for pod in [*self.pods, *self.sentinels]:
+        """The pod as call sequences write it; the suite's sync pods say what they are."""
+        for pod in self.pods:
             if pod.uid == uid:
                 return repr(pod)
+        for pod in self.sentinels:
+            if pod.uid == uid:
+                return f"{pod!r} (the suite's own pod, run to sync the event streams)"
         return uid
 
     def judged(self, sub: Subscriber, pod: PodModel) -> bool:
@@ -154,6 +180,8 @@ class Example:
         """Make one CRI call, logged as `text`. UNAVAILABLE (a runtime restarting) is
         retried for a while, as a kubelet would; other errors are raised."""
         self.calls.append(text + ("  # cleanup" if self.cleaning else ""))
+        if self.opts.on_call is not None:
+            self.opts.on_call(self.run.random_index(), text)
         self.exercised(P.ValidCallsSucceed)
         deadline = time.monotonic() + UNAVAILABLE_RETRY_S
         while True:

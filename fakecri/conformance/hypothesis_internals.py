@@ -3,9 +3,13 @@ that a Hypothesis without the attribute still runs the suite (only less well tun
 
 - The cap on shrinking time: Hypothesis stops shrinking after a fixed number of
   seconds (5 minutes), far longer than a conformance run can afford.
+- How many examples Hypothesis ran and how each ended (its observability callbacks):
+  `max_examples` counts only valid ones, and an example that ran out of choices ends
+  early, is discarded and is not counted.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -16,6 +20,10 @@ try:
     from hypothesis.internal.conjecture import engine as _engine
 except ImportError:  # pragma: no cover - a Hypothesis that moved its engine
     _engine = None  # type: ignore[assignment]
+try:
+    from hypothesis.internal import observability as _observability
+except ImportError:  # pragma: no cover
+    _observability = None  # type: ignore[assignment]
 
 
 
@@ -42,3 +50,25 @@ def shrinking_limited_to(seconds: float) -> Iterator[None]:
         yield
     finally:
         _engine.MAX_SHRINKING_SECONDS = saved
+
+
+@contextmanager
+def counting_test_cases() -> Iterator[Counter[str] | None]:
+    """Within the block, count the test cases Hypothesis runs on this thread by how they
+    ended ("passed", "failed", "gave_up"); None when this Hypothesis cannot say."""
+    add = getattr(_observability, "add_observability_callback", None)
+    remove = getattr(_observability, "remove_observability_callback", None)
+    if add is None or remove is None:
+        yield None
+        return
+    counts: Counter[str] = Counter()
+
+    def note(observation: Any) -> None:
+        if getattr(observation, "type", None) == "test_case":
+            counts[str(getattr(observation, "status", "?"))] += 1
+
+    add(note)
+    try:
+        yield counts
+    finally:
+        remove(note)

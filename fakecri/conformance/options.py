@@ -29,7 +29,8 @@ class Options:
     margin: float = 5.0  # added to a relist period before a convergence check fails
     scripted: bool = True
     slow_burst: int = 300  # containers in the slow-subscriber burst (4 events each)
-    progress: Callable[[str], None] | None = None
+    progress: Callable[[str], None] | None = None  # phases and finished examples, one line each
+    on_call: Callable[[int, str], None] | None = None  # (random example number, 0 = scripted; the call)
 
     def validate(self) -> None:
         if self.profile not in PROFILES:

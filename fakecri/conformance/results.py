@@ -47,6 +47,18 @@ class SuiteResult:
     results: list[PropertyResult]
     leftovers: list[str] = field(default_factory=list)
     causes: list[str] = field(default_factory=list)  # "events are missing (events-complete); these follow ..."
+    # `examples` counts every example run to its end; of those, `random_examples` are the
+    # ones Hypothesis counts towards --max-examples, one is the scripted example (if run),
+    # and `cut_short` ran out of choices and were discarded by Hypothesis.
+    random_examples: int = 0
+    scripted: bool = False
+    cut_short: int = 0
+
+    def examples_text(self) -> str:
+        text = f"{self.random_examples}" + ("+1 scripted" if self.scripted else "")
+        if self.cut_short:
+            text += f", {self.cut_short} cut short by Hypothesis"
+        return text
 
     @property
     def must_failures(self) -> list[PropertyResult]:
@@ -63,7 +75,8 @@ class SuiteResult:
 
     def as_dict(self) -> dict[str, Any]:
         return {"endpoint": self.endpoint, "profile": self.profile, "run_id": self.run_id, "seed": self.seed,
-                "examples": self.examples, "seconds": round(self.seconds, 2), "leftovers": self.leftovers,
+                "examples": self.examples, "random_examples": self.random_examples, "scripted": self.scripted,
+                "cut_short": self.cut_short, "seconds": round(self.seconds, 2), "leftovers": self.leftovers,
                 "causes": self.causes,
                 "properties": [r.as_dict() for r in self.results]}
 
@@ -95,7 +108,7 @@ def table(result: SuiteResult) -> str:
     every failure's call sequence."""
     name_w = max(len(r.name) for r in result.results)
     lines = [
-        f"fakecri conformance: {result.endpoint}  profile={result.profile}  examples={result.examples}  "
+        f"fakecri conformance: {result.endpoint}  profile={result.profile}  examples={result.examples_text()}  "
         f"seed={result.seed}  run={result.run_id}  {result.seconds:.1f}s",
         "",
         f"{'property':<{name_w}}  level   result  reason",
@@ -122,6 +135,18 @@ def table(result: SuiteResult) -> str:
 
 def to_json(result: SuiteResult) -> str:
     return json.dumps(result.as_dict(), indent=2, sort_keys=False)
+
+
+def to_json_lines(result: SuiteResult, *, strict: bool = False) -> list[str]:
+    """One JSON object per property verdict (`"kind": "verdict"`), then a summary
+    (`"kind": "summary"`), one per line: what `fakecri conformance --json` prints."""
+    lines = [json.dumps({"kind": "verdict", **r.as_dict()}) for r in result.results]
+    counts = {s: sum(1 for r in result.results if r.status == s) for s in MARK}
+    summary = {k: v for k, v in result.as_dict().items() if k != "properties"}
+    summary.update(kind="summary", passed=counts[PASS], failed_count=counts[FAIL], skipped=counts[SKIP],
+                   must_failed=len(result.must_failures), failed=result.failed(strict))
+    lines.append(json.dumps(summary))
+    return lines
 
 
 def to_junit(result: SuiteResult) -> str:

@@ -26,6 +26,8 @@ class RunState:
         self.exercises: Counter[str] = Counter()  # per property: events checked, answers judged, ...
         self.skip_notes: dict[str, str] = {}
         self.pass_notes: dict[str, str] = {}
+        # Per property: objects it left out, by id (what its verdict says about them).
+        self.left_out: dict[str, dict[str, str]] = {}
         self.seen: set[tuple[int, str]] = set()
         self.examples = 0
         self.last_calls: list[str] = []
@@ -64,8 +66,17 @@ class RunState:
         if self.focus is None:
             self.exercises[name] += n
 
+    def remark(self, name: str, ident: str, text: str) -> None:
+        """Property `name` left object `ident` (written `text`) out of its judgement."""
+        if self.focus is None:
+            self.left_out.setdefault(name, {})[ident] = text
+
     def note_skip(self, name: str, reason: str) -> None:
         self.skip_notes.setdefault(name, reason)
+
+    def random_index(self) -> int:
+        """The number of the example now running among the random ones (0: the scripted one)."""
+        return self.examples + 1 - (1 if self.options.scripted else 0)
 
     def example_done(self, subs: Iterable[Subscriber], calls: list[str]) -> None:
         self.last_calls = list(calls)
@@ -74,8 +85,14 @@ class RunState:
             self.seen |= sub.pairs()  # a later subscriber, focused runs' too, must not get these again
         if self.focus is not None:
             return  # a focused run replays examples already counted
+        index = self.random_index()
         self.examples += 1
         self.events_delivered += sum(len(sub.received) for sub in subs)
+        if self.options.progress is not None:
+            failing = sorted(self.violations)
+            said = f"; failing so far: {', '.join(failing)}" if failing else ""
+            which = "scripted example" if index == 0 else f"example {index}/{self.options.max_examples}"
+            self.options.progress(f"{which}: {len(calls)} calls{said}")
 
     def close(self) -> None:
         self.client.close()

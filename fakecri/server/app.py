@@ -176,7 +176,7 @@ class _SocketGuard:
             os.unlink(path)  # stale socket from a process that died
 
     def release(self) -> None:
-        self._lock.release()
+        self._lock.release(remove=True)
 
 
 def _socket_is_live(path: str) -> bool:
@@ -192,17 +192,29 @@ def _socket_is_live(path: str) -> bool:
 
 
 class FakeCRIServer:
+    """A fakecri in this process. Built from keywords alone (`FakeCRIServer(seed=7)`) it
+    writes no log line unless `log=True`; built from a ServerConfig (as `fakecri serve`
+    does) it follows that config's `quiet`. Without a socket or a TCP address it serves
+    on a fresh socket in a directory of its own, removed again by stop()."""
+
     def __init__(
         self,
         config: ServerConfig | None = None,
         *,
         clock: Clock | None = None,
         ids: IdSource | None = None,
+        log: bool | None = None,
         **overrides: Any,
     ) -> None:
+        if log is not None:
+            overrides["quiet"] = not log
+        elif config is None:
+            overrides.setdefault("quiet", True)
         config = dataclasses.replace(config or ServerConfig(), **overrides)
+        self._made_dir: str | None = None  # the directory made for a socket nobody named
         if not config.socket and not config.listen:
             config.socket = short_socket_path()
+            self._made_dir = os.path.dirname(config.socket)
         config.validate()
         self.config = config
         self._clock = clock
@@ -387,6 +399,11 @@ class FakeCRIServer:
                 os.unlink(guard.path)
             guard.release()
         self._guards = []
+        if self._made_dir is not None:
+            try:
+                os.rmdir(self._made_dir)  # only if empty: it never holds anything of anyone else's
+            except OSError:
+                pass
         if self._stopped is not None:
             self._stopped.set()
 

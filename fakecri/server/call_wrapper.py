@@ -25,6 +25,7 @@ from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import DecodeError
 
 from fakecri.engine import errors
+from fakecri.server.call_summary import summarize
 from fakecri.server.node import CallRecord, Node
 from fakecri.server.restarts import restart
 from fakecri.server.status import code_for
@@ -83,9 +84,9 @@ def _record(node: Node, name: str, request, code: str, started: float) -> None:
     duration = time.perf_counter() - started
     if getattr(request, "pod_sandbox_id", "") or getattr(request, "container_id", ""):
         ids = {f: getattr(request, f) for f in ID_FIELDS if getattr(request, f, "")}
-        summary = " ".join(f"{k}={v[:12]}" for k, v in ids.items())
-    else:  # most calls name no object: skip the dict and the join
-        ids, summary = {}, ""
+    else:  # most calls name no object: skip the dict
+        ids = {}
+    summary = summarize(request)
     node.call_log.append(CallRecord(name, summary, code, duration, node.clock.now_ns()))
     node.count(f"rpc:{name}:{code}")
     if node.metrics is not None:

@@ -2,7 +2,8 @@
 
 One response per request, then the connection closes: `/` and `/index.html` give the
 image's welcome page, anything else a 404, as the image's server words them. The
-`server` name comes from the image content (`http_ports` say where it listens).
+`server` name comes from the image content (`http_ports` say where it listens). A host
+port and a forwarded port (streaming/portforward.py) answer through the same `answer`.
 """
 from __future__ import annotations
 
@@ -49,15 +50,19 @@ def request_line(head: bytes) -> tuple[str, str]:
     return (words[0], words[1]) if len(words) >= 2 else ("", "")
 
 
+def answer(server: str, head: bytes) -> bytes:
+    """The response to one request head: what a host port and a forwarded port both send."""
+    method, path = request_line(head)
+    if not method:
+        return b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    return response(server, method, path)
+
+
 async def serve(server: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     """Answer one connection, bounded in time and size."""
     try:
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), READ_TIMEOUT_S)
-        method, path = request_line(head)
-        if method:
-            writer.write(response(server, method, path))
-        else:
-            writer.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+        writer.write(answer(server, head))
         await asyncio.wait_for(writer.drain(), READ_TIMEOUT_S)
     except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
         pass

@@ -1,6 +1,4 @@
 """CRIClient against a minimal scriptable CRI server on a real unix socket."""
-import os
-import tempfile
 import threading
 
 import grpc
@@ -148,8 +146,8 @@ def servicer_called(servicer, name, timeout=5.0):
     return False
 
 
-def test_events_from_a_dead_endpoint_fail_fast():
-    path = os.path.join(tempfile.mkdtemp(prefix="fc-"), "none.sock")
+def test_events_from_a_dead_endpoint_fail_fast(tmp_path):
+    path = str(tmp_path / "none.sock")
     with CRIClient("unix://" + path, timeout=2) as client:
         with pytest.raises(UnavailableError) as info:
             client.get_container_events(connect_timeout=2)

@@ -34,12 +34,14 @@ def test_json_mode_prints_events_relists_and_flags_missed():
     out = io.StringIO()
     with StubServer(servicer) as server:
         threading.Timer(0.5, exit_without_event).start()
-        assert run_watch(server.endpoint, json_mode=True, interval=0.1, duration=1.2, out=out) == 0
+        assert run_watch(server.endpoint, json_mode=True, interval=0.1, duration=1.2, out=out, missed_settle=0.2) == 0
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     kinds = [(r["kind"], r.get("type"), r.get("container_id")) for r in lines]
     assert ("event", "CONTAINER_STARTED_EVENT", "c1") in kinds
     assert ("relist", "ContainerStarted", "s1") in kinds  # the baseline relist
     assert ("relist", "ContainerDied", "c1") in kinds
+    # Every row names the pod as the events do, not by its uid.
+    assert {r["pod"] for r in lines if r["kind"] in ("event", "relist", "missed")} == {"ns/web"}
     assert ("missed", "ContainerDied", "c1") in kinds  # no STOPPED event came first
     event = next(r for r in lines if r["kind"] == "event")
     assert event["pod"] == "ns/web" and event["pod_uid"] == "u1" and event["sandbox"] is False

@@ -12,6 +12,7 @@ whose runtime is missing skips and says why.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -21,11 +22,22 @@ import pytest
 
 from fakecri.conformance import Options, run_suite
 from fakecri.conformance.properties import EVENT_PROPERTIES
-from interop.conftest import REPO, require_binary
+from interop.conftest import require_binary
 
-RIG = Path(os.environ.get("FAKECRI_CONTAINERD_RIG", REPO.parent / "shared" / "tools" / "containerd-rig"))
+# A directory whose start.sh starts a containerd and prints its endpoint (and stop.sh stops it).
+RIG = os.environ.get("FAKECRI_CONTAINERD_RIG")
 # A default run (20 examples of 10 steps, shrinking) against a non-conforming runtime.
 BUDGET_S = 150.0
+
+
+def _go_fake_argv(binary: Path, work: Path) -> list[str]:
+    """How this build of cri-client-fake is told its socket: the flags of one kind of
+    wrapper (`--sock S --fs DIR`), or the socket path alone (what it prints as usage)."""
+    probe = subprocess.run([str(binary)], capture_output=True, text=True, timeout=10)
+    usage = probe.stdout + probe.stderr
+    if "--sock" in usage:
+        return [str(binary), "--sock", str(work / "fake.sock"), "--fs", str(work / "fs")]
+    return [str(binary), str(work / "fake.sock")]
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +45,7 @@ def go_fake():
     binary = require_binary("cri-client-fake")
     work = Path(tempfile.mkdtemp(prefix="fc-gofake-"))
     sock = work / "fake.sock"
-    proc = subprocess.Popen([str(binary), "--sock", str(sock), "--fs", str(work / "fs")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(_go_fake_argv(binary, work), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 10
         while not sock.exists():
@@ -45,6 +56,7 @@ def go_fake():
     finally:
         proc.terminate()
         proc.wait(10)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -55,9 +67,12 @@ def containerd():
     if given:
         yield given
         return
-    start = RIG / "start.sh"
+    if RIG is None:
+        pytest.skip("no containerd: set FAKECRI_CONTAINERD_ENDPOINT to a containerd's CRI endpoint (or"
+                    " FAKECRI_CONTAINERD_RIG to a directory whose start.sh starts one)")
+    start = Path(RIG) / "start.sh"
     if not start.is_file():
-        pytest.skip(f"no containerd: the rig {start} is absent (or set FAKECRI_CONTAINERD_ENDPOINT)")
+        pytest.skip(f"no containerd: FAKECRI_CONTAINERD_RIG has no start.sh ({start})")
     if os.geteuid() != 0:
         pytest.skip("no containerd: the rig needs root (or set FAKECRI_CONTAINERD_ENDPOINT)")
     sock = Path(os.environ.get("CTRD_DIR", "/tmp/ctrd")) / "containerd.sock"
@@ -69,7 +84,7 @@ def containerd():
         yield out.stdout.strip()
     finally:
         if not running:
-            subprocess.run([str(RIG / "stop.sh")], capture_output=True, timeout=120)
+            subprocess.run([str(Path(RIG) / "stop.sh")], capture_output=True, timeout=120)
 
 
 def judge(endpoint, **extra):

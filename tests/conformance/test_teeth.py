@@ -9,7 +9,7 @@ import pytest
 import structlog
 
 from fakecri.conformance import Options, run_suite
-from fakecri.conformance.properties import BY_NAME, MUST, NAMES, PLEG_PROPERTIES
+from fakecri.conformance.properties import MUST, NAMES, PLEG_PROPERTIES
 from fakecri.faults.model import Fault
 from fakecri.server.app import FakeCRIServer
 

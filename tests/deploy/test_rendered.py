@@ -4,6 +4,7 @@ and its KubeletConfiguration and kubeconfig loaded by the real kubelet 1.36 bina
 
 Each check skips with the reason when its tool is missing here: kubectl, the
 kubernetes-validate package (in the `dev` extra), or the kubelet binary (with root).
+The kubelet checks run only with --run-slow, as every real kubelet does.
 """
 import fcntl
 import os
@@ -14,7 +15,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 import yaml
 
-from interop.conftest import find_binary
+from interop.conftest import WHERE_TO_GET, find_binary, where_looked
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 KUBERNETES_VERSION = "1.36.0"  # the kubelet this project tests against is 1.36
@@ -94,12 +95,13 @@ def run_kubelet(kubelet, tmp_path, config_text, kubeconfig_text=None):
 def kubelet():
     path = find_binary("kubelet")
     if path is None:
-        pytest.skip("kubelet binary not found (FAKECRI_K8S_BIN, the tool kit, or PATH)")
+        pytest.skip(f"kubelet not found in {where_looked()}; {WHERE_TO_GET['kubelet']}")
     if os.geteuid() != 0:
         pytest.skip("the kubelet needs root")
     return path
 
 
+@pytest.mark.slow
 def test_real_kubelet_loads_the_rendered_configuration(rendered, kubelet, tmp_path):
     data = only(rendered, "ConfigMap", "fake-kubelet-config")["data"]
     if not SYSTEM_CA.is_file():
@@ -117,6 +119,7 @@ def test_real_kubelet_loads_the_rendered_configuration(rendered, kubelet, tmp_pa
     assert "failed to validate kubelet configuration" not in log and "invalid kubeconfig" not in log.lower()
 
 
+@pytest.mark.slow
 def test_real_kubelet_rejects_a_broken_configuration(rendered, kubelet, tmp_path):
     """The same run with one bad value stops at the configuration: the check above is not
     passing for a kubelet that ignores its file."""

@@ -7,6 +7,7 @@ Unset RPCs answer UNIMPLEMENTED (the generated servicer's default).
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import threading
 from concurrent import futures
@@ -102,3 +103,4 @@ class StubServer:
     def __exit__(self, *exc: object) -> None:
         self.servicer.event_hold.set()
         self._server.stop(0).wait(5)
+        shutil.rmtree(self.dir, ignore_errors=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 import time
 
@@ -33,6 +34,7 @@ def fakecri(faults=(), **config):
         yield server
     finally:
         server.stop()
+        shutil.rmtree(os.path.dirname(path), ignore_errors=True)
 
 
 def fault(type_, *, name=None, toxicity=1.0, count=0, **attributes):

@@ -1,56 +1,52 @@
 """Fixtures for running the real Kubernetes-side clients (crictl, critest, the
 kubelet, and the Go fake runtime) against a fakecri on a real socket.
 
-The binaries are found, in this order:
-- `FAKECRI_K8S_BIN`: a directory holding them;
-- the `get.sh` unpacker of the tool kit that sits beside a development checkout
-  (`../shared/tools/k8s-bin` seen from the repository root);
-- `PATH`, one binary at a time (a user who has crictl installed).
-A test whose binary is missing skips and says which one and where it looked.
+Each binary is found in `FAKECRI_K8S_BIN` (a directory) if it is there, else on `PATH`.
+A test whose binary is missing skips and says which binary, where it looked, and where
+a user gets it.
 """
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
-from functools import cache
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-TOOLKIT_UNPACKER = REPO.parent / "shared" / "tools" / "k8s-bin" / "get.sh"
 
-
-@cache
-def _toolkit_dir() -> Path | None:
-    env = os.environ.get("FAKECRI_K8S_BIN")
-    if env:
-        return Path(env)
-    if TOOLKIT_UNPACKER.is_file():
-        out = subprocess.run([str(TOOLKIT_UNPACKER)], capture_output=True, text=True, timeout=300)
-        if out.returncode == 0 and out.stdout.strip():
-            return Path(out.stdout.strip())
-    return None
+# Where each client comes from, for the skip reason.
+WHERE_TO_GET = {
+    "crictl": "crictl comes with cri-tools: https://github.com/kubernetes-sigs/cri-tools/releases (v1.36)",
+    "critest": "critest comes with cri-tools: https://github.com/kubernetes-sigs/cri-tools/releases (v1.36)",
+    "kubelet": "the kubelet binary is in the Kubernetes release downloads: https://kubernetes.io/releases/download/"
+               " (v1.36)",
+    "cri-client-fake": "cri-client-fake is a small main around k8s.io/cri-client/pkg/fake (the Go fake runtime);"
+                       " build one that takes the socket path as its argument",
+}
 
 
 def find_binary(name: str) -> Path | None:
     """The path of one real client binary, or None when this machine has none."""
-    kit = _toolkit_dir()
-    if kit is not None and (kit / name).is_file():
-        return kit / name
+    kit = os.environ.get("FAKECRI_K8S_BIN")
+    if kit and (Path(kit) / name).is_file():
+        return Path(kit) / name
     found = shutil.which(name)
     return Path(found) if found else None
 
 
+def where_looked() -> str:
+    kit = os.environ.get("FAKECRI_K8S_BIN")
+    return f"FAKECRI_K8S_BIN={kit} or PATH" if kit else "PATH (or set FAKECRI_K8S_BIN to a directory holding it)"
+
+
 def require_binary(name: str) -> Path:
-    """The binary's path, or skip the calling test with the reason."""
+    """The binary's path, or skip the calling test saying which one and how to get it."""
     path = find_binary(name)
     if path is None:
-        pytest.skip(
-            f"{name} not found: set FAKECRI_K8S_BIN to a directory holding it, "
-            f"put it on PATH, or check out the tool kit at {TOOLKIT_UNPACKER.parent}"
-        )
+        how = WHERE_TO_GET.get(name, "")
+        pytest.skip(f"{name} not found in {where_looked()}" + (f"; {how}" if how else ""))
     return path
 
 
@@ -100,11 +96,14 @@ def crictl(crictl_bin, srv, tmp_path):
 
 @pytest.fixture(scope="session")
 def kubelet_standalone(kubelet_bin) -> Path:
-    """The tool kit's kubelet-standalone.sh (root only: it mounts a tmpfs in its own namespace)."""
+    """A kubelet-standalone.sh, which runs a kubelet with no API server in its own mount
+    namespace (root only: it mounts a tmpfs there). Found as the binaries are, or named by
+    FAKECRI_KUBELET_STANDALONE."""
     env = os.environ.get("FAKECRI_KUBELET_STANDALONE")
-    script = Path(env) if env else TOOLKIT_UNPACKER.parent / "kubelet-standalone.sh"
-    if not script.is_file():
-        pytest.skip(f"kubelet-standalone.sh not found at {script} (set FAKECRI_KUBELET_STANDALONE)")
+    script = Path(env) if env else find_binary("kubelet-standalone.sh")
+    if script is None or not script.is_file():
+        pytest.skip(f"kubelet-standalone.sh not found in {where_looked()}: set FAKECRI_KUBELET_STANDALONE to a"
+                    " script that runs `kubelet` standalone against SOCKET with WORKDIR/manifests (docs/interop.md)")
     if os.geteuid() != 0:
         pytest.skip("a standalone kubelet needs root (it mounts a tmpfs on /var/lib/kubelet)")
     if shutil.which("flock") is None or shutil.which("unshare") is None:

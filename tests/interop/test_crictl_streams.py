@@ -15,6 +15,7 @@ import struct
 import subprocess
 import termios
 import time
+from pathlib import Path
 
 import pytest
 
@@ -208,3 +209,14 @@ def test_critest_attach_spec_passes(crictl, critest_bin, srv, tmp_path):
     specs = [s for s in json.loads(report.read_text())[0]["SpecReports"] if s["State"] != "skipped"]
     ran = {s["LeafNodeText"]: s["State"] for s in specs if s["LeafNodeText"]}
     assert ran == {"runtime should support attach [Conformance]": "passed"}, done.stdout[-3000:]
+
+
+def test_the_scripting_recipe_for_a_long_exec_ends_it(crictl, pod):
+    """crictl 1.36's exec and attach let the first SIGTERM pass, so `timeout 2 crictl exec`
+    never ends a command that does not; docs/interop.md gives `timeout -s KILL`, which does."""
+    cid = pod("app", ["sleep", "infinity"])
+    done = subprocess.run(["timeout", "-s", "KILL", "2", *crictl_cmd(crictl, "exec", cid, "sleep", "100")],
+                          capture_output=True, timeout=60)
+    assert done.returncode in (-signal.SIGKILL, 128 + signal.SIGKILL)  # a shell shows 137
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "interop.md").read_text()
+    assert "timeout -s KILL" in doc and "first SIGTERM" in doc

@@ -82,6 +82,7 @@ def test_checkpoint_and_restore_with_unusable_paths_are_invalid_argument(stubs):
     assert code_of(rt.RestorePod, pb.RestorePodRequest(checkpoint_path=d)) == grpc.StatusCode.INVALID_ARGUMENT
     assert code_of(rt.RestorePod, pb.RestorePodRequest(checkpoint_path="/")) == grpc.StatusCode.INVALID_ARGUMENT
     assert os.listdir(d) == []  # no temp file left behind
+    os.rmdir(d)
 
 
 def test_bad_fault_specs_are_invalid_argument(stubs):

@@ -6,7 +6,6 @@ import os
 import time
 
 import grpc
-import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 

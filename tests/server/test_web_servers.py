@@ -82,3 +82,38 @@ def test_status_user_is_the_effective_identity(rt, img):
     _, cid = start(rt, img, cfg.image.image, sandbox_config(), cfg)
     user = rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid)).status.user.linux
     assert (user.uid, user.gid, list(user.supplemental_groups)) == (1000, 1000, [1000, 1234, 50000])
+
+
+def raw_answer(port: int, request: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(request)
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    return out
+
+
+def test_port_forward_answers_as_the_host_port_does(rt, img):
+    """One web server, one answer: the welcome page for /, a 404 for anything else, the
+    same bytes whether the request came through a host port or kubectl port-forward."""
+    from streaming.clients import SpdyClient, run, spdy_forward_once, spdy_upgrade
+
+    port = free_port()
+    sandbox = sandbox_config()
+    sandbox.port_mappings.add(container_port=80, host_port=port)
+    sid, _ = start(rt, img, NGINX, sandbox)
+    url = rt.PortForward(pb.PortForwardRequest(pod_sandbox_id=sid, port=[80])).url
+    requests = {path: f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode() for path in ("/", "/nope")}
+
+    async def forwarded() -> dict[str, bytes]:
+        up = await spdy_upgrade(url, ["portforward.k8s.io"])
+        client = SpdyClient(up)
+        try:
+            return {path: (await spdy_forward_once(client, 80, i, req, half_close=False))[0]
+                    for i, (path, req) in enumerate(requests.items())}
+        finally:
+            await client.close()
+
+    through_forward = run(forwarded())
+    assert through_forward == {path: raw_answer(port, req) for path, req in requests.items()}
+    assert through_forward["/nope"].startswith(b"HTTP/1.1 404 Not Found")

@@ -27,14 +27,16 @@ class EventedPLEG(Background):
     ledger: EventLedger
     _stream: StreamLoop
 
-    def _relist_with(self, client: CRIClient, now: Callable[[], int], **generic_options: Any) -> None:
+    def _relist_with(self, client: CRIClient, now: Callable[[], int], missed_settle: float,
+                     **generic_options: Any) -> None:
         """Build the GenericPLEG this PLEG relists with and adopt it: its metrics, cache
         and event channel become this PLEG's, and the ledger hears of every relist."""
         self.client, self.now = client, now
         self.generic = GenericPLEG(client, now=now, **generic_options)
         self.metrics, self.cache, self.events = self.generic.metrics, self.generic.cache, self.generic.events
-        self.ledger = EventLedger(self.metrics)
+        self.ledger = EventLedger(self.metrics, settle=missed_settle, now=now)
         self.generic.relist_observer = self.ledger.observe_relist
+        self.generic.after_relist = self.ledger.expire
 
     @property
     def stream_failures(self) -> int:

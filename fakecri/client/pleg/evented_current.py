@@ -17,6 +17,7 @@ from collections.abc import Callable
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.pleg.cache import PodCache
 from fakecri.client.pleg.evented import EventedPLEG
+from fakecri.client.pleg.ledger import SETTLE_S
 from fakecri.client.pleg.stream import StreamLoop
 from fakecri.client.sync_client import CRIClient
 
@@ -42,8 +43,9 @@ class CurrentEventedPLEG(EventedPLEG):
         connect_timeout: float = 5.0,
         now: Callable[[], int] = time.time_ns,
         streaming: bool = False,
+        missed_settle: float = SETTLE_S,
     ) -> None:
-        self._relist_with(client, now, relist_period=relist_period, relist_threshold=relist_threshold,
+        self._relist_with(client, now, missed_settle, relist_period=relist_period, relist_threshold=relist_threshold,
                           channel_capacity=channel_capacity, cache=PodCache(reject_stale=False), streaming=streaming)
         self.requests: queue.Queue[tuple[str, int]] = queue.Queue(maxsize=request_capacity)
         self.fast_path_disabled = threading.Event()
@@ -127,6 +129,7 @@ class CurrentEventedPLEG(EventedPLEG):
 
     def _serve_requests(self) -> None:
         while not self._stop.is_set():
+            self.ledger.expire()
             try:
                 uid, requested_at = self.requests.get(timeout=0.1)
             except queue.Empty:

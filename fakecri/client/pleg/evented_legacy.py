@@ -1,4 +1,4 @@
-"""LegacyEventedPLEG: the Evented PLEG of kubelets 1.26-1.36.
+"""LegacyEventedPLEG: the Evented PLEG of kubelets 1.26-1.36 (the EventedPLEG feature gate).
 
 Container events write the pod cache (an event older than the cached entry is
 rejected) and produce lifecycle events; the kubelet sorts an event's container
@@ -10,6 +10,9 @@ A generic relist still runs, slowly (300 s,
 threshold 10 min), and a 2 s tick marks the whole cache fresh. Every stream failure
 forces a relist; after 5 the stream is abandoned and the generic relist goes back to
 1 s / 3 min for good.
+
+Missed events are counted only at a relist, so with the default 300 s period a
+shorter run counts none (docs/client.md says what each PLEG can see).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.errors import CRIError
 from fakecri.client.pleg.cache import PodCache, PodStatus, sandbox_ips
 from fakecri.client.pleg.evented import EventedPLEG
+from fakecri.client.pleg.ledger import SETTLE_S
 from fakecri.client.pleg.lifecycle import EventType, PodLifecycleEvent
 from fakecri.client.pleg.pod_sync import newest_first
 from fakecri.client.pleg.stream import StreamLoop
@@ -73,8 +77,9 @@ class LegacyEventedPLEG(EventedPLEG):
         connect_timeout: float = 5.0,
         now: Callable[[], int] = time.time_ns,
         streaming: bool = False,
+        missed_settle: float = SETTLE_S,
     ) -> None:
-        self._relist_with(client, now, relist_period=relist_period, relist_threshold=relist_threshold,
+        self._relist_with(client, now, missed_settle, relist_period=relist_period, relist_threshold=relist_threshold,
                           channel_capacity=channel_capacity, cache=PodCache(reject_stale=True), streaming=streaming,
                           use_runtime_timestamp=True)
         self.global_cache_period = global_cache_period
@@ -123,6 +128,7 @@ class LegacyEventedPLEG(EventedPLEG):
     def _tick(self) -> None:
         while not self._tick_stop.wait(self.global_cache_period):
             self.cache.update_time(self.now())
+            self.ledger.expire()
 
     def _on_stream_failure(self, exc: CRIError, failures: int) -> None:
         self.generic.relist()

@@ -68,6 +68,8 @@ class GenericPLEG(Background):
         # Called with the transitions a relist found for one pod (CHANGED left out) and
         # whether this is the first successful relist, when the pod's record advances.
         self.relist_observer: RelistObserver | None = None
+        # Called after every successful full relist (the evented PLEGs settle their ledger).
+        self.after_relist: Callable[[], object] | None = None
         self._old: dict[str, PodRecord] = {}
         self._current: dict[str, PodRecord | None] = {}
         self._reinspect: set[str] = set()
@@ -189,7 +191,9 @@ class GenericPLEG(Background):
                 self.metrics.relists += 1
                 self.metrics.relist_duration.observe(time.perf_counter() - t0)
                 self.metrics.last_relist_ns = self.now()
-            return True
+        if self.after_relist is not None:
+            self.after_relist()
+        return True
 
     def _list_pod(self, uid: str) -> PodRecord | None:
         """The pod's sandboxes and their containers, listed now (CRIError when a call fails)."""

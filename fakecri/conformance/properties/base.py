@@ -71,7 +71,7 @@ class Property:
 
     @classmethod
     def summary(cls) -> str:
-        return (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        return " ".join((cls.__doc__ or "").strip().split("\n\n")[0].split())
 
     def on_event(self, ex: ExampleView, sub: Subscriber, ev: pb.ContainerEventResponse,
                  owner: PodModel | ContainerModel) -> None:

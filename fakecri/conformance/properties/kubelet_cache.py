@@ -49,6 +49,10 @@ class RelistConvergence(Property):
     2 s tick) equals a fresh ListPodSandbox + ListContainers + status snapshot within
     one relist period plus a margin, while the pods run and after they are removed.
 
+    In the legacy profile, objects no relist saw that are gone from the runtime but still
+    in the cache the events wrote are left out (and named in the verdict): generic.go
+    compares only objects it has records of, so no relist ever corrects them.
+
     Source: KEP-3386 non-goal "events alone are never enough"; k/k#139262 made the
     relist authoritative again. Must hold under dropped events, cut streams and a
     runtime restart that keeps state."""

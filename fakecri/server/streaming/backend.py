@@ -11,13 +11,15 @@ Writer = Callable[[bytes], Awaitable[None]]
 
 @dataclass(frozen=True)
 class PortForwardBehaviour:
-    """What answers a forwarded connection: an echo, a fixed HTTP response, or a refusal."""
+    """What answers a forwarded connection: an echo, a fixed HTTP response, a refusal, or
+    the pod's own web server (`server` names it, as fakecri.server.webserver knows it)."""
 
-    mode: Literal["echo", "http", "refuse"] = "echo"
+    mode: Literal["echo", "http", "refuse", "web"] = "echo"
     http_status: int = 200
     http_body: bytes = b"ok\n"
     http_content_type: str = "text/plain; charset=utf-8"
     message: str = "connection refused"
+    server: str = ""
 
     @classmethod
     def echo(cls) -> PortForwardBehaviour:
@@ -31,6 +33,10 @@ class PortForwardBehaviour:
     @classmethod
     def refuse(cls, message: str = "connection refused") -> PortForwardBehaviour:
         return cls("refuse", message=message)
+
+    @classmethod
+    def web(cls, server: str) -> PortForwardBehaviour:
+        return cls("web", server=server)
 
 
 class StreamingBackend(Protocol):

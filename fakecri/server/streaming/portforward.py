@@ -1,7 +1,8 @@
 """The service behind a forwarded port, shared by the SPDY and WebSocket transports.
 
 There is no real process in a fake pod, so a `PortForwardBehaviour` answers instead:
-echo the bytes back, send one fixed HTTP response, or refuse with an error message.
+echo the bytes back, send one fixed HTTP response, refuse with an error message, or
+answer as the pod's web server answers on its host port (fakecri.server.webserver).
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 
 from fakecri.engine.errors import CoreError
+from fakecri.server import webserver
 from fakecri.server.streaming.backend import PortForwardBehaviour, StreamingBackend, Writer
 from fakecri.server.streaming.prepared import PortForwardRequest
 
@@ -54,14 +56,17 @@ async def serve_connection(behaviour: PortForwardBehaviour, pod_sandbox_id: str,
     if behaviour.mode == "refuse":
         return (f"error forwarding port {port} to pod {pod_sandbox_id}: "
                 f"failed to connect to localhost:{port}: {behaviour.message}")
-    if behaviour.mode == "http":
+    if behaviour.mode in ("http", "web"):
         head = bytearray()
         while b"\r\n\r\n" not in head and len(head) < MAX_HTTP_HEAD:
             chunk = await read()
             if not chunk:
                 break
             head += chunk
-        await write(http_response(behaviour))
+        if behaviour.mode == "web":
+            await write(webserver.answer(behaviour.server, bytes(head)))
+        else:
+            await write(http_response(behaviour))
         return None
     while chunk := await read():
         await write(chunk)

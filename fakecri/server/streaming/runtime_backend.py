@@ -21,7 +21,6 @@ from collections.abc import AsyncIterator
 from fakecri.engine import errors
 from fakecri.engine.events import Output
 from fakecri.engine.records import Container, ContainerState, SandboxState
-from fakecri.server import webserver
 from fakecri.server.node import Node
 from fakecri.server.streaming.annotations import PORT_FORWARD_ANNOTATION, parse_port_forward_annotation
 from fakecri.server.streaming.backend import PortForwardBehaviour, Writer
@@ -273,9 +272,7 @@ class RuntimeStreamingBackend:
         sim = self.node.sim
         for c in self.node.runtime.list_containers(sandbox_id=sb.id):  # the pod's own web server on that port answers
             if port in sim.web_ports(c):
-                server = sim.content_of(c).http_server
-                return PortForwardBehaviour.http(200, webserver.response(server, "GET", "/").split(b"\r\n\r\n", 1)[1],
-                                                 "text/html")
+                return PortForwardBehaviour.web(sim.content_of(c).http_server)
         return PortForwardBehaviour.echo()
 
 
