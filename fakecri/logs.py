@@ -147,7 +147,7 @@ def _route_stdlib(out: SafeStream, levelno: int, formatter: logging.Formatter) -
     root = logging.getLogger()
     if _stdlib_handler is not None:
         root.removeHandler(_stdlib_handler)
-    _stdlib_handler = logging.StreamHandler(out)  # type: ignore[arg-type]
+    _stdlib_handler = logging.StreamHandler(out)
     _stdlib_handler.setFormatter(formatter)
     _stdlib_handler.setLevel(levelno)
     root.addHandler(_stdlib_handler)

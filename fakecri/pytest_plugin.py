@@ -151,7 +151,7 @@ def _configure_logging_once(config: pytest.Config, settings: _Settings) -> None:
     if settings.log_level and not config.stash.get(_logging_key, False):
         from fakecri.logs import configure_logging
 
-        configure_logging("console", settings.log_level, stream=_CurrentStderr())
+        configure_logging("console", settings.log_level, stream=_CurrentStderr())  # type: ignore[arg-type]
         config.stash[_logging_key] = True
 
 

@@ -15,7 +15,7 @@ from fakecri.conformance.command import conformance_command
 __all__ = ["main", "serve"]
 
 
-def _in_process_fakecri():  # type: ignore[no-untyped-def]
+def _in_process_fakecri():
     """The runtime `fakecri conformance` judges without --endpoint: an in-process
     fakecri on a fresh socket, quiet (no per-RPC log lines). SIGTERM then ends the run
     as Ctrl-C does, so the server is stopped and its socket directory removed."""

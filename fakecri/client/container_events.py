@@ -56,7 +56,7 @@ class EventStream(CancellableStream, Iterator[pb.ContainerEventResponse]):
         if self._cancelled:
             raise StopIteration
         try:
-            return next(self._call)  # type: ignore[call-overload]
+            return next(self._call)
         except StopIteration:
             if self._cancelled:
                 raise

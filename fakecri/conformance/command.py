@@ -52,7 +52,7 @@ class MissingExtra(click.ClickException):
     exit_code = 2
 
 
-def _reporter(quiet: bool, total: int):  # type: ignore[no-untyped-def]
+def _reporter(quiet: bool, total: int):
     """What shows the run's progress on stderr: nothing (--quiet), a live view on a
     terminal, else one line per phase and per example."""
     from fakecri.conformance.progress import LineProgress, TerminalProgress

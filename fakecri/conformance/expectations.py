@@ -47,7 +47,7 @@ def shell_words(argv: list[str]) -> str:
 
 
 def type_name(t: int) -> str:
-    return TYPE_NAMES.get(t, f"type {t}")
+    return str(TYPE_NAMES.get(t, f"type {t}"))  # type: ignore[call-overload]  # protobuf enum keys
 
 
 @dataclass(eq=False)

@@ -53,12 +53,13 @@ def _hypothesis_run(run: RunState, *, shrink: bool, examples: int | None = None,
                     shrink_time: float | None = None) -> tuple[BaseException | None, list[str]]:
     """One Hypothesis run of the machine (at most `examples` examples, shrinking for at
     most `shrink_time` seconds). Returns (the failure, if any; the report lines)."""
-    test = get_state_machine_test(lambda: ConformanceMachine(run),
+    test = get_state_machine_test(lambda: ConformanceMachine(run),  # type: ignore[arg-type]  # a factory works
                                   settings=_settings(run.options, shrink=shrink, examples=examples))
     seed_test(test, run.options.seed)
     lines: list[str] = []
     try:
-        with with_reporter(lines.append), shrinking_limited_to(shrink_time or run.options.shrink_time):
+        with with_reporter(lambda text: lines.append(str(text))), \
+                shrinking_limited_to(shrink_time or run.options.shrink_time):
             test()
     except (Violation, FlakyFailure, FlakyStrategyDefinition) as exc:
         return exc, lines

@@ -45,7 +45,7 @@ class _GatedReader:
             self.done.set()
 
 
-def _wait(pred, timeout: float, quiet_of=None, quiet: float = 1.5) -> None:  # type: ignore[no-untyped-def]
+def _wait(pred, timeout: float, quiet_of=None, quiet: float = 1.5) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and not pred():
         if quiet_of is not None and time.monotonic() - quiet_of() > quiet:

@@ -17,7 +17,7 @@ def summarize(request: Any) -> str:
         else:
             parts.append(f"container={meta.name} attempt={meta.attempt}")
     image = getattr(request, "image", None)
-    if image is not None and getattr(image, "image", ""):
+    if image is not None and getattr(image, "image", None):
         parts.append(f"image={image.image}")
     for field in ("pod_sandbox_id", "container_id"):
         value = getattr(request, field, "")

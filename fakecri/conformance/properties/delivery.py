@@ -27,7 +27,7 @@ class SubscribersSeeSameSequence(Property):
         for rec in sub.snapshot():
             owner = ex.owner(rec.event.container_id)
             if owner is not None and ex.judged_for_all(owner):
-                out.append((rec.event.container_event_type, rec.event.container_id))
+                out.append((int(rec.event.container_event_type), rec.event.container_id))
         return out
 
     def check(self, ex: ExampleView, final: bool) -> None:

@@ -2,7 +2,7 @@
 forwarded port answers. runtime_backend.py implements it over the core runtime."""
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterable, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
@@ -54,10 +54,10 @@ class StreamingBackend(Protocol):
     def check_port_forward(self, pod_sandbox_id: str) -> None: ...
 
     async def exec(self, container_id: str, argv: list[str], *, tty: bool,
-                   stdin: AsyncIterator[bytes] | None, stdout_write: Writer,
+                   stdin: AsyncIterable[bytes] | None, stdout_write: Writer,
                    stderr_write: Writer) -> int: ...
 
-    async def attach(self, container_id: str, *, tty: bool, stdin: AsyncIterator[bytes] | None,
+    async def attach(self, container_id: str, *, tty: bool, stdin: AsyncIterable[bytes] | None,
                      stdout_write: Writer, stderr_write: Writer) -> None: ...
 
     def resize(self, container_id: str, width: int, height: int) -> None: ...

@@ -33,7 +33,7 @@ async def wait_unless_hung_up(waiter: Awaitable[Any], writer: asyncio.StreamWrit
     watch = epoll_cls()
     try:
         watch.register(sock.fileno(), select.EPOLLRDHUP)  # EPOLLHUP and EPOLLERR come anyway
-        loop.add_reader(watch.fileno(), lambda: gone.done() or gone.set_result(None))
+        loop.add_reader(watch.fileno(), _settle, gone)
         try:
             await asyncio.wait({task, gone}, return_when=asyncio.FIRST_COMPLETED)
         finally:
@@ -49,3 +49,8 @@ async def wait_unless_hung_up(waiter: Awaitable[Any], writer: asyncio.StreamWrit
     if not task.done() or task.cancelled():
         raise PeerGone("the client hung up")
     task.result()
+
+
+def _settle(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,7 +117,7 @@ async def _discard(_: bytes) -> None:
 
 
 async def run_command(backend: StreamingBackend, request: ExecRequest | AttachRequest, *,
-                      stdin: AsyncIterator[bytes] | None, stdout_write: Writer | None,
+                      stdin: AsyncIterable[bytes] | None, stdout_write: Writer | None,
                       stderr_write: Writer | None) -> Status:
     """Run an exec or attach to completion and return the final status to report."""
     out = stdout_write or _discard

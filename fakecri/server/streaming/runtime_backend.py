@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterable
 
 from fakecri.engine import errors
 from fakecri.engine.events import Output
@@ -71,7 +71,7 @@ class Terminal:
         return bytes(echo), out
 
 
-async def drive(proc: Process, *, stdin: AsyncIterator[bytes] | None, stdout_write: Writer,
+async def drive(proc: Process, *, stdin: AsyncIterable[bytes] | None, stdout_write: Writer,
                 stderr_write: Writer, tty: bool, wait) -> int:
     """Run a shell process live over a client's streams; returns its exit code."""
     inbox: asyncio.Queue[object] = asyncio.Queue(INPUT_BUFFER)
@@ -185,7 +185,7 @@ class RuntimeStreamingBackend:
         """(columns, rows) the client last reported for its terminal on this container."""
         return self._sizes.get(container_id, DEFAULT_SIZE)
 
-    async def exec(self, container_id, argv, *, tty, stdin: AsyncIterator[bytes] | None, stdout_write,
+    async def exec(self, container_id, argv, *, tty, stdin: AsyncIterable[bytes] | None, stdout_write,
                    stderr_write) -> int:
         c = self._running(container_id)
         cid = c.id
@@ -276,7 +276,7 @@ class RuntimeStreamingBackend:
         return PortForwardBehaviour.echo()
 
 
-async def _discard(stdin: AsyncIterator[bytes]) -> None:
+async def _discard(stdin: AsyncIterable[bytes]) -> None:
     """The container was created without stdin: its input goes nowhere; consume it so the client can send."""
     async for _ in stdin:
         pass

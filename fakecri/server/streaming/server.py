@@ -206,13 +206,14 @@ class StreamingServer:
             headers["X-Stream-Protocol-Version"] = chosen
         writer.write(response(101, "", headers))
         await writer.drain()
-        timeouts = {"creation_timeout_s": self._creation_timeout, "idle_timeout_s": self._idle_timeout,
-                    "limits": self.limits, "meter": self.meter}
         if isinstance(request, PortForwardRequest):
-            await spdy_handlers.serve_port_forward(reader, writer, self.backend, request, **timeouts)
+            await spdy_handlers.serve_port_forward(
+                reader, writer, self.backend, request, creation_timeout_s=self._creation_timeout,
+                idle_timeout_s=self._idle_timeout, limits=self.limits, meter=self.meter)
         else:
-            await spdy_handlers.serve_command(reader, writer, self.backend, request, chosen or rc.V1,
-                                              **timeouts)
+            await spdy_handlers.serve_command(
+                reader, writer, self.backend, request, chosen or rc.V1, creation_timeout_s=self._creation_timeout,
+                idle_timeout_s=self._idle_timeout, limits=self.limits, meter=self.meter)
 
     async def _websocket(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                          raw: bytes, head: RequestHead, request: Prepared) -> None:

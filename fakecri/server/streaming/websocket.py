@@ -12,10 +12,10 @@ import asyncio
 import base64
 import binascii
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 from websockets.exceptions import InvalidState, NegotiationError
-from websockets.frames import Opcode
+from websockets.frames import Frame, Opcode
 from websockets.server import ServerProtocol
 from websockets.typing import Subprotocol
 
@@ -47,7 +47,7 @@ def handshake_protocol(supported: tuple[str, ...],
     A client that offers no subprotocol gets the legacy binary channel protocol.
     """
 
-    def select(_: ServerProtocol, offered: list[Subprotocol]) -> Subprotocol | None:
+    def select(_: ServerProtocol, offered: Sequence[Subprotocol]) -> Subprotocol | None:
         if not offered:
             return None
         for name in offered:
@@ -136,10 +136,12 @@ class ChannelSocket:
                 events = self._protocol.events_received()
                 await self.flush()  # pongs and the closing handshake
                 for frame in events:
+                    if not isinstance(frame, Frame):
+                        continue
                     if frame.opcode in (Opcode.TEXT, Opcode.BINARY):
-                        pending_opcode, parts = frame.opcode, [frame.data]
+                        pending_opcode, parts = frame.opcode, [bytes(frame.data)]
                     elif frame.opcode is Opcode.CONT and pending_opcode is not None:
-                        parts.append(frame.data)
+                        parts.append(bytes(frame.data))
                     else:
                         continue
                     if frame.fin and pending_opcode is not None:
