@@ -13,6 +13,8 @@ from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.control.v1 import control_pb2_grpc as cgrpc
 from fakecri.client.endpoint import parse_endpoint
 
+NODE_METADATA = "fakecri-node"  # as fakecri.server.control_routing reads it
+
 
 def _fault_dict(f: cpb.Fault) -> dict[str, Any]:
     return {
@@ -21,15 +23,29 @@ def _fault_dict(f: cpb.Fault) -> dict[str, Any]:
     }
 
 
+class _NamesNode(grpc.UnaryUnaryClientInterceptor):
+    """Adds the node a farm routes the call to (metadata key fakecri-node) to every call."""
+
+    def __init__(self, node: str) -> None:
+        self.node = node
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        metadata = [*(details.metadata or ()), (NODE_METADATA, self.node)]
+        return continuation(details._replace(metadata=metadata), request)
+
+
 class ControlClient:
     """`endpoint` as CRI endpoints are written (unix:///path, a bare path, tcp://host:port);
-    InvalidEndpointError for anything else."""
+    InvalidEndpointError for anything else. `node` names the node of a farm whose control
+    socket `endpoint` is (a node's own socket needs none)."""
 
-    def __init__(self, endpoint: str, *, timeout: float = 30.0) -> None:
+    def __init__(self, endpoint: str, *, node: str | None = None, timeout: float = 30.0) -> None:
         self.endpoint = endpoint
+        self.node = node
         self.timeout = timeout
         self._channel = grpc.insecure_channel(parse_endpoint(endpoint).target)
-        self._stub = cgrpc.ControlStub(self._channel)
+        channel = grpc.intercept_channel(self._channel, _NamesNode(node)) if node else self._channel
+        self._stub = cgrpc.ControlStub(channel)
 
     def close(self) -> None:
         self._channel.close()
@@ -105,3 +121,42 @@ class ControlClient:
     def server_info(self) -> dict[str, Any]:
         resp = self._stub.GetServerInfo(cpb.GetServerInfoRequest(), timeout=self.timeout)
         return {"seed": resp.seed, "counters": dict(resp.counters), "errors": list(resp.errors)}
+
+
+def _node_dict(n: cpb.Node) -> dict[str, Any]:
+    return {"name": n.name, "socket": n.socket, "pod_cidr": n.pod_cidr, "seed": n.seed,
+            "streaming_url": n.streaming_url, "state_file": n.state_file, "sandboxes": n.sandboxes,
+            "containers": n.containers}
+
+
+class FarmClient:
+    """The Farm service of a node farm's control socket (`fakecri serve --nodes N`): its nodes,
+    added and removed at run time; `control(name)` drives one of them."""
+
+    def __init__(self, endpoint: str, *, timeout: float = 30.0) -> None:
+        self.endpoint = endpoint
+        self.timeout = timeout
+        self._channel = grpc.insecure_channel(parse_endpoint(endpoint).target)
+        self._stub = cgrpc.FarmStub(self._channel)
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> FarmClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def nodes(self) -> list[dict[str, Any]]:
+        return [_node_dict(n) for n in self._stub.ListNodes(cpb.ListNodesRequest(), timeout=self.timeout).nodes]
+
+    def add_node(self, name: str = "", *, pod_cidr: str = "") -> dict[str, Any]:
+        return _node_dict(self._stub.AddNode(cpb.AddNodeRequest(name=name, pod_cidr=pod_cidr), timeout=self.timeout))
+
+    def remove_node(self, name: str) -> None:
+        self._stub.RemoveNode(cpb.RemoveNodeRequest(name=name), timeout=self.timeout)
+
+    def control(self, node: str) -> ControlClient:
+        """A control client for one node, through this farm's control socket."""
+        return ControlClient(self.endpoint, node=node, timeout=self.timeout)

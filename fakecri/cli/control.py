@@ -1,10 +1,13 @@
-"""`fakecri ctl`: drive a running fakecri through its control API."""
+"""`fakecri ctl`: drive a running fakecri through its control API; in a node farm, one
+node (`--node NAME`) or every node (`--node all`) through the farm's control socket, and
+the farm's nodes themselves (nodes, add-node, remove-node)."""
 from __future__ import annotations
 
 import datetime
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -13,40 +16,86 @@ from fakecri.cli.group import main
 from fakecri.cli.values import DEFAULT_SOCKET, Duration, default_endpoint
 
 ENDPOINT_HELP = "Where the control API is served (unix:///path or tcp://host:port)."
+NODE_HELP = ("In a node farm, the node to drive through the farm's control socket (--endpoint DIR/farm.sock), "
+             "or 'all' for every node (each line of output then names its node).")
+ALL_NODES = "all"
+
+
+@dataclass
+class Target:
+    """Where one ctl command goes: an endpoint, and in a farm the node it is for."""
+
+    endpoint: str
+    node: str | None = None
+    label: bool = False  # True when the command runs on every node: each output line names its node
+
+    def emit(self, record: dict[str, Any]) -> None:
+        """Print one JSON object (naming the node, when the command runs on every node)."""
+        if self.label:
+            record = {"node": self.node, **record}
+        click.echo(json.dumps(record, sort_keys=True))
 
 
 @main.group()
 @click.option("--endpoint", envvar="FAKECRI_ENDPOINT", metavar="URL",
               help=ENDPOINT_HELP + " Also accepted after the subcommand; variable FAKECRI_ENDPOINT. "
                    f"Default: the socket in FAKECRI_SOCKET, as `fakecri serve` reads it, else {DEFAULT_SOCKET}.")
+@click.option("--node", envvar="FAKECRI_NODE", metavar="NAME", help=NODE_HELP + " Variable FAKECRI_NODE.")
 @click.pass_context
-def ctl(ctx: click.Context, endpoint: str | None) -> None:
+def ctl(ctx: click.Context, endpoint: str | None, node: str | None) -> None:
     """Drive a running fakecri through its control API."""
-    ctx.obj = endpoint or default_endpoint()
+    ctx.obj = Target(endpoint or default_endpoint(), node or None)
 
 
-def _ctl_command(name: str):
-    """A ctl subcommand that also takes --endpoint after its name (it wins over the one before)."""
+def _targets(base: Target) -> Iterator[Target]:
+    """`base` itself, or with --node all one target per node of the farm."""
+    if base.node != ALL_NODES:
+        yield base
+        return
+    with _farm(base.endpoint) as farm:
+        names = [n["name"] for n in _ctl_call(farm.nodes)]
+    for name in names:
+        yield Target(base.endpoint, name, label=True)
+
+
+def _ctl_command(name: str, *, each_node: bool = True):
+    """A ctl subcommand that also takes --endpoint and --node after its name (they win over the
+    ones before). With `each_node`, --node all runs it once per node of the farm."""
 
     def wrap(fn):
         @ctl.command(name, help=fn.__doc__)
         @click.option("--endpoint", "own_endpoint", default=None, metavar="URL", help=ENDPOINT_HELP)
+        @click.option("--node", "own_node", default=None, metavar="NAME", help=NODE_HELP)
         @click.pass_obj
         @functools.wraps(fn)
-        def command(group_endpoint: str, own_endpoint: str | None, **kwargs):
-            return fn(own_endpoint or group_endpoint, **kwargs)
+        def command(group: Target, own_endpoint: str | None, own_node: str | None, **kwargs):
+            base = Target(own_endpoint or group.endpoint, own_node or group.node)
+            if not each_node:
+                return fn(base, **kwargs)
+            for target in _targets(base):
+                fn(target, **kwargs)
 
         return command
 
     return wrap
 
 
-def _control(endpoint: str):
+def _control(target: Target):
     from fakecri.client.endpoint import InvalidEndpointError
     from fakecri.control_client import ControlClient
 
     try:
-        return ControlClient(endpoint)
+        return ControlClient(target.endpoint, node=target.node)
+    except InvalidEndpointError as exc:
+        raise click.BadParameter(str(exc), param_hint="'--endpoint'") from None
+
+
+def _farm(endpoint: str):
+    from fakecri.client.endpoint import InvalidEndpointError
+    from fakecri.control_client import FarmClient
+
+    try:
+        return FarmClient(endpoint)
     except InvalidEndpointError as exc:
         raise click.BadParameter(str(exc), param_hint="'--endpoint'") from None
 
@@ -60,22 +109,22 @@ def _ctl_call(fn):
         raise click.ClickException(f"{exc.code().name}: {exc.details()}") from None
 
 
-def _print_json_lines(endpoint: str, read: Callable[[Any], list[dict[str, Any]]]) -> None:
+def _print_json_lines(target: Target, read: Callable[[Any], list[dict[str, Any]]]) -> None:
     """Print what `read(control client)` returns, one JSON object per line."""
-    with _control(endpoint) as c:
+    with _control(target) as c:
         for record in _ctl_call(lambda: read(c)):
-            click.echo(json.dumps(record, sort_keys=True))
+            target.emit(record)
 
 
 @_ctl_command("faults")
-def ctl_faults(endpoint: str) -> None:
+def ctl_faults(target: Target) -> None:
     """List the faults in force, one JSON object per line."""
-    _print_json_lines(endpoint, lambda c: c.list_faults())
+    _print_json_lines(target, lambda c: c.list_faults())
 
 
 @_ctl_command("add-fault")
 @click.argument("spec")
-def ctl_add_fault(endpoint: str, spec: str) -> None:
+def ctl_add_fault(target: Target, spec: str) -> None:
     """Add a fault given as JSON ({"type": "error", "target": "ListContainers", ...})."""
     try:
         data = json.loads(spec)
@@ -83,22 +132,22 @@ def ctl_add_fault(endpoint: str, spec: str) -> None:
         raise click.BadParameter(f"not JSON: {exc}", param_hint="'SPEC'") from None
     if not isinstance(data, dict):
         raise click.BadParameter("give one JSON object (a mapping of fault keys)", param_hint="'SPEC'")
-    with _control(endpoint) as c:
-        click.echo(json.dumps(_ctl_call(lambda: c.add_fault(data)), sort_keys=True))
+    with _control(target) as c:
+        target.emit(_ctl_call(lambda: c.add_fault(data)))
 
 
 @_ctl_command("remove-fault")
 @click.argument("name")
-def ctl_remove_fault(endpoint: str, name: str) -> None:
+def ctl_remove_fault(target: Target, name: str) -> None:
     """Remove one fault by name."""
-    with _control(endpoint) as c:
+    with _control(target) as c:
         _ctl_call(lambda: c.remove_fault(name))
 
 
 @_ctl_command("reset-faults")
-def ctl_reset_faults(endpoint: str) -> None:
+def ctl_reset_faults(target: Target) -> None:
     """Remove every fault."""
-    with _control(endpoint) as c:
+    with _control(target) as c:
         _ctl_call(c.reset_faults)
 
 
@@ -108,9 +157,9 @@ def ctl_reset_faults(endpoint: str) -> None:
               help="The exit code.")
 @click.option("--oom", is_flag=True, help="Exit as OOM-killed (137, OOMKilled).")
 @click.option("--reason", default="", help="The reason the status shows (default: from the code).")
-def ctl_exit(endpoint: str, container_id: str, code: int, oom: bool, reason: str) -> None:
+def ctl_exit(target: Target, container_id: str, code: int, oom: bool, reason: str) -> None:
     """Make a running container exit now."""
-    with _control(endpoint) as c:
+    with _control(target) as c:
         _ctl_call(lambda: c.exit_container(container_id, code, reason=reason, oom=oom))
 
 
@@ -121,10 +170,10 @@ def ctl_exit(endpoint: str, container_id: str, code: int, oom: bool, reason: str
 @click.option("--message", default="", help="The condition's message.")
 @click.option("--duration", type=Duration(), default="0s",
               help="How long until it is true again (30s, 2m, ...; 0: until reset).")
-def ctl_condition(endpoint: str, type: str, status: str, reason: str, message: str, duration: float) -> None:
+def ctl_condition(target: Target, type: str, status: str, reason: str, message: str, duration: float) -> None:
     """Set a runtime condition: TYPE is RuntimeReady or NetworkReady, STATUS true or false
     (in any case: False, FALSE and false are the same)."""
-    with _control(endpoint) as c:
+    with _control(target) as c:
         _ctl_call(lambda: c.set_condition(type, status == "true", reason=reason, message=message, duration=duration))
 
 
@@ -132,48 +181,76 @@ def ctl_condition(endpoint: str, type: str, status: str, reason: str, message: s
 @click.option("--downtime", type=Duration(), default="1s", show_default=True,
               help="How long calls answer UNAVAILABLE (500ms, 10s, ...).")
 @click.option("--wipe", is_flag=True, help="Forget sandboxes and containers.")
-def ctl_restart(endpoint: str, downtime: float, wipe: bool) -> None:
+def ctl_restart(target: Target, downtime: float, wipe: bool) -> None:
     """Simulate a restart of the runtime."""
-    with _control(endpoint) as c:
+    with _control(target) as c:
         _ctl_call(lambda: c.restart(downtime, wipe=wipe))
 
 
 @_ctl_command("reset")
-def ctl_reset(endpoint: str) -> None:
+def ctl_reset(target: Target) -> None:
     """Forget all state, faults, clock and logs."""
-    with _control(endpoint) as c:
+    with _control(target) as c:
         _ctl_call(c.reset)
 
 
 @_ctl_command("calls")
-def ctl_calls(endpoint: str) -> None:
+def ctl_calls(target: Target) -> None:
     """Print the call log, one JSON object per line."""
-    _print_json_lines(endpoint, lambda c: c.call_log())
+    _print_json_lines(target, lambda c: c.call_log())
 
 
 @_ctl_command("fault-log")
-def ctl_fault_log(endpoint: str) -> None:
+def ctl_fault_log(target: Target) -> None:
     """Print the log of injected faults, one JSON object per line."""
-    _print_json_lines(endpoint, lambda c: c.fault_log())
+    _print_json_lines(target, lambda c: c.fault_log())
 
 
 @_ctl_command("advance-clock")
 @click.argument("duration", type=Duration())
-def ctl_advance_clock(endpoint: str, duration: float) -> None:
+def ctl_advance_clock(target: Target, duration: float) -> None:
     """Move a fake clock (`fakecri serve --fake-clock`) forward by DURATION (30s, 2m, 1h, or
     seconds), firing whatever falls due; prints the new time. A server on the system clock
     refuses (FAILED_PRECONDITION)."""
-    with _control(endpoint) as c:
+    with _control(target) as c:
         now_ns = _ctl_call(lambda: c.advance_clock(duration))
     when = datetime.datetime.fromtimestamp(now_ns / 1e9, datetime.UTC)
-    click.echo(json.dumps({"now_ns": now_ns, "now": when.isoformat().replace("+00:00", "Z")}, sort_keys=True))
+    target.emit({"now_ns": now_ns, "now": when.isoformat().replace("+00:00", "Z")})
 
 
 @_ctl_command("info")
-def ctl_info(endpoint: str) -> None:
+def ctl_info(target: Target) -> None:
     """Print the server's seed, counters (calls by method and code, events, faults fired)
     and the errors its handlers raised, as one JSON object."""
-    with _control(endpoint) as c:
+    with _control(target) as c:
         info = _ctl_call(c.server_info)
-    info["endpoint"] = endpoint
-    click.echo(json.dumps(info, sort_keys=True, indent=2))
+    info["endpoint"] = target.endpoint
+    if target.node:
+        info["node"] = target.node
+    click.echo(json.dumps(info, sort_keys=True, indent=None if target.label else 2))
+
+
+@_ctl_command("nodes", each_node=False)
+def ctl_nodes(target: Target) -> None:
+    """List a node farm's nodes (name, socket, pod CIDR, seed, counts), one JSON object per line."""
+    with _farm(target.endpoint) as farm:
+        for record in _ctl_call(farm.nodes):
+            click.echo(json.dumps(record, sort_keys=True))
+
+
+@_ctl_command("add-node", each_node=False)
+@click.argument("name", required=False, default="")
+@click.option("--pod-cidr", default="", metavar="CIDR",
+              help="The node's pod CIDR (default: the next free subnet of the farm's).")
+def ctl_add_node(target: Target, name: str, pod_cidr: str) -> None:
+    """Add a node to a farm (NAME, or the next from the farm's pattern); prints it once it serves."""
+    with _farm(target.endpoint) as farm:
+        click.echo(json.dumps(_ctl_call(lambda: farm.add_node(name, pod_cidr=pod_cidr)), sort_keys=True))
+
+
+@_ctl_command("remove-node", each_node=False)
+@click.argument("name")
+def ctl_remove_node(target: Target, name: str) -> None:
+    """Stop a farm's node and remove its socket (its state file stays)."""
+    with _farm(target.endpoint) as farm:
+        _ctl_call(lambda: farm.remove_node(name))

@@ -51,10 +51,10 @@ def _option_for(f) -> tuple[list[str], dict]:
 
 
 def _config_options(fn):
-    """One option per ServerConfig field, in the order of the fields."""
-    from fakecri.server.config import cli_fields
+    """One option per ServerConfig field, then per FarmConfig field, in the order of the fields."""
+    from fakecri.server.config import cli_fields, farm_fields
 
-    for f in reversed(cli_fields()):
+    for f in reversed(cli_fields() + farm_fields()):
         decls, kwargs = _option_for(f)
         fn = click.option(*decls, **kwargs)(fn)
     return fn
@@ -69,6 +69,13 @@ def _config_from_options(opts: dict, faults: list):
     if handlers:
         values["runtime_handlers"] = handlers if "" in handlers else ("",) + handlers
     return ServerConfig(faults=faults, **values)
+
+
+def _farm_from_options(opts: dict):
+    """The FarmConfig the options describe; its `nodes` is None unless a farm was asked for."""
+    from fakecri.server.config import FarmConfig, farm_fields
+
+    return FarmConfig(**{f.name: opts[f.name] for f in farm_fields()})
 
 
 def _build_faults(opts: dict) -> list:
@@ -115,23 +122,28 @@ def serve(**opts) -> None:
     """Serve CRI v1 RuntimeService and ImageService on a unix socket (and optionally TCP)."""
     from fakecri.logs import announce, configure_logging
     from fakecri.server.app import FakeCRIServer
-    from fakecri.server.exceptions import SettingError, StartupError
+    from fakecri.server.farm import check_farm
 
     configure_logging(opts["log_format"], opts["log_level"])
-    if not opts["socket"] and not opts["listen"]:
+    farm = _farm_from_options(opts)
+    if not opts["socket"] and not opts["listen"] and farm.nodes is None:
         opts["socket"] = DEFAULT_SOCKET
     faults = _build_faults(opts)
     config = _config_from_options(opts, faults)
+    config.log_rpcs = opts["log_level"] in ("debug", "info")
     try:
-        config.validate()
+        if farm.nodes is None:
+            config.validate()
+        check_farm(config, farm)
     except ValueError as exc:
         raise click.UsageError(str(exc)) from None
+    if farm.nodes is not None:
+        _run(_serve_farm(config, farm))
+        return
     server = FakeCRIServer(config)
 
     async def run() -> None:
         await server.start_async()
-        assert server.node is not None
-        server.node.log_rpcs = opts["log_level"] in ("debug", "info")
         loop = asyncio.get_running_loop()
 
         def on_signal(sig: signal.Signals) -> None:
@@ -146,10 +158,38 @@ def serve(**opts) -> None:
         await server.serve_forever()
         announce("fakecri stopped")
 
+    _run(run())
+
+
+def _run(main_coroutine) -> None:
+    """Run `serve` to its end; a server that cannot start ends with one line naming the setting."""
+    from fakecri.server.exceptions import SettingError, StartupError
+
     try:
-        asyncio.run(run())
+        asyncio.run(main_coroutine)
     except SettingError as exc:
         flag = "--" + exc.setting.replace("_", "-")
         raise click.BadParameter(exc.message, param_hint=f"'{flag}'") from None
     except StartupError as exc:
         raise click.ClickException(str(exc)) from None
+
+
+async def _serve_farm(config, farm_config) -> None:
+    """`serve --nodes N`: the farm's nodes on one loop until SIGTERM or SIGINT."""
+    from fakecri.logs import announce
+    from fakecri.server.farm import Farm
+
+    farm = Farm(config, farm_config)
+    await farm.start_async()
+    loop = asyncio.get_running_loop()
+
+    def on_signal(sig: signal.Signals) -> None:
+        announce("fakecri shutting down", signal=sig.name)
+        asyncio.ensure_future(farm.stop_async())
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, on_signal, sig)
+    announce(f"fakecri {__version__} serving {len(farm.servers)} nodes in {farm.socket_dir} (seed {config.seed})",
+             version=__version__, seed=config.seed, nodes=sorted(farm.servers), **farm.addresses())
+    await farm.serve_forever()
+    announce("fakecri stopped")

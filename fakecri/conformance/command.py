@@ -139,24 +139,25 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
         if unknown:
             raise click.BadParameter(f"no property named {', '.join(unknown)}; see --list", param_hint="--property")
         server = None
-        if endpoint is None:
-            if in_process_runtime is None:
-                raise click.UsageError("--endpoint is required")
-            server = in_process_runtime()
-            endpoint = server.endpoint
-            if reporter is not None:
-                reporter.phase(f"started an in-process fakecri at {endpoint}")
-        opts = Options(endpoint=endpoint, image=image, profile=profile, max_examples=max_examples, steps=steps,
-                       seed=seed, properties=list(properties) or None, shrink=not no_shrink, shrink_time=shrink_time,
-                       shrink_budget=shrink_budget, pull=not no_pull, slow_burst=burst,
-                       progress=reporter.phase if reporter is not None else None,
-                       on_call=reporter.call if reporter is not None else None)
-        try:
-            with reporter or contextlib.nullcontext():
-                result = run_suite(opts)
-        except ConnectionError as exc:
-            click.echo(f"error: {exc}", err=True)
-            sys.exit(2)
+        try:  # from the start of the in-process runtime: a SIGTERM at any point after still stops it
+            if endpoint is None:
+                if in_process_runtime is None:
+                    raise click.UsageError("--endpoint is required")
+                server = in_process_runtime()
+                endpoint = server.endpoint
+                if reporter is not None:
+                    reporter.phase(f"started an in-process fakecri at {endpoint}")
+            opts = Options(endpoint=endpoint, image=image, profile=profile, max_examples=max_examples, steps=steps,
+                           seed=seed, properties=list(properties) or None, shrink=not no_shrink,
+                           shrink_time=shrink_time, shrink_budget=shrink_budget, pull=not no_pull, slow_burst=burst,
+                           progress=reporter.phase if reporter is not None else None,
+                           on_call=reporter.call if reporter is not None else None)
+            try:
+                with reporter or contextlib.nullcontext():
+                    result = run_suite(opts)
+            except ConnectionError as exc:
+                click.echo(f"error: {exc}", err=True)
+                sys.exit(2)
         finally:
             if server is not None:
                 server.stop()

@@ -12,13 +12,11 @@ import concurrent.futures
 import dataclasses
 import logging
 import os
-import socket
-import stat
 import tempfile
 import threading
 import weakref
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -30,26 +28,32 @@ from fakecri.engine.clock import Clock
 from fakecri.engine.ids import IdSource
 from fakecri.server.call_wrapper import generic_handler
 from fakecri.server.config import ServerConfig, format_address, parse_address
+from fakecri.server.control_routing import checked_for_node
 from fakecri.server.control_service import ControlService
 from fakecri.server.exceptions import ServerErrors, SettingError, StartupError
 from fakecri.server.image_service import ImageService
-from fakecri.server.lock_file import LockFile
 from fakecri.server.node import Node
 from fakecri.server.persistence import StateFile
 from fakecri.server.restarts import apply_pending_restart
 from fakecri.server.runtime_service import RuntimeService
 from fakecri.server.side_services import start_side_services
+from fakecri.server.sockets import SocketGuard, own_socket, remove_guarded
 from fakecri.server.tcp_listen import check_bindable, is_loopback
+from fakecri.sim.catalog import Catalog
 
 RUNTIME_SERVICE = pb.DESCRIPTOR.services_by_name["RuntimeService"]
 IMAGE_SERVICE = pb.DESCRIPTOR.services_by_name["ImageService"]
 CONTROL_SERVICE = cpb.DESCRIPTOR.services_by_name["Control"]
-UNIX_PATH_MAX = 107
 
-__all__ = ["FakeCRIServer", "ServerErrors", "StartupError", "run_on_shared_loop", "short_socket_path"]
+__all__ = ["FakeCRIServer", "ServerErrors", "StartupError", "new_grpc_server", "on_shared_loop",
+           "run_on_shared_loop", "short_socket_path"]
 
 
-_THREADED: weakref.WeakSet[FakeCRIServer] = weakref.WeakSet()
+class _Stoppable(Protocol):
+    def stop(self, timeout: float = 15.0) -> None: ...
+
+
+_THREADED: weakref.WeakSet[_Stoppable] = weakref.WeakSet()  # servers and farms on the shared loop
 
 
 def _quiet_grpc_dealloc_log() -> None:
@@ -109,6 +113,17 @@ class _SharedLoop:
         cls._pin = grpc.aio.insecure_channel("unix:/nonexistent/fakecri-pin.sock")
 
 
+def on_shared_loop(thing: _Stoppable) -> asyncio.AbstractEventLoop:
+    """The shared loop, for a server or farm about to start on it; it is stopped at exit if
+    its owner forgets to."""
+    _THREADED.add(thing)
+    return _SharedLoop.get()
+
+
+def off_shared_loop(thing: _Stoppable) -> None:
+    _THREADED.discard(thing)
+
+
 def run_on_shared_loop(coro: Any, timeout: float = 60.0) -> Any:
     """Run a coroutine on the loop the in-process servers share and return its result.
 
@@ -124,71 +139,25 @@ def _stop_forgotten_servers() -> None:
     server torn down by interpreter finalization instead can crash the process."""
     for server in list(_THREADED):
         try:
-            server.stop(timeout=5.0)
+            server.stop(timeout=15.0)
         except Exception:  # exiting anyway; nothing useful to do with it
             pass
+
+
+def new_grpc_server(max_message_bytes: int) -> grpc.aio.Server:
+    """A grpc.aio server with fakecri's options: message limits both ways, no port sharing."""
+    return grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", max_message_bytes),
+            ("grpc.max_send_message_length", max_message_bytes),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
 
 
 def short_socket_path(name: str = "cri.sock") -> str:
     """A fresh socket path short enough for AF_UNIX (pytest's tmp_path can exceed 108 bytes)."""
     return os.path.join(tempfile.mkdtemp(prefix="fc-", dir="/tmp"), name)
-
-
-class _SocketGuard:
-    """Refuses paths that are not sockets and a second live server on the same path."""
-
-    def __init__(self, path: str, setting: str) -> None:
-        self.path = path
-        self.setting = setting  # the ServerConfig field the path came from, for errors
-        self.created_dir: str | None = None  # the directory made for the socket, if it was missing
-        self._lock = LockFile(path + ".lock")
-
-    def acquire(self) -> None:
-        path = self.path
-        if len(path.encode()) > UNIX_PATH_MAX:
-            raise SettingError(self.setting, f"socket path {path!r} is longer than {UNIX_PATH_MAX} bytes; "
-                                             "choose a shorter one")
-        parent = os.path.dirname(os.path.abspath(path))
-        if not os.path.isdir(parent):
-            try:
-                os.makedirs(parent)
-            except OSError as exc:
-                raise SettingError(self.setting, f"cannot create the directory {parent} for the socket {path}: "
-                                                 f"{exc.strerror or exc}") from None
-            self.created_dir = parent
-        lock_path = self._lock.path
-        try:
-            locked = self._lock.acquire()
-        except OSError as exc:
-            raise SettingError(self.setting, f"cannot create {lock_path} beside the socket: "
-                                             f"{exc.strerror or exc}") from None
-        if not locked:
-            raise StartupError(f"another fakecri is serving on {path} (lock {lock_path} is held)")
-        if os.path.lexists(path):
-            mode = os.lstat(path).st_mode
-            if not stat.S_ISSOCK(mode):
-                self.release()
-                kind = "a directory" if stat.S_ISDIR(mode) else "not a socket"
-                raise SettingError(self.setting, f"{path} exists and is {kind}; refusing to replace it")
-            if _socket_is_live(path):
-                self.release()
-                raise StartupError(f"another server is listening on {path}")
-            os.unlink(path)  # stale socket from a process that died
-
-    def release(self) -> None:
-        self._lock.release(remove=True)
-
-
-def _socket_is_live(path: str) -> bool:
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(0.5)
-    try:
-        s.connect(path)
-        return True
-    except OSError:
-        return False
-    finally:
-        s.close()
 
 
 class FakeCRIServer:
@@ -203,6 +172,7 @@ class FakeCRIServer:
         *,
         clock: Clock | None = None,
         ids: IdSource | None = None,
+        catalog: Catalog | None = None,
         log: bool | None = None,
         **overrides: Any,
     ) -> None:
@@ -219,12 +189,17 @@ class FakeCRIServer:
         self.config = config
         self._clock = clock
         self._ids = ids
+        self._catalog = catalog  # an image catalog loaded already (a farm's nodes share one)
         self.node: Node | None = None
+        # The control API's handler, also for a farm to route calls to this node; and a hook
+        # called with every change of health (a simulated restart takes it down and up).
+        self.control_handler: grpc.GenericRpcHandler | None = None
+        self.on_health: Callable[[bool], Awaitable[None]] | None = None
         self.tcp_port: int | None = None
         self.tcp_address: str | None = None  # "host:port" as bound, when listening on TCP
         self._side_addresses: dict[str, str] = {}
         self._servers: list[grpc.aio.Server] = []
-        self._guards: list[_SocketGuard] = []
+        self._guards: list[SocketGuard] = []
         self._side_services: list[Any] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stopped: asyncio.Event | None = None
@@ -251,25 +226,18 @@ class FakeCRIServer:
 
     def _new_server(self) -> grpc.aio.Server:
         """A grpc.aio server, tracked from birth so stop_async() stops it."""
-        size = self.config.max_message_bytes
-        server = grpc.aio.server(
-            options=[
-                ("grpc.max_receive_message_length", size),
-                ("grpc.max_send_message_length", size),
-                ("grpc.so_reuseport", 0),
-            ]
-        )
+        server = new_grpc_server(self.config.max_message_bytes)
         self._servers.append(server)
         return server
 
     def _guard(self, path: str, setting: str) -> None:
-        guard = _SocketGuard(path, setting)
+        guard = SocketGuard(path, setting)
         guard.acquire()
         self._guards.append(guard)
 
     async def start_async(self) -> None:
         cfg = self.config
-        node = self.node = Node(cfg, clock=self._clock, ids=self._ids)
+        node = self.node = Node(cfg, clock=self._clock, ids=self._ids, catalog=self._catalog)
         self._stopped = asyncio.Event()
         if cfg.state_file:  # restore before any socket accepts a call
             state_file = StateFile(node.runtime, node.clock, node.ids, cfg.state_file, node.log).open()
@@ -285,22 +253,24 @@ class FakeCRIServer:
                     self._guard(path, setting)
             cri_handlers = [generic_handler(RUNTIME_SERVICE, RuntimeService(node), node),
                             generic_handler(IMAGE_SERVICE, ImageService(node), node)]
-            control_handler = generic_handler(CONTROL_SERVICE, ControlService(node), node, gated=False)
+            control_handler = self.control_handler = generic_handler(CONTROL_SERVICE, ControlService(node), node,
+                                                                     gated=False)
             control_on_cri = not cfg.no_control and not cfg.control_socket
             healths: list[health.aio.HealthServicer] = []
             if cfg.socket:
-                unix = self._cri_server(cri_handlers, healths, control_handler if control_on_cri else None)
+                unix = self._cri_server(cri_handlers, healths,
+                                        checked_for_node(control_handler, cfg.node_name) if control_on_cri else None)
                 unix.add_insecure_port(f"unix://{os.path.abspath(cfg.socket)}")
                 await unix.start()
-                self._own_socket(cfg.socket, cfg.socket_mode)
+                own_socket(cfg.socket, cfg.socket_mode, cfg.socket_group)
             if cfg.listen:
                 await self._listen_tcp(cri_handlers, healths)
             if cfg.control_socket and not cfg.no_control:
                 ctl = self._new_server()
-                ctl.add_generic_rpc_handlers([control_handler])
+                ctl.add_generic_rpc_handlers([checked_for_node(control_handler, cfg.node_name)])
                 ctl.add_insecure_port(f"unix://{os.path.abspath(cfg.control_socket)}")
                 await ctl.start()
-                self._own_socket(cfg.control_socket, cfg.control_socket_mode)
+                own_socket(cfg.control_socket, cfg.control_socket_mode, cfg.socket_group)
 
             async def set_health(serving: bool) -> None:
                 status = health_pb2.HealthCheckResponse.SERVING if serving else \
@@ -308,6 +278,8 @@ class FakeCRIServer:
                 for servicer in healths:
                     for name in ("", RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name):
                         await servicer.set(name, status)
+                if self.on_health is not None:
+                    await self.on_health(serving)
 
             await set_health(True)
             node.on_availability = set_health
@@ -353,17 +325,6 @@ class FakeCRIServer:
             self.node.log.warning("serving CRI on a non-loopback address: every host that can reach it may run, "
                                    "stop and remove pods, with no authentication", listen=self.tcp_address)
 
-    def _own_socket(self, path: str, mode: int) -> None:
-        """Set the socket's mode, and its group when one is configured."""
-        gid = self.config.socket_group
-        if gid is not None:
-            try:
-                os.chown(path, -1, gid)
-            except OSError as exc:
-                raise SettingError("socket_group", f"cannot give {path} to group {gid}: {exc.strerror or exc}") \
-                    from None
-        os.chmod(path, mode)
-
     def addresses(self) -> dict[str, str]:
         """Every address this server chose, with the real ports where port 0 was asked for:
         socket, listen (TCP), control (its own socket, if any), streaming and metrics URLs,
@@ -392,12 +353,8 @@ class FakeCRIServer:
         for server in self._servers:
             await server.stop(grace)
         self._servers = []
-        for guard in self._guards:
-            # Only sockets this server holds the lock for: a refused start (a file, a directory,
-            # another live server at the path) must not remove what it found there.
-            if os.path.lexists(guard.path) and stat.S_ISSOCK(os.lstat(guard.path).st_mode):
-                os.unlink(guard.path)
-            guard.release()
+        for guard in self._guards:  # only sockets this server holds the lock for
+            remove_guarded(guard)
         self._guards = []
         if self._made_dir is not None:
             try:
@@ -415,15 +372,18 @@ class FakeCRIServer:
 
     def start(self, timeout: float = 15.0) -> FakeCRIServer:
         """Run the server on the process's shared background loop; returns once it accepts calls."""
-        loop = _SharedLoop.get()
+        loop = on_shared_loop(self)
         fut = asyncio.run_coroutine_threadsafe(self.start_async(), loop)
         try:
             fut.result(timeout)
         except concurrent.futures.TimeoutError:
             fut.cancel()
+            off_shared_loop(self)
             raise StartupError(f"the server did not start within {timeout}s") from None
+        except BaseException:
+            off_shared_loop(self)
+            raise
         self._loop = loop
-        _THREADED.add(self)
         return self
 
     @property
@@ -435,7 +395,7 @@ class FakeCRIServer:
         if self._loop is None:
             return
         loop, self._loop = self._loop, None
-        _THREADED.discard(self)
+        off_shared_loop(self)
         asyncio.run_coroutine_threadsafe(self.stop_async(), loop).result(timeout)
 
     def call(self, fn: Callable[..., Any], *args: Any, timeout: float = 15.0) -> Any:

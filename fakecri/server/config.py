@@ -135,8 +135,12 @@ class ServerConfig:
         None, "Directory fakecri owns; the image and container filesystems it reports are made under it "
         "[default: /var/lib/fakecri if it can be created, else one under the temp dir].",
         kind="root", flag="--root", metavar="DIR")
+    # The node's name in a farm (its socket is NAME.sock; log lines and control calls name it).
+    node_name: str = setting("", cli=False)
     # Log nothing at all (the pytest plugin when its log level is not set).
     quiet: bool = setting(False, cli=False)
+    # One log line per CRI call (`serve --log-level info` or debug).
+    log_rpcs: bool = setting(True, cli=False)
     # Keep the last N calls and fired faults for the control API.
     call_log_size: int = setting(10_000, "Calls kept in the call log of the control API.", minimum=1)
 
@@ -172,3 +176,30 @@ class ServerConfig:
 def cli_fields() -> list:
     """The ServerConfig fields `fakecri serve` offers as options, in declaration order."""
     return [f for f in fields(ServerConfig) if f.metadata.get("cli", True)]
+
+
+@dataclass
+class FarmConfig:
+    """What makes `fakecri serve` a node farm: many node runtimes in one process, each built
+    from the ServerConfig with its own socket, seed, pod CIDR, state root and state file."""
+
+    nodes: int | None = setting(
+        None, "Serve N node runtimes from this one process (a node farm), one CRI socket each under "
+              "--socket-dir; more can be added at run time (fakecri ctl add-node).", minimum=0, metavar="N")
+    socket_dir: str | None = setting(
+        None, "A farm's directory: NAME.sock for each node's CRI (and, unless --control-socket is given, its "
+              "control API) and farm.sock for the farm's control API; made if missing.", kind="path", metavar="DIR")
+    node_name: str = setting(
+        "node-{i}", "A farm's node names, with {i} for the node's number (from 0); each must make a DNS "
+                    "subdomain, as Kubernetes node names are.", metavar="PATTERN")
+    node_cidr_size: int = setting(
+        24, "The prefix length of each farm node's share of --pod-cidr (node i gets the i-th such subnet), "
+            "as kube-controller-manager's --node-cidr-mask-size.", minimum=1, maximum=128, metavar="BITS")
+    state_dir: str | None = setting(
+        None, "Keep each farm node's state across restarts in DIR/NAME.json (the farm's --state-file).",
+        kind="path", metavar="DIR")
+
+
+def farm_fields() -> list:
+    """The FarmConfig fields `fakecri serve` offers as options, in declaration order."""
+    return list(fields(FarmConfig))

@@ -109,16 +109,22 @@ OutputListener = Callable[[Output], None]
 
 
 class Node:
-    def __init__(self, config: ServerConfig, *, clock: Clock | None = None, ids: IdSource | None = None) -> None:
+    def __init__(self, config: ServerConfig, *, clock: Clock | None = None, ids: IdSource | None = None,
+                 catalog: Catalog | None = None) -> None:
         self.config = config
         self.clock: Clock = clock or (FakeClock() if config.fake_clock else SystemClock())
         self.ids: IdSource = ids or id_source(config)
-        self.log: Any = _Silent() if config.quiet else structlog.get_logger("fakecri")
-        self.log_rpcs = not config.quiet
+        self.log: Any = _Silent()
+        if not config.quiet:  # a farm's node names itself in every line
+            logger = structlog.get_logger("fakecri")
+            self.log = logger.bind(node=config.node_name) if config.node_name else logger
+        self.log_rpcs = config.log_rpcs and not config.quiet
         self.counters: Counter[str] = Counter()
         self.call_log: deque[CallRecord] = deque(maxlen=config.call_log_size)
         self.server_errors: deque[str] = deque(maxlen=ERROR_RING)  # the newest handler tracebacks
-        self.catalog = load_catalog(config.image_catalog) if config.image_catalog else Catalog()
+        if catalog is None:
+            catalog = load_catalog(config.image_catalog) if config.image_catalog else Catalog()
+        self.catalog = catalog
         self.host = LocalHost()
         self.sim = Simulation(self.catalog, self.host)
         self.runtime = Runtime(

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from typing import Protocol
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
 from prometheus_client import Counter as PromCounter
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from fakecri.server.config import format_address, parse_address
 from fakecri.server.node import Node
@@ -110,10 +111,56 @@ class ServerMetrics:
         return generate_latest(self.registry)
 
 
+class FarmMetrics:
+    """The series of every node of a farm, each with the label node="NAME", as one exposition."""
+
+    def __init__(self) -> None:
+        self.url = ""
+        self.per_node: dict[str, ServerMetrics] = {}
+
+    def attach(self, name: str, node: Node) -> None:
+        metrics = ServerMetrics(node)
+        metrics.url = self.url
+        node.metrics = metrics
+        self.per_node[name] = metrics
+
+    def detach(self, name: str) -> None:
+        self.per_node.pop(name, None)
+
+    def exposition(self) -> bytes:
+        families: dict[str, Metric] = {}
+        for name, metrics in sorted(self.per_node.items()):
+            for metric in metrics.registry.collect():
+                family = families.get(metric.name)
+                if family is None:
+                    family = families[metric.name] = Metric(metric.name, metric.documentation, metric.type,
+                                                            metric.unit)
+                for sample in metric.samples:
+                    family.add_sample(sample.name, {**sample.labels, "node": name}, sample.value, sample.timestamp,
+                                      sample.exemplar)
+        registry = CollectorRegistry()
+        registry.register(_Fixed(families.values()))
+        return generate_latest(registry)
+
+
+class _Fixed:
+    """A collector of metric families built already."""
+
+    def __init__(self, families: Iterable[Metric]) -> None:
+        self.families = list(families)
+
+    def collect(self) -> Iterator[Metric]:
+        return iter(self.families)
+
+
+class Exposition(Protocol):
+    def exposition(self) -> bytes: ...
+
+
 class MetricsServer:
     """A small HTTP/1.1 server for GET /metrics, on the server's event loop."""
 
-    def __init__(self, metrics: ServerMetrics, host: str, port: int) -> None:
+    def __init__(self, metrics: Exposition, host: str, port: int) -> None:
         self.metrics = metrics
         self.host = host
         self.port = port

@@ -6,6 +6,54 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class Node(_message.Message):
+    __slots__ = ("name", "socket", "pod_cidr", "seed", "streaming_url", "state_file", "sandboxes", "containers")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SOCKET_FIELD_NUMBER: _ClassVar[int]
+    POD_CIDR_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    STREAMING_URL_FIELD_NUMBER: _ClassVar[int]
+    STATE_FILE_FIELD_NUMBER: _ClassVar[int]
+    SANDBOXES_FIELD_NUMBER: _ClassVar[int]
+    CONTAINERS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    socket: str
+    pod_cidr: str
+    seed: int
+    streaming_url: str
+    state_file: str
+    sandboxes: int
+    containers: int
+    def __init__(self, name: _Optional[str] = ..., socket: _Optional[str] = ..., pod_cidr: _Optional[str] = ..., seed: _Optional[int] = ..., streaming_url: _Optional[str] = ..., state_file: _Optional[str] = ..., sandboxes: _Optional[int] = ..., containers: _Optional[int] = ...) -> None: ...
+
+class ListNodesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListNodesResponse(_message.Message):
+    __slots__ = ("nodes",)
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    nodes: _containers.RepeatedCompositeFieldContainer[Node]
+    def __init__(self, nodes: _Optional[_Iterable[_Union[Node, _Mapping]]] = ...) -> None: ...
+
+class AddNodeRequest(_message.Message):
+    __slots__ = ("name", "pod_cidr")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    POD_CIDR_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    pod_cidr: str
+    def __init__(self, name: _Optional[str] = ..., pod_cidr: _Optional[str] = ...) -> None: ...
+
+class RemoveNodeRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RemoveNodeResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class Fault(_message.Message):
     __slots__ = ("name", "type", "target", "stage", "toxicity", "count", "attributes", "hits")
     class AttributesEntry(_message.Message):

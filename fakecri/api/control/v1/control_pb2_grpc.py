@@ -575,3 +575,172 @@ class Control:
             timeout,
             metadata,
             _registered_method=True)
+
+
+class FarmStub:
+    """A node farm (`fakecri serve --nodes N`): many node runtimes in one process, each on a
+    socket of its own. Served on the farm's control socket, beside Control; a Control call
+    there names its node in the request metadata key "fakecri-node".
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.ListNodes = channel.unary_unary(
+                '/fakecri.control.v1.Farm/ListNodes',
+                request_serializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ListNodesRequest.SerializeToString,
+                response_deserializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ListNodesResponse.FromString,
+                _registered_method=True)
+        self.AddNode = channel.unary_unary(
+                '/fakecri.control.v1.Farm/AddNode',
+                request_serializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.AddNodeRequest.SerializeToString,
+                response_deserializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.Node.FromString,
+                _registered_method=True)
+        self.RemoveNode = channel.unary_unary(
+                '/fakecri.control.v1.Farm/RemoveNode',
+                request_serializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.RemoveNodeRequest.SerializeToString,
+                response_deserializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.RemoveNodeResponse.FromString,
+                _registered_method=True)
+
+
+class FarmServicer:
+    """A node farm (`fakecri serve --nodes N`): many node runtimes in one process, each on a
+    socket of its own. Served on the farm's control socket, beside Control; a Control call
+    there names its node in the request metadata key "fakecri-node".
+    """
+
+    def ListNodes(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AddNode(self, request, context):
+        """Start one more node; it serves on its socket before the answer comes.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RemoveNode(self, request, context):
+        """Stop a node and remove its socket (its state file, if any, stays).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+
+def add_FarmServicer_to_server(servicer, server):
+    rpc_method_handlers = {
+            'ListNodes': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListNodes,
+                    request_deserializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ListNodesRequest.FromString,
+                    response_serializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ListNodesResponse.SerializeToString,
+            ),
+            'AddNode': grpc.unary_unary_rpc_method_handler(
+                    servicer.AddNode,
+                    request_deserializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.AddNodeRequest.FromString,
+                    response_serializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.Node.SerializeToString,
+            ),
+            'RemoveNode': grpc.unary_unary_rpc_method_handler(
+                    servicer.RemoveNode,
+                    request_deserializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.RemoveNodeRequest.FromString,
+                    response_serializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.RemoveNodeResponse.SerializeToString,
+            ),
+    }
+    generic_handler = grpc.method_handlers_generic_handler(
+            'fakecri.control.v1.Farm', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('fakecri.control.v1.Farm', rpc_method_handlers)
+
+
+ # This class is part of an EXPERIMENTAL API.
+class Farm:
+    """A node farm (`fakecri serve --nodes N`): many node runtimes in one process, each on a
+    socket of its own. Served on the farm's control socket, beside Control; a Control call
+    there names its node in the request metadata key "fakecri-node".
+    """
+
+    @staticmethod
+    def ListNodes(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/fakecri.control.v1.Farm/ListNodes',
+            fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ListNodesRequest.SerializeToString,
+            fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ListNodesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AddNode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/fakecri.control.v1.Farm/AddNode',
+            fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.AddNodeRequest.SerializeToString,
+            fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.Node.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RemoveNode(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/fakecri.control.v1.Farm/RemoveNode',
+            fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.RemoveNodeRequest.SerializeToString,
+            fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.RemoveNodeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
