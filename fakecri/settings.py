@@ -29,8 +29,6 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from fakecri.faults.values import suggest
 
 ENV_PREFIX = "FAKECRI_"
@@ -152,6 +150,8 @@ def _read_file(path: str) -> dict[str, Any]:
         byte = e.object[e.start]
         raise SettingsError(f"config file {path}: not UTF-8 text (byte {e.start} is {byte:#04x})") from None
     suffix = p.suffix.lower()
+    import yaml  # only YAML files need it (10 ms of every start otherwise)
+
     try:
         if suffix == ".toml":
             data: Any = tomllib.loads(text)
@@ -174,7 +174,7 @@ def _read_file(path: str) -> dict[str, Any]:
     return data
 
 
-def yaml_problem(error: yaml.YAMLError) -> str:
+def yaml_problem(error: Exception) -> str:
     """A YAML error in one line: what went wrong and where (PyYAML's own text spans several
     lines, with the offending lines quoted)."""
     problem = getattr(error, "problem", None)

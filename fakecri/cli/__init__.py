@@ -1,36 +1,23 @@
-"""The `fakecri` command: serve, ctl, watch, conformance, health, version.
+"""The `fakecri` command: serve, ctl, watch, health, version, conformance.
 
 `group.py` holds the command group and its one-line errors, `values.py` the option values
 the commands share, and one module each the commands: `serving.py` (serve), `observe.py`
-(watch, health, version), `control.py` (ctl). The conformance command comes from
-fakecri.conformance; it loads the suite only when it runs.
+(watch, health, version), `control.py` (ctl), `conformance.py` (conformance). The group
+imports a command's module only when that command runs or help lists it, so `fakecri
+serve` starts without loading the clients, the conformance suite or ctl.
 """
 from __future__ import annotations
 
-from fakecri.cli import control, observe, serving  # noqa: F401  (each registers its commands)
+from typing import Any
+
 from fakecri.cli.group import main
-from fakecri.cli.serving import serve
-from fakecri.conformance.command import conformance_command
 
 __all__ = ["main", "serve"]
 
 
-def _in_process_fakecri():
-    """The runtime `fakecri conformance` judges without --endpoint: an in-process
-    fakecri on a fresh socket, quiet (no per-RPC log lines). SIGTERM then ends the run
-    as Ctrl-C does, so the server is stopped and its socket directory removed."""
-    import signal
-    import threading
+def __getattr__(name: str) -> Any:
+    if name == "serve":
+        from fakecri.cli.serving import serve
 
-    from fakecri.server.app import FakeCRIServer
-
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _exit_on_sigterm)
-    return FakeCRIServer(seed=0).start()
-
-
-def _exit_on_sigterm(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
-
-
-main.add_command(conformance_command(in_process_runtime=_in_process_fakecri))
+        return serve
+    raise AttributeError(f"module 'fakecri.cli' has no attribute {name!r}")

@@ -1,6 +1,7 @@
 """The `fakecri` command group, and how it ends on bad input: one line, no traceback."""
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
@@ -91,7 +92,26 @@ class _OneLineErrors(click.Group):
         sys.exit(rv if isinstance(rv, int) else 0)
 
 
-@click.group(cls=_OneLineErrors)
+# Each command, and the module that registers it on `main` when imported.
+COMMAND_MODULES = {
+    "serve": "fakecri.cli.serving", "ctl": "fakecri.cli.control", "watch": "fakecri.cli.observe",
+    "health": "fakecri.cli.observe", "version": "fakecri.cli.observe", "conformance": "fakecri.cli.conformance",
+}
+
+
+class _LazyGroup(_OneLineErrors):
+    """Imports a command's module when the command is asked for, not before."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(COMMAND_MODULES) | set(self.commands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in COMMAND_MODULES:
+            importlib.import_module(COMMAND_MODULES[cmd_name])
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_LazyGroup)
 @click.version_option(__version__, prog_name="fakecri")
 def main() -> None:
     """A fake Kubernetes CRI runtime for conformance and fault testing."""

@@ -23,7 +23,7 @@ import ipaddress
 import os
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import grpc
 from google.protobuf.message import DecodeError
@@ -38,9 +38,11 @@ from fakecri.server.config import FarmConfig, ServerConfig, check_cidr, format_a
 from fakecri.server.control_routing import node_named, refusal
 from fakecri.server.disk import default_root
 from fakecri.server.exceptions import SettingError, StartupError
-from fakecri.server.prometheus import FarmMetrics, MetricsServer
 from fakecri.server.sockets import UNIX_PATH_MAX, SocketGuard, own_socket, remove_guarded
 from fakecri.server.status import code_for
+
+if TYPE_CHECKING:
+    from fakecri.server.prometheus import FarmMetrics, MetricsServer
 
 FARM_SOCKET = "farm.sock"
 FARM_SERVICE = cpb.DESCRIPTOR.services_by_name["Farm"]
@@ -324,6 +326,8 @@ class Farm:
             raise
 
     async def _start_metrics(self, address: str) -> None:
+        from fakecri.server.prometheus import FarmMetrics, MetricsServer  # only with --metrics-addr
+
         host, port = parse_address(address, "metrics_addr")
         self.metrics = FarmMetrics()
         server = MetricsServer(self.metrics, host, port)

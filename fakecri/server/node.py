@@ -22,8 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-import structlog
-
+from fakecri import logs
 from fakecri.engine import errors
 from fakecri.engine.clock import Clock, FakeClock, SystemClock
 from fakecri.engine.events import Event, EventType, Output
@@ -116,7 +115,7 @@ class Node:
         self.ids: IdSource = ids or id_source(config)
         self.log: Any = _Silent()
         if not config.quiet:  # a farm's node names itself in every line
-            logger = structlog.get_logger("fakecri")
+            logger = logs.logger()
             self.log = logger.bind(node=config.node_name) if config.node_name else logger
         self.log_rpcs = config.log_rpcs and not config.quiet
         self.counters: Counter[str] = Counter()

@@ -23,15 +23,14 @@ import ipaddress
 import socket
 from collections.abc import Callable
 
-import structlog
-
+from fakecri import logs
 from fakecri.engine.events import Event, EventType
 from fakecri.engine.records import Container, Sandbox
 from fakecri.engine.specs import NODE, TCP
 from fakecri.server import webserver
 from fakecri.sim.simulation import Simulation
 
-log = structlog.get_logger("fakecri.ports")
+log = logs.logger()
 DEFAULT_HOST_IP = "127.0.0.1"
 
 

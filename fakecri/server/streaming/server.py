@@ -15,8 +15,6 @@ from collections.abc import Callable
 
 from fakecri.engine.errors import InvalidArgument, Unavailable
 from fakecri.server.streaming import remotecommand as rc
-from fakecri.server.streaming import spdy_handlers
-from fakecri.server.streaming import websocket as ws
 from fakecri.server.streaming.backend import StreamingBackend
 from fakecri.server.streaming.httphead import BadRequest, RequestHead, parse_head, response
 from fakecri.server.streaming.limits import ByteMeter, StreamingLimits
@@ -206,6 +204,8 @@ class StreamingServer:
             headers["X-Stream-Protocol-Version"] = chosen
         writer.write(response(101, "", headers))
         await writer.drain()
+        from fakecri.server.streaming import spdy_handlers  # loaded on the first SPDY upgrade
+
         if isinstance(request, PortForwardRequest):
             await spdy_handlers.serve_port_forward(
                 reader, writer, self.backend, request, creation_timeout_s=self._creation_timeout,
@@ -228,6 +228,8 @@ class StreamingServer:
             if not ports:
                 await self._reply(writer, 400, 'query parameter "port" is required')
                 return
+        from fakecri.server.streaming import websocket as ws  # loaded on the first WebSocket upgrade
+
         protocol = ws.handshake_protocol(ws.PORT_FORWARD_PROTOCOLS if ports
                                          else ws.COMMAND_PROTOCOLS, self.limits.max_ws_message)
         protocol.receive_data(raw)
