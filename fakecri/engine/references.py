@@ -6,6 +6,7 @@ registry host. Anything outside the grammar is InvalidArgument.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -68,6 +69,7 @@ def is_digest(text: str) -> bool:
     return bool(_DIGEST_RE.fullmatch(text))
 
 
+@functools.lru_cache(maxsize=4096)  # a node sees few distinct references, each many times
 def normalize(ref: str) -> NormalizedRef:
     """Parse and fully qualify `ref`; InvalidArgument naming it if malformed."""
     if not isinstance(ref, str) or not ref:

@@ -14,7 +14,6 @@ import posixpath
 import sys
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from fakecri.engine import checkpoints, snapshot
@@ -30,7 +29,7 @@ from fakecri.engine.labels import matches
 from fakecri.engine.limits import Limits
 from fakecri.engine.plan import Plan
 from fakecri.engine.ports import NoPrograms, Programs, Pullable, Registry
-from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState
+from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState, evolve
 from fakecri.engine.references import NormalizedRef
 from fakecri.engine.specs import EMPTY_CONTAINER_SPEC, EMPTY_SANDBOX_SPEC, NODE, ContainerSpec, SandboxSpec
 from fakecri.engine.store import RuntimeStore
@@ -217,7 +216,7 @@ class Runtime:
         self.programs.check_sandbox(sb)  # InvalidArgument on a bad fakecri.io/ annotation
         # On the host's network a pod has no address of its own: the kubelet reports the node's.
         if spec.namespaces.network != NODE:
-            sb = replace(sb, ip=self.store.ips.allocate())
+            sb = evolve(sb, ip=self.store.ips.allocate())
         self._put_sandbox(sb)
         self.store.sandbox_keys[key] = sb.id
         for step in path_for("sandbox", sb.id, "run", MISSING):
@@ -238,7 +237,7 @@ class Runtime:
         if step == SandboxState.NOTREADY:
             for cid in sb.container_ids:
                 self._kill(self._containers[cid])
-            sb = self._put_sandbox(replace(self._sandboxes[sb.id], state=SandboxState.NOTREADY))
+            sb = self._put_sandbox(evolve(self._sandboxes[sb.id], state=SandboxState.NOTREADY))
             self._entered(sb, step)
         elif step == GONE:
             for cid in self._sandboxes[sb.id].container_ids:
@@ -271,7 +270,7 @@ class Runtime:
         path_for("sandbox", sb.id, "update_resources", sb.state)
         res_mod.validate(overhead, f"sandbox {sb.id} (overhead)")
         res_mod.validate(resources, f"sandbox {sb.id}")
-        self._put_sandbox(replace(sb, overhead=overhead if overhead is not None else sb.overhead,
+        self._put_sandbox(evolve(sb, overhead=overhead if overhead is not None else sb.overhead,
                                   resources=resources if resources is not None else sb.resources))
 
     # ------------------------------------------------------------ containers
@@ -328,7 +327,7 @@ class Runtime:
         self.programs.check(c, sb)  # InvalidArgument on a bad fakecri.io/ annotation
         self._put_container(c)
         self.store.container_keys[key] = c.id
-        self._put_sandbox(replace(sb, container_ids=sb.container_ids + (c.id,)))
+        self._put_sandbox(evolve(sb, container_ids=sb.container_ids + (c.id,)))
         for step in path_for("container", c.id, "create", MISSING):
             self._entered(c, step)
         return c
@@ -344,7 +343,7 @@ class Runtime:
             message = f"failed to start container {c.id} ({c.name}): {plan.fail_start}"
             self._finish(c, "fail_start", EXIT_START_ERROR, START_ERROR, message, now)
             raise Other("UNKNOWN", message)
-        c = self._put_container(replace(c, state=_RUNNING, started_at=now))
+        c = self._put_container(evolve(c, state=_RUNNING, started_at=now))
         self.store.running += 1
         self._entered(c, _RUNNING)
         for offset, stream, text in plan.outputs:
@@ -393,7 +392,7 @@ class Runtime:
             return
         if c.state == _RUNNING:
             self.store.running -= 1
-        c = self._put_container(replace(c, state=_EXITED, finished_at=max(at_ns, c.started_at), exit_code=exit_code,
+        c = self._put_container(evolve(c, state=_EXITED, finished_at=max(at_ns, c.started_at), exit_code=exit_code,
                                         reason=reason, message=message))
         self.store.stopping.pop(c.id, None)
         self._entered(c, _EXITED)
@@ -455,7 +454,7 @@ class Runtime:
                 self.store.stopping.pop(c.id, None)
                 sb = self._sandboxes.get(c.sandbox_id)
                 if sb is not None:
-                    self._put_sandbox(replace(sb, container_ids=tuple(x for x in sb.container_ids if x != c.id)))
+                    self._put_sandbox(evolve(sb, container_ids=tuple(x for x in sb.container_ids if x != c.id)))
                     used = self.programs.cpu_used_ns(c, self.clock.now_ns())
                     if used:
                         self.store.removed_cpu[sb.id] = self.store.removed_cpu.get(sb.id, 0) + used
@@ -486,7 +485,7 @@ class Runtime:
         c = self.get_container(cid)
         path_for("container", c.id, "update_resources", c.state)
         res_mod.validate(resources, f"container {c.id} ({c.name})")
-        self._put_container(replace(c, resources=resources))
+        self._put_container(evolve(c, resources=resources))
 
     def check_exec(self, cid: str) -> Container:
         """The container a command may be run in now (FailedPrecondition unless it runs)."""

@@ -25,12 +25,11 @@ from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import DecodeError
 
 from fakecri.engine import errors
-from fakecri.server.call_summary import summarize
+from fakecri.server.call_summary import ids_named, summarize
 from fakecri.server.node import CallRecord, Node
 from fakecri.server.restarts import restart
 from fakecri.server.status import code_for
 
-ID_FIELDS = ("pod_sandbox_id", "container_id")
 # INTERNAL answers: every one is counted (`internal_errors`), the tracebacks of the last
 # the node keeps for check() and GetServerInfo (node.ERROR_RING), each cut to TRACEBACK_CHARS.
 TRACEBACK_CHARS = 16 * 1024
@@ -82,16 +81,12 @@ async def _gate(node: Node, name: str, context, stage: str) -> None:
 
 def _record(node: Node, name: str, request, code: str, started: float) -> None:
     duration = time.perf_counter() - started
-    if getattr(request, "pod_sandbox_id", "") or getattr(request, "container_id", ""):
-        ids = {f: getattr(request, f) for f in ID_FIELDS if getattr(request, f, "")}
-    else:  # most calls name no object: skip the dict
-        ids = {}
-    summary = summarize(request)
-    node.call_log.append(CallRecord(name, summary, code, duration, node.clock.now_ns()))
-    node.count(f"rpc:{name}:{code}")
+    node.call_log.append(CallRecord(name, summarize(request), code, duration, node.clock.now_ns()))
+    node.counters[f"rpc:{name}:{code}"] += 1
     if node.metrics is not None:
         node.metrics.observe_rpc(name, code, duration)
     if node.log_rpcs:
+        ids = ids_named(request) if type(request) is not _Undecodable else {}
         node.log.info("rpc", method=name, code=code, ms=round(duration * 1000, 3), **ids)
 
 

@@ -57,15 +57,25 @@ class LogFiles:
         self.last_error = ""
         self._made: set[str] = set()  # directories made already (a pod's containers share one)
 
+    def _parent_made(self, path: str) -> None:
+        """Make the directory of `path` unless it was made already (a pod's containers share one)."""
+        parent = os.path.dirname(path)
+        if parent and parent not in self._made:
+            try:
+                os.mkdir(parent)  # the usual case: the kubelet's container directory under an existing pod's
+            except FileExistsError:
+                pass
+            except FileNotFoundError:
+                os.makedirs(parent, exist_ok=True)
+            if len(self._made) > 10_000:
+                self._made.clear()
+            self._made.add(parent)
+
     def _append(self, path: str, data: str) -> None:
         path = os.path.join(self.base, path)
         try:
             parent = os.path.dirname(path)
-            if parent and parent not in self._made:
-                os.makedirs(parent, exist_ok=True)
-                if len(self._made) > 10_000:
-                    self._made.clear()
-                self._made.add(parent)
+            self._parent_made(path)
             # Bytes that are not UTF-8 come as surrogate escapes (a command echoing binary input)
             # and go back to the file as the bytes they were.
             try:
@@ -81,8 +91,22 @@ class LogFiles:
             self.last_error = str(exc)
 
     def create(self, path: str) -> None:
-        if path:
-            self._append(path, "")
+        """Create the (empty) log file a starting container writes to, mode 0640 as containerd does."""
+        if not path:
+            return
+        path = os.path.join(self.base, path)
+        try:
+            self._parent_made(path)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o640)
+            except FileNotFoundError:  # its directory went away since it was made: make it again
+                self._made.discard(os.path.dirname(path))
+                self._parent_made(path)
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o640)
+            os.close(fd)
+        except OSError as exc:
+            self.errors += 1
+            self.last_error = str(exc)
 
     def reopen(self, path: str) -> None:
         """Make sure the file exists again (after the kubelet rotated it away)."""
