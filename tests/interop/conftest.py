@@ -70,10 +70,59 @@ def cri_client_fake_bin() -> Path:
     return require_binary("cri-client-fake")
 
 
+class FarmNode:
+    """One node of a farm, with what the crictl fixture asks of a server."""
+
+    def __init__(self, farm, name: str) -> None:
+        self.farm, self.name = farm, name
+        self.server = farm.servers[name]
+        self.config = self.server.config
+
+    def reset(self) -> None:
+        self.farm.call(self.server.node.reset)
+
+    def check(self) -> None:
+        from fakecri.server.app import ServerErrors
+
+        errors = self.farm.call(lambda: list(self.server.node.server_errors))
+        if errors:
+            raise ServerErrors(f"fakecri raised inside a handler on {self.name}:\n" + "\n".join(errors))
+
+
+@pytest.fixture(scope="session")
+def farm_pair():
+    """A farm of two nodes for the session: every test that takes `crictl` runs on one of its
+    sockets too (the nodes taking turns), beside the single server."""
+    import tempfile
+
+    from fakecri.server.config import FarmConfig, ServerConfig
+    from fakecri.server.farm import Farm
+
+    directory = tempfile.mkdtemp(prefix="fc-farm-", dir="/tmp")
+    config = ServerConfig(seed=7, quiet=True, state_root=os.path.join(directory, "root"))
+    with Farm(config, FarmConfig(nodes=2, socket_dir=os.path.join(directory, "s"))) as farm:
+        yield farm
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+_turns = iter(range(1 << 30))
+
+
+@pytest.fixture(params=["server", "farm-node"])
+def cri_target(request, srv):
+    """The runtime a crictl test drives: the session's fakecri, or a node of the session's farm."""
+    if request.param == "server":
+        return srv
+    farm = request.getfixturevalue("farm_pair")
+    return FarmNode(farm, f"node-{next(_turns) % 2}")
+
+
 @pytest.fixture
-def crictl(crictl_bin, srv, tmp_path):
-    """Run crictl against the session's fakecri (reset first, as `channel` does):
-    `crictl("pods", "-q")` returns the CompletedProcess, text mode, 60 s bound."""
+def crictl(crictl_bin, cri_target, tmp_path):
+    """Run crictl against the session's fakecri or a farm node (reset first, as `channel` does):
+    `crictl("pods", "-q")` returns the CompletedProcess, text mode, 60 s bound; `crictl.socket`
+    is the runtime's socket."""
+    srv = cri_target
     srv.reset()
     endpoint = "unix://" + srv.config.socket
     config = tmp_path / "crictl.yaml"
@@ -90,6 +139,7 @@ def crictl(crictl_bin, srv, tmp_path):
 
     run.config = config
     run.binary = crictl_bin
+    run.socket = srv.config.socket
     yield run
     srv.check()
 

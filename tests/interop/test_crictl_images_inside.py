@@ -83,8 +83,8 @@ def _critest(critest_bin, socket_path: str, focus: str, tmp_path) -> dict[str, s
     return ran
 
 
-def test_critest_image_memory_and_namespace_specs_pass(crictl, critest_bin, srv, tmp_path):
-    ran = _critest(critest_bin, srv.config.socket, "SupplementalGroupsPolicy|NoNewPrivs|OOMKilled|NamespaceOption",
+def test_critest_image_memory_and_namespace_specs_pass(crictl, critest_bin, tmp_path):
+    ran = _critest(critest_bin, crictl.socket, "SupplementalGroupsPolicy|NoNewPrivs|OOMKilled|NamespaceOption",
                    tmp_path)
     assert set(ran.values()) == {"passed"}, ran
     assert len(ran) == 12, ran

@@ -198,9 +198,9 @@ def test_attach_to_cat_echoes_until_the_container_stops(crictl, pod):
             proc.wait()
 
 
-def test_critest_attach_spec_passes(crictl, critest_bin, srv, tmp_path):
+def test_critest_attach_spec_passes(crictl, critest_bin, tmp_path):
     report = tmp_path / "attach.json"
-    endpoint = "unix://" + srv.config.socket
+    endpoint = "unix://" + crictl.socket
     done = subprocess.run(
         [str(critest_bin), "--runtime-endpoint", endpoint, "--image-endpoint", endpoint,
          "--ginkgo.focus=attach", f"--ginkgo.json-report={report}", "--ginkgo.no-color"],
