@@ -1,13 +1,13 @@
-"""The `fakecri` command: serve, ctl, watch, conformance, health, version.
+"""The `fakecri` command: serve, ctl, watch, conformance, health, version, quirks.
 
 `group.py` holds the command group and its one-line errors, `values.py` the option values
 the commands share, and one module each the commands: `serving.py` (serve), `observe.py`
-(watch, health, version), `control.py` (ctl). The conformance command comes from
+(watch, health, version), `control.py` (ctl), `catalog.py` (quirks). The conformance command comes from
 fakecri.conformance; it loads the suite only when it runs.
 """
 from __future__ import annotations
 
-from fakecri.cli import control, observe, serving  # noqa: F401  (each registers its commands)
+from fakecri.cli import catalog, control, observe, serving  # noqa: F401  (each registers its commands)
 from fakecri.cli.group import main
 from fakecri.cli.serving import serve
 from fakecri.conformance.command import conformance_command

@@ -9,7 +9,7 @@ import click
 from fakecri import __version__
 
 # Keys that take several comma-separated values in one string; a file may give them as a list.
-COMMA_KEYS = ("quirks",)
+COMMA_KEYS = ("quirks", "recipe")
 
 
 def _settings_default_map(command: SettingsCommand, args: list[str]) -> dict:

@@ -321,9 +321,10 @@ class Node:
         self.count("events_dropped", sub.dropped)
 
     def publish(self, data: bytes) -> None:
-        """One encoded event to every subscriber."""
+        """One encoded event to every subscriber (to one, with the shared-event-channel quirk)."""
         self.count("events_emitted")
-        self.bus.publish(data)
+        if not self.bus.publish(data, shared=Quirk.SHARED_EVENT_CHANNEL in self.plan.quirks()):
+            self.count("events_dropped")
 
     def close(self) -> None:
         """Let go of what the node holds on the host (listeners, the mount-table watch)."""

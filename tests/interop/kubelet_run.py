@@ -36,8 +36,12 @@ enforceNodeAllocatable: ["none"]
 class Kubelet:
     """Start with `start()`, stop with `stop()` (or use as a context manager)."""
 
-    def __init__(self, script: Path, socket: str, workdir: Path, *, evented: bool, lock_wait_s: float = 900) -> None:
+    def __init__(self, script: Path, socket: str, workdir: Path, *, evented: bool, lock_wait_s: float = 900,
+                 gates: dict[str, bool] | None = None, config: str = "", args: tuple[str, ...] = ()) -> None:
+        """`gates`: more feature gates; `config`: more KubeletConfiguration lines (a drop-in);
+        `args`: more kubelet flags (a later -v wins over the kit's -v=2)."""
         self.script, self.socket, self.workdir, self.evented = script, socket, workdir, evented
+        self.gates, self.config, self.args = dict(gates or {}), config, tuple(args)
         self.lock_wait_s = lock_wait_s
         self.manifests = workdir / "manifests"
         self.log_path = workdir / "kubelet.log"
@@ -51,10 +55,18 @@ class Kubelet:
         dropin = self.workdir / "kubelet.conf.d"
         dropin.mkdir(exist_ok=True)
         (dropin / "10-fast-backoff.conf").write_text(FAST_BACKOFF_DROPIN)
+        if self.gates or self.config:
+            # A drop-in's featureGates replace the kit's, so EventedPLEG is repeated here.
+            gates = {"KubeletCrashLoopBackOffMax": True, "EventedPLEG": self.evented, **self.gates}
+            text = ", ".join(f"{k}: {str(v).lower()}" for k, v in gates.items())
+            (dropin / "20-bug-lab.conf").write_text(
+                "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                f"featureGates: {{{text}}}\n{self.config}")
         args = [str(self.script), self.socket, str(self.workdir)]
         if self.evented:
             args.append("--evented-pleg")
         args.append(f"--config-dir={dropin}")
+        args.extend(self.args)
         log = open(self.log_path, "w")
         self.proc = subprocess.Popen(["flock", "-w", str(int(self.lock_wait_s)), LOCK, *args],
                                      stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
