@@ -77,6 +77,12 @@ RECIPES: dict[str, Recipe] = {r.name: r for r in (
            "was stopped, its removal answers UNAVAILABLE.",
            ("kubernetes/kubernetes#110429",),
            (_f("restart", "RemovePodSandbox", at="1", downtime="2s"),)),
+    Recipe("slow-container-start",
+           "CreateContainer takes 1 s and StartContainer 3 s, so a new container is seen CREATED for seconds: the "
+           "window in which kubelets with EventedPLEG created duplicate containers.",
+           ("kubernetes/kubernetes#121003", "kubernetes/kubernetes#121349", "kubernetes/kubernetes#123087",
+            "kubernetes/kubernetes#122721"),
+           (_f("latency", "CreateContainer", delay="1s"), _f("latency", "StartContainer", delay="3s"))),
     Recipe("lose-every-container",
            "The runtime restarts at once and comes back with no sandbox or container (a wipe): every pod's "
            "containers vanish in one relist period, a burst of lifecycle events for the generic PLEG.",
