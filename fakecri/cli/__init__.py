@@ -1,10 +1,10 @@
-"""The `fakecri` command: serve, ctl, watch, health, version, conformance.
+"""The `fakecri` command: serve, ctl, watch, health, version, conformance, quirks.
 
 `group.py` holds the command group and its one-line errors, `values.py` the option values
 the commands share, and one module each the commands: `serving.py` (serve), `observe.py`
-(watch, health, version), `control.py` (ctl), `conformance.py` (conformance). The group
-imports a command's module only when that command runs or help lists it, so `fakecri
-serve` starts without loading the clients, the conformance suite or ctl.
+(watch, health, version), `control.py` (ctl), `conformance.py` (conformance), `catalog.py`
+(quirks). The group imports a command's module only when that command runs or help lists
+it, so `fakecri serve` starts without loading the clients, the conformance suite or ctl.
 """
 from __future__ import annotations
 

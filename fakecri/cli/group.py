@@ -10,7 +10,7 @@ import click
 from fakecri import __version__
 
 # Keys that take several comma-separated values in one string; a file may give them as a list.
-COMMA_KEYS = ("quirks",)
+COMMA_KEYS = ("quirks", "recipe")
 
 
 def _settings_default_map(command: SettingsCommand, args: list[str]) -> dict:
@@ -96,6 +96,7 @@ class _OneLineErrors(click.Group):
 COMMAND_MODULES = {
     "serve": "fakecri.cli.serving", "ctl": "fakecri.cli.control", "watch": "fakecri.cli.observe",
     "health": "fakecri.cli.observe", "version": "fakecri.cli.observe", "conformance": "fakecri.cli.conformance",
+    "quirks": "fakecri.cli.catalog",
 }
 
 

@@ -65,7 +65,8 @@ class Example:
         self.finished = False
         self.cleaning = False  # calls made while removing the example's pods are marked so
         self.pod_counter = 0
-        self.period, self.tick = PROFILE_PERIODS[self.opts.profile]
+        self.profile = self.opts.profile
+        self.period, self.tick = PROFILE_PERIODS[self.profile]
         self.pleg: CurrentEventedPLEG | LegacyEventedPLEG | None = None
 
     # ------------------------------------------------------------ connections

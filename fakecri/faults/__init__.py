@@ -17,6 +17,7 @@ from fakecri.faults.model import (
 )
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirks import QUIRK_NAMES, QUIRKS
+from fakecri.faults.recipes import RECIPE_NAMES, RECIPES, parse_recipes
 from fakecri.faults.registry import TYPE_NAMES, TYPES, validate
 from fakecri.faults.spec import (
     load_faults_file,
@@ -30,7 +31,8 @@ from fakecri.faults.spec import (
 
 __all__ = [
     "CallAction", "ConditionOverride", "EventFaults", "Fault", "FaultPlan", "FaultRecord",
-    "FaultSpecError", "PullAction", "QUIRKS", "QUIRK_NAMES", "RestartAction", "TYPES", "TYPE_NAMES",
+    "FaultSpecError", "PullAction", "QUIRKS", "QUIRK_NAMES", "RECIPES", "RECIPE_NAMES", "RestartAction", "TYPES",
+    "TYPE_NAMES",
     "load_faults_file", "parse_drop_events", "parse_duration", "parse_error",
-    "parse_latency", "parse_percent", "parse_quirks", "validate",
+    "parse_latency", "parse_percent", "parse_quirks", "parse_recipes", "validate",
 ]

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakecri.faults.model import Fault, FaultSpecError
-from fakecri.faults.quirks import QUIRK_NAMES
+from fakecri.faults.quirks import QUIRK_NAMES, Quirk
+from fakecri.faults.recipes import RECIPE_NAMES, RECIPES, parse_recipes
 from fakecri.faults.spec import load_faults_file, parse_drop_events, parse_error, parse_latency, parse_quirks
 
 
@@ -48,6 +49,10 @@ FAULT_FLAGS: tuple[FaultFlag, ...] = (
     FaultFlag("--quirks", "Switch on real-runtime quirks, comma-separated: " + ", ".join(QUIRK_NAMES) + ".",
               "--quirks NAME,...                        real runtimes' bugs, e.g. stopped-before-started",
               parse_quirks),
+    FaultFlag("--recipe", "Add named fault recipes, comma-separated: " + ", ".join(RECIPE_NAMES)
+              + " (see 'fakecri quirks').",
+              "--recipe NAME,...                        named faults that replay a known bug, e.g. events-disabled",
+              parse_recipes),
 )
 BY_FLAG: dict[str, FaultFlag] = {f.flag: f for f in FAULT_FLAGS}
 STRING_FLAGS: tuple[str, ...] = tuple(f.flag for f in FAULT_FLAGS if f.in_strings)
@@ -77,7 +82,20 @@ def faults_from(values: Mapping[str, Any]) -> list[Fault]:
     return out
 
 
+def catalog_lines() -> list[str]:
+    """One line per quirk and per recipe with its upstream references, for `fakecri quirks`
+    and the help (docs/bug-lab.md shows what a real kubelet does with each)."""
+    width = max(len(n) for n in (*[q.value for q in Quirk], *RECIPE_NAMES))
+    lines = ["Quirks (--quirks NAME):"]
+    lines += [f"  {q.value:<{width}}  {q.references}" for q in Quirk]
+    lines.append("Recipes (--recipe NAME):")
+    lines += [f"  {r.name:<{width}}  {r.references}" for r in RECIPES.values()]
+    return lines
+
+
 def epilog() -> str:
     """The fault part of `fakecri serve --help`."""
     lines = "\n".join("  " + f.example for f in FAULT_FLAGS)
-    return f"\b\nFault flags (toxicity is per call or per event; see docs/faults.md):\n{lines}\n"
+    catalog = "\n".join(catalog_lines())
+    return (f"\b\nFault flags (toxicity is per call or per event; see docs/faults.md):\n{lines}\n\n"
+            f"\b\n{catalog}\n")

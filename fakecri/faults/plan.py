@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from fakecri.engine import errors
 from fakecri.engine.clock import NS_PER_S, SystemClock
-from fakecri.faults import registry
+from fakecri.faults import recipes, registry
 from fakecri.faults.entry import Entry, jittered
 from fakecri.faults.event_faults import EventFaults
 from fakecri.faults.methods import compile_glob
@@ -83,6 +83,8 @@ class FaultPlan:
             normal, params = registry.validate(fault)
         except FaultSpecError as exc:
             raise errors.InvalidArgument(str(exc)) from None
+        if normal.type == "recipe":
+            return self._add_recipe(normal)
         if not normal.name:
             normal = dataclasses.replace(normal, name=self._default_name(normal.type))
         elif normal.name in self._entries:
@@ -103,6 +105,15 @@ class FaultPlan:
         self._entries[normal.name] = entry
         self._rebuild()
         return self._copy(entry)
+
+    def _add_recipe(self, fault: Fault) -> Fault:
+        """Add every fault of the recipe `fault` names (all or none); return the first as stored."""
+        faults = recipes.recipe(fault.attributes["name"]).expand(fault.name)
+        taken = [f.name for f in faults if f.name in self._entries]
+        if taken:
+            raise errors.AlreadyExists(f"a fault named {taken[0]!r} already exists")
+        added = [self.add(f) for f in faults]
+        return added[0]
 
     def remove(self, name: str) -> None:
         if name not in self._entries:

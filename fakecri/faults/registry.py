@@ -15,6 +15,7 @@ from typing import Any
 from fakecri.faults.methods import check_method_glob
 from fakecri.faults.model import Fault, FaultSpecError
 from fakecri.faults.quirks import QUIRK_NAMES
+from fakecri.faults.recipes import RECIPE_NAMES
 from fakecri.faults.values import (
     parse_bool,
     parse_code,
@@ -25,6 +26,7 @@ from fakecri.faults.values import (
 
 # What a type acts on. The plan keeps one list per kind.
 CALL, EVENT, PULL, QUIRK, CONDITION, RESTART = "call", "event", "pull", "quirk", "condition", "restart"
+RECIPE = "recipe"  # not kept: a plan expands it into the recipe's own faults
 
 STAGES = ("before", "after")
 CONDITIONS = ("RuntimeReady", "NetworkReady")
@@ -114,6 +116,8 @@ TYPES: dict[str, FaultType] = {t.name: t for t in (
        events=Attr(_non_negative, "0", doc="how many of the latest old events; 0 = all kept")),
     _t("quirk", QUIRK, "Switch on a behaviour seen in a real runtime.",
        name=Attr(_choice(QUIRK_NAMES), required=True, doc="quirk name")),
+    _t("recipe", RECIPE, "Add a named recipe's faults (fakecri.faults.recipes).",
+       name=Attr(_choice(RECIPE_NAMES), required=True, doc="recipe name")),
     _t("condition", CONDITION, "Force a runtime condition for a while.",
        condition=Attr(_choice(CONDITIONS), required=True, doc="RuntimeReady or NetworkReady"),
        status=Attr(parse_bool, "false", doc="the forced status"),
@@ -184,7 +188,7 @@ def _check(fault: Fault, ftype: FaultType) -> dict[str, Any]:
         raise FaultSpecError(f"a target does not apply to {ftype.name} faults; leave it empty")
     if stage == "after" and kind not in (CALL, RESTART):
         raise FaultSpecError(f"stage 'after' only applies to RPC faults, not {ftype.name}")
-    if kind in (QUIRK, CONDITION, RESTART):
+    if kind in (QUIRK, CONDITION, RESTART, RECIPE):
         if tox not in (0, 1):
             raise FaultSpecError(f"toxicity does not apply to {ftype.name} faults; leave it at 1")
         if fault.count > (1 if kind == RESTART else 0):

@@ -19,7 +19,7 @@ class _Plan:
         meta = config.message_type.fields_by_name.get("metadata") if config is not None and config.message_type \
             else None
         self.config = meta is not None
-        self.pod = self.config and "namespace" in meta.message_type.fields_by_name
+        self.pod = meta is not None and "namespace" in meta.message_type.fields_by_name
         image = fields.get("image")
         self.image = image is not None and image.message_type is not None and \
             "image" in image.message_type.fields_by_name

@@ -217,8 +217,8 @@ class Node:
             self.persistence.write_if_changed()
 
     def _event(self, ev: Event) -> None:
-        if self.bus.subscribers:
-            self.encoder.publish(ev)
+        if self.bus.subscribers or Quirk.SHARED_EVENT_CHANNEL in self.plan.quirks():
+            self.encoder.publish(ev)  # (a shared channel holds events for the first subscriber)
         else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
             self._unsent.append(ev)
         if ev.is_sandbox:
@@ -334,9 +334,10 @@ class Node:
         self.count("events_dropped", sub.dropped)
 
     def publish(self, data: bytes) -> None:
-        """One encoded event to every subscriber."""
+        """One encoded event to every subscriber (to one, with the shared-event-channel quirk)."""
         self.count("events_emitted")
-        self.bus.publish(data)
+        if not self.bus.publish(data, shared=Quirk.SHARED_EVENT_CHANNEL in self.plan.quirks()):
+            self.count("events_dropped")
 
     def close(self) -> None:
         """Let go of what the node holds on the host (listeners, the mount-table watch)."""

@@ -26,6 +26,7 @@ from fakecri.server.streaming.annotations import check_port_forward_annotations
 from fakecri.server.wire import FragmentCache, VersionedCache, batches, field_fragment
 
 STREAM_BATCH = 5000  # items per Stream* message, as containerd batches them
+EXITING_NS = 2_000_000_000  # remove-exiting-unknown: how long after its exit a container counts as exiting
 _SANDBOX_STATES = frozenset(s.value for s in SandboxState)
 _CONTAINER_STATES = frozenset(s.value for s in ContainerState)
 
@@ -232,8 +233,24 @@ class RuntimeService:
         return pb.StopContainerResponse()
 
     async def RemoveContainer(self, request, context):
+        if Quirk.REMOVE_EXITING_UNKNOWN in self.node.quirks():
+            self._refuse_exiting(request.container_id)
         self.node.runtime.remove_container(request.container_id)
         return pb.RemoveContainerResponse()
+
+    def _refuse_exiting(self, container_id: str) -> None:
+        """The remove-exiting-unknown quirk: containerd 1.6 refused to remove a container whose
+        exit it had not finished handling; here, one stopping or exited less than 2 s ago."""
+        runtime = self.node.runtime
+        found = runtime.list_containers(id=container_id)
+        if not found:
+            return
+        c = found[0]
+        stopping = c.id in runtime.store.stopping
+        just_exited = c.state == ContainerState.EXITED and self.node.now_ns() - c.finished_at < EXITING_NS
+        if (stopping or just_exited) and self.node.plan.quirk_hit(Quirk.REMOVE_EXITING_UNKNOWN, c.id[:12]):
+            raise errors.from_code("UNKNOWN", f"failed to set removing state for container {c.id!r}: "
+                                              "container is still running, to stop first")
 
     async def ListContainers(self, request, context):
         return self._list_reply(request, self._containers)

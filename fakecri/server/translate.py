@@ -5,6 +5,7 @@ both protobuf and the engine's records.
 """
 from __future__ import annotations
 
+import base64
 import json
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -167,8 +168,19 @@ def container_info(c: Container) -> dict[str, str]:
         "image": c.image,
         "imageID": c.image_id,
         "runtime": "fakecri",
+        "envs": [_env_item(k, v) for k, v in c.spec.envs],
     }
     return {"info": json.dumps(doc, sort_keys=True)}
+
+
+def _env_item(key: str, value: str) -> dict[str, str]:
+    """One env variable for the verbose info. KeyValue.value is bytes; a value that is not
+    UTF-8 cannot be a JSON string, so it goes as `valueBase64` (its exact bytes)."""
+    raw = value.encode("utf-8", "surrogateescape")
+    try:
+        return {"name": key, "value": raw.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"name": key, "valueBase64": base64.b64encode(raw).decode("ascii")}
 
 
 # ---------------------------------------------------------------- images

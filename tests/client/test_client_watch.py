@@ -34,7 +34,7 @@ def test_json_mode_prints_events_relists_and_flags_missed():
     out = io.StringIO()
     with StubServer(servicer) as server:
         threading.Timer(0.5, exit_without_event).start()
-        assert run_watch(server.endpoint, json_mode=True, interval=0.1, duration=1.2, out=out, missed_settle=0.2) == 0
+        assert run_watch(server.endpoint, json_mode=True, interval=0.1, duration=2.0, out=out, missed_settle=0.2) == 0
     lines = [json.loads(line) for line in out.getvalue().splitlines()]
     kinds = [(r["kind"], r.get("type"), r.get("container_id")) for r in lines]
     assert ("event", "CONTAINER_STARTED_EVENT", "c1") in kinds

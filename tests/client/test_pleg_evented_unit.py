@@ -89,6 +89,32 @@ def test_missed_events_are_relist_transitions_no_event_announced():
     assert dict(pleg.metrics.missed_by_type) == {"ContainerStarted": 1, "ContainerDied": 1, "ContainerRemoved": 1}
 
 
+def test_current_counts_as_missed_only_a_death_no_stopped_announced():
+    """A kubelet that takes events as hints (k/k#139262) acts on STOPPED alone: a missing
+    STARTED costs it nothing, and a DELETED does not stand in for the STOPPED it lacked."""
+    rt = MemoryRuntime()
+    clock = [10**18]
+    pleg = CurrentEventedPLEG(rt, now=lambda: clock[0], missed_settle=0)  # counted at the relist
+    rt.add_pod("u1", "s1")
+    pleg.generic.relist()
+    rt.add("s1", "a", pb.CONTAINER_RUNNING)
+    rt.add("s1", "b", pb.CONTAINER_RUNNING)
+    clock[0] += 1
+    pleg.generic.relist()  # no STARTED event at all
+    assert pleg.metrics.missed_events == 0
+    rt.set("a", pb.CONTAINER_EXITED, 1)
+    rt.set("b", pb.CONTAINER_EXITED, 1)
+    pleg.handle_event(ev(pb.CONTAINER_STOPPED_EVENT, "a", cstate=pb.CONTAINER_EXITED))
+    pleg.handle_event(ev(pb.CONTAINER_DELETED_EVENT, "b"))
+    clock[0] += 1
+    pleg.generic.relist()
+    assert [(m.container_id, m.type) for m in pleg.ledger.missed] == [("b", D)]
+    rt.remove("a")
+    clock[0] += 1
+    pleg.generic.relist()  # a's removal: nothing the hint path would have acted on
+    assert pleg.metrics.missed_events == 1
+
+
 def test_current_turns_only_stopped_into_relist_requests():
     rt = MemoryRuntime()
     rt.add_pod("u1", "s1")
@@ -102,14 +128,58 @@ def test_current_turns_only_stopped_into_relist_requests():
     pleg.handle_event(ev(pb.CONTAINER_STOPPED_EVENT, "c1", status=False))  # no sandbox metadata: ignored
     assert pleg.requests.qsize() == 0 and len(pleg.cache) == 1
     rt.set("c1", pb.CONTAINER_EXITED, 3)
+    clock[0] = 600
     pleg.handle_event(ev(pb.CONTAINER_STOPPED_EVENT, "c1", at=400, cstate=pb.CONTAINER_EXITED))
     assert pleg.cache.get("u1").status.states()["c1"] is State.RUNNING  # events never write the cache
     clock[0] = 700
     assert pleg.serve_pending() == 1
     assert drained(pleg) == [("c1", D)]
     assert pleg.cache.get("u1").status.exit_codes() == {"c1": 3}
-    assert list(pleg.targeted) == [("u1", 200e-9)]  # from the event's arrival to the relist's end
+    assert list(pleg.targeted) == [("u1", 100e-9)]  # from the event's arrival to the relist's end
     assert pleg.metrics.relist_requests == 1 and pleg.metrics.events_ignored == 1
+
+
+def test_current_skips_a_request_that_a_later_global_relist_covered():
+    """kubelet generic.go (PLEGOnDemandRelist): a queued pod relist runs only if it was asked
+    for after the last global relist began; otherwise the global relist already saw the pod."""
+    rt = MemoryRuntime()
+    rt.add_pod("u1", "s1")
+    rt.add("s1", "c1", pb.CONTAINER_RUNNING)
+    clock = [500]
+    pleg = CurrentEventedPLEG(rt, now=lambda: clock[0])
+    pleg.generic.relist()
+    pleg.events.drain()
+    rt.set("c1", pb.CONTAINER_EXITED, 1)
+    clock[0] = 600
+    pleg.handle_event(ev(pb.CONTAINER_STOPPED_EVENT, "c1", cstate=pb.CONTAINER_EXITED))
+    clock[0] = 700
+    pleg.generic.relist()  # began after the request: it finds the exit itself
+    assert drained(pleg) == [("c1", D)]
+    rt.calls.clear()
+    assert pleg.serve_pending() == 1
+    assert rt.calls == [] and drained(pleg) == []
+    assert pleg.metrics.targeted_relists == 0 and pleg.metrics.targeted_relists_skipped == 1
+
+
+def test_current_targeted_relist_of_an_unchanged_pod_inspects_nothing():
+    """kubelet relistPod: no transition and no pending reinspection, so no status calls; the
+    pod is only marked observed (SetObservedTime), which wakes a pod worker waiting on it."""
+    rt = MemoryRuntime()
+    rt.add_pod("u1", "s1")
+    rt.add("s1", "c1", pb.CONTAINER_RUNNING)
+    clock = [500]
+    pleg = CurrentEventedPLEG(rt, now=lambda: clock[0])
+    pleg.generic.relist()
+    before = pleg.cache.get("u1")
+    clock[0] = 600
+    pleg.request_relist("u1")
+    rt.calls.clear()
+    clock[0] = 650
+    assert pleg.serve_pending() == 1
+    assert "PodSandboxStatus" not in rt.calls and "ContainerStatus" not in rt.calls
+    after = pleg.cache.get("u1")
+    assert after.status is before.status and after.modified == 650
+    assert pleg.cache.get_newer_than("u1", 600, timeout=0) is not None
 
 
 def test_current_request_queue_drops_when_full():

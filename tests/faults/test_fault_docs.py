@@ -2,7 +2,16 @@
 import re
 from pathlib import Path
 
-from fakecri.faults import QUIRK_NAMES, TYPE_NAMES, FaultPlan, load_faults_file, parse_error, parse_latency
+from fakecri.faults import (
+    QUIRK_NAMES,
+    RECIPE_NAMES,
+    TYPE_NAMES,
+    FaultPlan,
+    load_faults_file,
+    parse_error,
+    parse_latency,
+    parse_recipes,
+)
 from fakecri.faults.spec import parse_quirks
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "faults.md"
@@ -27,9 +36,12 @@ def test_flag_examples_parse():
         assert parse_error(value)
     for value in re.findall(r"^--quirks (\S+)$", text, re.M):
         assert parse_quirks(value)
+    for value in re.findall(r"^--recipe (\S+)$", text, re.M):
+        assert parse_recipes(value)
 
 
 def test_every_type_and_quirk_is_documented():
     text = DOC.read_text()
     assert [t for t in TYPE_NAMES if f"`{t}`" not in text] == []
     assert [q for q in QUIRK_NAMES if f"`{q}`" not in text] == []
+    assert [r for r in RECIPE_NAMES if f"`{r}`" not in text] == []

@@ -48,6 +48,7 @@ def test_every_type_validates_with_its_required_attributes():
     required = {
         "latency": {"delay": "1s"}, "delay_events": {"delay": "1s"}, "slow_pull": {"delay": "1s"},
         "quirk": {"name": QUIRK_NAMES[0]}, "condition": {"condition": "NetworkReady"},
+        "recipe": {"name": "events-disabled"},
     }
     for type_name in TYPE_NAMES:
         normal, _ = validate(Fault(type=type_name, attributes=required.get(type_name, {})))

@@ -162,8 +162,10 @@ def test_file_toxicity_zero_is_refused_rather_than_read_as_always(tmp_path):
 def test_the_flag_registry_gives_help_keys_and_strings_for_every_flag():
     from fakecri.faults.flags import FAULT_FLAGS, STRING_FLAGS, epilog
 
-    assert [f.flag for f in FAULT_FLAGS] == ["--drop-events", "--latency", "--error", "--faults", "--quirks"]
-    assert [f.key for f in FAULT_FLAGS] == ["drop_events", "latency", "error", "faults", "quirks"]
+    assert [f.flag for f in FAULT_FLAGS] == ["--drop-events", "--latency", "--error", "--faults", "--quirks",
+                                             "--recipe"]
+    assert [f.key for f in FAULT_FLAGS] == ["drop_events", "latency", "error", "faults", "quirks", "recipe"]
     assert "--faults" not in STRING_FLAGS  # a file name means little in a marker
-    assert "created-at-seconds" in FAULT_FLAGS[-1].help
+    assert "created-at-seconds" in FAULT_FLAGS[-2].help
+    assert "events-disabled" in FAULT_FLAGS[-1].help
     assert all(f.flag in epilog() for f in FAULT_FLAGS)

@@ -7,6 +7,7 @@ from collections import Counter
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.pleg import EventType
+from fakecri.client.pleg.ledger import ANNOUNCES
 from fakecri.control_client import ControlClient
 
 KINDS = (pb.CONTAINER_CREATED_EVENT, pb.CONTAINER_STARTED_EVENT, pb.CONTAINER_STOPPED_EVENT,
@@ -42,17 +43,18 @@ def drop_positions(endpoint: str, subscriber: int = 0) -> list[int]:
     return positions
 
 
-def must_count(ids, dropped) -> Counter:
-    """For objects each seen running by a relist and later gone: STARTED when its event
-    was dropped; DIED when both STOPPED and DELETED were (either announces a death);
-    REMOVED when DELETED was."""
-    S, D, RM = EventType.STARTED, EventType.DIED, EventType.REMOVED
+def must_count(ids, dropped, announces=ANNOUNCES) -> Counter:
+    """For objects each seen running by a relist and later gone, with `announces` saying which
+    event types announce which transitions (the PLEG's `ledger.announces`): each transition
+    of STARTED, DIED and REMOVED counts when every event type that announces it was dropped
+    (for the legacy PLEG, STOPPED or DELETED announce a death; for the current one only
+    STOPPED does, and nothing announces a start or a removal, so they never count)."""
     want: Counter = Counter()
-    for i in ids:
-        if (i, pb.CONTAINER_STARTED_EVENT) in dropped:
-            want[(i, S)] += 1
-        if (i, pb.CONTAINER_STOPPED_EVENT) in dropped and (i, pb.CONTAINER_DELETED_EVENT) in dropped:
-            want[(i, D)] += 1
-        if (i, pb.CONTAINER_DELETED_EVENT) in dropped:
-            want[(i, RM)] += 1
+    for kind in (EventType.STARTED, EventType.DIED, EventType.REMOVED):
+        by = [event for event, kinds in announces.items() if kind in kinds]
+        if not by:
+            continue
+        for i in ids:
+            if all((i, event) in dropped for event in by):
+                want[(i, kind)] += 1
     return want

@@ -44,8 +44,13 @@ class Kubelet:
     """Start with `start()`, stop with `stop()` (or use as a context manager)."""
 
     def __init__(self, script: Path, socket: str, workdir: Path, *, evented: bool, lock_wait_s: float = 900,
+                 gates: dict[str, bool] | None = None, config: str = "", args: tuple[str, ...] = (),
                  node: str = NODE, port: int = PORT, healthz_port: int = HEALTHZ_PORT) -> None:
+        """`gates`: more feature gates; `config`: more KubeletConfiguration lines (a drop-in);
+        `args`: more kubelet flags (a later -v wins over the kit's -v=2); `node`, `port` and
+        `healthz_port` for a kubelet beside others (a farm's nodes)."""
         self.script, self.socket, self.workdir, self.evented = script, socket, workdir, evented
+        self.gates, self.config, self.args = dict(gates or {}), config, tuple(args)
         self.lock_wait_s = lock_wait_s
         self.node, self.port, self.healthz_port = node, port, healthz_port
         self.lock = LOCK if port == PORT else f"/tmp/kubelet-{port}.lock"
@@ -62,6 +67,13 @@ class Kubelet:
         dropin = self.workdir / "kubelet.conf.d"
         dropin.mkdir(exist_ok=True)
         (dropin / "10-fast-backoff.conf").write_text(FAST_BACKOFF_DROPIN)
+        if self.gates or self.config:
+            # A drop-in's featureGates replace the kit's, so EventedPLEG is repeated here.
+            gates = {"KubeletCrashLoopBackOffMax": True, "EventedPLEG": self.evented, **self.gates}
+            text = ", ".join(f"{k}: {str(v).lower()}" for k, v in gates.items())
+            (dropin / "20-bug-lab.conf").write_text(
+                "apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\n"
+                f"featureGates: {{{text}}}\n{self.config}")
         args = [str(self.script), self.socket, str(self.workdir)]
         if self.evented:
             args.append("--evented-pleg")
@@ -71,6 +83,7 @@ class Kubelet:
             # pod admission unless it is given its address.
             args += [f"--hostname-override={self.node}", f"--port={self.port}",
                      f"--healthz-port={self.healthz_port}", "--node-ip=127.0.0.1"]
+        args.extend(self.args)
         log = open(self.log_path, "w")
         self.proc = subprocess.Popen(["flock", "-w", str(int(self.lock_wait_s)), self.lock, *args],
                                      stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

@@ -71,6 +71,15 @@ class PodCache:
             self._cond.notify_all()
             return True
 
+    def set_observed_time(self, uid: str, timestamp: int) -> None:
+        """The pod's entry, unchanged, now counts as observed at `timestamp` (the kubelet's
+        SetObservedTime after a pod relist that found nothing new); wakes its waiters."""
+        with self._cond:
+            old = self._pods.get(uid)
+            if old is not None and timestamp > old.modified:
+                self._pods[uid] = CacheEntry(old.status, old.error, timestamp)
+                self._cond.notify_all()
+
     def get(self, uid: str) -> CacheEntry | None:
         with self._cond:
             return self._pods.get(uid)

@@ -65,6 +65,7 @@ class PLEGMetrics:
     relist_requests: int = 0
     relist_requests_dropped: int = 0
     targeted_relists: int = 0
+    targeted_relists_skipped: int = 0  # a global relist began after the request
     targeted_relist_latency: Samples = field(default_factory=Samples)
     fallbacks: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -91,6 +92,7 @@ class PLEGMetrics:
                 "relist_requests": self.relist_requests,
                 "relist_requests_dropped": self.relist_requests_dropped,
                 "targeted_relists": self.targeted_relists,
+                "targeted_relists_skipped": self.targeted_relists_skipped,
                 "fallbacks": self.fallbacks,
             }
 

@@ -15,6 +15,7 @@ from fakecri.client.errors import CRIError
 from fakecri.client.pleg.counters import EVENT_TYPE_NAMES, PLEGMetrics
 from fakecri.client.pleg.generic import GenericPLEG
 from fakecri.client.pleg.ledger import EventLedger
+from fakecri.client.pleg.lifecycle import EventType
 from fakecri.client.pleg.stream import StreamLoop
 from fakecri.client.sync_client import CRIClient
 
@@ -27,14 +28,15 @@ class EventedPLEG(Background):
     ledger: EventLedger
     _stream: StreamLoop
 
-    def _relist_with(self, client: CRIClient, now: Callable[[], int], missed_settle: float,
-                     **generic_options: Any) -> None:
+    def _relist_with(self, client: CRIClient, now: Callable[[], int], missed_settle: float, *,
+                     announces: dict[int, tuple[EventType, ...]] | None = None, **generic_options: Any) -> None:
         """Build the GenericPLEG this PLEG relists with and adopt it: its metrics, cache
-        and event channel become this PLEG's, and the ledger hears of every relist."""
+        and event channel become this PLEG's, and the ledger (with `announces`: what each
+        event type tells this kubelet) hears of every relist."""
         self.client, self.now = client, now
         self.generic = GenericPLEG(client, now=now, **generic_options)
         self.metrics, self.cache, self.events = self.generic.metrics, self.generic.cache, self.generic.events
-        self.ledger = EventLedger(self.metrics, settle=missed_settle, now=now)
+        self.ledger = EventLedger(self.metrics, announces, settle=missed_settle, now=now)
         self.generic.relist_observer = self.ledger.observe_relist
         self.generic.after_relist = self.ledger.expire
 

@@ -3,8 +3,14 @@
 The generic relist at 1 s stays the only writer of the cache and the only source of
 lifecycle events. The event stream is a hint: a CONTAINER_STOPPED event (container or
 sandbox) asks for an immediate relist of that pod through a bounded queue (200, drops
-when full); other event types are ignored. After 5 stream failures the fast path is
-disabled and only the periodic relist remains.
+when full); other event types are ignored. A queued request is skipped when a global relist
+began after it was made, and a pod relist that finds no change inspects nothing (it only
+marks the cached entry observed). After 5 stream failures (a clean close counts) the fast
+path is disabled and only the periodic relist remains.
+
+Compared with the kubelet's pkg/kubelet/pleg/evented.go after kubernetes/kubernetes#139262
+(and its follow-up that dropped the exit-code filter) and generic.go with the on-demand pod
+relist of kubernetes/kubernetes#137362; docs/bug-lab.md says what was compared.
 """
 from __future__ import annotations
 
@@ -17,7 +23,7 @@ from collections.abc import Callable
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.pleg.cache import PodCache
 from fakecri.client.pleg.evented import EventedPLEG
-from fakecri.client.pleg.ledger import SETTLE_S
+from fakecri.client.pleg.ledger import CURRENT_ANNOUNCES, SETTLE_S
 from fakecri.client.pleg.stream import StreamLoop
 from fakecri.client.sync_client import CRIClient
 
@@ -46,7 +52,8 @@ class CurrentEventedPLEG(EventedPLEG):
         missed_settle: float = SETTLE_S,
     ) -> None:
         self._relist_with(client, now, missed_settle, relist_period=relist_period, relist_threshold=relist_threshold,
-                          channel_capacity=channel_capacity, cache=PodCache(reject_stale=False), streaming=streaming)
+                          channel_capacity=channel_capacity, cache=PodCache(reject_stale=False), streaming=streaming,
+                          announces=CURRENT_ANNOUNCES)
         self.requests: queue.Queue[tuple[str, int]] = queue.Queue(maxsize=request_capacity)
         self.fast_path_disabled = threading.Event()
         # (pod uid, seconds from the STOPPED event's arrival to the end of its relist)
@@ -137,6 +144,11 @@ class CurrentEventedPLEG(EventedPLEG):
             self._serve(uid, requested_at)
 
     def _serve(self, uid: str, requested_at: int) -> None:
+        if requested_at <= self.generic.relist_time:
+            # A global relist began after the request: it has seen the pod already.
+            with self.metrics.lock:
+                self.metrics.targeted_relists_skipped += 1
+            return
         if self.generic.relist_pod(uid):
             latency = max(0, self.now() - requested_at) / 1e9
             self.targeted.append((uid, latency))

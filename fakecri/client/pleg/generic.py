@@ -204,10 +204,12 @@ class GenericPLEG(Background):
         return build_pods(sandboxes, containers).get(uid)
 
     def relist_pod(self, uid: str) -> bool:
-        """Relist one pod now: list its sandboxes and their containers, emit its events and
-        refresh its cache entry. Returns False if a call failed (the pod is reinspected on
-        the next full relist)."""
+        """Relist one pod now: list its sandboxes and their containers; if it changed (or waits
+        for reinspection) emit its events and refresh its cache entry, otherwise only mark the
+        entry observed. Returns False if a call failed (the pod is reinspected on the next
+        full relist)."""
         with self._relist_lock:
+            observed = self.now()
             try:
                 pod = self._list_pod(uid)
             except CRIError as exc:
@@ -216,6 +218,11 @@ class GenericPLEG(Background):
                 return False
             self._current[uid] = pod
             events = compute_pod_events(uid, self._old.get(uid), pod)
+            if not events and uid not in self._reinspect:
+                # As the kubelet's relistPod: nothing changed, so no inspection; the cached
+                # entry only counts as observed now.
+                self.cache.set_observed_time(uid, observed)
+                return True
             ok, updated = self._update_cache(uid, pod)
             if not ok:
                 self._reinspect.add(uid)

@@ -19,12 +19,19 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.pleg.counters import PLEGMetrics
 from fakecri.client.pleg.lifecycle import EventType, PodLifecycleEvent
 
-# The relist transitions each CRI event type stands for.
+# The relist transitions each CRI event type stands for (a kubelet whose events write its
+# cache: the legacy Evented PLEG).
 ANNOUNCES: dict[int, tuple[EventType, ...]] = {
     pb.CONTAINER_CREATED_EVENT: (),
     pb.CONTAINER_STARTED_EVENT: (EventType.STARTED,),
     pb.CONTAINER_STOPPED_EVENT: (EventType.DIED,),
     pb.CONTAINER_DELETED_EVENT: (EventType.DIED, EventType.REMOVED),
+}
+# A kubelet that takes events as hints (kubernetes/kubernetes#139262) acts on STOPPED alone,
+# for a container or a sandbox: it asks for a relist of the pod. Nothing else an event says
+# reaches it, so the only transition it can miss is a death that no STOPPED announced.
+CURRENT_ANNOUNCES: dict[int, tuple[EventType, ...]] = {
+    pb.CONTAINER_STOPPED_EVENT: (EventType.DIED,),
 }
 
 # How long an announcing event may trail the relist that found its transition.
@@ -44,9 +51,14 @@ class EventLedger:
     unannounced, `settle` seconds later, into `metrics.missed_events`. The first relist
     (the baseline) and any relist while `active` is cleared are not counted."""
 
-    def __init__(self, metrics: PLEGMetrics, *, settle: float = SETTLE_S,
-                 now: Callable[[], int] = time.monotonic_ns) -> None:
+    def __init__(self, metrics: PLEGMetrics, announces: dict[int, tuple[EventType, ...]] | None = None, *,
+                 settle: float = SETTLE_S, now: Callable[[], int] = time.monotonic_ns) -> None:
+        """`announces`: what each event type announces (ANNOUNCES, or CURRENT_ANNOUNCES for a
+        kubelet that takes events as hints); only transitions some event type announces can
+        be missed."""
         self.metrics = metrics
+        self.announces = ANNOUNCES if announces is None else announces
+        self.judged: frozenset[EventType] = frozenset(k for kinds in self.announces.values() for k in kinds)
         self.settle_s = settle
         self.now = now
         self.active = True
@@ -64,7 +76,7 @@ class EventLedger:
             return [p.event for p in self._pending.values()]
 
     def announce(self, event: pb.ContainerEventResponse) -> None:
-        kinds = ANNOUNCES.get(event.container_event_type, ())
+        kinds = self.announces.get(event.container_event_type, ())
         if not kinds:
             return
         cid = event.container_id
@@ -79,7 +91,7 @@ class EventLedger:
         with self._lock:
             for ev in events:
                 seen = self._announced.get(ev.container_id, set())
-                if not first and self.active and ev.type not in seen:
+                if not first and self.active and ev.type in self.judged and ev.type not in seen:
                     self._pending.setdefault((ev.container_id, ev.type), _Pending(ev, deadline))
                 if ev.type is EventType.REMOVED:
                     self._announced.pop(ev.container_id, None)

@@ -45,6 +45,7 @@ class ExampleView(Protocol):
     by_id: dict[str, PodModel | ContainerModel]
     cache_samples: dict[str, list[int | None]]
     relist_events: dict[str, list[Any]]
+    profile: str  # the kubelet generation judging the relist path (fakecri.conformance.profiles)
 
     def violate(self, prop: type[Property] | Property, message: str) -> None: ...
 

@@ -10,6 +10,12 @@ queue is full depends on the policy:
 - `block`: the event is queued anyway and the RPC that emitted it does not return until
   every subscriber is back under its limit (containerd's way: a slow reader stalls
   the runtime). `wait_for_room()` is that wait.
+
+With the `shared-event-channel` quirk (`publish(item, shared=True)`) there is instead one
+buffer of `capacity` events that every stream reads from, as containerd's CRI plugin had
+before containerd#9661: each event goes to one open subscriber only (they take turns), an
+event that finds the buffer full is dropped, and events published while nobody listens
+wait in the buffer for the next subscriber.
 """
 from __future__ import annotations
 
@@ -90,11 +96,20 @@ class EventBus:
         self._next_index = 0
         self._room = asyncio.Event()
         self.emitted = 0
+        # The shared-event-channel quirk: events waiting for a first subscriber, whose turn is
+        # next, and how many events found the shared buffer full.
+        self.backlog: deque[bytes] = deque()
+        self._turn = 0
+        self.shared_dropped = 0
 
     def subscribe(self) -> Subscription:
         sub = Subscription(self._next_index, self.capacity, self.policy)
         self._next_index += 1
         self.subscribers.append(sub)
+        if self.backlog:  # what the shared buffer held goes to whoever reads first
+            sub.queue.extend(self.backlog)
+            self.backlog.clear()
+            sub.wakeup.set()
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:
@@ -102,11 +117,30 @@ class EventBus:
             self.subscribers.remove(sub)
         self._room.set()
 
-    def publish(self, item: bytes) -> None:
+    def publish(self, item: bytes, *, shared: bool = False) -> bool:
+        """Queue `item` for every subscriber (or, `shared`, for one); False if it was dropped."""
         self.emitted += 1
         self.history.append(item)
+        if shared:
+            return self._publish_shared(item)
         for sub in self.subscribers:
             sub.offer(item)
+        return True
+
+    def _publish_shared(self, item: bytes) -> bool:
+        readers = [s for s in self.subscribers if s.closed is None]
+        waiting = len(self.backlog) + sum(len(s.queue) for s in readers)
+        if waiting >= self.capacity:
+            self.shared_dropped += 1
+            return False
+        if not readers:
+            self.backlog.append(item)
+            return True
+        sub = readers[self._turn % len(readers)]
+        self._turn += 1
+        sub.queue.append(item)
+        sub.wakeup.set()
+        return True
 
     def close_all(self, code: str, message: str) -> None:
         for sub in list(self.subscribers):
@@ -117,6 +151,9 @@ class EventBus:
         self.history.clear()
         self._next_index = 0
         self.emitted = 0
+        self.backlog.clear()
+        self._turn = 0
+        self.shared_dropped = 0
 
     def note_progress(self) -> None:
         """Called by streams after they take an item, so blocked publishers can resume."""

@@ -7,6 +7,7 @@ place, so a conformance suite can be shown real runtime bugs on request.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -40,8 +41,12 @@ class EventEncoder:
         created_at = ev.created_at
         if self._quirk(quirks, Quirk.CREATED_AT_SECONDS, ev):
             created_at //= 1_000_000_000
+        event_type = ev.type
+        if (ev.type == EventType.STOPPED and not ev.is_sandbox
+                and self._quirk(quirks, Quirk.STOPPED_AS_CREATED, ev)):
+            event_type = EventType.CREATED  # the type mixed up; the statuses still say EXITED
         head = pb.ContainerEventResponse(
-            container_id=ev.container_id, container_event_type=int(ev.type), created_at=created_at  # type: ignore[arg-type]
+            container_id=ev.container_id, container_event_type=int(event_type), created_at=created_at  # type: ignore[arg-type]
         ).SerializeToString()
         nil_status = sandbox_deleted and self._quirk(quirks, Quirk.NIL_SANDBOX_STATUS_ON_DELETE, ev)
         if ev.sandbox is None or nil_status:
@@ -71,6 +76,11 @@ class EventEncoder:
                 return
         self.flush()
         self._publish(data)
+        if ev.type == EventType.STOPPED and not ev.is_sandbox and self._quirk(quirks, Quirk.DELETED_ON_STOP, ev):
+            # cri-o#6625: a DELETED right after the STOPPED, for a container that still exists.
+            spurious = self.encode(dataclasses.replace(ev, type=EventType.DELETED), quirks)
+            if spurious is not None:
+                self._publish(spurious)
 
     def flush(self) -> None:
         """Release a STARTED event held back by the stopped-before-started quirk."""
