@@ -119,6 +119,8 @@ class Node:
         self.call_log: deque[CallRecord] = deque(maxlen=config.call_log_size)
         self.server_errors: deque[str] = deque(maxlen=ERROR_RING)  # the newest handler tracebacks
         self.catalog = load_catalog(config.image_catalog) if config.image_catalog else Catalog()
+        if config.pull_policy == "strict":
+            self.catalog = self.catalog.strict()
         self.host = LocalHost()
         self.sim = Simulation(self.catalog, self.host)
         self.runtime = Runtime(
