@@ -46,9 +46,10 @@ class ExecResult:
 
 
 def behaviour_annotations(
-    annotations: Mapping[str, str], sandbox_annotations: Mapping[str, str] | None, container_name: str
+    annotations: Mapping[str, str], sandbox_annotations: Mapping[str, str] | None, container_name: str,
+    keys: frozenset[str] = _KEYSET,
 ) -> dict[str, str]:
-    """The `fakecri.io/` settings of one container.
+    """The `fakecri.io/` settings of one container (those in `keys`: by default, its behaviour's).
 
     A pod can script its containers: sandbox annotation `fakecri.io/<key>` applies to every
     container, `fakecri.io/<key>.<container name>` to one; the container's own win.
@@ -60,13 +61,13 @@ def behaviour_annotations(
         for key, value in sandbox_annotations.items():
             if not key.startswith(PREFIX):
                 continue
-            if key in _KEYSET:
+            if key in keys:
                 out[key] = value
-            elif key.endswith(suffix) and key[: -len(suffix)] in _KEYSET:
+            elif key.endswith(suffix) and key[: -len(suffix)] in keys:
                 specific[key[: -len(suffix)]] = value
         out.update(specific)
     for key, value in annotations.items():
-        if key in _KEYSET:
+        if key in keys:
             out[key] = value
     return out
 
