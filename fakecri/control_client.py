@@ -87,6 +87,14 @@ class ControlClient:
     def oom_kill(self, container_id: str) -> None:
         self.exit_container(container_id, oom=True)
 
+    def set_stats(self, container_id: str, *, cpu: str = "", memory: str = "", memory_usage: str = "",
+                  memory_rss: str = "", disk: str = "", psi: str = "", clear: bool = False) -> None:
+        self._stub.SetStats(
+            cpb.SetStatsRequest(container_id=container_id, cpu=cpu, memory=memory, memory_usage=memory_usage,
+                                memory_rss=memory_rss, disk=disk, psi=psi, clear=clear),
+            timeout=self.timeout,
+        )
+
     def set_condition(self, type: str, status: bool, *, reason: str = "", message: str = "",
                       duration: float = 0.0) -> None:
         self._stub.SetCondition(

@@ -12,8 +12,8 @@ from typing import Any
 class FakeCRI:
     """A running fakecri: the server, its endpoint and its control API.
 
-    The control API's calls are methods here (faults, scripted exits, conditions, restarts,
-    the clock, logs); `.control` is the ControlClient they go through.
+    The control API's calls are methods here (faults, scripted exits and stats, conditions,
+    restarts, the clock, logs); `.control` is the ControlClient they go through.
     """
 
     def __init__(self, server: Any) -> None:
@@ -79,6 +79,18 @@ class FakeCRI:
     def oom_kill(self, container_id: str) -> None:
         """Make a running container exit as killed for memory: exit code 137, reason OOMKilled."""
         self.control.oom_kill(container_id)
+
+    def set_stats(self, container_id: str, *, cpu: str = "", memory: str = "", memory_usage: str = "",
+                  memory_rss: str = "", disk: str = "", psi: str = "", clear: bool = False) -> None:
+        """Script what a container's stats report from now on (ContainerStats, the pod's stats and
+        metrics, so the kubelet's /stats/summary). Each figure is a value or a curve whose time
+        starts now, as the `fakecri.io/` stats annotations take them (docs/behaviour.md): `cpu`
+        in cores ("250m"), `memory` (the working set), `memory_usage`, `memory_rss` and `disk`
+        (the writable layer) in bytes ("50Mi", "0->200Mi over 60s", "steps 10Mi@0s,1Gi@30s"),
+        `psi` as "memory.some=40; io.full=5" (percent stalled). A figure not given stays as it
+        is; `clear` first forgets what earlier calls set."""
+        self.control.set_stats(container_id, cpu=cpu, memory=memory, memory_usage=memory_usage,
+                               memory_rss=memory_rss, disk=disk, psi=psi, clear=clear)
 
     def set_condition(self, type: str, status: bool, *, reason: str = "", message: str = "",
                       duration: float = 0.0) -> None:

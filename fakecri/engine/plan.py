@@ -40,15 +40,19 @@ class Plan:
     log_every_ns: int | None = None
     log_every_line: str = DEFAULT_TICK_LINE
     log_stream: str = "stdout"
-    stop_delay_ns: int | None = 0  # how long a graceful stop takes; None: SIGTERM is ignored
+    stop_delay_ns: int | None = 0  # how long the program takes to exit on SIGTERM; None: it ignores it
     stop_exit_code: int = 0
     fail_start: str | None = None
     probes: tuple[ProbeRule, ...] = ()
     input_at_ns: int | None = None  # the command waits for input from this offset (None: it never reads)
 
     def stop_outcome(self, timeout_ns: int) -> tuple[int, int, str]:
-        """(delay_ns, exit_code, reason) of a StopContainer with this timeout."""
-        if self.stop_delay_ns is not None and self.stop_delay_ns <= timeout_ns:
+        """(delay_ns, exit_code, reason) of a StopContainer with this timeout.
+
+        As containerd stops a container: a timeout above zero sends the stop signal, and the
+        program ends on its own if it takes the signal within the timeout, else SIGKILL ends
+        it at the timeout; a timeout of zero sends SIGKILL at once (exit 137)."""
+        if timeout_ns > 0 and self.stop_delay_ns is not None and self.stop_delay_ns <= timeout_ns:
             code = self.stop_exit_code
             return self.stop_delay_ns, code, reason_for(code)
         return timeout_ns, EXIT_KILLED, reason_for(EXIT_KILLED)

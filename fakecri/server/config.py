@@ -16,6 +16,7 @@ from fakecri.engine.ipam import parse_cidr
 from fakecri.engine.runtime import DEFAULT_POD_CIDR, DEFAULT_RUNTIME_HANDLERS
 
 SUBSCRIBER_POLICIES = ("close", "drop", "block")
+PULL_POLICIES = ("any", "strict")
 INT64_MAX = 2**63 - 1  # the seed travels as an int64 (GetServerInfo)
 GRPC_MESSAGE_MAX = 2**31 - 1  # gRPC's message limits are C ints
 CGROUP_DRIVERS = ("systemd", "cgroupfs")
@@ -114,6 +115,11 @@ class ServerConfig:
         "default: runc).", flag="--runtime-handler", metavar="NAME")
     pod_cidr: str = setting(DEFAULT_POD_CIDR, "Pod CIDR until UpdateRuntimeConfig sets one.", kind="cidr")
     image_catalog: str | None = setting(None, "Image catalog file (YAML/JSON).", kind="catalog")
+    pull_policy: str = setting(
+        "any", "Which images pull. any: every well-formed reference (one the catalog does not list is made "
+               "up). strict: only what the catalog lists, anything else is NOT_FOUND as a registry answers (the "
+               "built-in catalog lists busybox, nginx, httpd, alpine, pause and the critest and e2e test images, "
+               "at any tag); a catalog file's `allow_unknown: false` means the same.", choices=PULL_POLICIES)
     # Limits (None: unlimited).
     max_sandboxes: int | None = setting(None, "Refuse more sandboxes with RESOURCE_EXHAUSTED.", minimum=0)
     max_containers: int | None = setting(None, "Refuse more containers with RESOURCE_EXHAUSTED.", minimum=0)

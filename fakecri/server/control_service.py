@@ -1,4 +1,4 @@
-"""fakecri.control.v1.Control: faults, scripted exits, conditions, restarts, reset, logs."""
+"""fakecri.control.v1.Control: faults, scripted exits and stats, conditions, restarts, reset, logs."""
 from __future__ import annotations
 
 import math
@@ -10,6 +10,7 @@ from fakecri.engine.exits import EXIT_KILLED, reason_for
 from fakecri.faults.model import Fault, FaultSpecError
 from fakecri.server.node import Node
 from fakecri.server.restarts import apply_pending_restart, restart
+from fakecri.sim.stats_script import FIGURES as STATS_FIGURES
 
 
 def fault_to_pb(f: Fault) -> cpb.Fault:
@@ -67,6 +68,12 @@ class ControlService:
         reason = request.reason or reason_for(code, oom=request.oom)
         self.node.runtime.exit_container(request.container_id, code, reason, request.message)
         return cpb.ExitContainerResponse()
+
+    async def SetStats(self, request, context):
+        c = self.node.runtime.get_container(request.container_id)
+        figures = {name: getattr(request, name.replace("-", "_")) for name in STATS_FIGURES}
+        self.node.sim.set_stats(c, {k: v for k, v in figures.items() if v}, self.node.now_ns(), clear=request.clear)
+        return cpb.SetStatsResponse()
 
     async def SetCondition(self, request, context):
         if request.type not in ("RuntimeReady", "NetworkReady"):

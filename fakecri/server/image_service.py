@@ -86,5 +86,5 @@ class ImageService:
     async def ImageFsInfo(self, request, context):
         now = self.node.clock.now_ns()
         image_fs = image_filesystem(self.images.fs_usage(now), self.node.disk)
-        container_fs = container_filesystem(self.node.runtime, now, self.node.disk)
+        container_fs = container_filesystem(self.node.runtime, now, self.node.disk, self.node.sim.stats_script)
         return pb.ImageFsInfoResponse(image_filesystems=[image_fs], container_filesystems=[container_fs])

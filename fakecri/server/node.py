@@ -123,7 +123,7 @@ class Node:
         self.server_errors: deque[str] = deque(maxlen=ERROR_RING)  # the newest handler tracebacks
         if catalog is None:
             catalog = load_catalog(config.image_catalog) if config.image_catalog else Catalog()
-        self.catalog = catalog
+        self.catalog = catalog.strict() if config.pull_policy == "strict" else catalog
         self.host = LocalHost()
         self.sim = Simulation(self.catalog, self.host)
         self.runtime = Runtime(

@@ -309,12 +309,13 @@ class RuntimeService:
 
     async def ContainerStats(self, request, context):
         c = self.node.runtime.get_container(request.container_id)
-        return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.node.now_ns(), self.node.disk))
+        return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.node.now_ns(), self.node.disk,
+                                                                       self.node.sim.stats_script))
 
     def _container_stats(self, f):
         items = self.node.runtime.list_containers(id=f.id, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f))
         now = self.node.now_ns()
-        return [replies.container_stats(c, now, self.node.disk) for c in items
+        return [replies.container_stats(c, now, self.node.disk, self.node.sim.stats_script) for c in items
                 if c.state != ContainerState.EXITED or f.id]
 
     async def ListContainerStats(self, request, context):
@@ -326,13 +327,14 @@ class RuntimeService:
 
     async def PodSandboxStats(self, request, context):
         sb = self.node.runtime.get_sandbox(request.pod_sandbox_id)
-        stats = replies.pod_sandbox_stats(self.node.runtime, sb, self.node.now_ns(), self.node.disk)
+        stats = replies.pod_sandbox_stats(self.node.runtime, sb, self.node.now_ns(), self.node.disk,
+                                          self.node.sim.stats_script)
         return pb.PodSandboxStatsResponse(stats=stats)
 
     def _sandbox_stats(self, f):
         items = self.node.runtime.list_sandboxes(id=f.id, label_selector=_selector(f))
         rt, now = self.node.runtime, self.node.now_ns()
-        return [replies.pod_sandbox_stats(rt, sb, now, self.node.disk) for sb in items]
+        return [replies.pod_sandbox_stats(rt, sb, now, self.node.disk, self.node.sim.stats_script) for sb in items]
 
     async def ListPodSandboxStats(self, request, context):
         return pb.ListPodSandboxStatsResponse(stats=self._sandbox_stats(request.filter))
@@ -346,7 +348,7 @@ class RuntimeService:
 
     def _sandbox_metrics(self):
         rt, now = self.node.runtime, self.node.now_ns()
-        return [replies.pod_sandbox_metrics(rt, sb, now) for sb in rt.list_sandboxes()]
+        return [replies.pod_sandbox_metrics(rt, sb, now, self.node.sim.stats_script) for sb in rt.list_sandboxes()]
 
     async def ListPodSandboxMetrics(self, request, context):
         return pb.ListPodSandboxMetricsResponse(pod_metrics=self._sandbox_metrics())

@@ -7,6 +7,7 @@ from fakecri.engine.runtime import Runtime
 from fakecri.server.disk import DiskRoot
 from fakecri.sim import pod_metrics as pm
 from fakecri.sim import stats as sim_stats
+from fakecri.sim.stats import Scripts, no_scripts
 
 
 def _u64(msg, value: int) -> None:
@@ -22,10 +23,28 @@ def _fs(usage: FsUsage, disk: DiskRoot) -> pb.FilesystemUsage:
     return msg
 
 
+def _psi_data(d: sim_stats.PsiData) -> pb.PsiData:
+    return pb.PsiData(Total=max(0, d.total_ns), Avg10=d.avg10, Avg60=d.avg60, Avg300=d.avg300)
+
+
+def _psi(p: sim_stats.Psi | None, msg) -> None:
+    if p is not None:
+        msg.psi.CopyFrom(pb.PsiStats(Full=_psi_data(p.full), Some=_psi_data(p.some)))
+
+
 def _cpu(c: sim_stats.CpuUsage) -> pb.CpuUsage:
     msg = pb.CpuUsage(timestamp=c.timestamp_ns)
     _u64(msg.usage_core_nano_seconds, c.usage_core_nano_seconds)
     _u64(msg.usage_nano_cores, c.usage_nano_cores)
+    _psi(c.psi, msg)
+    return msg
+
+
+def _io(io: sim_stats.IoUsage | None):
+    if io is None:
+        return None
+    msg = pb.IoUsage(timestamp=io.timestamp_ns)
+    _psi(io.psi, msg)
     return msg
 
 
@@ -37,6 +56,7 @@ def _memory(m: sim_stats.MemoryUsage) -> pb.MemoryUsage:
     _u64(msg.rss_bytes, m.rss_bytes)
     _u64(msg.page_faults, m.page_faults)
     _u64(msg.major_page_faults, m.major_page_faults)
+    _psi(m.psi, msg)
     return msg
 
 
@@ -53,6 +73,7 @@ def _container(s: sim_stats.ContainerStats, disk: DiskRoot) -> pb.ContainerStats
         memory=_memory(s.memory),
         writable_layer=_fs(s.writable_layer, disk),
         swap=swap,
+        io=_io(s.io),
     )
 
 
@@ -63,21 +84,25 @@ def _metric(m: pm.Metric) -> pb.Metric:
     return msg
 
 
-def container_stats(c, now_ns: int, disk: DiskRoot) -> pb.ContainerStats:
-    return _container(sim_stats.container_stats(c, now_ns), disk)
+def container_stats(c, now_ns: int, disk: DiskRoot, scripts: Scripts = no_scripts) -> pb.ContainerStats:
+    """`scripts`: each container's scripted figures (the simulation's `stats_script`)."""
+    return _container(sim_stats.container_stats(c, now_ns, scripts(c)), disk)
 
 
 def _containers_of(rt: Runtime, sb) -> list:
     return rt.list_containers(sandbox_id=sb.id)
 
 
-def pod_sandbox_stats(rt: Runtime, sb, now_ns: int, disk: DiskRoot) -> pb.PodSandboxStats:
-    s = sim_stats.pod_sandbox_stats(sb, _containers_of(rt, sb), now_ns, removed_cpu_ns=rt.removed_cpu_ns(sb.id))
+def pod_sandbox_stats(rt: Runtime, sb, now_ns: int, disk: DiskRoot, scripts: Scripts = no_scripts
+                      ) -> pb.PodSandboxStats:
+    s = sim_stats.pod_sandbox_stats(sb, _containers_of(rt, sb), now_ns, removed_cpu_ns=rt.removed_cpu_ns(sb.id),
+                                    scripts=scripts)
     linux = pb.LinuxPodSandboxStats(
         cpu=_cpu(s.cpu),
         memory=_memory(s.memory),
         process=pb.ProcessUsage(timestamp=s.cpu.timestamp_ns),
         containers=[_container(c, disk) for c in s.containers],
+        io=_io(s.io),
     )
     _u64(linux.process.process_count, s.process_count)
     if s.network is not None:
@@ -103,8 +128,9 @@ def metric_descriptors() -> list[pb.MetricDescriptor]:
             for d in pm.metric_descriptors()]
 
 
-def pod_sandbox_metrics(rt: Runtime, sb, now_ns: int) -> pb.PodSandboxMetrics:
-    m = pm.pod_sandbox_metrics(sb, _containers_of(rt, sb), now_ns, removed_cpu_ns=rt.removed_cpu_ns(sb.id))
+def pod_sandbox_metrics(rt: Runtime, sb, now_ns: int, scripts: Scripts = no_scripts) -> pb.PodSandboxMetrics:
+    m = pm.pod_sandbox_metrics(sb, _containers_of(rt, sb), now_ns, removed_cpu_ns=rt.removed_cpu_ns(sb.id),
+                               scripts=scripts)
     return pb.PodSandboxMetrics(
         pod_sandbox_id=m.pod_sandbox_id,
         metrics=[_metric(x) for x in m.metrics],
@@ -117,5 +143,6 @@ def image_filesystem(usage: FsUsage, disk: DiskRoot) -> pb.FilesystemUsage:
     return _fs(usage, disk)
 
 
-def container_filesystem(rt: Runtime, now_ns: int, disk: DiskRoot) -> pb.FilesystemUsage:
-    return _fs(sim_stats.container_fs_usage(rt.list_containers(), now_ns), disk)
+def container_filesystem(rt: Runtime, now_ns: int, disk: DiskRoot, scripts: Scripts = no_scripts
+                         ) -> pb.FilesystemUsage:
+    return _fs(sim_stats.container_fs_usage(rt.list_containers(), now_ns, scripts), disk)

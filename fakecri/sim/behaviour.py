@@ -16,6 +16,7 @@ from fakecri.engine.errors import InvalidArgument
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED, reason_for
 from fakecri.engine.plan import DEFAULT_TICK_LINE, Plan, ProbeRule
 from fakecri.sim.shell import Context, logging_loop, record, spawn
+from fakecri.sim.signals import on_sigterm
 
 PREFIX = "fakecri.io/"
 
@@ -45,9 +46,10 @@ class ExecResult:
 
 
 def behaviour_annotations(
-    annotations: Mapping[str, str], sandbox_annotations: Mapping[str, str] | None, container_name: str
+    annotations: Mapping[str, str], sandbox_annotations: Mapping[str, str] | None, container_name: str,
+    keys: frozenset[str] = _KEYSET,
 ) -> dict[str, str]:
-    """The `fakecri.io/` settings of one container.
+    """The `fakecri.io/` settings of one container (those in `keys`: by default, its behaviour's).
 
     A pod can script its containers: sandbox annotation `fakecri.io/<key>` applies to every
     container, `fakecri.io/<key>.<container name>` to one; the container's own win.
@@ -59,13 +61,13 @@ def behaviour_annotations(
         for key, value in sandbox_annotations.items():
             if not key.startswith(PREFIX):
                 continue
-            if key in _KEYSET:
+            if key in keys:
                 out[key] = value
-            elif key.endswith(suffix) and key[: -len(suffix)] in _KEYSET:
+            elif key.endswith(suffix) and key[: -len(suffix)] in keys:
                 specific[key[: -len(suffix)]] = value
         out.update(specific)
     for key, value in annotations.items():
-        if key in _KEYSET:
+        if key in keys:
             out[key] = value
     return out
 
@@ -86,6 +88,21 @@ def _int(settings: Mapping[str, str], key: str, lo: int, hi: int) -> int:
     if not lo <= value <= hi:
         raise InvalidArgument(f"annotation {key}: {value} is outside {lo}..{hi}")
     return value
+
+
+def _stop(argv: tuple[str, ...], settings: Mapping[str, str]) -> tuple[int | None, int]:
+    """(delay_ns or None, exit code) of a graceful stop: what the program does on SIGTERM as
+    PID 1 (sim/signals.py), changed by the annotations. `stop-exit-code` alone says the
+    program takes SIGTERM, at once unless it already takes a while."""
+    term = on_sigterm(argv)
+    delay, code = term.delay_ns, term.exit_code
+    if STOP_EXIT_CODE in settings:
+        code = _int(settings, STOP_EXIT_CODE, 0, 255)
+        if delay is None:
+            delay = 0
+    if STOP_DELAY in settings:
+        delay = _duration(settings, STOP_DELAY, allow_forever=True)
+    return delay, code
 
 
 def _probes(text: str) -> tuple[ProbeRule, ...]:
@@ -160,10 +177,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         log_every = _duration(settings, LOG_EVERY)
         if not log_every:
             raise InvalidArgument(f"annotation {LOG_EVERY}: the interval must be above zero")
-    stop_delay: int | None = 0
-    if STOP_DELAY in settings:
-        stop_delay = _duration(settings, STOP_DELAY, allow_forever=True)
-    stop_code = _int(settings, STOP_EXIT_CODE, 0, 255) if STOP_EXIT_CODE in settings else 0
+    stop_delay, stop_code = _stop(tuple(command) + tuple(args), settings)
     fail_start = None
     if FAIL_START in settings:
         value = settings[FAIL_START].strip()

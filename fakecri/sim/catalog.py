@@ -2,7 +2,11 @@
 
 A catalog is built from a dict (the server reads it from a JSON or YAML file):
 
-    allow_unknown: true            # any well-formed reference pulls (default)
+    allow_unknown: true            # any well-formed reference pulls (default); false: only what
+                                   # the images and `known` below cover, as a registry answers
+    known: [docker.io/library/busybox, "registry.k8s.io/e2e-test-images/*"]
+                                   # with allow_unknown false, these pull too (a repository: any tag);
+                                   # a file lists none unless it says; the built-in catalog, KNOWN_REPOSITORIES
     default_pull_duration_s: 0.05
     pinned: [registry.k8s.io/pause]
     images:
@@ -49,7 +53,15 @@ DEFAULT_PULL_DURATION_S = 0.05
 DEFAULT_PINNED = ("registry.k8s.io/pause",)
 _MIB = 1024 * 1024
 
-_TOP_KEYS = {"allow_unknown", "default_pull_duration_s", "pinned", "images", "unknown", "auth"}
+_TOP_KEYS = {"allow_unknown", "known", "default_pull_duration_s", "pinned", "images", "unknown", "auth"}
+# What the built-in catalog pulls when unknown images are refused (`fakecri serve --pull-policy
+# strict` without a catalog file): the images critest, the node e2e tests and the examples use,
+# at any tag. Anything else is NotFound, as a registry answers for an image it does not have.
+KNOWN_REPOSITORIES = (
+    "docker.io/library/busybox", "docker.io/library/nginx", "docker.io/library/httpd", "docker.io/library/alpine",
+    "registry.k8s.io/pause", "k8s.gcr.io/pause", "registry.k8s.io/busybox",
+    "registry.k8s.io/e2e-test-images/*", "gcr.io/k8s-staging-cri-tools/*",
+)
 _IMAGE_KEYS = {"tags", "digest", "id", "size", "pull_duration_s", "username", "uid", "pinned", "content"}
 _CRED_KEYS = ("username", "password", "auth", "registry_token", "identity_token")
 _AUTH_KEYS = {"references", *_CRED_KEYS}
@@ -149,15 +161,18 @@ class Catalog:
         unknown: tuple[str, ...] = (),
         auth: tuple[AuthRule, ...] = (),
         allow_unknown: bool = True,
+        known: tuple[str, ...] | None = None,
         default_pull_duration_s: float = DEFAULT_PULL_DURATION_S,
         pinned: tuple[str, ...] = DEFAULT_PINNED,
     ) -> None:
         if images is None:  # the default catalog: the public images fakecri knows by heart
             images = default_images()
+            known = KNOWN_REPOSITORIES if known is None else known
         self.images = images
         self.unknown = unknown
         self.auth = auth
         self.allow_unknown = allow_unknown
+        self.known = known or ()
         self.default_pull_duration_s = default_pull_duration_s
         self.pinned = pinned
         self._by_tag = {t: img for img in images for t in img.tags}
@@ -187,6 +202,18 @@ class Catalog:
     def is_unknown(self, ref: NormalizedRef) -> bool:
         return any(matches(p, ref) for p in self.unknown)
 
+    def has(self, ref: NormalizedRef) -> bool:
+        """Whether the registry has `ref`: always when unknown images are allowed; else when an
+        image entry or a `known` pattern covers it. `unknown` patterns are never had."""
+        if self.is_unknown(ref):
+            return False
+        return self.allow_unknown or self.find(ref) is not None or any(matches(p, ref) for p in self.known)
+
+    def strict(self) -> Catalog:
+        """This catalog with unknown images refused (`--pull-policy strict`)."""
+        return Catalog(self.images, unknown=self.unknown, auth=self.auth, allow_unknown=False, known=self.known,
+                       default_pull_duration_s=self.default_pull_duration_s, pinned=self.pinned)
+
     def auth_rule(self, ref: NormalizedRef) -> AuthRule | None:
         return next((r for r in self.auth if any(matches(p, ref) for p in r.patterns)), None)
 
@@ -202,8 +229,10 @@ class Catalog:
     def lookup(self, ref: NormalizedRef, auth: Mapping[str, str] | None) -> Pullable:
         """What a pull of `ref` brings (the engine's Registry port); NotFound for a reference
         the registry does not have, Unauthenticated without the credentials it needs."""
-        if self.is_unknown(ref) or (not self.allow_unknown and self.find(ref) is None):
-            raise NotFound(f"image {str(ref)!r} not found in the registry")
+        if not self.has(ref):  # worded as containerd reports a registry's 404
+            name = str(ref)
+            raise NotFound(f'failed to pull and unpack image "{name}": failed to resolve reference "{name}": '
+                           f"{name}: not found")
         rule = self.auth_rule(ref)
         if rule is not None and not rule.accepts(auth):
             why = "credentials were rejected" if auth else "credentials are required"
@@ -234,6 +263,7 @@ class Catalog:
             _image(entry, f"{where}: images[{i}]") for i, entry in enumerate(_list(data, "images", where))
         )
         unknown = tuple(_pattern(p, f"{where}: unknown") for p in _list(data, "unknown", where))
+        known = tuple(_pattern(p, f"{where}: known") for p in _list(data, "known", where))
         pinned = tuple(_pattern(p, f"{where}: pinned") for p in data.get("pinned", DEFAULT_PINNED) or ())
         rules = tuple(_auth_rule(r, f"{where}: auth[{i}]") for i, r in enumerate(_list(data, "auth", where)))
         allow = data.get("allow_unknown", True)
@@ -241,7 +271,7 @@ class Catalog:
             raise InvalidArgument(f"{where}: allow_unknown must be true or false")
         duration = _duration(data.get("default_pull_duration_s", DEFAULT_PULL_DURATION_S), where,
                              "default_pull_duration_s")
-        return cls(images, unknown=unknown, auth=rules, allow_unknown=allow,
+        return cls(images, unknown=unknown, auth=rules, allow_unknown=allow, known=known,
                    default_pull_duration_s=duration, pinned=pinned)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from fakecri.engine.clock import NS_PER_S
 from fakecri.engine.records import Container, Sandbox
-from fakecri.sim.stats import ContainerStats, pod_sandbox_stats
+from fakecri.sim.stats import ContainerStats, Scripts, no_scripts, pod_sandbox_stats
 
 BASE_LABEL_KEYS = ("id", "name", "image")
 
@@ -111,11 +111,12 @@ def _container_metrics(s: ContainerStats, started_at: int, now_ns: int) -> Conta
 
 
 def pod_sandbox_metrics(
-    sb: Sandbox, containers: Iterable[Container], now_ns: int, *, removed_cpu_ns: int = 0
+    sb: Sandbox, containers: Iterable[Container], now_ns: int, *, removed_cpu_ns: int = 0, scripts: Scripts = no_scripts
 ) -> PodSandboxMetrics:
-    """Metrics for one sandbox: network at pod level, the rest per container."""
+    """Metrics for one sandbox: network at pod level, the rest per container (scripted
+    figures included, as `scripts` gives them)."""
     cs = list(containers)
-    stats = pod_sandbox_stats(sb, cs, now_ns, removed_cpu_ns=removed_cpu_ns)
+    stats = pod_sandbox_stats(sb, cs, now_ns, removed_cpu_ns=removed_cpu_ns, scripts=scripts)
     pod: tuple[Metric, ...] = ()
     net = stats.network
     if net is not None:

@@ -28,6 +28,7 @@ class Statement:
     to_file: str = ""  # `> file` / `>> file`: the file its output goes to
     append: bool = False
     subs: dict[str, str] = field(default_factory=dict)  # command substitutions: marker -> script
+    execs: bool = False  # it was written `exec CMD`: the shell replaces itself with CMD
 
 
 SUB = "\x01"  # marks a command substitution's place in a word: \x01N\x01
@@ -95,7 +96,9 @@ def split_script(script: str) -> list[Statement]:
     if current.argv:
         statements.append(current)
     for st in statements:
-        st.argv = strip_prefixes(st.argv)
+        words = st.argv
+        st.argv = strip_prefixes(words)
+        st.execs = "exec" in words[: len(words) - len(st.argv)]
         st.subs = subs
     return statements
 

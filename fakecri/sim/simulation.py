@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from fakecri.engine.errors import InvalidArgument
+from fakecri.engine.errors import FailedPrecondition, InvalidArgument, NotFound
 from fakecri.engine.images import ImageStore
 from fakecri.engine.plan import Plan
 from fakecri.engine.records import Container, ContainerState, Image, Sandbox
@@ -26,14 +26,17 @@ from fakecri.engine.specs import CONTAINER, POD
 from fakecri.sim import stats
 from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
+from fakecri.sim.curves import Curve
 from fakecri.sim.host import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.live import Decision, LiveInput, LiveInputs
 from fakecri.sim.shell import Context, Process, Write, spawn
+from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_figures, script_from_settings
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 
 _RUNNING = ContainerState.RUNNING
 MAX_CONTENTS = 1024  # image contents kept by image (then it starts over)
+STATS_KEYS = frozenset(KEYS)
 
 
 class RuntimeView(Protocol):
@@ -79,6 +82,8 @@ class Simulation:
         self._plans = PlanCache()
         self._inside: dict[str, Inside] = {}
         self._contents: dict[str, ImageContent] = {}
+        self._scripts: dict[str, StatsScript | None] = {}  # each container's stats script, once read
+        self._set: dict[str, list[tuple[int, dict[str, Curve]]]] = {}  # what SetStats set, by container
 
     def watch(self, view: RuntimeView) -> None:
         self.view = view
@@ -105,10 +110,13 @@ class Simulation:
             settings = behaviour_annotations({}, sandbox.annotations, name)
             if settings:
                 self._plans.get(("sleep", "infinity"), (), settings)
+            script_from_settings(behaviour_annotations({}, sandbox.annotations, name, STATS_KEYS))
 
     def check(self, container: Container, sandbox: Sandbox) -> None:
         settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)
         self._plans.get(container.command, container.args, settings)  # InvalidArgument on a bad annotation
+        script_from_settings(behaviour_annotations(container.annotations, sandbox.annotations, container.name,
+                                                   STATS_KEYS))
 
     def plan(self, container: Container, sandbox: Sandbox) -> Plan:
         c = container
@@ -126,7 +134,44 @@ class Simulation:
         return inside.own_plan
 
     def cpu_used_ns(self, container: Container, now_ns: int) -> int:
-        return stats.cpu_total_ns(container, now_ns)
+        return stats.cpu_total_ns(container, now_ns, self.stats_script(container))
+
+    # ------------------------------------------------------------ scripted stats
+
+    def stats_script(self, c: Container) -> StatsScript | None:
+        """The container's scripted figures (its annotations, its pod's, what SetStats set);
+        None when nothing is scripted. Read once per container: its annotations never change."""
+        if c.id in self._scripts:
+            return self._scripts[c.id]
+        try:
+            sandbox_annotations = self._view().get_sandbox(c.sandbox_id).annotations
+        except (NotFound, RuntimeError):
+            sandbox_annotations = {}
+        try:
+            script = script_from_settings(behaviour_annotations(c.annotations, sandbox_annotations, c.name,
+                                                                STATS_KEYS))
+        except InvalidArgument:  # checked at create; a restored record from an older fakecri: unscripted
+            script = None
+        for since, curves in self._set.get(c.id, ()):
+            script = (script or EMPTY).with_curves(curves, since)
+        self._scripts[c.id] = script
+        return script
+
+    def set_stats(self, c: Container, figures: dict[str, str], now_ns: int, *, clear: bool = False) -> None:
+        """Script figures of `c` from `now_ns` on (or from its start, if it has not started):
+        `figures` keyed as FIGURES names them, each a value or a curve (sim/curves.py).
+        `clear` first forgets what earlier calls set. InvalidArgument naming the figure."""
+        unknown = sorted(set(figures) - set(FIGURES))
+        if unknown:
+            raise InvalidArgument(f"SetStats: unknown figure {unknown[0]!r} (known: {', '.join(FIGURES)})")
+        if not figures and not clear:
+            raise InvalidArgument("SetStats: give at least one figure (cpu, memory, ...) or clear")
+        curves = parse_figures(figures, lambda name: f"SetStats: {name.replace('-', '_')}")
+        if c.state not in (ContainerState.CREATED, _RUNNING):
+            raise FailedPrecondition(f"SetStats: container {c.id} is {c.state.name}: its figures no longer change")
+        done = [] if clear else self._set.get(c.id, [])
+        self._set[c.id] = done + ([(now_ns, curves)] if curves else [])
+        self._scripts.pop(c.id, None)
 
     # ------------------------------------------------------------ what is inside a container
 
@@ -284,11 +329,15 @@ class Simulation:
         """The container is gone: drop everything kept for it."""
         self.live.forget(cid)
         self._inside.pop(cid, None)
+        self._scripts.pop(cid, None)
+        self._set.pop(cid, None)
 
     def reset(self) -> None:
         self.live.clear()
         self._inside.clear()
         self._contents.clear()
+        self._scripts.clear()
+        self._set.clear()
 
 
 Applier = Callable[[Decision], None]

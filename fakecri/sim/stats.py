@@ -10,19 +10,23 @@ same inputs always give the same answer and nothing needs storing:
   container's memory limit when one is set (so does usage); zero once exited.
 - Writable layer: a fixed size per container.
 - Network (sandbox): per-pod byte rates over the sandbox's ready lifetime.
+- Scripted figures (sim/stats_script.py): what a container's `StatsScript` sets replaces
+  the default of that figure, from when it holds: CPU, memory (working set, usage, RSS),
+  the writable layer and pressure (PSI, reported only when scripted).
 
 The server turns these dataclasses into runtime.v1 messages.
 """
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
 from fakecri.engine.clock import NS_PER_S
 from fakecri.engine.images import IMAGE_FS_MOUNTPOINT, FsUsage
 from fakecri.engine.records import Container, ContainerState, Sandbox, SandboxState
+from fakecri.sim.stats_script import PSI_KINDS, StatsScript, Track, end_of, scripted_total
 
 # The same filesystem as the images: a kubelet that sees two different mountpoints
 # switches to split image/container disk handling, which real runtimes do not ask for.
@@ -36,10 +40,25 @@ _MIB = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
+class PsiData:
+    total_ns: int  # cumulative time stalled, nanoseconds (as CRI's PsiData.Total)
+    avg10: float  # percent of the last 10 s stalled
+    avg60: float
+    avg300: float
+
+
+@dataclass(frozen=True, slots=True)
+class Psi:
+    some: PsiData  # some task stalled
+    full: PsiData  # every task stalled
+
+
+@dataclass(frozen=True, slots=True)
 class CpuUsage:
     timestamp_ns: int
     usage_core_nano_seconds: int  # cumulative
     usage_nano_cores: int  # current rate
+    psi: Psi | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +70,13 @@ class MemoryUsage:
     rss_bytes: int
     page_faults: int  # cumulative
     major_page_faults: int  # cumulative
+    psi: Psi | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class IoUsage:
+    timestamp_ns: int
+    psi: Psi | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +109,7 @@ class ContainerStats:
     memory: MemoryUsage
     swap: SwapUsage
     writable_layer: FsUsage
+    io: IoUsage | None = None  # only with scripted I/O pressure
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +126,7 @@ class PodSandboxStats:
     network: NetworkUsage | None  # None once the sandbox is not ready
     process_count: int
     containers: tuple[ContainerStats, ...]
+    io: IoUsage | None = None
 
 
 # ---------------------------------------------------------------- derivations
@@ -123,8 +151,11 @@ def running_ns(c: Container, now_ns: int) -> int:
     return max(0, end - c.started_at)
 
 
-def cpu_total_ns(c: Container, now_ns: int) -> int:
+def cpu_total_ns(c: Container, now_ns: int, script: StatsScript | None = None) -> int:
     """Cumulative CPU nanoseconds `c` has used. Never decreases as `now_ns` grows."""
+    track = script.get("cpu") if script is not None else None
+    if track is not None:
+        return scripted_total(track, c, now_ns, lambda t: cpu_total_ns(c, t))
     rates = _rates(c.id)
     elapsed = running_ns(c, now_ns)
     full, rem = divmod(elapsed, WINDOW_NS * WINDOWS)
@@ -135,22 +166,65 @@ def cpu_total_ns(c: Container, now_ns: int) -> int:
     return total
 
 
-def _cpu(c: Container, now_ns: int) -> CpuUsage:
+def _scripted(script: StatsScript | None, name: str, c: Container, at_ns: int) -> int | None:
+    """A scripted figure's value at `at_ns`, None when no curve holds it then."""
+    track = script.get(name) if script is not None else None
+    return None if track is None or not c.started_at else track.value(c.started_at, at_ns)
+
+
+def _cpu(c: Container, now_ns: int, script: StatsScript | None = None) -> CpuUsage:
     nano_cores = 0
     if c.state == ContainerState.RUNNING and c.started_at:
-        k = running_ns(c, now_ns) % (WINDOW_NS * WINDOWS) // WINDOW_NS
-        nano_cores = _rates(c.id)[k] * 1_000_000
-    return CpuUsage(now_ns, cpu_total_ns(c, now_ns), nano_cores)
+        scripted = _scripted(script, "cpu", c, now_ns)
+        if scripted is not None:
+            nano_cores = scripted
+        else:
+            k = running_ns(c, now_ns) % (WINDOW_NS * WINDOWS) // WINDOW_NS
+            nano_cores = _rates(c.id)[k] * 1_000_000
+    return CpuUsage(now_ns, cpu_total_ns(c, now_ns, script), nano_cores, _psi(script, "cpu", c, now_ns))
 
 
-def _memory(c: Container, now_ns: int) -> MemoryUsage:
+def _psi_data(track: Track | None, c: Container, now_ns: int) -> PsiData:
+    if track is None or not c.started_at:
+        return PsiData(0, 0.0, 0.0, 0.0)
+    end = max(c.started_at, end_of(c, now_ns))
+    total = int(track.integral(c.started_at, end) // 1_000_000)  # parts per million x ns -> ns stalled
+    if c.state != ContainerState.RUNNING:
+        return PsiData(total, 0.0, 0.0, 0.0)
+    now_integral = track.integral(c.started_at, now_ns)
+    avgs = []
+    for window_s in (10, 60, 300):  # the share of each window stalled (before the start: none)
+        window = window_s * NS_PER_S
+        part = now_integral - track.integral(c.started_at, now_ns - window)
+        avgs.append(round(float(part / window) / 10_000, 2))  # parts per million -> percent
+    return PsiData(total, avgs[0], avgs[1], avgs[2])
+
+
+def _psi(script: StatsScript | None, resource: str, c: Container, now_ns: int) -> Psi | None:
+    """Pressure on `resource` when the script sets any (an unscripted kind reads 0)."""
+    if script is None or not script.has_psi:
+        return None
+    some, full = (script.get(f"psi:{resource}.{kind}") for kind in PSI_KINDS)
+    if some is None and full is None:
+        return None
+    return Psi(_psi_data(some, c, now_ns), _psi_data(full, c, now_ns))
+
+
+def _memory(c: Container, now_ns: int, script: StatsScript | None = None) -> MemoryUsage:
     elapsed = running_ns(c, now_ns)
     rate = 50 + _seed(c.id, "pf") % 200  # minor faults per second of running
     faults = (elapsed * rate // NS_PER_S + 300) if elapsed else 0
     major = faults // 1000
     limit = c.resources.memory_limit_in_bytes
+    psi = _psi(script, "memory", c, now_ns)
     if c.state != ContainerState.RUNNING:
-        return MemoryUsage(now_ns, 0, 0, 0, 0, faults, major)
+        return MemoryUsage(now_ns, 0, 0, 0, 0, faults, major, psi)
+    ws = _scripted(script, "memory", c, now_ns)
+    if ws is not None:  # as scripted, even above the limit (nothing is OOM-killed for it)
+        usage, rss = (_scripted(script, name, c, now_ns) for name in ("memory-usage", "memory-rss"))
+        usage = ws if usage is None else max(ws, usage)  # usage: the working set and the inactive page cache
+        rss = min(usage, ws if rss is None else rss)
+        return MemoryUsage(now_ns, ws, max(0, limit - ws) if limit > 0 else 0, usage, rss, faults, major, psi)
     base = 4 * _MIB + _seed(c.id, "mem") % (60 * _MIB)
     ws = base + base * min(elapsed, WARMUP_NS) // (2 * WARMUP_NS)
     usage = ws + ws * (10 + _seed(c.id, "cache") % 30) // 100
@@ -159,7 +233,7 @@ def _memory(c: Container, now_ns: int) -> MemoryUsage:
         usage = max(ws, min(usage, limit * 95 // 100))
     rss = ws * (70 + _seed(c.id, "rss") % 25) // 100
     available = limit - ws if limit > 0 else 0
-    return MemoryUsage(now_ns, ws, available, usage, rss, faults, major)
+    return MemoryUsage(now_ns, ws, available, usage, rss, faults, major, psi)
 
 
 def _swap(c: Container, now_ns: int) -> SwapUsage:
@@ -170,8 +244,11 @@ def _swap(c: Container, now_ns: int) -> SwapUsage:
     return SwapUsage(now_ns, available, 0)
 
 
-def writable_layer(c: Container, now_ns: int) -> FsUsage:
-    """The container's writable layer: a fixed 4 KiB to 2 MiB."""
+def writable_layer(c: Container, now_ns: int, script: StatsScript | None = None) -> FsUsage:
+    """The container's writable layer: a fixed 4 KiB to 2 MiB, or as scripted (held from its exit)."""
+    used = _scripted(script, "disk", c, min(now_ns, end_of(c, now_ns)))
+    if used is not None:
+        return FsUsage(used, 1 + used // (4 * BLOCK), CONTAINER_FS_MOUNTPOINT, now_ns)
     blocks = 1 + _seed(c.id, "rw") % 512
     return FsUsage(blocks * BLOCK, 1 + blocks // 4, CONTAINER_FS_MOUNTPOINT, now_ns)
 
@@ -179,8 +256,16 @@ def writable_layer(c: Container, now_ns: int) -> FsUsage:
 # ---------------------------------------------------------------- public figures
 
 
-def container_stats(c: Container, now_ns: int) -> ContainerStats:
+Scripts = Callable[[Container], StatsScript | None]  # a container's script (None: nothing scripted)
+
+
+def no_scripts(c: Container) -> StatsScript | None:
+    return None
+
+
+def container_stats(c: Container, now_ns: int, script: StatsScript | None = None) -> ContainerStats:
     """Stats for one container (runtime.v1.ContainerStats)."""
+    io_psi = _psi(script, "io", c, now_ns)
     return ContainerStats(
         container_id=c.id,
         sandbox_id=c.sandbox_id,
@@ -189,16 +274,17 @@ def container_stats(c: Container, now_ns: int) -> ContainerStats:
         image=c.image,
         labels=c.labels,
         annotations=c.annotations,
-        cpu=_cpu(c, now_ns),
-        memory=_memory(c, now_ns),
+        cpu=_cpu(c, now_ns, script),
+        memory=_memory(c, now_ns, script),
         swap=_swap(c, now_ns),
-        writable_layer=writable_layer(c, now_ns),
+        writable_layer=writable_layer(c, now_ns, script),
+        io=None if io_psi is None else IoUsage(now_ns, io_psi),
     )
 
 
-def container_fs_usage(containers: Iterable[Container], now_ns: int) -> FsUsage:
+def container_fs_usage(containers: Iterable[Container], now_ns: int, scripts: Scripts = no_scripts) -> FsUsage:
     """The container filesystem for ImageFsInfo: every writable layer summed."""
-    layers = [writable_layer(c, now_ns) for c in containers]
+    layers = [writable_layer(c, now_ns, scripts(c)) for c in containers]
     return FsUsage(
         sum(f.used_bytes for f in layers), sum(f.inodes_used for f in layers), CONTAINER_FS_MOUNTPOINT, now_ns
     )
@@ -215,26 +301,45 @@ def _network(sb: Sandbox, now_ns: int) -> NetworkUsage | None:
     )
 
 
+def _pod_psi(parts: Iterable[Psi | None]) -> Psi | None:
+    """The pod's pressure: the most any of its containers shows (a stall of one is the pod's)."""
+    given = [p for p in parts if p is not None]
+    if not given:
+        return None
+
+    def most(datas: list[PsiData]) -> PsiData:
+        return PsiData(max(d.total_ns for d in datas), max(d.avg10 for d in datas), max(d.avg60 for d in datas),
+                       max(d.avg300 for d in datas))
+
+    return Psi(most([p.some for p in given]), most([p.full for p in given]))
+
+
 def pod_sandbox_stats(
-    sb: Sandbox, containers: Iterable[Container], now_ns: int, *, removed_cpu_ns: int = 0
+    sb: Sandbox, containers: Iterable[Container], now_ns: int, *, removed_cpu_ns: int = 0, scripts: Scripts = no_scripts
 ) -> PodSandboxStats:
     """Stats for a sandbox and its containers. `removed_cpu_ns` is CPU used by
-    containers already removed from it, so the pod counter never drops."""
-    stats = tuple(container_stats(c, now_ns) for c in containers)
+    containers already removed from it, so the pod counter never drops; `scripts` gives
+    each container's scripted figures."""
+    cs = list(containers)
+    given = [scripts(c) for c in cs]
+    stats = tuple(container_stats(c, now_ns, script) for c, script in zip(cs, given, strict=True))
+    scripted_memory = any(s is not None and s.get("memory") is not None for s in given)
     ready = sb.state == SandboxState.READY
     cpu = CpuUsage(
         now_ns,
         removed_cpu_ns + sum(s.cpu.usage_core_nano_seconds for s in stats),
         sum(s.cpu.usage_nano_cores for s in stats),
+        _pod_psi(s.cpu.psi for s in stats),
     )
     pause = PAUSE_WORKING_SET if ready else 0
     ws = pause + sum(s.memory.working_set_bytes for s in stats)
     usage = pause + sum(s.memory.usage_bytes for s in stats)
     rss = pause + sum(s.memory.rss_bytes for s in stats)
     limit = sb.resources.memory_limit_in_bytes if sb.resources else 0
-    if limit > 0:
+    if limit > 0 and not scripted_memory:  # the default model stays under the pod's limit; a script is as said
         cap = limit * 95 // 100
         ws, usage, rss = min(ws, cap), min(usage, cap), min(rss, cap)
+    io_psi = _pod_psi(s.io.psi if s.io is not None else None for s in stats)
     memory = MemoryUsage(
         now_ns,
         ws,
@@ -243,6 +348,7 @@ def pod_sandbox_stats(
         rss,
         sum(s.memory.page_faults for s in stats),
         sum(s.memory.major_page_faults for s in stats),
+        _pod_psi(s.memory.psi for s in stats),
     )
     running = sum(1 for s in stats if s.cpu.usage_nano_cores)
     return PodSandboxStats(
@@ -258,4 +364,5 @@ def pod_sandbox_stats(
         network=_network(sb, now_ns),
         process_count=(1 + running) if ready else 0,
         containers=stats,
+        io=None if io_psi is None else IoUsage(now_ns, io_psi),
     )

@@ -90,7 +90,7 @@ def test_start_only_from_created(pods, runtime):
 
 def test_stop_is_idempotent(pods, runtime):
     sb = pods.sandbox()
-    c = pods.running(sb)
+    c = pods.running(sb, command=("nginx",))  # a program that exits at once on SIGTERM
     assert runtime.stop_container(c.id, 10) == 0.0
     c = runtime.get_container(c.id)
     assert (c.state, c.exit_code, c.reason) == (C.EXITED, 0, "Completed")

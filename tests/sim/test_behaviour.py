@@ -73,8 +73,10 @@ def test_timer_exit_emits_the_same_events_as_a_stop(pods, runtime, clock, events
     clock.advance(1)
     runtime.tick()
     timer_events = [e.type for e in events()]
-    b = pods.running(sb, "b")
-    runtime.stop_container(b.id, 1)
+    b = pods.running(sb, "b")  # sleep infinity: it ignores SIGTERM, so the stop ends with the kill
+    assert runtime.stop_container(b.id, 1) == 1.0
+    clock.advance(1)
+    runtime.tick()
     assert [e.type for e in events()] == timer_events
 
 
@@ -138,18 +140,26 @@ def test_unrelated_annotations_are_ignored(pods):
     assert c.state == C.RUNNING
 
 
-@pytest.mark.parametrize("annotations,timeout,delay,code", [
-    ({}, 30, 0.0, 0),
-    ({}, 0, 0.0, 0),
-    ({"fakecri.io/stop-delay": "5s"}, 30, 5.0, 0),
-    ({"fakecri.io/stop-delay": "5s", "fakecri.io/stop-exit-code": "143"}, 30, 5.0, 143),
-    ({"fakecri.io/stop-exit-code": "143"}, 2, 0.0, 143),
-    ({"fakecri.io/stop-delay": "5s"}, 2, 2.0, 137),
-    ({"fakecri.io/stop-delay": "never"}, 10, 10.0, 137),
-    ({"fakecri.io/stop-delay": "never"}, 0, 0.0, 137),
+SLEEP = ("sleep", "infinity")  # ignores SIGTERM as PID 1
+NGINX = ("nginx", "-g", "daemon off;")  # takes it and exits 0 at once
+
+
+@pytest.mark.parametrize("command,annotations,timeout,delay,code", [
+    (SLEEP, {}, 30, 30.0, 137),
+    (NGINX, {}, 30, 0.0, 0),
+    (NGINX, {}, 0, 0.0, 137),  # a timeout of 0 is SIGKILL at once, whatever the program
+    (SLEEP, {}, 0, 0.0, 137),
+    (SLEEP, {"fakecri.io/stop-delay": "5s"}, 30, 5.0, 0),
+    (SLEEP, {"fakecri.io/stop-delay": "5s", "fakecri.io/stop-exit-code": "143"}, 30, 5.0, 143),
+    (SLEEP, {"fakecri.io/stop-exit-code": "143"}, 2, 0.0, 143),
+    (NGINX, {"fakecri.io/stop-delay": "5s"}, 2, 2.0, 137),
+    (NGINX, {"fakecri.io/stop-delay": "never"}, 10, 10.0, 137),
+    (NGINX, {"fakecri.io/stop-delay": "never"}, 0, 0.0, 137),
+    (("agnhost", "netexec"), {}, 30, 0.0, 2),
+    (("agnhost", "netexec"), {"fakecri.io/stop-exit-code": "0"}, 30, 0.0, 0),
 ])
-def test_stop_codes(pods, runtime, clock, annotations, timeout, delay, code):
-    c = pods.running(pods.sandbox(), annotations=annotations)
+def test_stop_codes(pods, runtime, clock, command, annotations, timeout, delay, code):
+    c = pods.running(pods.sandbox(), command=command, annotations=annotations)
     assert runtime.stop_container(c.id, timeout) == delay
     if delay:
         assert runtime.get_container(c.id).state == C.RUNNING

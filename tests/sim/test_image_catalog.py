@@ -27,7 +27,7 @@ def store_with(data):
 def test_unknown_references_are_not_found_and_record_nothing():
     store = store_with({"unknown": ["docker.io/library/gone", "quay.io/old/*"]})
     for ref in ("gone", "gone:1", "quay.io/old/thing:v2"):
-        with pytest.raises(NotFound, match=re.escape(repr(str(normalize(ref))))):  # named in full
+        with pytest.raises(NotFound, match=re.escape(f'"{normalize(ref)}"')):  # named in full
             store.pull(ref)
     assert len(store) == 0
     assert store.pull("gone2").size > 0
@@ -36,7 +36,7 @@ def test_unknown_references_are_not_found_and_record_nothing():
 def test_allow_unknown_false_limits_pulls_to_the_catalog():
     store = store_with({"allow_unknown": False, "images": [{"tags": ["known:1"]}]})
     assert store.pull("known:1").repo_tags == ("docker.io/library/known:1",)
-    with pytest.raises(NotFound, match="'docker.io/library/known:2'"):
+    with pytest.raises(NotFound, match='"docker.io/library/known:2"'):
         store.pull("known:2")
 
 
@@ -146,3 +146,44 @@ def test_bad_files_name_the_file(tmp_path):
     empty = tmp_path / "e.yaml"
     empty.write_text("")
     assert load_catalog(empty).allow_unknown
+
+
+STRANGER = "does-not-exist.example.com/foo/bar:nope"
+
+
+def test_any_reference_pulls_by_default():
+    assert ImageStore(Catalog()).pull(STRANGER).size > 0
+
+
+def test_the_strict_built_in_catalog_answers_not_found_as_a_registry_does():
+    store = ImageStore(Catalog().strict())
+    with pytest.raises(NotFound) as exc:
+        store.pull(STRANGER)
+    assert exc.value.message == (f'failed to pull and unpack image "{STRANGER}": failed to resolve reference '
+                                 f'"{STRANGER}": {STRANGER}: not found')
+    for ref in ("nosuchimage", "docker.io/library/busybx:1.36", "quay.io/busybox/busybox:1"):
+        with pytest.raises(NotFound):
+            store.pull(ref)
+    # What critest, the node e2e tests and the examples pull is there, at any tag.
+    for ref in ("busybox", "busybox:1.36", "nginx:1.27", "httpd:2.4", "alpine:3.20", "registry.k8s.io/pause:3.10.1",
+                "registry.k8s.io/e2e-test-images/agnhost:2.53", "gcr.io/k8s-staging-cri-tools/test-image-tags:1"):
+        assert store.pull(ref).size > 0, ref
+
+
+def test_a_strict_catalog_file_lists_what_it_has():
+    data = {"allow_unknown": False, "images": [{"tags": ["app:1"]}], "known": ["registry.example.com/team/*"],
+            "unknown": ["registry.example.com/team/gone"]}
+    store = store_with(data)
+    assert store.pull("app:1") and store.pull("registry.example.com/team/web:2")
+    for ref in ("app:2", "busybox", "registry.example.com/team/gone:1", "registry.example.com/other/web:1"):
+        with pytest.raises(NotFound):
+            store.pull(ref)
+    # Without allow_unknown: false, `known` changes nothing: everything pulls but `unknown`.
+    assert store_with({**data, "allow_unknown": True}).pull("busybox")
+
+
+def test_known_patterns_are_checked():
+    with pytest.raises(InvalidArgument, match="known"):
+        Catalog.from_dict({"known": ["Not/Valid"]})
+    with pytest.raises(InvalidArgument, match="known must be a list"):
+        Catalog.from_dict({"known": "busybox"})

@@ -105,7 +105,7 @@ def test_a_decision_for_a_container_that_ended_meanwhile_is_dropped(pods, joined
     joined.runtime.stop_container(c.id, 0)
     joined.apply(decisions)  # as the server does: no error, the stop stands
     c = joined.runtime.get_container(c.id)
-    assert (c.exit_code, c.reason) == (0, "Completed") and joined.log.lines(c.log_path) == []
+    assert (c.exit_code, c.reason) == (137, "Error") and joined.log.lines(c.log_path) == []  # killed: timeout 0
 
 
 def test_input_reaches_a_shell_that_is_the_images_default_command(clock):

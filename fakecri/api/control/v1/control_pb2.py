@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$fakecri/api/control/v1/control.proto\x12\x12\x66\x61kecri.control.v1\"\x96\x01\n\x04Node\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06socket\x18\x02 \x01(\t\x12\x10\n\x08pod_cidr\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x03\x12\x15\n\rstreaming_url\x18\x05 \x01(\t\x12\x12\n\nstate_file\x18\x06 \x01(\t\x12\x11\n\tsandboxes\x18\x07 \x01(\x03\x12\x12\n\ncontainers\x18\x08 \x01(\x03\"\x12\n\x10ListNodesRequest\"<\n\x11ListNodesResponse\x12\'\n\x05nodes\x18\x01 \x03(\x0b\x32\x18.fakecri.control.v1.Node\"0\n\x0e\x41\x64\x64NodeRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08pod_cidr\x18\x02 \x01(\t\"!\n\x11RemoveNodeRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x14\n\x12RemoveNodeResponse\"\xe3\x01\n\x05\x46\x61ult\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0e\n\x06target\x18\x03 \x01(\t\x12\r\n\x05stage\x18\x04 \x01(\t\x12\x10\n\x08toxicity\x18\x05 \x01(\x01\x12\r\n\x05\x63ount\x18\x06 \x01(\x03\x12=\n\nattributes\x18\x07 \x03(\x0b\x32).fakecri.control.v1.Fault.AttributesEntry\x12\x0c\n\x04hits\x18\x08 \x01(\x03\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\";\n\x0f\x41\x64\x64\x46\x61ultRequest\x12(\n\x05\x66\x61ult\x18\x01 \x01(\x0b\x32\x19.fakecri.control.v1.Fault\"\x13\n\x11ListFaultsRequest\"?\n\x12ListFaultsResponse\x12)\n\x06\x66\x61ults\x18\x01 \x03(\x0b\x32\x19.fakecri.control.v1.Fault\"\"\n\x12RemoveFaultRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x15\n\x13RemoveFaultResponse\"\x14\n\x12ResetFaultsRequest\"\x15\n\x13ResetFaultsResponse\"m\n\x14\x45xitContainerRequest\x12\x14\n\x0c\x63ontainer_id\x18\x01 \x01(\t\x12\x11\n\texit_code\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03oom\x18\x05 \x01(\x08\"\x17\n\x15\x45xitContainerResponse\"n\n\x13SetConditionRequest\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\x08\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x18\n\x10\x64uration_seconds\x18\x05 \x01(\x01\"\x16\n\x14SetConditionResponse\"E\n\x15RestartRuntimeRequest\x12\x18\n\x10\x64owntime_seconds\x18\x01 \x01(\x01\x12\x12\n\nwipe_state\x18\x02 \x01(\x08\"\x18\n\x16RestartRuntimeResponse\"&\n\x13\x41\x64vanceClockRequest\x12\x0f\n\x07seconds\x18\x01 \x01(\x01\"&\n\x14\x41\x64vanceClockResponse\x12\x0e\n\x06now_ns\x18\x01 \x01(\x03\"\x0e\n\x0cResetRequest\"\x0f\n\rResetResponse\"d\n\nCallRecord\x12\x0e\n\x06method\x18\x01 \x01(\t\x12\x0f\n\x07summary\x18\x02 \x01(\t\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\x12\x18\n\x10\x64uration_seconds\x18\x04 \x01(\x01\x12\r\n\x05\x61t_ns\x18\x05 \x01(\x03\"\x13\n\x11GetCallLogRequest\"C\n\x12GetCallLogResponse\x12-\n\x05\x63\x61lls\x18\x01 \x03(\x0b\x32\x1e.fakecri.control.v1.CallRecord\"F\n\x0b\x46\x61ultRecord\x12\r\n\x05\x66\x61ult\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0b\n\x03hit\x18\x03 \x01(\t\x12\r\n\x05\x61t_ns\x18\x04 \x01(\x03\"\x14\n\x12GetFaultLogRequest\"G\n\x13GetFaultLogResponse\x12\x30\n\x07records\x18\x01 \x03(\x0b\x32\x1f.fakecri.control.v1.FaultRecord\"\x16\n\x14GetServerInfoRequest\"\xb1\x01\n\x15GetServerInfoResponse\x12\x0c\n\x04seed\x18\x01 \x01(\x03\x12I\n\x08\x63ounters\x18\x02 \x03(\x0b\x32\x37.fakecri.control.v1.GetServerInfoResponse.CountersEntry\x12\x0e\n\x06\x65rrors\x18\x03 \x03(\t\x1a/\n\rCountersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x32\x90\t\n\x07\x43ontrol\x12L\n\x08\x41\x64\x64\x46\x61ult\x12#.fakecri.control.v1.AddFaultRequest\x1a\x19.fakecri.control.v1.Fault\"\x00\x12]\n\nListFaults\x12%.fakecri.control.v1.ListFaultsRequest\x1a&.fakecri.control.v1.ListFaultsResponse\"\x00\x12`\n\x0bRemoveFault\x12&.fakecri.control.v1.RemoveFaultRequest\x1a\'.fakecri.control.v1.RemoveFaultResponse\"\x00\x12`\n\x0bResetFaults\x12&.fakecri.control.v1.ResetFaultsRequest\x1a\'.fakecri.control.v1.ResetFaultsResponse\"\x00\x12\x66\n\rExitContainer\x12(.fakecri.control.v1.ExitContainerRequest\x1a).fakecri.control.v1.ExitContainerResponse\"\x00\x12\x63\n\x0cSetCondition\x12\'.fakecri.control.v1.SetConditionRequest\x1a(.fakecri.control.v1.SetConditionResponse\"\x00\x12i\n\x0eRestartRuntime\x12).fakecri.control.v1.RestartRuntimeRequest\x1a*.fakecri.control.v1.RestartRuntimeResponse\"\x00\x12\x63\n\x0c\x41\x64vanceClock\x12\'.fakecri.control.v1.AdvanceClockRequest\x1a(.fakecri.control.v1.AdvanceClockResponse\"\x00\x12N\n\x05Reset\x12 .fakecri.control.v1.ResetRequest\x1a!.fakecri.control.v1.ResetResponse\"\x00\x12]\n\nGetCallLog\x12%.fakecri.control.v1.GetCallLogRequest\x1a&.fakecri.control.v1.GetCallLogResponse\"\x00\x12`\n\x0bGetFaultLog\x12&.fakecri.control.v1.GetFaultLogRequest\x1a\'.fakecri.control.v1.GetFaultLogResponse\"\x00\x12\x66\n\rGetServerInfo\x12(.fakecri.control.v1.GetServerInfoRequest\x1a).fakecri.control.v1.GetServerInfoResponse\"\x00\x32\x8c\x02\n\x04\x46\x61rm\x12Z\n\tListNodes\x12$.fakecri.control.v1.ListNodesRequest\x1a%.fakecri.control.v1.ListNodesResponse\"\x00\x12I\n\x07\x41\x64\x64Node\x12\".fakecri.control.v1.AddNodeRequest\x1a\x18.fakecri.control.v1.Node\"\x00\x12]\n\nRemoveNode\x12%.fakecri.control.v1.RemoveNodeRequest\x1a&.fakecri.control.v1.RemoveNodeResponse\"\x00\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$fakecri/api/control/v1/control.proto\x12\x12\x66\x61kecri.control.v1\"\x96\x01\n\x04Node\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06socket\x18\x02 \x01(\t\x12\x10\n\x08pod_cidr\x18\x03 \x01(\t\x12\x0c\n\x04seed\x18\x04 \x01(\x03\x12\x15\n\rstreaming_url\x18\x05 \x01(\t\x12\x12\n\nstate_file\x18\x06 \x01(\t\x12\x11\n\tsandboxes\x18\x07 \x01(\x03\x12\x12\n\ncontainers\x18\x08 \x01(\x03\"\x12\n\x10ListNodesRequest\"<\n\x11ListNodesResponse\x12\'\n\x05nodes\x18\x01 \x03(\x0b\x32\x18.fakecri.control.v1.Node\"0\n\x0e\x41\x64\x64NodeRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08pod_cidr\x18\x02 \x01(\t\"!\n\x11RemoveNodeRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x14\n\x12RemoveNodeResponse\"\xe3\x01\n\x05\x46\x61ult\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0e\n\x06target\x18\x03 \x01(\t\x12\r\n\x05stage\x18\x04 \x01(\t\x12\x10\n\x08toxicity\x18\x05 \x01(\x01\x12\r\n\x05\x63ount\x18\x06 \x01(\x03\x12=\n\nattributes\x18\x07 \x03(\x0b\x32).fakecri.control.v1.Fault.AttributesEntry\x12\x0c\n\x04hits\x18\x08 \x01(\x03\x1a\x31\n\x0f\x41ttributesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\";\n\x0f\x41\x64\x64\x46\x61ultRequest\x12(\n\x05\x66\x61ult\x18\x01 \x01(\x0b\x32\x19.fakecri.control.v1.Fault\"\x13\n\x11ListFaultsRequest\"?\n\x12ListFaultsResponse\x12)\n\x06\x66\x61ults\x18\x01 \x03(\x0b\x32\x19.fakecri.control.v1.Fault\"\"\n\x12RemoveFaultRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\x15\n\x13RemoveFaultResponse\"\x14\n\x12ResetFaultsRequest\"\x15\n\x13ResetFaultsResponse\"m\n\x14\x45xitContainerRequest\x12\x14\n\x0c\x63ontainer_id\x18\x01 \x01(\t\x12\x11\n\texit_code\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03oom\x18\x05 \x01(\x08\"\x17\n\x15\x45xitContainerResponse\"\x98\x01\n\x0fSetStatsRequest\x12\x14\n\x0c\x63ontainer_id\x18\x01 \x01(\t\x12\x0b\n\x03\x63pu\x18\x02 \x01(\t\x12\x0e\n\x06memory\x18\x03 \x01(\t\x12\x14\n\x0cmemory_usage\x18\x04 \x01(\t\x12\x12\n\nmemory_rss\x18\x05 \x01(\t\x12\x0c\n\x04\x64isk\x18\x06 \x01(\t\x12\x0b\n\x03psi\x18\x07 \x01(\t\x12\r\n\x05\x63lear\x18\x08 \x01(\x08\"\x12\n\x10SetStatsResponse\"n\n\x13SetConditionRequest\x12\x0c\n\x04type\x18\x01 \x01(\t\x12\x0e\n\x06status\x18\x02 \x01(\x08\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x18\n\x10\x64uration_seconds\x18\x05 \x01(\x01\"\x16\n\x14SetConditionResponse\"E\n\x15RestartRuntimeRequest\x12\x18\n\x10\x64owntime_seconds\x18\x01 \x01(\x01\x12\x12\n\nwipe_state\x18\x02 \x01(\x08\"\x18\n\x16RestartRuntimeResponse\"&\n\x13\x41\x64vanceClockRequest\x12\x0f\n\x07seconds\x18\x01 \x01(\x01\"&\n\x14\x41\x64vanceClockResponse\x12\x0e\n\x06now_ns\x18\x01 \x01(\x03\"\x0e\n\x0cResetRequest\"\x0f\n\rResetResponse\"d\n\nCallRecord\x12\x0e\n\x06method\x18\x01 \x01(\t\x12\x0f\n\x07summary\x18\x02 \x01(\t\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\x12\x18\n\x10\x64uration_seconds\x18\x04 \x01(\x01\x12\r\n\x05\x61t_ns\x18\x05 \x01(\x03\"\x13\n\x11GetCallLogRequest\"C\n\x12GetCallLogResponse\x12-\n\x05\x63\x61lls\x18\x01 \x03(\x0b\x32\x1e.fakecri.control.v1.CallRecord\"F\n\x0b\x46\x61ultRecord\x12\r\n\x05\x66\x61ult\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x0b\n\x03hit\x18\x03 \x01(\t\x12\r\n\x05\x61t_ns\x18\x04 \x01(\x03\"\x14\n\x12GetFaultLogRequest\"G\n\x13GetFaultLogResponse\x12\x30\n\x07records\x18\x01 \x03(\x0b\x32\x1f.fakecri.control.v1.FaultRecord\"\x16\n\x14GetServerInfoRequest\"\xb1\x01\n\x15GetServerInfoResponse\x12\x0c\n\x04seed\x18\x01 \x01(\x03\x12I\n\x08\x63ounters\x18\x02 \x03(\x0b\x32\x37.fakecri.control.v1.GetServerInfoResponse.CountersEntry\x12\x0e\n\x06\x65rrors\x18\x03 \x03(\t\x1a/\n\rCountersEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x32\xe9\t\n\x07\x43ontrol\x12L\n\x08\x41\x64\x64\x46\x61ult\x12#.fakecri.control.v1.AddFaultRequest\x1a\x19.fakecri.control.v1.Fault\"\x00\x12]\n\nListFaults\x12%.fakecri.control.v1.ListFaultsRequest\x1a&.fakecri.control.v1.ListFaultsResponse\"\x00\x12`\n\x0bRemoveFault\x12&.fakecri.control.v1.RemoveFaultRequest\x1a\'.fakecri.control.v1.RemoveFaultResponse\"\x00\x12`\n\x0bResetFaults\x12&.fakecri.control.v1.ResetFaultsRequest\x1a\'.fakecri.control.v1.ResetFaultsResponse\"\x00\x12\x66\n\rExitContainer\x12(.fakecri.control.v1.ExitContainerRequest\x1a).fakecri.control.v1.ExitContainerResponse\"\x00\x12W\n\x08SetStats\x12#.fakecri.control.v1.SetStatsRequest\x1a$.fakecri.control.v1.SetStatsResponse\"\x00\x12\x63\n\x0cSetCondition\x12\'.fakecri.control.v1.SetConditionRequest\x1a(.fakecri.control.v1.SetConditionResponse\"\x00\x12i\n\x0eRestartRuntime\x12).fakecri.control.v1.RestartRuntimeRequest\x1a*.fakecri.control.v1.RestartRuntimeResponse\"\x00\x12\x63\n\x0c\x41\x64vanceClock\x12\'.fakecri.control.v1.AdvanceClockRequest\x1a(.fakecri.control.v1.AdvanceClockResponse\"\x00\x12N\n\x05Reset\x12 .fakecri.control.v1.ResetRequest\x1a!.fakecri.control.v1.ResetResponse\"\x00\x12]\n\nGetCallLog\x12%.fakecri.control.v1.GetCallLogRequest\x1a&.fakecri.control.v1.GetCallLogResponse\"\x00\x12`\n\x0bGetFaultLog\x12&.fakecri.control.v1.GetFaultLogRequest\x1a\'.fakecri.control.v1.GetFaultLogResponse\"\x00\x12\x66\n\rGetServerInfo\x12(.fakecri.control.v1.GetServerInfoRequest\x1a).fakecri.control.v1.GetServerInfoResponse\"\x00\x32\x8c\x02\n\x04\x46\x61rm\x12Z\n\tListNodes\x12$.fakecri.control.v1.ListNodesRequest\x1a%.fakecri.control.v1.ListNodesResponse\"\x00\x12I\n\x07\x41\x64\x64Node\x12\".fakecri.control.v1.AddNodeRequest\x1a\x18.fakecri.control.v1.Node\"\x00\x12]\n\nRemoveNode\x12%.fakecri.control.v1.RemoveNodeRequest\x1a&.fakecri.control.v1.RemoveNodeResponse\"\x00\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -69,42 +69,46 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EXITCONTAINERREQUEST']._serialized_end=992
   _globals['_EXITCONTAINERRESPONSE']._serialized_start=994
   _globals['_EXITCONTAINERRESPONSE']._serialized_end=1017
-  _globals['_SETCONDITIONREQUEST']._serialized_start=1019
-  _globals['_SETCONDITIONREQUEST']._serialized_end=1129
-  _globals['_SETCONDITIONRESPONSE']._serialized_start=1131
-  _globals['_SETCONDITIONRESPONSE']._serialized_end=1153
-  _globals['_RESTARTRUNTIMEREQUEST']._serialized_start=1155
-  _globals['_RESTARTRUNTIMEREQUEST']._serialized_end=1224
-  _globals['_RESTARTRUNTIMERESPONSE']._serialized_start=1226
-  _globals['_RESTARTRUNTIMERESPONSE']._serialized_end=1250
-  _globals['_ADVANCECLOCKREQUEST']._serialized_start=1252
-  _globals['_ADVANCECLOCKREQUEST']._serialized_end=1290
-  _globals['_ADVANCECLOCKRESPONSE']._serialized_start=1292
-  _globals['_ADVANCECLOCKRESPONSE']._serialized_end=1330
-  _globals['_RESETREQUEST']._serialized_start=1332
-  _globals['_RESETREQUEST']._serialized_end=1346
-  _globals['_RESETRESPONSE']._serialized_start=1348
-  _globals['_RESETRESPONSE']._serialized_end=1363
-  _globals['_CALLRECORD']._serialized_start=1365
-  _globals['_CALLRECORD']._serialized_end=1465
-  _globals['_GETCALLLOGREQUEST']._serialized_start=1467
-  _globals['_GETCALLLOGREQUEST']._serialized_end=1486
-  _globals['_GETCALLLOGRESPONSE']._serialized_start=1488
-  _globals['_GETCALLLOGRESPONSE']._serialized_end=1555
-  _globals['_FAULTRECORD']._serialized_start=1557
-  _globals['_FAULTRECORD']._serialized_end=1627
-  _globals['_GETFAULTLOGREQUEST']._serialized_start=1629
-  _globals['_GETFAULTLOGREQUEST']._serialized_end=1649
-  _globals['_GETFAULTLOGRESPONSE']._serialized_start=1651
-  _globals['_GETFAULTLOGRESPONSE']._serialized_end=1722
-  _globals['_GETSERVERINFOREQUEST']._serialized_start=1724
-  _globals['_GETSERVERINFOREQUEST']._serialized_end=1746
-  _globals['_GETSERVERINFORESPONSE']._serialized_start=1749
-  _globals['_GETSERVERINFORESPONSE']._serialized_end=1926
-  _globals['_GETSERVERINFORESPONSE_COUNTERSENTRY']._serialized_start=1879
-  _globals['_GETSERVERINFORESPONSE_COUNTERSENTRY']._serialized_end=1926
-  _globals['_CONTROL']._serialized_start=1929
-  _globals['_CONTROL']._serialized_end=3097
-  _globals['_FARM']._serialized_start=3100
-  _globals['_FARM']._serialized_end=3368
+  _globals['_SETSTATSREQUEST']._serialized_start=1020
+  _globals['_SETSTATSREQUEST']._serialized_end=1172
+  _globals['_SETSTATSRESPONSE']._serialized_start=1174
+  _globals['_SETSTATSRESPONSE']._serialized_end=1192
+  _globals['_SETCONDITIONREQUEST']._serialized_start=1194
+  _globals['_SETCONDITIONREQUEST']._serialized_end=1304
+  _globals['_SETCONDITIONRESPONSE']._serialized_start=1306
+  _globals['_SETCONDITIONRESPONSE']._serialized_end=1328
+  _globals['_RESTARTRUNTIMEREQUEST']._serialized_start=1330
+  _globals['_RESTARTRUNTIMEREQUEST']._serialized_end=1399
+  _globals['_RESTARTRUNTIMERESPONSE']._serialized_start=1401
+  _globals['_RESTARTRUNTIMERESPONSE']._serialized_end=1425
+  _globals['_ADVANCECLOCKREQUEST']._serialized_start=1427
+  _globals['_ADVANCECLOCKREQUEST']._serialized_end=1465
+  _globals['_ADVANCECLOCKRESPONSE']._serialized_start=1467
+  _globals['_ADVANCECLOCKRESPONSE']._serialized_end=1505
+  _globals['_RESETREQUEST']._serialized_start=1507
+  _globals['_RESETREQUEST']._serialized_end=1521
+  _globals['_RESETRESPONSE']._serialized_start=1523
+  _globals['_RESETRESPONSE']._serialized_end=1538
+  _globals['_CALLRECORD']._serialized_start=1540
+  _globals['_CALLRECORD']._serialized_end=1640
+  _globals['_GETCALLLOGREQUEST']._serialized_start=1642
+  _globals['_GETCALLLOGREQUEST']._serialized_end=1661
+  _globals['_GETCALLLOGRESPONSE']._serialized_start=1663
+  _globals['_GETCALLLOGRESPONSE']._serialized_end=1730
+  _globals['_FAULTRECORD']._serialized_start=1732
+  _globals['_FAULTRECORD']._serialized_end=1802
+  _globals['_GETFAULTLOGREQUEST']._serialized_start=1804
+  _globals['_GETFAULTLOGREQUEST']._serialized_end=1824
+  _globals['_GETFAULTLOGRESPONSE']._serialized_start=1826
+  _globals['_GETFAULTLOGRESPONSE']._serialized_end=1897
+  _globals['_GETSERVERINFOREQUEST']._serialized_start=1899
+  _globals['_GETSERVERINFOREQUEST']._serialized_end=1921
+  _globals['_GETSERVERINFORESPONSE']._serialized_start=1924
+  _globals['_GETSERVERINFORESPONSE']._serialized_end=2101
+  _globals['_GETSERVERINFORESPONSE_COUNTERSENTRY']._serialized_start=2054
+  _globals['_GETSERVERINFORESPONSE_COUNTERSENTRY']._serialized_end=2101
+  _globals['_CONTROL']._serialized_start=2104
+  _globals['_CONTROL']._serialized_end=3361
+  _globals['_FARM']._serialized_start=3364
+  _globals['_FARM']._serialized_end=3632
 # @@protoc_insertion_point(module_scope)

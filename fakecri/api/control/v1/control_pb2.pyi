@@ -133,6 +133,30 @@ class ExitContainerResponse(_message.Message):
     __slots__ = ()
     def __init__(self) -> None: ...
 
+class SetStatsRequest(_message.Message):
+    __slots__ = ("container_id", "cpu", "memory", "memory_usage", "memory_rss", "disk", "psi", "clear")
+    CONTAINER_ID_FIELD_NUMBER: _ClassVar[int]
+    CPU_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_USAGE_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_RSS_FIELD_NUMBER: _ClassVar[int]
+    DISK_FIELD_NUMBER: _ClassVar[int]
+    PSI_FIELD_NUMBER: _ClassVar[int]
+    CLEAR_FIELD_NUMBER: _ClassVar[int]
+    container_id: str
+    cpu: str
+    memory: str
+    memory_usage: str
+    memory_rss: str
+    disk: str
+    psi: str
+    clear: bool
+    def __init__(self, container_id: _Optional[str] = ..., cpu: _Optional[str] = ..., memory: _Optional[str] = ..., memory_usage: _Optional[str] = ..., memory_rss: _Optional[str] = ..., disk: _Optional[str] = ..., psi: _Optional[str] = ..., clear: _Optional[bool] = ...) -> None: ...
+
+class SetStatsResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
 class SetConditionRequest(_message.Message):
     __slots__ = ("type", "status", "reason", "message", "duration_seconds")
     TYPE_FIELD_NUMBER: _ClassVar[int]

@@ -59,6 +59,11 @@ class ControlStub:
                 request_serializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ExitContainerRequest.SerializeToString,
                 response_deserializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ExitContainerResponse.FromString,
                 _registered_method=True)
+        self.SetStats = channel.unary_unary(
+                '/fakecri.control.v1.Control/SetStats',
+                request_serializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.SetStatsRequest.SerializeToString,
+                response_deserializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.SetStatsResponse.FromString,
+                _registered_method=True)
         self.SetCondition = channel.unary_unary(
                 '/fakecri.control.v1.Control/SetCondition',
                 request_serializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.SetConditionRequest.SerializeToString,
@@ -126,6 +131,13 @@ class ControlServicer:
 
     def ExitContainer(self, request, context):
         """Make a running container end now: a plain exit, a crash or an OOM kill.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SetStats(self, request, context):
+        """Script what a container's stats report from now on: CPU, memory, disk, pressure.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -205,6 +217,11 @@ def add_ControlServicer_to_server(servicer, server):
                     servicer.ExitContainer,
                     request_deserializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ExitContainerRequest.FromString,
                     response_serializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ExitContainerResponse.SerializeToString,
+            ),
+            'SetStats': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetStats,
+                    request_deserializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.SetStatsRequest.FromString,
+                    response_serializer=fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.SetStatsResponse.SerializeToString,
             ),
             'SetCondition': grpc.unary_unary_rpc_method_handler(
                     servicer.SetCondition,
@@ -377,6 +394,33 @@ class Control:
             '/fakecri.control.v1.Control/ExitContainer',
             fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ExitContainerRequest.SerializeToString,
             fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.ExitContainerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetStats(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/fakecri.control.v1.Control/SetStats',
+            fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.SetStatsRequest.SerializeToString,
+            fakecri_dot_api_dot_control_dot_v1_dot_control__pb2.SetStatsResponse.FromString,
             options,
             channel_credentials,
             insecure,
