@@ -56,7 +56,8 @@ class LocalHost:
         except OSError as exc:
             raise _error(exc) from None
         kind = next((name for test, name in _KINDS if test(s.st_mode)), "other")
-        return HostStat(kind, st.S_IMODE(s.st_mode), s.st_uid, s.st_gid, s.st_size, s.st_mtime_ns, s.st_dev)
+        return HostStat(kind, st.S_IMODE(s.st_mode), s.st_uid, s.st_gid, s.st_size, s.st_mtime_ns, s.st_dev,
+                        nlink=s.st_nlink, blocks=getattr(s, "st_blocks", 0), inode=s.st_ino)
 
     def read(self, path: str) -> bytes:
         try:
@@ -90,6 +91,24 @@ class LocalHost:
         except OSError as exc:
             raise _error(exc) from None
 
+    def symlink(self, target: str, path: str) -> None:
+        try:
+            os.symlink(target, path)
+        except OSError as exc:
+            raise _error(exc) from None
+
+    def chmod(self, path: str, mode: int) -> None:
+        try:
+            os.chmod(path, mode)
+        except OSError as exc:
+            raise _error(exc) from None
+
+    def chown(self, path: str, uid: int, gid: int) -> None:
+        try:
+            os.chown(path, uid, gid, follow_symlinks=False)
+        except OSError as exc:
+            raise _error(exc) from None
+
     def remove(self, path: str) -> None:
         try:
             if os.path.isdir(path) and not os.path.islink(path):
@@ -104,10 +123,10 @@ class LocalHost:
             s = os.statvfs(path)
         except OSError as exc:
             raise _error(exc) from None
-        point, fs_type = self._mounts.holding(os.path.realpath(path))
-        return HostFs(fs_type=fs_type, block_size=s.f_frsize or s.f_bsize, blocks=s.f_blocks,
+        point, entry = self._mounts.entry_for(os.path.realpath(path))
+        return HostFs(fs_type=entry.fs_type, block_size=s.f_frsize or s.f_bsize, blocks=s.f_blocks,
                       blocks_free=s.f_bfree, blocks_available=s.f_bavail, files=s.f_files, files_free=s.f_ffree,
-                      mount_point=point)
+                      mount_point=point, source=entry.source, options=entry.options, name_max=s.f_namemax)
 
     def mount_points(self) -> frozenset[str]:
         return self._mounts.current()
