@@ -69,6 +69,9 @@ class Read:
 
 READ = Read()
 Step = Write | Sleep | Read
+# A command is about to look at files, which change with time: a driver that works a process out
+# ahead of time (a container's plan) stops here once time has passed; a live one goes on.
+LOOK = Sleep(0)
 Process = Generator[Step, bytes | None, int]
 Command = Callable[[list[str], "Io"], Process]  # (arguments, io) -> the process
 
@@ -105,6 +108,7 @@ class Trace:
     end_ns: int | None
     exit_code: int
     input_at_ns: int | None = None
+    look_at_ns: int | None = None  # it stopped at a LOOK at this offset (see `record`)
 
 
 # ---------------------------------------------------------------- parsing
@@ -235,7 +239,7 @@ def _echo(args: list[str], io: Io) -> Process:
     return 0
 
 
-def _sleep_ns(args: list[str]) -> int | None:
+def sleep_ns(args: list[str]) -> int | None:
     """Total of `sleep` arguments in ns; None for infinity; ValueError when invalid."""
     if not args:
         raise ValueError("missing operand")
@@ -257,7 +261,7 @@ def _sleep_ns(args: list[str]) -> int | None:
 
 def _sleep(args: list[str], io: Io) -> Process:
     try:
-        ns = _sleep_ns(args)
+        ns = sleep_ns(args)
     except ValueError:
         yield from io.error(f"sleep: invalid time interval {' '.join(args)!r}\n")
         return 1
@@ -517,41 +521,6 @@ def _top(argv: Sequence[str], io: Io) -> Process:
         return ex.code
 
 
-def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
-    """`sh -c 'while true; do echo X; sleep N; done'` (also `while :`, sleep before echo):
-    (period_ns, stream, text, echo_first), a line every N seconds forever; None for
-    anything else. The interpreter runs each statement once, so a container's command
-    that is such a loop is recognised here and scripted as a periodic line."""
-    words = strip_prefixes([str(a) for a in argv])
-    if len(words) != 3 or posixpath.basename(words[0]) not in SHELLS or words[1] != "-c":
-        return None
-    try:
-        statements = split_script(words[2])
-    except UnknownSyntax:
-        return None
-    if len(statements) != 4 or statements[0].argv not in (["while", "true"], ["while", ":"]):
-        return None
-    if statements[-1].argv != ["done"] or statements[1].argv[:1] != ["do"]:
-        return None
-    body = [statements[1].argv[1:], statements[2].argv]
-    kinds = [argv[0] if argv else "" for argv in body]
-    if sorted(kinds) != ["echo", "sleep"]:
-        return None
-    echo_at = kinds.index("echo")
-    echo, sleep = body[echo_at], body[1 - echo_at]
-    stream = statements[1 + echo_at].stdout
-    try:
-        period = _sleep_ns(sleep[1:])
-    except ValueError:
-        return None
-    if stream is None or not period or (len(echo) > 1 and echo[1].startswith("-")):
-        return None
-    text = " ".join(echo[1:]) + "\n"
-    if "{n}" in text:  # the periodic line would be numbered
-        return None
-    return period, stream, text, echo_at == 0
-
-
 # ---------------------------------------------------------------- drivers
 
 
@@ -560,9 +529,10 @@ def spawn(argv: Sequence[str], ctx: Context | None = None) -> Process:
     return _top(argv, Io(ctx or Context(), Input()))
 
 
-def record(proc: Process, stdin: bytes | None = b"") -> Trace:
+def record(proc: Process, stdin: bytes | None = b"", *, until_look: bool = False) -> Trace:
     """Run `proc` to its end at once. `stdin` is all its input; None: input that never comes,
-    so a process that reads runs until stopped."""
+    so a process that reads runs until stopped. `until_look`: stop at the first LOOK after
+    time has passed, leaving `proc` there for the caller to run on live (`look_at_ns`)."""
     t = 0
     outputs: list[tuple[int, str, str]] = []
     fed = False
@@ -577,6 +547,8 @@ def record(proc: Process, stdin: bytes | None = b"") -> Trace:
             elif isinstance(step, Sleep):
                 if step.ns is None:
                     break
+                if step is LOOK and until_look and t > 0:
+                    return Trace(tuple(outputs), None, 0, look_at_ns=t)
                 t = min(t + step.ns, MAX_SLEEP_NS)
             else:
                 if stdin is None:
