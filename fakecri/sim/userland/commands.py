@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from fakecri.sim.programs.agnhost import agnhost
 from fakecri.sim.shell import Command, Io, Process, Sleep
 from fakecri.sim.userland.files import FILE_COMMANDS, looking
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
@@ -341,6 +342,7 @@ USERLAND_COMMANDS: dict[str, Command] = {
     "printenv": _printenv, "sysctl": _sysctl, "pwd": _pwd,
     "brctl": _brctl, "grep": _grep, "egrep": _grep, "ping": _ping,
     **FILE_COMMANDS,
+    "agnhost": agnhost,
 }
 
 
