@@ -1,17 +1,19 @@
-"""Mounts a container makes inside itself (`mount --bind`, `mount -t tmpfs`, `umount`): the part
+"""Mounts as a container sees them beyond its config: those it makes inside itself (`mount
+--bind`, `mount -t tmpfs`, `umount`), and those the host makes under its CRI mounts; the part
 of its userland that keeps them, mixed into `Userland`.
 
 A bind shows its source at the target for the container's later commands; a tmpfs is an
 empty in-memory directory. Such a mount is the container's own: the host does not see it,
 except under a bidirectional CRI mount, where what the source shows is copied into the
-host directory at mount time and taken away again at `umount`.
+host directory at mount time and taken away again at `umount`. Under a private CRI mount,
+what the host mounts after the container started stays unseen (`_hidden`).
 """
 from __future__ import annotations
 
 import abc
 import posixpath
 
-from fakecri.engine.specs import BIDIRECTIONAL, Mount
+from fakecri.engine.specs import BIDIRECTIONAL, PRIVATE, Mount
 from fakecri.sim.host import HostError, HostView, exists
 
 TMPFS = "\0tmpfs"  # where a tmpfs mounted inside keeps its files (no path a command can name)
@@ -37,6 +39,8 @@ class MountsInside(abc.ABC):
     _shown: dict[str, list[str]]  # target -> host paths a bidirectional mount copied out
     _dirs: set[str]
     _files: dict[str, bytes]
+    _mounts_at_start: frozenset[str] | None
+    _since: tuple[frozenset[str], frozenset[str]] | None  # (table, its points new since start)
 
     @abc.abstractmethod
     def abspath(self, path: str) -> str: ...
@@ -58,6 +62,43 @@ class MountsInside(abc.ABC):
 
     @abc.abstractmethod
     def _mount(self, path: str) -> tuple[Mount, str] | None: ...
+
+    def _on_submount(self, root: str, path: str) -> bool:
+        """Whether host `path` lies on another file system mounted under `root` (a non-recursive
+        read-only mount leaves those writable)."""
+        probe = path
+        while probe not in ("", "/") and len(probe) > len(root):
+            try:
+                self.host.stat(probe, follow=False)
+                break
+            except HostError:
+                probe = posixpath.dirname(probe)
+        try:
+            return self.host.stat(probe).device != self.host.stat(root).device
+        except HostError:
+            return False
+
+    def _hidden(self, mounted: tuple[Mount, str] | None) -> str | None:
+        """For a private mount, the outermost host directory on the way to `mounted`'s host path
+        that the host mounted over after the container started: the container still sees the
+        directory underneath (shown empty, as a mount point usually is)."""
+        if mounted is None or mounted[0].propagation != PRIVATE or self._mounts_at_start is None:
+            return None
+        now = self.host.mount_points()
+        if self._since is None or self._since[0] is not now:
+            self._since = (now, now - self._mounts_at_start)
+        new = self._since[1]
+        if not new:
+            return None
+        root = posixpath.normpath(mounted[0].host_path)
+        probe = posixpath.normpath(mounted[1])
+        hidden = None
+        while True:
+            if probe in new:
+                hidden = probe
+            if probe == root or probe in ("/", ""):
+                return hidden
+            probe = posixpath.dirname(probe)
 
     def _through_binds(self, path: str) -> str:
         """The path a mount made inside the container leads `path` to."""

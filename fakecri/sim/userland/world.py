@@ -20,7 +20,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 
-from fakecri.engine.specs import NODE, PRIVATE, Mount
+from fakecri.engine.specs import NODE, Mount
 from fakecri.sim.host import HostError, HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.filesystems import statfs_of, table
@@ -207,43 +207,6 @@ class Userland(MountsInside):
         root = posixpath.normpath(best.container_path)
         rel = posixpath.relpath(path, root)
         return best, (best.host_path if rel == "." else posixpath.join(best.host_path, rel))
-
-    def _on_submount(self, root: str, path: str) -> bool:
-        """Whether host `path` lies on another file system mounted under `root` (a non-recursive
-        read-only mount leaves those writable)."""
-        probe = path
-        while probe not in ("", "/") and len(probe) > len(root):
-            try:
-                self.host.stat(probe, follow=False)
-                break
-            except HostError:
-                probe = posixpath.dirname(probe)
-        try:
-            return self.host.stat(probe).device != self.host.stat(root).device
-        except HostError:
-            return False
-
-    def _hidden(self, mounted: tuple[Mount, str] | None) -> str | None:
-        """For a private mount, the outermost host directory on the way to `mounted`'s host path
-        that the host mounted over after the container started: the container still sees the
-        directory underneath (shown empty, as a mount point usually is)."""
-        if mounted is None or mounted[0].propagation != PRIVATE or self._mounts_at_start is None:
-            return None
-        now = self.host.mount_points()
-        if self._since is None or self._since[0] is not now:
-            self._since = (now, now - self._mounts_at_start)
-        new = self._since[1]
-        if not new:
-            return None
-        root = posixpath.normpath(mounted[0].host_path)
-        probe = posixpath.normpath(mounted[1])
-        hidden = None
-        while True:
-            if probe in new:
-                hidden = probe
-            if probe == root or probe in ("/", ""):
-                return hidden
-            probe = posixpath.dirname(probe)
 
     def masked_program(self, word: str) -> bool:
         """Whether running `word` hits a masked path (the program file itself, or through PATH)."""
