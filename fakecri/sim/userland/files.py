@@ -115,15 +115,13 @@ def _ls(args: list[str], io: Io) -> Process:
     status = 0
     paths = paths or ["."]
     for i, path in enumerate(paths):
-        follow = "L" in flags or not ("l" in flags or "d" in flags)
+        follow = "L" in flags or not ("l" in flags or "d" in flags)  # -l shows a link given by name itself
         try:
             st = world.stat(path, follow=follow)
         except FileError as exc:
             yield from io.error(f"ls: {path}: {exc.reason}\n")
             status = 1
             continue
-        if st.kind == "link" and "d" not in flags and world.is_dir(path):
-            st = world.stat(path)  # a link to a directory given by name lists the directory
         if st.kind != "dir" or "d" in flags:
             line = ls_line(st, path, *_names(world, st, "n" in flags), human="h" in flags) if "l" in flags else path
             yield from io.write(line + "\n")
