@@ -17,7 +17,7 @@ from fakecri.engine.errors import InvalidArgument
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED, reason_for
 from fakecri.engine.plan import DEFAULT_TICK_LINE, Plan, ProbeRule
 from fakecri.sim.shell import SHELLS, Context, Process, record, sleep_ns, spawn
-from fakecri.sim.shell_syntax import UnknownSyntax, split_script, strip_prefixes
+from fakecri.sim.shell_syntax import UnknownSyntax, literal, split_script, strip_prefixes
 
 PREFIX = "fakecri.io/"
 
@@ -224,7 +224,7 @@ def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
         return None
     if stream is None or not period or (len(echo) > 1 and echo[1].startswith("-")):
         return None
-    text = " ".join(echo[1:]) + "\n"
+    text = literal(" ".join(echo[1:])) + "\n"
     if "{n}" in text:  # the periodic line would be numbered
         return None
     return period, stream, text, echo_at == 0

@@ -11,7 +11,7 @@ returns its exit code. Two drivers run processes:
   (server/streaming/runtime_backend.py), so a shell answers line by line.
 
 Understood: the programs in `COMMANDS` (`sleep`, `true`, `false`, `exit`, `echo`, `cat`,
-`stty`, `tty`, `sh`...), statements joined by `;`, `&&`, `||` or newlines, `sh -c
+`stty`, `tty`, `sh`...), statements joined by `;`, `&&`, `||`, `|` or newlines, `sh -c
 SCRIPT`, `$(...)`, and an interactive `sh` that reads lines from its input (with a
 `/ # ` prompt on a terminal). In a container, the context adds the commands that look
 into its userland (sim/userland/) and `$VAR`, `>`, `>>` on its files. In an exec, a busybox
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fakecri.engine.durations import NS
-from fakecri.sim.shell_syntax import COMPOUND, SUB, Statement, UnknownSyntax, split_script, strip_prefixes
+from fakecri.sim.shell_syntax import COMPOUND, SUB, Statement, UnknownSyntax, literal, split_script, strip_prefixes
 
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
 MAX_SLEEP_NS = 100 * 365 * 86_400 * NS["s"]
@@ -132,8 +132,9 @@ class _Exit(Exception):
 class Input:
     """A process's standard input, shared by the commands it runs (a shell and its children)."""
 
-    def __init__(self, *, empty: bool = False) -> None:
-        self._buf = bytearray()
+    def __init__(self, data: bytes = b"", *, empty: bool = False) -> None:
+        """`data`: input already there; `empty`: nothing more comes."""
+        self._buf = bytearray(data)
         self._eof = empty
 
     def read(self) -> Generator[Step, bytes | None, bytes | None]:
@@ -411,8 +412,17 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
             if st.argv and st.argv[0] in ("while", "until"):
                 parts = _loop_parts(statements, i - 1)
                 i = parts[2] if parts else len(statements)
+            while i < len(statements) and statements[i].connector == "|":
+                i += 1  # the rest of a pipeline goes with its first command
             continue
         if not st.argv:
+            continue
+        if i < len(statements) and statements[i].connector == "|" and st.argv[0] not in ("while", "until"):
+            stages = [st]
+            while i < len(statements) and statements[i].connector == "|":
+                stages.append(statements[i])
+                i += 1
+            status = yield from _pipeline(stages, io, status)
             continue
         if st.argv[0] in ("while", "until"):
             parts = _loop_parts(statements, i - 1)
@@ -445,8 +455,9 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
             env = io.ctx.userland().env()
             env["?"] = str(status)
             st = Statement(st.connector, [_expand(w, env) for w in st.argv], st.stdout, st.stdin_from_file,
-                           _expand(st.to_file, env), st.append)
+                           literal(_expand(st.to_file, env)), st.append)
             if st.to_file:
+                yield LOOK  # it opens a file: now, not ahead of time
                 try:
                     world = io.ctx.userland()
                     if st.append:
@@ -460,6 +471,23 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
         if posixpath.basename(st.argv[0]) == "exit":
             yield from _exit(st.argv[1:], io.for_statement(st), status)  # raises _Exit
         status = yield from run_argv(st.argv, io.for_statement(st))
+    return status
+
+
+def _pipeline(stages: Sequence[Statement], io: Io, status: int) -> Process:
+    """`a | b | c`: each command's output is the next one's input. One runs to its end before
+    the next starts (a command that never ends holds the pipeline); the last one's status."""
+    data: bytes | None = None
+    for n, st in enumerate(stages):
+        captured: list[str] = []
+        stdin = io.stdin if data is None else Input(data, empty=True)
+        stage = replace(io, stdin=stdin) if n == len(stages) - 1 else Io(io.ctx, stdin, "stdout", "", captured,
+                                                                        io.shell, io.depth)
+        try:
+            status = yield from run_statements([replace(st, connector=";")], stage, status)
+        except _Exit as ex:  # `exit` ends only its own part of a pipeline
+            status = ex.code
+        data = "".join(captured).encode("utf-8", "surrogateescape")
     return status
 
 
@@ -493,7 +521,7 @@ def _expand(word: str, env: Mapping[str, str]) -> str:
 
 def run_argv(argv: Sequence[str], io: Io) -> Process:
     """Run one program with its arguments."""
-    words = strip_prefixes([str(a) for a in argv])
+    words = strip_prefixes([literal(str(a)) for a in argv])
     if not words:
         return (yield from _unmodelled(io))
     name, args = posixpath.basename(words[0]), words[1:]

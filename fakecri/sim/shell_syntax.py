@@ -1,12 +1,13 @@
 """Shell syntax as the interpreter (fakecri.sim.shell) reads it: a script split into
-statements joined by `;`, `&&` and `||`, with their redirections and command
-substitutions. What it cannot read raises `UnknownSyntax`."""
+statements joined by `;`, `&&`, `||` and `|` (a pipe: the statement's input is the output of
+the one before), with their redirections and command substitutions. What it cannot read
+raises `UnknownSyntax`."""
 from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
 
-OPERATORS = frozenset({";", "&&", "||"})
+OPERATORS = frozenset({";", "&&", "||", "|"})
 
 
 class UnknownSyntax(Exception):
@@ -21,7 +22,7 @@ TO_STDERR = frozenset({"2", "/dev/stderr", "/proc/1/fd/2", "/proc/self/fd/2"})
 
 @dataclass(slots=True)
 class Statement:
-    connector: str  # ";", "&&" or "||": how it joins the previous statement
+    connector: str  # ";", "&&", "||" or "|": how it joins the previous statement
     argv: list[str]
     stdout: str | None = "stdout"  # where its output goes after redirections; None: a file
     stdin_from_file: bool = False  # `< file`: it reads a file, not the process's input
@@ -31,6 +32,31 @@ class Statement:
 
 
 SUB = "\x01"  # marks a command substitution's place in a word: \x01N\x01
+LITERAL_DOLLAR = "\x02"  # a `$` between single quotes, which no expansion touches (see `literal`)
+
+
+def _protect_single_quoted(script: str) -> str:
+    """The script with each `$` between single quotes marked, so that neither `$VAR` nor `$(...)`
+    is expanded there (the lexer drops the quotes)."""
+    out = []
+    quote = ""
+    escaped = False
+    for ch in script:
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif ch in "'\"" and (not quote or quote == ch):
+            quote = "" if quote else ch
+        elif ch == "$" and quote == "'":
+            ch = LITERAL_DOLLAR
+        out.append(ch)
+    return "".join(out)
+
+
+def literal(word: str) -> str:
+    """A word as the command gets it, once expansions are done."""
+    return word.replace(LITERAL_DOLLAR, "$")
 
 
 def cut_substitutions(script: str) -> tuple[str, dict[str, str]]:
@@ -58,9 +84,9 @@ def cut_substitutions(script: str) -> tuple[str, dict[str, str]]:
 
 def split_script(script: str) -> list[Statement]:
     """Split a shell script into statements; raise UnknownSyntax on what we can't read."""
-    if SUB in script:
+    if SUB in script or LITERAL_DOLLAR in script:
         raise UnknownSyntax("a control character in the script")
-    script, subs = cut_substitutions(script)
+    script, subs = cut_substitutions(_protect_single_quoted(script))
     lexer = shlex.shlex(script.replace("\n", ";"), posix=True, punctuation_chars=";&|<>()")
     lexer.whitespace_split = True
     try:

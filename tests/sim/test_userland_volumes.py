@@ -241,6 +241,8 @@ def test_a_memory_volume_shows_its_size_limit(start, tmp_path):
         run = start([("/usr/share/volumeshare", mem, False)])
         assert run("df", "/usr/share/volumeshare")[0].splitlines()[1].split()[1] == "10240"
         assert run("df", "-h", "/usr/share/volumeshare")[0].splitlines()[1].split()[1] == "10.0M"
+        # what Kubernetes' "memory backed volumes of specified size" test runs in the container
+        assert run("sh", "-c", "df | grep /usr/share/volumeshare | awk '{print $2}'") == ("10240\n", "", 0)
         assert "tmpfs on /usr/share/volumeshare type tmpfs (rw,relatime,size=10240k" in run("mount")[0]
         assert run("ls", "/usr/share")[0] == "volumeshare\n"  # the mount point's parents exist
     finally:

@@ -13,6 +13,7 @@ from fakecri.sim.programs.agnhost import agnhost
 from fakecri.sim.shell import Command, Io, Process, Sleep
 from fakecri.sim.userland.files import FILE_COMMANDS, looking
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
+from fakecri.sim.userland.text import TEXT_COMMANDS
 from fakecri.sim.userland.world import FileError, Userland
 
 NS_PER_S = 1_000_000_000
@@ -342,6 +343,7 @@ USERLAND_COMMANDS: dict[str, Command] = {
     "printenv": _printenv, "sysctl": _sysctl, "pwd": _pwd,
     "brctl": _brctl, "grep": _grep, "egrep": _grep, "ping": _ping,
     **FILE_COMMANDS,
+    **TEXT_COMMANDS,
     "agnhost": agnhost,
 }
 
