@@ -276,3 +276,20 @@ def test_the_pure_helpers():
     owner = FileStat("file", 0o640, 1000, 50)
     assert may(Who(1000, frozenset({0}), 0), owner, 6) and not may(Who(7, frozenset({50}), 0), owner, 2)
     assert may(Who(7, frozenset({50}), 0), owner, 4) and not may(Who(7, frozenset(), 0), owner, 4)
+
+
+WORDS = ["-l", "-la", "-c", "%s", "%-999999999s", "%.99999999d", "%T", "-f", "-L", "/", "/tmp", "/v", "/v/f",
+         "/etc/hosts", "..", "a\x00b", "-m", "zz", "-n", "-s", "/nope/x", "-R", "u+x,g=", "0755", "1000:1000",
+         "{print $2}", "/[/", "NR==1", "-F", "[", "--", "-", "-h", "-k", "-t", "--bind", "-o", "size=1k"]
+
+
+@pytest.mark.parametrize("command", ["ls", "stat", "df", "mount", "umount", "touch", "mkdir", "rm", "ln", "readlink",
+                                     "chmod", "chown", "chgrp", "hexdump", "test", "awk", "wc", "head", "cat",
+                                     "agnhost"])
+def test_odd_arguments_never_break_a_command(start, tmp_path, command):
+    (tmp_path / "f").write_text("x")
+    run = start([("/v", tmp_path, False)], privileged=True)
+    words = WORDS if command != "agnhost" else ["mounttest", "--fs_type"] + WORDS
+    for n in range(0, len(words), 3):
+        _, _, code = run(command, *words[n:n + 5])
+        assert 0 <= code <= 255

@@ -267,7 +267,10 @@ def _each(verb: str, action: Callable[[Userland, str, set[str], dict[str, str]],
 
 
 def _mkdir(world: Userland, path: str, flags: set[str], values: dict[str, str]) -> None:
-    mode = parse_mode(values["m"], 0o777) if "m" in values else None
+    try:
+        mode = parse_mode(values["m"], 0o777) if "m" in values else None
+    except ValueError:
+        raise FileError(f"invalid mode '{values['m']}'") from None
     world.mkdir(path, parents="p" in flags)
     if mode is not None:
         world.chmod(path, mode)
@@ -277,7 +280,7 @@ def _ln(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
     flags, _, paths = split_flags(args)
     if len(paths) < 2:
-        yield from io.error("ln: missing operand\n" if paths else "BusyBox: ln: missing operand\n")
+        yield from io.error("ln: missing operand\n")
         return 1
     if "s" not in flags:
         yield from io.error(f"ln: {paths[-1]}: hard links are not modelled\n")
@@ -391,7 +394,7 @@ def _hexdump(args: list[str], io: Io) -> Process:
         except FileError as exc:
             yield from io.error(f"hexdump: {path}: {exc.reason}\n")
             status = 1
-    if data or not status:
+    if data:
         yield from io.write(hexdump_canonical(data))
     return status
 

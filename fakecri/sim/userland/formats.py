@@ -19,6 +19,7 @@ from fakecri.sim.userland.fs import (
 
 TYPE_BITS = {"file": 0o100000, "dir": 0o040000, "link": 0o120000, "other": 0}
 IO_BLOCK = 4096
+MAX_WIDTH = 4096  # a printf width beyond this is taken as this
 _SPEC = re.compile(r"%([#\-+. I0-9]*)(.?)", re.S)
 
 
@@ -50,20 +51,20 @@ def printf(mods: str, conv: str, value: str | int) -> str:
     """One C printf conversion (`%-10s`, `%04o`, `%lx`...) of `value`, as busybox stat builds them."""
     flags = re.match(r"[#\-+ 0I]*", mods)
     flag = flags.group(0) if flags else ""
-    rest = mods[len(flag):]
-    width_text, _, prec_text = rest.partition(".")
-    width = int(width_text) if width_text.isdigit() else 0
+    sizes = re.match(r"(\d*)(?:\.(\d*))?", mods[len(flag):])
+    width = min(int(sizes.group(1)), MAX_WIDTH) if sizes and sizes.group(1) else 0
+    prec = sizes.group(2)[:4] if sizes and sizes.group(2) is not None else None  # None: no precision given
     left = "-" in flag
     if isinstance(value, str):
-        text = value[:int(prec_text or 0)] if "." in rest else value
+        text = value[:int(prec or 0)] if prec is not None else value
         return text.ljust(width) if left else text.rjust(width)
     digits = {"o": f"{value:o}", "x": f"{value:x}"}.get(conv, str(abs(value)))
-    if "." in rest and prec_text.isdigit():
-        digits = digits.rjust(int(prec_text), "0")
+    if prec:
+        digits = digits.rjust(int(prec), "0")
     prefix = "-" if conv == "d" and value < 0 else ("+" if "+" in flag else (" " if " " in flag else ""))
     if "#" in flag and value:
         prefix += {"o": "0", "x": "0x"}.get(conv, "")
-    if "0" in flag and not left and "." not in rest:
+    if "0" in flag and not left and prec is None:
         return prefix + digits.rjust(width - len(prefix), "0")
     text = prefix + digits
     return text.ljust(width) if left else text.rjust(width)

@@ -62,14 +62,20 @@ def _awk(args: list[str], io: Io) -> Process:
         return 2
     pattern = m.group(1) or ""
     sep = values.get("F")
+    try:
+        matcher = re.compile(pattern[1:-1]) if pattern.startswith("/") else None
+        splitter = re.compile(sep) if sep and len(sep) > 1 else None
+    except re.error as exc:
+        yield from io.error(f"awk: bad regular expression: {exc}\n")
+        return 2
     text, status = yield from _text(io, paths, "awk")
     out = []
     for nr, line in enumerate(text.splitlines(), 1):
-        if pattern.startswith("/") and not re.search(pattern[1:-1], line):
+        if matcher is not None and not matcher.search(line):
             continue
         if pattern.startswith("NR") and nr != int(pattern.split("==")[1]):
             continue
-        fields = (line.split(sep) if len(sep) == 1 else re.split(sep, line)) if sep else line.split()
+        fields = splitter.split(line) if splitter else line.split(sep) if sep else line.split()
 
         def value(item: str, fields: list[str] = fields, nr: int = nr, line: str = line) -> str:
             if item == "NR":
