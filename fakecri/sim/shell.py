@@ -29,7 +29,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fakecri.engine.durations import NS
-from fakecri.sim.shell_syntax import COMPOUND, SUB, Statement, UnknownSyntax, literal, split_script, strip_prefixes
+from fakecri.sim.shell_syntax import (
+    COMPOUND,
+    SUB,
+    Statement,
+    UnknownSyntax,
+    literal,
+    loop_parts,
+    split_script,
+    strip_prefixes,
+)
 
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
 MAX_SLEEP_NS = 100 * 365 * 86_400 * NS["s"]
@@ -375,32 +384,6 @@ APPLETS = frozenset("""
 MAX_LOOP_ROUNDS = 10_000  # a loop still going after this many rounds is taken to run until stopped
 
 
-def _loop_parts(statements: Sequence[Statement], i: int) -> tuple[list[Statement], list[Statement], int] | None:
-    """`while`/`until` at statements[i]: (condition, body, index after `done`); None when the
-    loop is not closed. The keywords sit at the head of a statement's words."""
-    cond: list[Statement] = []
-    body: list[Statement] = []
-    part, depth = cond, 0
-    for j in range(i, len(statements)):
-        st = statements[j]
-        words = st.argv
-        if j == i:
-            words = words[1:]
-        elif words and words[0] in ("while", "until"):
-            depth += 1
-        elif words and words[0] == "do" and depth == 0 and part is cond:
-            part, words = body, words[1:]
-        elif words and words[0] == "done":
-            if depth == 0:
-                if part is cond or len(words) > 1:
-                    return None
-                return cond, body, j + 1
-            depth -= 1
-        if words:
-            part.append(replace(st, argv=list(words), connector=";" if not part else st.connector))
-    return None
-
-
 def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> Process:
     """Run statements in order with the shell's `&&` / `||` rules, `while`/`until` loops
     included; the last status."""
@@ -410,12 +393,16 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
         i += 1
         if (st.connector == "&&" and status != 0) or (st.connector == "||" and status == 0):
             if st.argv and st.argv[0] in ("while", "until"):
-                parts = _loop_parts(statements, i - 1)
+                parts = loop_parts(statements, i - 1)
                 i = parts[2] if parts else len(statements)
             while i < len(statements) and statements[i].connector == "|":
                 i += 1  # the rest of a pipeline goes with its first command
             continue
+        negate = bool(st.argv) and st.argv[0] == "!"  # `! PIPELINE`: the status turned over
+        if negate:
+            st = replace(st, argv=st.argv[1:])
         if not st.argv:
+            status = 1 if negate else status
             continue
         if i < len(statements) and statements[i].connector == "|" and st.argv[0] not in ("while", "until"):
             stages = [st]
@@ -423,9 +410,10 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
                 stages.append(statements[i])
                 i += 1
             status = yield from _pipeline(stages, io, status)
+            status = int(status == 0) if negate else status
             continue
         if st.argv[0] in ("while", "until"):
-            parts = _loop_parts(statements, i - 1)
+            parts = loop_parts(statements, i - 1)
             if parts is None:
                 yield from io.error(f"{io.shell}: syntax error: unexpected end of file (expecting \"done\")\n")
                 return 2
@@ -471,6 +459,7 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
         if posixpath.basename(st.argv[0]) == "exit":
             yield from _exit(st.argv[1:], io.for_statement(st), status)  # raises _Exit
         status = yield from run_argv(st.argv, io.for_statement(st))
+        status = int(status == 0) if negate else status
     return status
 
 

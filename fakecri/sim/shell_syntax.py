@@ -5,7 +5,8 @@ raises `UnknownSyntax`."""
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
 OPERATORS = frozenset({";", "&&", "||", "|"})
 
@@ -138,3 +139,29 @@ def strip_prefixes(argv: list[str]) -> list[str]:
             continue
         break
     return argv[i:]
+
+
+def loop_parts(statements: Sequence[Statement], i: int) -> tuple[list[Statement], list[Statement], int] | None:
+    """`while`/`until` at statements[i]: (condition, body, index after `done`); None when the
+    loop is not closed. The keywords sit at the head of a statement's words."""
+    cond: list[Statement] = []
+    body: list[Statement] = []
+    part, depth = cond, 0
+    for j in range(i, len(statements)):
+        st = statements[j]
+        words = st.argv
+        if j == i:
+            words = words[1:]
+        elif words and words[0] in ("while", "until"):
+            depth += 1
+        elif words and words[0] == "do" and depth == 0 and part is cond:
+            part, words = body, words[1:]
+        elif words and words[0] == "done":
+            if depth == 0:
+                if part is cond or len(words) > 1:
+                    return None
+                return cond, body, j + 1
+            depth -= 1
+        if words:
+            part.append(replace(st, argv=list(words), connector=";" if not part else st.connector))
+    return None

@@ -60,6 +60,8 @@ def test_pipes_feed_each_command_the_output_of_the_one_before():
                                   "echo '$HOME stays' | cat; exit 3 | cat"])
     assert [text for _, _, text in trace.outputs] == ["hi\n", "failed\n", "$HOME stays\n"]
     assert trace.exit_code == 0  # `exit` in a pipeline ends its own part only
+    negated = simulate(["sh", "-c", "! echo x | false && echo negated; ! true && echo wrong"])
+    assert [text for _, _, text in negated.outputs] == ["negated\n"] and negated.exit_code == 1
 
 
 def test_echo_output_offsets_and_redirects():

@@ -92,7 +92,10 @@ def generated_file(world: Userland, path: str) -> bytes | None:
     if path == "/proc/1/cmdline":
         if spec.pid_mode == NODE:
             return world.host.proc_file("/proc/1/cmdline")
-        return "".join(word + "\0" for word in world.processes()[0][1].split(" ")).encode()
+        title = world.processes()[0][1]
+        if title.startswith("nginx: "):  # nginx writes its title over its arguments: one string
+            return (title + "\0").encode()
+        return "".join(word + "\0" for word in title.split(" ")).encode()
     if path == "/proc/sysvipc/shm" and spec.ipc_mode == NODE:
         return world.host.proc_file(path)
     if path == "/var/run/nginx.pid" and world.content.http_server == "nginx" and world.content.http_ports:
