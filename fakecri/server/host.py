@@ -19,7 +19,9 @@ from fakecri.sim.host import HostError, HostFs, HostStat
 _KINDS = ((st.S_ISLNK, "link"), (st.S_ISDIR, "dir"), (st.S_ISREG, "file"))
 
 
-def _error(exc: OSError) -> HostError:
+def _error(exc: OSError | ValueError) -> HostError:
+    if isinstance(exc, ValueError):  # a path with a NUL byte in it
+        return HostError(os.strerror(errno.EINVAL))
     return HostError(exc.strerror or os.strerror(exc.errno or errno.EIO))
 
 
@@ -53,41 +55,60 @@ class LocalHost:
     def stat(self, path: str, *, follow: bool = True) -> HostStat:
         try:
             s = os.stat(path) if follow else os.lstat(path)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise _error(exc) from None
         kind = next((name for test, name in _KINDS if test(s.st_mode)), "other")
-        return HostStat(kind, st.S_IMODE(s.st_mode), s.st_uid, s.st_gid, s.st_size, s.st_mtime_ns, s.st_dev)
+        return HostStat(kind, st.S_IMODE(s.st_mode), s.st_uid, s.st_gid, s.st_size, s.st_mtime_ns, s.st_dev,
+                        nlink=s.st_nlink, blocks=getattr(s, "st_blocks", 0), inode=s.st_ino)
 
     def read(self, path: str) -> bytes:
         try:
             with open(path, "rb") as f:
                 return f.read()
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise _error(exc) from None
 
     def readlink(self, path: str) -> str:
         try:
             return os.readlink(path)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise _error(exc) from None
 
     def listdir(self, path: str) -> list[str]:
         try:
             return os.listdir(path)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise _error(exc) from None
 
     def write(self, path: str, data: bytes, *, append: bool = False) -> None:
         try:
             with open(path, "ab" if append else "wb") as f:
                 f.write(data)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise _error(exc) from None
 
     def mkdir(self, path: str) -> None:
         try:
             os.mkdir(path)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
+            raise _error(exc) from None
+
+    def symlink(self, target: str, path: str) -> None:
+        try:
+            os.symlink(target, path)
+        except (OSError, ValueError) as exc:
+            raise _error(exc) from None
+
+    def chmod(self, path: str, mode: int) -> None:
+        try:
+            os.chmod(path, mode)
+        except (OSError, ValueError) as exc:
+            raise _error(exc) from None
+
+    def chown(self, path: str, uid: int, gid: int) -> None:
+        try:
+            os.chown(path, uid, gid, follow_symlinks=False)
+        except (OSError, ValueError) as exc:
             raise _error(exc) from None
 
     def remove(self, path: str) -> None:
@@ -96,18 +117,18 @@ class LocalHost:
                 shutil.rmtree(path)
             else:
                 os.remove(path)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise _error(exc) from None
 
     def statfs(self, path: str) -> HostFs:
         try:
             s = os.statvfs(path)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:
             raise _error(exc) from None
-        point, fs_type = self._mounts.holding(os.path.realpath(path))
-        return HostFs(fs_type=fs_type, block_size=s.f_frsize or s.f_bsize, blocks=s.f_blocks,
+        point, entry = self._mounts.entry_for(os.path.realpath(path))
+        return HostFs(fs_type=entry.fs_type, block_size=s.f_frsize or s.f_bsize, blocks=s.f_blocks,
                       blocks_free=s.f_bfree, blocks_available=s.f_bavail, files=s.f_files, files_free=s.f_ffree,
-                      mount_point=point)
+                      mount_point=point, source=entry.source, options=entry.options, name_max=s.f_namemax)
 
     def mount_points(self) -> frozenset[str]:
         return self._mounts.current()

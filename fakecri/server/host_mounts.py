@@ -1,4 +1,5 @@
-"""The host's mount points as this process sees them, for mount propagation.
+"""The host's mount table as this process sees it: for mount propagation, and for what file
+system (type, source, options) holds a path.
 
 A container whose mount is private (PROPAGATION_PRIVATE, the default) does not see mounts the
 host makes under it after the container started. To tell those apart, the runtime notes the
@@ -12,6 +13,7 @@ import os
 import re
 import select
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 _ESCAPE = re.compile(rb"\\([0-7]{3})")
@@ -21,16 +23,44 @@ def _unescape(field: bytes) -> str:
     return _ESCAPE.sub(lambda m: bytes([int(m.group(1), 8)]), field).decode("utf-8", "surrogateescape")
 
 
-def parse_mountinfo(data: bytes) -> dict[str, str]:
-    """Mount point (fifth field) -> file system type (the first field after " - ") of a
-    mountinfo text; the last mount on a point wins, as it hides the ones below."""
-    out: dict[str, str] = {}
+@dataclass(frozen=True, slots=True)
+class MountEntry:
+    """One line of the mount table: what is mounted, its type, and its options as /proc/mounts
+    shows them (the mount's own, then the file system's: "rw,relatime,size=10240k")."""
+
+    fs_type: str
+    source: str = ""
+    options: str = ""
+
+
+def _options(mount_opts: bytes, super_opts: bytes) -> str:
+    own = [o for o in mount_opts.decode("ascii", "replace").split(",") if o]
+    seen = set(own)
+    for o in super_opts.decode("ascii", "replace").split(","):
+        if o and o not in ("rw", "ro") and o not in seen:
+            own.append(o)
+            seen.add(o)
+    return ",".join(own)
+
+
+def parse_mountinfo_entries(data: bytes) -> dict[str, MountEntry]:
+    """Mount point (fifth field) -> its entry, of a mountinfo text; the last mount on a point
+    wins, as it hides the ones below."""
+    out: dict[str, MountEntry] = {}
     for line in data.splitlines():
-        parts = line.split(b" ", 5)
+        parts = line.split(b" ", 6)
         if len(parts) > 4:
             _, _, after = line.partition(b" - ")
-            out[_unescape(parts[4])] = after.split(b" ", 1)[0].decode("ascii", "replace") if after else ""
+            fs_type, source, super_opts = (after.split(b" ", 2) + [b"", b"", b""])[:3]
+            own = parts[5] if len(parts) > 5 else b""
+            out[_unescape(parts[4])] = MountEntry(fs_type.decode("ascii", "replace"), _unescape(source),
+                                                  _options(own, super_opts))
     return out
+
+
+def parse_mountinfo(data: bytes) -> dict[str, str]:
+    """Mount point -> file system type (the first field after " - ") of a mountinfo text."""
+    return {point: e.fs_type for point, e in parse_mountinfo_entries(data).items()}
 
 
 class HostMounts:
@@ -40,7 +70,7 @@ class HostMounts:
         self._poll: Any = None  # a select.poll object
         self._broken = False
         self._points: frozenset[str] = frozenset()
-        self._types: dict[str, str] = {}
+        self._entries: dict[str, MountEntry] = {}
 
     def current(self) -> frozenset[str]:
         """The mount points now (empty where the table cannot be read: nothing is then told apart)."""
@@ -70,18 +100,23 @@ class HostMounts:
                 chunks.append(chunk)
         except OSError:
             return
-        self._types = parse_mountinfo(b"".join(chunks))
-        self._points = frozenset(self._types)
+        self._entries = parse_mountinfo_entries(b"".join(chunks))
+        self._points = frozenset(self._entries)
 
     def holding(self, path: str) -> tuple[str, str]:
         """(mount point, file system type) of the mount `path` lies on (its deepest mount point)."""
+        point, entry = self.entry_for(path)
+        return point, entry.fs_type
+
+    def entry_for(self, path: str) -> tuple[str, MountEntry]:
+        """(mount point, entry) of the mount `path` lies on (its deepest mount point)."""
         self.current()
         probe = path
         while True:
-            if probe in self._types:
-                return probe, self._types[probe]
+            if probe in self._entries:
+                return probe, self._entries[probe]
             if probe in ("/", ""):
-                return "/", self._types.get("/", "")
+                return "/", self._entries.get("/", MountEntry(""))
             probe = os.path.dirname(probe)
 
     def close(self) -> None:

@@ -2,7 +2,10 @@
 
 The CRI log format is one entry per line: `<RFC3339Nano UTC> <stdout|stderr> <tag> <text>`.
 A line longer than containerd's default limit (16 KiB) is cut into entries tagged P
-(partial) with the last one tagged F (full), as containerd writes them.
+(partial) with the last one tagged F (full), as containerd writes them. Output that does not
+end its line yet (`cat` of a file without a final newline, then `echo`) waits for the rest of
+its line, as containerd reads a container's stream line by line; what is left when the
+container stops is written as a line of its own.
 """
 from __future__ import annotations
 
@@ -55,6 +58,7 @@ class LogFiles:
         self.base = os.fspath(base)
         self.errors = 0
         self.last_error = ""
+        self._partial: dict[tuple[str, str], tuple[str, int]] = {}  # (path, stream) -> (unended text, its time)
         self._made: set[str] = set()  # directories made already (a pod's containers share one)
 
     def _parent_made(self, path: str) -> None:
@@ -113,5 +117,22 @@ class LogFiles:
         self.create(path)
 
     def write(self, path: str, stream: str, text: str, ts_ns: int) -> None:
-        if path:
-            self._append(path, "".join(format_entry(stream, line, ts_ns) for line in split_lines(text)))
+        if not path or not text:
+            return
+        key = (path, stream)
+        if key in self._partial:
+            text = self._partial.pop(key)[0] + text
+        if not text.endswith("\n"):
+            done, _, rest = text.rpartition("\n")
+            if len(rest) < MAX_LOG_LINE:
+                self._partial[key] = (rest, ts_ns)
+                if not done:
+                    return
+                text = done + "\n"
+        self._append(path, "".join(format_entry(stream, line, ts_ns) for line in split_lines(text)))
+
+    def flush(self, path: str) -> None:
+        """Write what a stopped container left without a line end, as a line."""
+        for key in [k for k in self._partial if k[0] == path]:
+            text, ts_ns = self._partial.pop(key)
+            self._append(path, format_entry(key[1], text, ts_ns))

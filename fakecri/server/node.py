@@ -28,6 +28,7 @@ from fakecri.engine.clock import Clock, FakeClock, SystemClock
 from fakecri.engine.events import Event, EventType, Output
 from fakecri.engine.ids import IdSource, RandomIds
 from fakecri.engine.limits import Limits
+from fakecri.engine.records import Container
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.plan import FaultPlan, FaultRecord
 from fakecri.faults.quirks import Quirk
@@ -227,6 +228,8 @@ class Node:
         if ev.type == EventType.STARTED and ev.subject is not None:
             self.log_files.create(ev.subject.log_path)  # type: ignore[union-attr]
         elif ev.type == EventType.STOPPED:
+            if isinstance(ev.subject, Container):
+                self.log_files.flush(ev.subject.log_path)
             self.sim.stopped(ev.container_id)
         elif ev.type == EventType.DELETED:
             self.sim.forget(ev.container_id)

@@ -8,14 +8,16 @@ the annotation reference with examples.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from fakecri.engine.durations import NS, parse_duration_ns
 from fakecri.engine.errors import InvalidArgument
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED, reason_for
 from fakecri.engine.plan import DEFAULT_TICK_LINE, Plan, ProbeRule
-from fakecri.sim.shell import Context, logging_loop, record, spawn
+from fakecri.sim.shell import SHELLS, Context, Process, record, sleep_ns, spawn
+from fakecri.sim.shell_syntax import UnknownSyntax, literal, split_script, strip_prefixes
 from fakecri.sim.signals import on_sigterm
 
 PREFIX = "fakecri.io/"
@@ -133,11 +135,14 @@ def _probes(text: str) -> tuple[ProbeRule, ...]:
 
 
 def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[str, str],
-               ctx: Context | None = None) -> Plan:
+               ctx: Context | None = None, live: Callable[[Process, int], None] | None = None) -> Plan:
     """The plan of a container; InvalidArgument naming the annotation on a bad value.
 
     `ctx`: where the command runs (its container's userland), for a command that looks
-    into it; without one the plan depends on the command and annotations only.
+    into it; without one the plan depends on the command and annotations only. `live`: takes
+    the command over when it looks at its files after time has passed (they may have changed
+    by then): `live(process, offset)` gets the process stopped there, to run on live from
+    that offset; the plan then holds what it did before and runs until stopped.
     """
     loop = logging_loop(tuple(command) + tuple(args))
     if loop is not None and LOG_EVERY not in settings:
@@ -146,7 +151,10 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         outputs: tuple[tuple[int, str, str], ...] = ()
         end_ns, exit_code, reason, input_at_ns = None, 0, "", None
     else:
-        own = record(spawn(tuple(command) + tuple(args), ctx or Context(main=True)), None)
+        proc = spawn(tuple(command) + tuple(args), ctx or Context(main=True))
+        own = record(proc, None, until_look=live is not None)
+        if own.look_at_ns is not None and live is not None:
+            live(proc, own.look_at_ns)
         outputs = own.outputs
         end_ns, exit_code, reason = own.end_ns, own.exit_code, reason_for(own.exit_code)
         input_at_ns = own.input_at_ns
@@ -199,6 +207,41 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         probes=_probes(settings[PROBES]) if PROBES in settings else (),
         input_at_ns=input_at_ns,
     )
+
+
+def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
+    """`sh -c 'while true; do echo X; sleep N; done'` (also `while :`, sleep before echo):
+    (period_ns, stream, text, echo_first), a line every N seconds forever; None for
+    anything else. The interpreter runs each statement once, so a container's command
+    that is such a loop is recognised here and scripted as a periodic line."""
+    words = strip_prefixes([str(a) for a in argv])
+    if len(words) != 3 or posixpath.basename(words[0]) not in SHELLS or words[1] != "-c":
+        return None
+    try:
+        statements = split_script(words[2])
+    except UnknownSyntax:
+        return None
+    if len(statements) != 4 or statements[0].argv not in (["while", "true"], ["while", ":"]):
+        return None
+    if statements[-1].argv != ["done"] or statements[1].argv[:1] != ["do"]:
+        return None
+    body = [statements[1].argv[1:], statements[2].argv]
+    kinds = [argv[0] if argv else "" for argv in body]
+    if sorted(kinds) != ["echo", "sleep"]:
+        return None
+    echo_at = kinds.index("echo")
+    echo, sleep = body[echo_at], body[1 - echo_at]
+    stream = statements[1 + echo_at].stdout
+    try:
+        period = sleep_ns(sleep[1:])
+    except ValueError:
+        return None
+    if stream is None or not period or (len(echo) > 1 and echo[1].startswith("-")):
+        return None
+    text = literal(" ".join(echo[1:])) + "\n"
+    if "{n}" in text:  # the periodic line would be numbered
+        return None
+    return period, stream, text, echo_at == 0
 
 
 class PlanCache:

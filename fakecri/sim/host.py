@@ -33,6 +33,9 @@ class HostStat:
     size: int
     mtime_ns: int
     device: int
+    nlink: int = 1
+    blocks: int = 0  # allocated, in 512-byte units
+    inode: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +50,9 @@ class HostFs:
     files: int
     files_free: int
     mount_point: str
+    source: str = ""  # what is mounted there, as /proc/mounts names it ("/dev/vda1", "tmpfs")
+    options: str = ""  # its options, as /proc/mounts shows them ("rw,relatime,size=10240k")
+    name_max: int = 255
 
 
 class HostView(Protocol):
@@ -61,6 +67,14 @@ class HostView(Protocol):
     def write(self, path: str, data: bytes, *, append: bool = False) -> None: ...
 
     def mkdir(self, path: str) -> None: ...
+
+    def symlink(self, target: str, path: str) -> None: ...
+
+    def chmod(self, path: str, mode: int) -> None:
+        """Set the permission bits of `path` (following a final symlink)."""
+
+    def chown(self, path: str, uid: int, gid: int) -> None:
+        """Set the owner of `path` itself (not following a final symlink); -1 leaves one as it is."""
 
     def remove(self, path: str) -> None:
         """Remove a file, a link, or a directory with everything under it."""
@@ -102,6 +116,15 @@ class NoHost:
         raise self._missing(path)
 
     def remove(self, path: str) -> None:
+        raise self._missing(path)
+
+    def symlink(self, target: str, path: str) -> None:
+        raise self._missing(path)
+
+    def chmod(self, path: str, mode: int) -> None:
+        raise self._missing(path)
+
+    def chown(self, path: str, uid: int, gid: int) -> None:
         raise self._missing(path)
 
     def statfs(self, path: str) -> HostFs:

@@ -115,6 +115,8 @@ KNOWN: dict[str, ImageContent] = {
         passwd=BUSYBOX_PASSWD.replace("www-data:x:33:33:www-data:/var/www:/bin/false",
                                       "www-data:x:33:33:www-data:/var/www:/usr/sbin/nologin")),
     "docker.io/library/httpd": ImageContent(cmd=("httpd-foreground",), http_ports=(80,), http_server="httpd"),
+    # Kubernetes' test image of many programs (fakecri/sim/programs/agnhost.py)
+    "registry.k8s.io/e2e-test-images/agnhost": ImageContent(entrypoint=("/agnhost",), cmd=("pause",)),
     # nginx on the host network, listening on 12003
     "gcr.io/k8s-staging-cri-tools/hostnet-nginx-amd64": ImageContent(
         cmd=("nginx", "-g", "daemon off;"), passwd=_NGINX_PASSWD, group=_NGINX_GROUP, http_ports=(12003,)),

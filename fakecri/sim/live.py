@@ -1,9 +1,13 @@
-"""A container's own command taken on live once it is given input (attach with stdin).
+"""A container's own command taken on live: once it is given input (attach with stdin), or
+once it looks at its files after time has passed.
 
 A command that reads its input stops its plan at its first read (`Plan.input_at_ns`). When
 input comes, a fresh process of the command is run up to that read and then stepped
-with the input; what it writes and when it exits come back as decisions for the engine
-(`Wrote`, `Exited`), and when it sleeps, a deadline that `LiveInputs.due` reports.
+with the input. A command that looks at files after its start is handed over by its plan
+at that moment (see `behaviour.build_plan`) and stepped from there, so each look sees the
+files as they are then. What a live process writes and when it exits come back as
+decisions for the engine (`Wrote`, `Exited`), and when it sleeps, a deadline that
+`LiveInputs.due` reports.
 """
 from __future__ import annotations
 
@@ -84,6 +88,8 @@ class LiveInput:
                 if isinstance(step, Write):
                     out.append(Wrote(cid, step.stream, step.text, now))
                 elif isinstance(step, Sleep):
+                    if step.ns == 0:  # no time passes (a LOOK): it goes on at once
+                        continue
                     if step.ns is not None:
                         self.due_ns = now + step.ns
                     return out, False  # asleep until the deadline, or for good

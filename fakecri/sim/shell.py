@@ -11,7 +11,7 @@ returns its exit code. Two drivers run processes:
   (server/streaming/runtime_backend.py), so a shell answers line by line.
 
 Understood: the programs in `COMMANDS` (`sleep`, `true`, `false`, `exit`, `echo`, `cat`,
-`stty`, `tty`, `sh`...), statements joined by `;`, `&&`, `||` or newlines, `sh -c
+`stty`, `tty`, `sh`...), statements joined by `;`, `&&`, `||`, `|` or newlines, `sh -c
 SCRIPT`, `$(...)`, and an interactive `sh` that reads lines from its input (with a
 `/ # ` prompt on a terminal). In a container, the context adds the commands that look
 into its userland (sim/userland/) and `$VAR`, `>`, `>>` on its files. In an exec, a busybox
@@ -29,7 +29,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fakecri.engine.durations import NS
-from fakecri.sim.shell_syntax import COMPOUND, SUB, Statement, UnknownSyntax, split_script, strip_prefixes
+from fakecri.sim.shell_syntax import (
+    COMPOUND,
+    SUB,
+    Statement,
+    UnknownSyntax,
+    literal,
+    loop_parts,
+    split_script,
+    strip_prefixes,
+)
 
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
 MAX_SLEEP_NS = 100 * 365 * 86_400 * NS["s"]
@@ -69,6 +78,9 @@ class Read:
 
 READ = Read()
 Step = Write | Sleep | Read
+# A command is about to look at files, which change with time: a driver that works a process out
+# ahead of time (a container's plan) stops here once time has passed; a live one goes on.
+LOOK = Sleep(0)
 Process = Generator[Step, bytes | None, int]
 Command = Callable[[list[str], "Io"], Process]  # (arguments, io) -> the process
 
@@ -105,6 +117,7 @@ class Trace:
     end_ns: int | None
     exit_code: int
     input_at_ns: int | None = None
+    look_at_ns: int | None = None  # it stopped at a LOOK at this offset (see `record`)
 
 
 # ---------------------------------------------------------------- parsing
@@ -128,8 +141,9 @@ class _Exit(Exception):
 class Input:
     """A process's standard input, shared by the commands it runs (a shell and its children)."""
 
-    def __init__(self, *, empty: bool = False) -> None:
-        self._buf = bytearray()
+    def __init__(self, data: bytes = b"", *, empty: bool = False) -> None:
+        """`data`: input already there; `empty`: nothing more comes."""
+        self._buf = bytearray(data)
         self._eof = empty
 
     def read(self) -> Generator[Step, bytes | None, bytes | None]:
@@ -235,7 +249,7 @@ def _echo(args: list[str], io: Io) -> Process:
     return 0
 
 
-def _sleep_ns(args: list[str]) -> int | None:
+def sleep_ns(args: list[str]) -> int | None:
     """Total of `sleep` arguments in ns; None for infinity; ValueError when invalid."""
     if not args:
         raise ValueError("missing operand")
@@ -257,7 +271,7 @@ def _sleep_ns(args: list[str]) -> int | None:
 
 def _sleep(args: list[str], io: Io) -> Process:
     try:
-        ns = _sleep_ns(args)
+        ns = sleep_ns(args)
     except ValueError:
         yield from io.error(f"sleep: invalid time interval {' '.join(args)!r}\n")
         return 1
@@ -370,32 +384,6 @@ APPLETS = frozenset("""
 MAX_LOOP_ROUNDS = 10_000  # a loop still going after this many rounds is taken to run until stopped
 
 
-def _loop_parts(statements: Sequence[Statement], i: int) -> tuple[list[Statement], list[Statement], int] | None:
-    """`while`/`until` at statements[i]: (condition, body, index after `done`); None when the
-    loop is not closed. The keywords sit at the head of a statement's words."""
-    cond: list[Statement] = []
-    body: list[Statement] = []
-    part, depth = cond, 0
-    for j in range(i, len(statements)):
-        st = statements[j]
-        words = st.argv
-        if j == i:
-            words = words[1:]
-        elif words and words[0] in ("while", "until"):
-            depth += 1
-        elif words and words[0] == "do" and depth == 0 and part is cond:
-            part, words = body, words[1:]
-        elif words and words[0] == "done":
-            if depth == 0:
-                if part is cond or len(words) > 1:
-                    return None
-                return cond, body, j + 1
-            depth -= 1
-        if words:
-            part.append(replace(st, argv=list(words), connector=";" if not part else st.connector))
-    return None
-
-
 def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> Process:
     """Run statements in order with the shell's `&&` / `||` rules, `while`/`until` loops
     included; the last status."""
@@ -405,13 +393,27 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
         i += 1
         if (st.connector == "&&" and status != 0) or (st.connector == "||" and status == 0):
             if st.argv and st.argv[0] in ("while", "until"):
-                parts = _loop_parts(statements, i - 1)
+                parts = loop_parts(statements, i - 1)
                 i = parts[2] if parts else len(statements)
+            while i < len(statements) and statements[i].connector == "|":
+                i += 1  # the rest of a pipeline goes with its first command
             continue
+        negate = bool(st.argv) and st.argv[0] == "!"  # `! PIPELINE`: the status turned over
+        if negate:
+            st = replace(st, argv=st.argv[1:])
         if not st.argv:
+            status = 1 if negate else status
+            continue
+        if i < len(statements) and statements[i].connector == "|" and st.argv[0] not in ("while", "until"):
+            stages = [st]
+            while i < len(statements) and statements[i].connector == "|":
+                stages.append(statements[i])
+                i += 1
+            status = yield from _pipeline(stages, io, status)
+            status = int(status == 0) if negate else status
             continue
         if st.argv[0] in ("while", "until"):
-            parts = _loop_parts(statements, i - 1)
+            parts = loop_parts(statements, i - 1)
             if parts is None:
                 yield from io.error(f"{io.shell}: syntax error: unexpected end of file (expecting \"done\")\n")
                 return 2
@@ -441,8 +443,9 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
             env = io.ctx.userland().env()
             env["?"] = str(status)
             st = Statement(st.connector, [_expand(w, env) for w in st.argv], st.stdout, st.stdin_from_file,
-                           _expand(st.to_file, env), st.append)
+                           literal(_expand(st.to_file, env)), st.append)
             if st.to_file:
+                yield LOOK  # it opens a file: now, not ahead of time
                 try:
                     world = io.ctx.userland()
                     if st.append:
@@ -456,6 +459,24 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
         if posixpath.basename(st.argv[0]) == "exit":
             yield from _exit(st.argv[1:], io.for_statement(st), status)  # raises _Exit
         status = yield from run_argv(st.argv, io.for_statement(st))
+        status = int(status == 0) if negate else status
+    return status
+
+
+def _pipeline(stages: Sequence[Statement], io: Io, status: int) -> Process:
+    """`a | b | c`: each command's output is the next one's input. One runs to its end before
+    the next starts (a command that never ends holds the pipeline); the last one's status."""
+    data: bytes | None = None
+    for n, st in enumerate(stages):
+        captured: list[str] = []
+        stdin = io.stdin if data is None else Input(data, empty=True)
+        stage = replace(io, stdin=stdin) if n == len(stages) - 1 else Io(io.ctx, stdin, "stdout", "", captured,
+                                                                        io.shell, io.depth)
+        try:
+            status = yield from run_statements([replace(st, connector=";")], stage, status)
+        except _Exit as ex:  # `exit` ends only its own part of a pipeline
+            status = ex.code
+        data = "".join(captured).encode("utf-8", "surrogateescape")
     return status
 
 
@@ -489,7 +510,7 @@ def _expand(word: str, env: Mapping[str, str]) -> str:
 
 def run_argv(argv: Sequence[str], io: Io) -> Process:
     """Run one program with its arguments."""
-    words = strip_prefixes([str(a) for a in argv])
+    words = strip_prefixes([literal(str(a)) for a in argv])
     if not words:
         return (yield from _unmodelled(io))
     name, args = posixpath.basename(words[0]), words[1:]
@@ -517,41 +538,6 @@ def _top(argv: Sequence[str], io: Io) -> Process:
         return ex.code
 
 
-def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
-    """`sh -c 'while true; do echo X; sleep N; done'` (also `while :`, sleep before echo):
-    (period_ns, stream, text, echo_first), a line every N seconds forever; None for
-    anything else. The interpreter runs each statement once, so a container's command
-    that is such a loop is recognised here and scripted as a periodic line."""
-    words = strip_prefixes([str(a) for a in argv])
-    if len(words) != 3 or posixpath.basename(words[0]) not in SHELLS or words[1] != "-c":
-        return None
-    try:
-        statements = split_script(words[2])
-    except UnknownSyntax:
-        return None
-    if len(statements) != 4 or statements[0].argv not in (["while", "true"], ["while", ":"]):
-        return None
-    if statements[-1].argv != ["done"] or statements[1].argv[:1] != ["do"]:
-        return None
-    body = [statements[1].argv[1:], statements[2].argv]
-    kinds = [argv[0] if argv else "" for argv in body]
-    if sorted(kinds) != ["echo", "sleep"]:
-        return None
-    echo_at = kinds.index("echo")
-    echo, sleep = body[echo_at], body[1 - echo_at]
-    stream = statements[1 + echo_at].stdout
-    try:
-        period = _sleep_ns(sleep[1:])
-    except ValueError:
-        return None
-    if stream is None or not period or (len(echo) > 1 and echo[1].startswith("-")):
-        return None
-    text = " ".join(echo[1:]) + "\n"
-    if "{n}" in text:  # the periodic line would be numbered
-        return None
-    return period, stream, text, echo_at == 0
-
-
 # ---------------------------------------------------------------- drivers
 
 
@@ -560,9 +546,10 @@ def spawn(argv: Sequence[str], ctx: Context | None = None) -> Process:
     return _top(argv, Io(ctx or Context(), Input()))
 
 
-def record(proc: Process, stdin: bytes | None = b"") -> Trace:
+def record(proc: Process, stdin: bytes | None = b"", *, until_look: bool = False) -> Trace:
     """Run `proc` to its end at once. `stdin` is all its input; None: input that never comes,
-    so a process that reads runs until stopped."""
+    so a process that reads runs until stopped. `until_look`: stop at the first LOOK after
+    time has passed, leaving `proc` there for the caller to run on live (`look_at_ns`)."""
     t = 0
     outputs: list[tuple[int, str, str]] = []
     fed = False
@@ -577,6 +564,8 @@ def record(proc: Process, stdin: bytes | None = b"") -> Trace:
             elif isinstance(step, Sleep):
                 if step.ns is None:
                     break
+                if step is LOOK and until_look and t > 0:
+                    return Trace(tuple(outputs), None, 0, look_at_ns=t)
                 t = min(t + step.ns, MAX_SLEEP_NS)
             else:
                 if stdin is None:

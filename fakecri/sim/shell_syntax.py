@@ -1,12 +1,14 @@
 """Shell syntax as the interpreter (fakecri.sim.shell) reads it: a script split into
-statements joined by `;`, `&&` and `||`, with their redirections and command
-substitutions. What it cannot read raises `UnknownSyntax`."""
+statements joined by `;`, `&&`, `||` and `|` (a pipe: the statement's input is the output of
+the one before), with their redirections and command substitutions. What it cannot read
+raises `UnknownSyntax`."""
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 
-OPERATORS = frozenset({";", "&&", "||"})
+OPERATORS = frozenset({";", "&&", "||", "|"})
 
 
 class UnknownSyntax(Exception):
@@ -21,7 +23,7 @@ TO_STDERR = frozenset({"2", "/dev/stderr", "/proc/1/fd/2", "/proc/self/fd/2"})
 
 @dataclass(slots=True)
 class Statement:
-    connector: str  # ";", "&&" or "||": how it joins the previous statement
+    connector: str  # ";", "&&", "||" or "|": how it joins the previous statement
     argv: list[str]
     stdout: str | None = "stdout"  # where its output goes after redirections; None: a file
     stdin_from_file: bool = False  # `< file`: it reads a file, not the process's input
@@ -32,6 +34,31 @@ class Statement:
 
 
 SUB = "\x01"  # marks a command substitution's place in a word: \x01N\x01
+LITERAL_DOLLAR = "\x02"  # a `$` between single quotes, which no expansion touches (see `literal`)
+
+
+def _protect_single_quoted(script: str) -> str:
+    """The script with each `$` between single quotes marked, so that neither `$VAR` nor `$(...)`
+    is expanded there (the lexer drops the quotes)."""
+    out = []
+    quote = ""
+    escaped = False
+    for ch in script:
+        if escaped:
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif ch in "'\"" and (not quote or quote == ch):
+            quote = "" if quote else ch
+        elif ch == "$" and quote == "'":
+            ch = LITERAL_DOLLAR
+        out.append(ch)
+    return "".join(out)
+
+
+def literal(word: str) -> str:
+    """A word as the command gets it, once expansions are done."""
+    return word.replace(LITERAL_DOLLAR, "$")
 
 
 def cut_substitutions(script: str) -> tuple[str, dict[str, str]]:
@@ -59,9 +86,9 @@ def cut_substitutions(script: str) -> tuple[str, dict[str, str]]:
 
 def split_script(script: str) -> list[Statement]:
     """Split a shell script into statements; raise UnknownSyntax on what we can't read."""
-    if SUB in script:
+    if SUB in script or LITERAL_DOLLAR in script:
         raise UnknownSyntax("a control character in the script")
-    script, subs = cut_substitutions(script)
+    script, subs = cut_substitutions(_protect_single_quoted(script))
     lexer = shlex.shlex(script.replace("\n", ";"), posix=True, punctuation_chars=";&|<>()")
     lexer.whitespace_split = True
     try:
@@ -115,3 +142,29 @@ def strip_prefixes(argv: list[str]) -> list[str]:
             continue
         break
     return argv[i:]
+
+
+def loop_parts(statements: Sequence[Statement], i: int) -> tuple[list[Statement], list[Statement], int] | None:
+    """`while`/`until` at statements[i]: (condition, body, index after `done`); None when the
+    loop is not closed. The keywords sit at the head of a statement's words."""
+    cond: list[Statement] = []
+    body: list[Statement] = []
+    part, depth = cond, 0
+    for j in range(i, len(statements)):
+        st = statements[j]
+        words = st.argv
+        if j == i:
+            words = words[1:]
+        elif words and words[0] in ("while", "until"):
+            depth += 1
+        elif words and words[0] == "do" and depth == 0 and part is cond:
+            part, words = body, words[1:]
+        elif words and words[0] == "done":
+            if depth == 0:
+                if part is cond or len(words) > 1:
+                    return None
+                return cond, body, j + 1
+            depth -= 1
+        if words:
+            part.append(replace(st, argv=list(words), connector=";" if not part else st.connector))
+    return None

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from fakecri.engine.errors import FailedPrecondition, InvalidArgument, NotFound
+from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound
 from fakecri.engine.images import ImageStore
 from fakecri.engine.plan import Plan
 from fakecri.engine.records import Container, ContainerState, Image, Sandbox
@@ -35,8 +35,10 @@ from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_fi
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 
 _RUNNING = ContainerState.RUNNING
+_CREATED = ContainerState.CREATED
 MAX_CONTENTS = 1024  # image contents kept by image (then it starts over)
 STATS_KEYS = frozenset(KEYS)
+MAX_CATCH_UP = 10_000  # rounds of live steps one tick runs when time jumped past several of them
 
 
 class RuntimeView(Protocol):
@@ -70,6 +72,7 @@ class Inside:
 
     userland: Userland | None = None
     own_plan: Plan | None = None  # the plan of a command that reads its userland
+    resume: tuple[Process, int] | None = None  # its command, left by the plan at a look (and that offset)
     mounts_at_start: frozenset[str] | None = None  # for a private host mount: the host's mounts at start
 
 
@@ -81,6 +84,7 @@ class Simulation:
         self.live = LiveInputs()
         self._plans = PlanCache()
         self._inside: dict[str, Inside] = {}
+        self._resuming: set[str] = set()  # containers whose command a plan left at a look, not yet live
         self._contents: dict[str, ImageContent] = {}
         self._scripts: dict[str, StatsScript | None] = {}  # each container's stats script, once read
         self._set: dict[str, list[tuple[int, dict[str, Curve]]]] = {}  # what SetStats set, by container
@@ -130,7 +134,11 @@ class Simulation:
             return self._plans.get(command, args, settings)
         inside = self._of(c.id)
         if inside.own_plan is None:  # a command that reads its userland has a plan of its own
-            inside.own_plan = build_plan(command, args, settings, self._context(c, Context(main=True)))
+
+            def take_on(proc: Process, offset: int) -> None:
+                inside.resume = (proc, offset)
+                self._resuming.add(c.id)
+            inside.own_plan = build_plan(command, args, settings, self._context(c, Context(main=True)), take_on)
         return inside.own_plan
 
     def cpu_used_ns(self, container: Container, now_ns: int) -> int:
@@ -289,9 +297,13 @@ class Simulation:
         """Give running container `c`'s command input (None: its input ends). Input to a command
         that does not read is dropped, as a process that never reads its stdin leaves it unread."""
         plan = self.plan(c, self._view().get_sandbox(c.sandbox_id))
-        if plan.input_at_ns is None:
-            return []
         live = self.live.get(c.id)
+        if plan.input_at_ns is None:  # it never read in its plan; one taken on live may read now
+            if live is None:
+                return []
+            live.pending += data or b""
+            live.eof = live.eof or data is None
+            return self.live.step(c.id, now_ns) if live.waiting else []
         if live is None:
             command, args = self.argv_of(c)
             live = LiveInput.take_on(spawn(command + args, self._context(c, Context(main=True))))
@@ -309,14 +321,44 @@ class Simulation:
             self.live.arm(c.id, due)  # it has not reached its read yet: take the input when it does
         return []
 
+    def _take_on(self) -> None:
+        """Run on live the commands their plans left at a look, from that offset after their start
+        (known once the engine started them)."""
+        for cid in list(self._resuming):
+            inside = self._inside.get(cid)
+            try:
+                c = self._view().get_container(cid)
+            except CoreError:
+                c = None
+            if inside is None or inside.resume is None or c is None or c.state not in (_RUNNING, _CREATED):
+                self._resuming.discard(cid)
+                if inside is not None and inside.resume is not None:
+                    inside.resume[0].close()
+                    inside.resume = None
+                continue
+            if c.state == _RUNNING:
+                proc, offset = inside.resume
+                inside.resume = None
+                self._resuming.discard(cid)
+                self.live.add(cid, LiveInput(proc))
+                self.live.arm(cid, c.started_at + offset)
+
     def next_deadline_ns(self) -> int | None:
+        if self._resuming:
+            self._take_on()
         return self.live.next_deadline_ns()
 
     def tick(self, now_ns: int) -> list[Decision]:
         """Step every live process whose time has come."""
+        if self._resuming:
+            self._take_on()
         out: list[Decision] = []
-        for cid, due in self.live.due(now_ns):
-            out += self.live.step(cid, due)
+        for _ in range(MAX_CATCH_UP):  # a step that sleeps less than the jump is due again at once
+            due = self.live.due(now_ns)
+            if not due:
+                break
+            for cid, at in due:
+                out += self.live.step(cid, at)
         return out
 
     # ------------------------------------------------------------ lifecycle
@@ -331,10 +373,12 @@ class Simulation:
         self._inside.pop(cid, None)
         self._scripts.pop(cid, None)
         self._set.pop(cid, None)
+        self._resuming.discard(cid)
 
     def reset(self) -> None:
         self.live.clear()
         self._inside.clear()
+        self._resuming.clear()
         self._contents.clear()
         self._scripts.clear()
         self._set.clear()

@@ -191,3 +191,15 @@ def test_a_long_line_is_written_as_partial_entries_then_a_full_one(tmp_path):
     assert [tag for _, _, tag, _ in entries] == ["P", "P", "F", "F"]
     assert "".join(text for _, _, _, text in entries[:3]) == line and entries[3][3] == "short"
     assert {len(text) for _, _, _, text in entries[:2]} == {MAX_LOG_LINE}
+
+
+def test_output_without_a_line_end_waits_for_the_rest_of_its_line(tmp_path):
+    # `cat FILE; echo` with a file that does not end its line: one log line, as containerd reads it
+    files, path = LogFiles(), str(tmp_path / "c.log")
+    files.write(path, "stdout", "value-1", 1_000_000_000)
+    assert not os.path.exists(path)
+    files.write(path, "stderr", "err\n", 2_000_000_000)
+    files.write(path, "stdout", "\nnext", 3_000_000_000)
+    files.flush(path)  # the container stopped: what is left is a line
+    assert [e.split(" ", 3)[1:] for e in open(path).read().splitlines()] == [
+        ["stderr", "F", "err"], ["stdout", "F", "value-1"], ["stdout", "F", "next"]]

@@ -39,6 +39,9 @@ def test_identity_files_env_sysctls_and_mounts(crictl, tmp_path):
     assert run("sysctl", "-n", "kernel.shm_rmid_forced") == "1\n"
     assert run("sh", "-c", "echo $GREETING from $HOSTNAME") == "hello from web-1\n"
     assert run("cat", "/config/settings.conf") == "level=3\n"
+    denied = crictl("exec", cid, "sh", "-c", "echo saved > /data/out.txt", check=False)
+    assert denied.returncode == 1 and "Permission denied" in denied.stderr  # uid 1001, a directory root's 0755
+    rw.chmod(0o1777)
     run("sh", "-c", "echo saved > /data/out.txt")
     assert (rw / "out.txt").read_text() == "saved\n"
     refused = crictl("exec", cid, "touch", "/config/new", check=False)

@@ -43,7 +43,7 @@ S = 1_000_000_000
     (["sh"], None, 0),
     (["sh", "-c", "while true; do sleep 1; done"], None, 0),
     (["sh", "-c", "echo 'unbalanced"], None, 0),
-    (["sh", "-c", "sleep 1 | cat"], None, 0),
+    (["sh", "-c", "sleep 1 | cat"], 1, 0),  # cat reads what sleep wrote: nothing
     (["sh", "-c", "&& true"], None, 0),
     (["sh", "-c", "sleep 2; myserver --port 80"], None, 0),
     (["cat"], None, 0),  # waits for input that never comes
@@ -53,6 +53,15 @@ def test_container_commands(argv, end_s, code):
     trace = simulate(argv)
     assert trace.end_ns == (None if end_s is None else round(end_s * S))
     assert trace.exit_code == code
+
+
+def test_pipes_feed_each_command_the_output_of_the_one_before():
+    trace = simulate(["sh", "-c", "echo hi | cat; echo a | false || echo failed; false && echo no | cat; "
+                                  "echo '$HOME stays' | cat; exit 3 | cat"])
+    assert [text for _, _, text in trace.outputs] == ["hi\n", "failed\n", "$HOME stays\n"]
+    assert trace.exit_code == 0  # `exit` in a pipeline ends its own part only
+    negated = simulate(["sh", "-c", "! echo x | false && echo negated; ! true && echo wrong"])
+    assert [text for _, _, text in negated.outputs] == ["negated\n"] and negated.exit_code == 1
 
 
 def test_echo_output_offsets_and_redirects():

@@ -7,10 +7,13 @@ codes are busybox's.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from fakecri.sim.shell import COMMANDS, Command, Io, Process, Sleep
+from fakecri.sim.programs.agnhost import agnhost
+from fakecri.sim.shell import Command, Io, Process, Sleep
+from fakecri.sim.userland.files import FILE_COMMANDS, looking
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
+from fakecri.sim.userland.text import TEXT_COMMANDS
 from fakecri.sim.userland.world import FileError, Userland
 
 NS_PER_S = 1_000_000_000
@@ -105,23 +108,6 @@ def _brctl(args: list[str], io: Io) -> Process:
     return 0
 
 
-def _chmod(args: list[str], io: Io) -> Process:
-    world = _world(io)
-    _, rest = _split_flags(args)
-    if len(rest) < 2:
-        yield from io.error("chmod: missing operand\n")
-        return 1
-    status = 0
-    for path in rest[1:]:
-        if not world.exists(path):
-            yield from io.error(f"chmod: {path}: No such file or directory\n")
-            status = 1
-        elif not world.privilege.allows("chmod"):
-            yield from io.error(f"chmod: {path}: Operation not permitted\n")
-            status = 1
-    return status
-
-
 def _ping(args: list[str], io: Io) -> Process:
     flags: dict[str, str] = {}
     hosts = []
@@ -181,7 +167,7 @@ def _grep(args: list[str], io: Io) -> Process:
     sources: list[tuple[str, str]] = []
     status = 0
     if files:
-        world = _world(io)
+        world = yield from looking(io)
         for path in files:
             try:
                 sources.append((path, world.read(path).decode("utf-8", "replace")))
@@ -250,178 +236,6 @@ def _sysctl(args: list[str], io: Io) -> Process:
 
 def _readonly_message() -> str:
     return "Read-only file system"
-
-
-def _cat(args: list[str], io: Io) -> Process:
-    if all(a in ("-", "/dev/stdin") for a in args):  # standard input, as the shell's own cat reads it
-        return (yield from COMMANDS["cat"]([], io))
-    world = _world(io)
-    status = 0
-    for path in args:
-        try:
-            data = world.read(path)
-        except FileError as exc:
-            yield from io.error(f"cat: can't open '{path}': {exc.reason}\n")
-            status = 1
-            continue
-        yield from io.write(data.decode("utf-8", "surrogateescape"))
-    return status
-
-
-def _ls(args: list[str], io: Io) -> Process:
-    world = _world(io)
-    flags, paths = _split_flags(args)
-    status = 0
-    paths = paths or ["."]
-    for i, path in enumerate(paths):
-        if not world.exists(path):
-            yield from io.error(f"ls: {path}: No such file or directory\n")
-            status = 1
-            continue
-        if not world.is_dir(path) or "d" in flags:
-            yield from io.write(path + "\n")
-            continue
-        names = world.listdir(path)
-        if "a" in flags:
-            names = [".", ".."] + names
-        if len(paths) > 1:
-            yield from io.write(("\n" if i else "") + f"{path}:\n")
-        yield from io.write("".join(n + "\n" for n in names))
-    return status
-
-
-def _file_command(verb: str, action: Callable[[Userland, str, set[str]], None]) -> Command:
-    def run(args: list[str], io: Io) -> Process:
-        world = _world(io)
-        flags, paths = _split_flags(args)
-        if not paths:
-            yield from io.error(f"{verb}: missing operand\n")
-            return 1
-        status = 0
-        for path in paths:
-            try:
-                action(world, path, flags)
-            except FileError as exc:
-                if not ("f" in flags and verb == "rm" and exc.reason.startswith("No such")):
-                    yield from io.error(f"{verb}: {_what(verb, path)}: {exc.reason}\n")
-                    status = 1
-        return status
-    return run
-
-
-def _what(verb: str, path: str) -> str:
-    return f"can't create directory '{path}'" if verb == "mkdir" else (
-        f"can't remove '{path}'" if verb == "rm" else path)
-
-
-def _test(args: list[str], io: Io) -> Process:
-    world = _world(io)
-    if args and args[-1] == "]":
-        args = args[:-1]
-    return 0 if _truth(world, args) else 1
-    yield
-
-
-def _truth(world: Userland, args: list[str]) -> bool:
-    if not args:
-        return False
-    if args[0] == "!":
-        return not _truth(world, args[1:])
-    if len(args) == 1:
-        return args[0] != ""
-    if len(args) == 2:
-        op, arg = args
-        checks: dict[str, Callable[[str], bool]] = {
-            "-e": world.exists, "-f": lambda p: world.exists(p) and not world.is_dir(p),
-            "-d": world.is_dir, "-s": lambda p: _size(world, p) > 0, "-r": world.exists,
-            "-w": lambda p: _can_write(world, p), "-z": lambda s: s == "", "-n": lambda s: s != ""}
-        fn = checks.get(op)
-        return bool(fn(arg)) if fn else False
-    if len(args) == 3:
-        a, op, b = args
-        if op in ("=", "=="):
-            return a == b
-        if op == "!=":
-            return a != b
-        try:
-            x, y = int(a), int(b)
-        except ValueError:
-            return False
-        return {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}.get(op, False)
-    return False
-
-
-def _size(world: Userland, path: str) -> int:
-    try:
-        return len(world.read(path))
-    except FileError:
-        return 0
-
-
-def _can_write(world: Userland, path: str) -> bool:
-    return world.may_write(path)
-
-
-def _mount(args: list[str], io: Io) -> Process:
-    world = _world(io)
-    options: set[str] = set()
-    fstype = ""
-    places: list[str] = []
-    rest = list(args)
-    while rest:
-        a = rest.pop(0)
-        if a in ("--bind", "--rbind", "-B", "-R"):
-            options.add("bind")
-        elif a == "-t" and rest:
-            fstype = rest.pop(0)
-        elif a == "-o" and rest:
-            options.update(rest.pop(0).split(","))
-        elif not a.startswith("-"):
-            places.append(a)
-    if not places:
-        lines = [f"{m.host_path} on {m.container_path} type bind ({'ro' if m.readonly else 'rw'})"
-                 for m in world.spec.mounts if m.host_path]
-        lines += [f"{src} on {target} type {'tmpfs' if src == 'tmpfs' else 'bind'} (rw)"
-                  for src, target in world.mounts_made_inside()]
-        yield from io.write("".join(line + "\n" for line in lines))
-        return 0
-    if len(places) != 2:
-        yield from io.error(f"mount: can't find {places[0]} in /etc/fstab\n")
-        return 1
-    if not world.privilege.may("SYS_ADMIN"):
-        yield from io.error("mount: permission denied (are you root?)\n")
-        return 1
-    source, target = places
-    bind = bool(options & {"bind", "rbind"})
-    if not bind and fstype != "tmpfs":
-        yield from io.error(f"mount: mounting {source} on {target} failed: No such device\n")
-        return 1
-    try:
-        world.mount(source, target, tmpfs=not bind)
-    except FileError as exc:
-        yield from io.error(f"mount: mounting {source} on {target} failed: {exc.reason}\n")
-        return 1
-    return 0
-
-
-def _umount(args: list[str], io: Io) -> Process:
-    world = _world(io)
-    _, targets = _split_flags(args)
-    if not targets:
-        yield from io.error("umount: missing operand\n")
-        return 1
-    status = 0
-    for target in targets:
-        if not world.privilege.may("SYS_ADMIN"):
-            yield from io.error(f"umount: can't unmount {target}: Operation not permitted\n")
-            status = 1
-            continue
-        try:
-            world.unmount(target)
-        except FileError as exc:
-            yield from io.error(f"umount: can't unmount {target}: {exc.reason}\n")
-            status = 1
-    return status
 
 
 def _pwd(args: list[str], io: Io) -> Process:
@@ -526,12 +340,11 @@ USERLAND_COMMANDS: dict[str, Command] = {
     "ps": _ps, "pidof": _pidof, "ipcs": _ipcs,
     "nnp": _nnp, "dd": _dd, "netstat": _netstat,
     "id": _id, "whoami": _whoami, "groups": _groups, "hostname": _hostname, "env": _env,
-    "printenv": _printenv, "sysctl": _sysctl, "cat": _cat, "ls": _ls, "pwd": _pwd,
-    "touch": _file_command("touch", lambda w, p, f: w.touch(p)),
-    "mkdir": _file_command("mkdir", lambda w, p, f: w.mkdir(p, parents="p" in f)),
-    "rm": _file_command("rm", lambda w, p, f: w.remove(p, recursive="r" in f or "R" in f)),
-    "test": _test, "[": _test, "brctl": _brctl, "chmod": _chmod, "grep": _grep, "egrep": _grep,
-    "ping": _ping, "mount": _mount, "umount": _umount,
+    "printenv": _printenv, "sysctl": _sysctl, "pwd": _pwd,
+    "brctl": _brctl, "grep": _grep, "egrep": _grep, "ping": _ping,
+    **FILE_COMMANDS,
+    **TEXT_COMMANDS,
+    "agnhost": agnhost,
 }
 
 

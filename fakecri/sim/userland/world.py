@@ -1,59 +1,59 @@
 """One container's simulated userland: who it runs as, its environment, and its files.
 
 Built on the first command that needs it (nothing is built for containers nobody looks
-into) from the container's `UserlandSpec`. The file view is layered: generated files
-(`/etc/hostname`, `/etc/hosts`, `/etc/resolv.conf`, `/etc/passwd`, `/etc/group`,
-`/proc/sys/...` from the sysctls), then the mounts, which map container paths to real
-host paths (reads and writes go to the host; a read-only mount refuses writes), then
-an in-memory layer for the rest of the root filesystem (refusing writes when it is
-read-only). Masked paths read as empty; read-only paths refuse writes.
+into) from the container's `UserlandSpec`. The file view is layered: the mounts, which map
+container paths to real host paths (reads and writes go to the host; a read-only mount
+refuses writes), then generated files (`/etc/hostname`, `/etc/hosts`, `/proc/...`, see
+generated.py), then an in-memory layer for the rest of the root filesystem (refusing writes
+when it is read-only). Masked paths read as empty; read-only paths refuse writes.
+
+Paths are resolved as the kernel resolves them in the container's mount namespace: a
+symlink under a mount (the kubelet's `..data` and its per-key links) is read on the host
+and followed in the container's view, so an absolute target or one that climbs out of the
+mount lands in the container's own files, and each read follows the links afresh (a
+`..data` the kubelet swapped is seen at once). What a file is (kind, mode, owner, size) is
+the host's stat for mounted paths; the permission bits decide what the container's user
+may do, as the kernel decides (root passes through CAP_DAC_OVERRIDE, unless dropped).
 """
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
 
-from fakecri.engine.specs import BIDIRECTIONAL, NODE, PRIVATE, Mount
-from fakecri.sim.host import HostError, HostView, NoHost, exists, is_dir
+from fakecri.engine.specs import NODE, Mount
+from fakecri.sim.host import HostError, HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
+from fakecri.sim.userland.filesystems import statfs_of, table
+from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who, X, may, to_container, to_host
+from fakecri.sim.userland.generated import LISTED, generated_dirs, generated_file
 from fakecri.sim.userland.identity import accounts, identity
+from fakecri.sim.userland.inside_mounts import NO_SUCH, NOT_DIR, TMPFS, FileError, MountsInside
 from fakecri.sim.userland.privilege import Privilege, privilege
 from fakecri.sim.userland.spec import UserlandSpec
 
-ROOT_DIRS = ("/", "/bin", "/dev", "/etc", "/home", "/proc", "/proc/self", "/proc/1", "/proc/sys", "/proc/sysvipc",
-             "/root", "/sys",
-             "/tmp", "/usr",
+ROOT_DIRS = ("/", "/bin", "/dev", "/dev/pts", "/dev/shm", "/dev/mqueue", "/etc", "/home", "/proc", "/proc/self",
+             "/proc/1", "/proc/sys", "/proc/sysvipc", "/root", "/sys", "/sys/fs", "/sys/fs/cgroup", "/tmp", "/usr",
              "/usr/bin", "/var", "/var/run", "/var/log")
+WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")  # sticky and open to everyone (mode 1777)
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-TMPFS = "\0tmpfs"  # where a tmpfs mounted inside keeps its files (no path a command can name)
-SHOWN_LIMIT = 1000  # entries a bidirectional mount copies out to the host at most
-
-
-def _id_map_text(mapping: tuple[tuple[int, int, int], ...] | None, host_map: bytes) -> bytes:
-    """A user-namespace map as the kernel prints it; without a namespace of the pod's own, the
-    host's (`host_map`), which is what a container in the node's user namespace reads."""
-    if mapping is None:
-        if host_map:
-            return host_map
-        mapping = ((0, 0, 4294967295),)
-    return "".join(f"{c:>10} {h:>10} {n:>10}\n" for c, h, n in mapping).encode()
-
-
-class FileError(Exception):
-    """A file operation that fails; `reason` as the C library words it."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-NO_SUCH = "No such file or directory"
+FILE_MODE, DIR_MODE = 0o644, 0o755  # what a process with umask 022 makes: files 0666, directories 0777, less it
+MAX_HOPS = 40  # symlinks one lookup follows, as the kernel allows
 READ_ONLY = "Read-only file system"
 IS_DIR = "Is a directory"
-NOT_DIR = "Not a directory"
+DENIED = "Permission denied"
+NOT_PERMITTED = "Operation not permitted"
+EXISTS = "File exists"
+BUSY = "Device or resource busy"
+LOOP = "Too many levels of symbolic links"
+
+__all__ = ["FileError", "Userland", "TMPFS", "NO_SUCH", "NOT_DIR", "READ_ONLY", "IS_DIR", "DENIED", "NOT_PERMITTED"]
 
 
-class Userland:
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+class Userland(MountsInside):
     def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX,
                  processes: Callable[[], list[tuple[int, str]]] | None = None,
                  mounts_at_start: frozenset[str] | None = None, host: HostView | None = None) -> None:
@@ -69,9 +69,12 @@ class Userland:
         self._mounts_at_start = mounts_at_start
         self._since: tuple[frozenset[str], frozenset[str]] | None = None  # (table, its points new since start)
         self._binds: dict[str, str] = {}  # mounts made inside: target -> source path ("" for a tmpfs)
+        self._tmpfs_options: dict[str, str] = {}
         self._shown: dict[str, list[str]] = {}  # target -> host paths a bidirectional mount copied out
         self._files: dict[str, bytes] = {}  # the in-memory layer of the root filesystem
         self._dirs: set[str] = set(ROOT_DIRS)
+        self._links: dict[str, str] = {}  # symlinks made in the in-memory layer: path -> target
+        self._meta: dict[str, tuple[int, int, int]] = {}  # (mode, uid, gid) of in-memory paths made or changed
         self._removed: set[str] = set()  # generated files deleted in this container
         self.oom_killed = False  # a process of the container went beyond its memory limit
         self._user_names = {u.id: u.name for u in accounts(content.passwd, False)}
@@ -82,6 +85,17 @@ class Userland:
         self.identity = who
         self.uid, self.gid, self.user_name, self.home = who.uid, who.gid, who.user_name, who.home
         self.groups = who.groups
+        # what the root filesystem needs as directories so that every mount point has a parent
+        self._mount_dirs = {posixpath.dirname(posixpath.normpath(m.container_path))
+                            for m in spec.mounts if m.container_path}
+        for d in list(self._mount_dirs):
+            while d not in ("/", ""):
+                self._mount_dirs.add(d)
+                d = posixpath.dirname(d)
+        self._mount_dirs |= {posixpath.normpath(m.container_path) for m in spec.mounts
+                             if m.container_path and not m.host_path}
+        self._host_mounted = any(m.host_path for m in spec.mounts)
+        self._who: Who | None = None
 
     # ------------------------------------------------------------ identity and environment
 
@@ -92,16 +106,15 @@ class Userland:
                          uid=self.uid, no_new_privs=spec.no_new_privs, seccomp=spec.seccomp,
                          read_profile=self.host.read)
 
-    def _status(self) -> bytes:
-        """/proc/self/status of a process in the container (the fields that follow its config)."""
-        p = self.privilege
-        return (f"Name:\tsh\nState:\tR (running)\nUid:\t{self.uid}\t{self.uid}\t{self.uid}\t{self.uid}\n"
-                f"Gid:\t{self.gid}\t{self.gid}\t{self.gid}\t{self.gid}\n"
-                f"Groups:\t{' '.join(str(g) for g in self.groups)}\n"
-                f"CapInh:\t{0:016x}\nCapPrm:\t{p.effective:016x}\nCapEff:\t{p.effective:016x}\n"
-                f"CapBnd:\t{p.bounding:016x}\nCapAmb:\t{0:016x}\n"
-                f"NoNewPrivs:\t{int(p.no_new_privs)}\nSeccomp:\t{p.seccomp_mode}\n"
-                f"Seccomp_filters:\t{1 if p.seccomp_mode else 0}\n").encode()
+    @property
+    def who(self) -> Who:
+        """Its processes' file system ids and effective capabilities, for permission checks."""
+        if self._who is None:
+            spec = self.spec
+            caps = privilege(privileged=spec.privileged, add=spec.add_capabilities, drop=spec.drop_capabilities,
+                             uid=self.uid, no_new_privs=False, seccomp=None, read_profile=self.host.read).effective
+            self._who = Who(self.uid, frozenset(self.groups), caps)
+        return self._who
 
     def listening(self) -> list[tuple[str, str]]:
         """(protocol, local address) of the listening TCP sockets the container sees: the host's,
@@ -121,129 +134,79 @@ class Userland:
         out.update(self.spec.envs)
         return out
 
-    # ------------------------------------------------------------ generated files
-
-    def _generated(self, path: str) -> bytes | None:
-        spec = self.spec
-        if path in self._removed:
-            return None
-        if path == "/etc/hostname":
-            return (spec.hostname + "\n").encode()
-        if path == "/etc/hosts":
-            lines = ["127.0.0.1\tlocalhost", "::1\tlocalhost ip6-localhost ip6-loopback",
-                     "fe00::0\tip6-localnet", "fe00::0\tip6-mcastprefix", "fe00::1\tip6-allnodes",
-                     "fe00::2\tip6-allrouters"]
-            if self.ip and spec.hostname:
-                lines.append(f"{self.ip}\t{spec.hostname}")
-            return ("\n".join(lines) + "\n").encode()
-        if path == "/etc/resolv.conf":
-            lines = []
-            if spec.dns_searches:
-                lines.append("search " + " ".join(spec.dns_searches))
-            lines += [f"nameserver {s}" for s in spec.dns_servers]
-            if spec.dns_options:
-                lines.append("options " + " ".join(spec.dns_options))
-            return ("\n".join(lines) + "\n").encode() if lines else b""
-        if path == "/etc/passwd":
-            return self.content.passwd.encode()
-        if path == "/etc/group":
-            return self.content.group.encode()
-        if path == "/proc/1/cmdline":
-            if self.spec.pid_mode == NODE:
-                return self.host.proc_file("/proc/1/cmdline")
-            return "".join(word + "\0" for word in self.processes()[0][1].split(" ")).encode()
-        if path == "/proc/sysvipc/shm" and self.spec.ipc_mode == NODE:
-            return self.host.proc_file(path)
-        if path == "/var/run/nginx.pid" and self.content.http_server == "nginx" and self.content.http_ports:
-            mine = [pid for pid, line in self.processes() if line.startswith("nginx: master process")]
-            return f"{mine[0]}\n".encode() if mine else None
-        if path in ("/proc/self/status", "/proc/1/status"):
-            return self._status()
-        if path in ("/proc/self/uid_map", "/proc/1/uid_map", "/proc/self/gid_map", "/proc/1/gid_map"):
-            own = spec.uid_map if path.endswith("uid_map") else spec.gid_map
-            host_map = self.host.proc_file(path.replace("/proc/1/", "/proc/self/")) if own is None else b""
-            return _id_map_text(own, host_map)
-        if path.startswith("/proc/sys/"):
-            value = spec.sysctl(path[len("/proc/sys/"):])
-            if value is not None:
-                return (value + "\n").encode()
-        return None
-
-    def _generated_dirs(self) -> set[str]:
-        out = set()
-        for key, _ in self.spec.sysctls:
-            parts = key.split("/")
-            for i in range(1, len(parts)):
-                out.add("/proc/sys/" + "/".join(parts[:i]))
-        return out
-
     # ------------------------------------------------------------ paths
 
+    def container_path(self, path: str) -> str:
+        """`path` made absolute from the working directory and normalized (no mount or link followed)."""
+        return posixpath.normpath(posixpath.join(self.spec.working_dir or "/", path))
+
     def abspath(self, path: str) -> str:
+        """`path` normalized as text and led through the mounts made inside (no symlink followed)."""
         if not path or path.startswith(TMPFS):  # empty, or already where a tmpfs keeps its files
             return path
-        path = posixpath.normpath(posixpath.join(self.spec.working_dir or "/", path))
+        path = self.container_path(path)
         return self._through_binds(path) if self._binds else path
 
-    def _through_binds(self, path: str) -> str:
-        """The path a mount made inside the container leads `path` to."""
-        for _ in range(8):
-            target = max((t for t in self._binds if path == t or path.startswith(t.rstrip("/") + "/")),
-                         key=len, default=None)
-            if target is None:
+    def _inside(self, path: str) -> str:
+        return self._through_binds(path) if self._binds else path
+
+    def resolve(self, path: str, *, follow: bool = True) -> str:
+        """Where `path` leads, its symlinks followed as the kernel follows them in the container's
+        view (the final one only with `follow`); FileError when a link loops, a component is no
+        directory or the user may not search one."""
+        if not path:
+            raise FileError(NO_SUCH)
+        if path.startswith(TMPFS) or (not self._links and not self._host_mounted):
+            return self.abspath(path)
+        full = path if path.startswith("/") else (self.spec.working_dir or "/").rstrip("/") + "/" + path
+        pending = [c for c in reversed(full.split("/")) if c and c != "."]
+        cur, hops = "/", 0
+        checks = not (self.who.has("DAC_OVERRIDE") or self.who.has("DAC_READ_SEARCH"))
+        while pending:
+            name = pending.pop()
+            if name == "..":
+                cur = posixpath.dirname(cur)
+                continue
+            cand = ("" if cur == "/" else cur) + "/" + name
+            if not pending and not follow:
+                cur = cand
                 break
-            source = self._binds[target] or TMPFS + target
-            path = source + path[len(target):] if path != target else source
-            if not self._binds[target]:
-                break
-        return path
+            node = self._peek(self._inside(cand))
+            if node is not None and node.kind == "link":
+                hops += 1
+                if hops > MAX_HOPS:
+                    raise FileError(LOOP)
+                if node.target.startswith("/"):
+                    cur = "/"
+                pending.extend(c for c in reversed(node.target.split("/")) if c and c != ".")
+                continue
+            if pending and node is not None:
+                if node.kind != "dir":
+                    raise FileError(NOT_DIR)
+                if checks and not may(self.who, node, X):
+                    raise FileError(DENIED)
+            cur = cand
+        return self._inside(cur)
+
+    def _peek(self, p: str) -> FileStat | None:
+        """What is at `p` when it may be a symlink or a directory with its own mode (None: nothing,
+        or a plain in-memory directory)."""
+        if p in self._links or p in self._meta or p in self._files or (self._host_mounted and self._mount(p)):
+            return self._node(p)
+        return None
 
     def _mount(self, path: str) -> tuple[Mount, str] | None:
         """The mount `path` is under (the deepest one) and the host path it maps to."""
         best: Mount | None = None
         for m in self.spec.mounts:
             root = posixpath.normpath(m.container_path or "/")
-            if (path == root or path.startswith(root.rstrip("/") + "/")) and (
-                    best is None or len(root) > len(posixpath.normpath(best.container_path))):
+            if _within(path, root) and (best is None or len(root) > len(posixpath.normpath(best.container_path))):
                 best = m
         if best is None or not best.host_path:
             return None
         root = posixpath.normpath(best.container_path)
         rel = posixpath.relpath(path, root)
         return best, (best.host_path if rel == "." else posixpath.join(best.host_path, rel))
-
-    def _on_submount(self, root: str, path: str) -> bool:
-        """Whether host `path` lies on another file system mounted under `root` (a non-recursive
-        read-only mount leaves those writable)."""
-        probe = path
-        while not exists(self.host, probe) and probe not in ("", "/") and len(probe) > len(root):
-            probe = posixpath.dirname(probe)
-        try:
-            return self.host.stat(probe).device != self.host.stat(root).device
-        except HostError:
-            return False
-
-    def _hidden(self, mounted: tuple[Mount, str] | None) -> str | None:
-        """For a private mount, the outermost host directory on the way to `mounted`'s host path
-        that the host mounted over after the container started: the container still sees the
-        directory underneath (shown empty, as a mount point usually is)."""
-        if mounted is None or mounted[0].propagation != PRIVATE or self._mounts_at_start is None:
-            return None
-        now = self.host.mount_points()
-        if self._since is None or self._since[0] is not now:
-            self._since = (now, now - self._mounts_at_start)
-        new = self._since[1]
-        if not new:
-            return None
-        root = posixpath.normpath(mounted[0].host_path)
-        probe = posixpath.normpath(mounted[1])
-        hidden = None
-        while True:
-            if probe in new:
-                hidden = probe
-            if probe == root or probe in ("/", ""):
-                return hidden
-            probe = posixpath.dirname(probe)
 
     def masked_program(self, word: str) -> bool:
         """Whether running `word` hits a masked path (the program file itself, or through PATH)."""
@@ -253,89 +216,165 @@ class Userland:
         return any(self._under(p, self.spec.masked_paths) for p in paths)
 
     def _under(self, path: str, prefixes: tuple[str, ...]) -> bool:
-        return any(path == p or path.startswith(p.rstrip("/") + "/") for p in prefixes)
+        return any(_within(path, p) for p in prefixes)
 
-    # ------------------------------------------------------------ queries
+    def is_mount_point(self, path: str) -> bool:
+        """Whether the resolved `path` is where a CRI mount or a mount made inside sits."""
+        return path in self._binds or any(posixpath.normpath(m.container_path) == path
+                                          for m in self.spec.mounts if m.container_path)
 
-    def _on_host(self, path: str, present: Callable[[str], bool]) -> bool | None:
-        """For a path under a host mount, `present(host path)`; a directory the host mounted
-        over since (see `_hidden`) shows only itself. None when no mount covers the path."""
-        mounted = self._mount(path)
-        if mounted is None:
+    # ------------------------------------------------------------ what is at a path
+
+    def _node(self, p: str) -> FileStat | None:
+        """What is at the resolved path `p` itself (a symlink there not followed); None: nothing."""
+        if not p:
             return None
-        hidden = self._hidden(mounted)
-        if hidden is not None:
-            return hidden == posixpath.normpath(mounted[1])
-        return present(mounted[1])
-
-    def is_dir(self, path: str) -> bool:
-        path = self.abspath(path)
-        on_host = self._on_host(path, lambda p: is_dir(self.host, p))
-        if on_host is not None:
-            return on_host
-        return path in self._dirs or path in self._generated_dirs() or any(
-            posixpath.normpath(m.container_path) == path for m in self.spec.mounts)
-
-    def exists(self, path: str) -> bool:
-        path = self.abspath(path)
-        on_host = self._on_host(path, lambda p: exists(self.host, p))
-        if on_host is not None:
-            return on_host
-        return self.is_dir(path) or path in self._files or self._generated(path) is not None
-
-    def read(self, path: str) -> bytes:
-        path = self.abspath(path)
-        if self._under(path, self.spec.masked_paths):
-            return b""
-        mounted = self._mount(path)
+        mounted = self._mount(p)
         if mounted is not None:
             hidden = self._hidden(mounted)
             if hidden is not None:
-                raise FileError(IS_DIR if hidden == posixpath.normpath(mounted[1]) else NO_SUCH)
+                return FileStat("dir", DIR_MODE, 0, 0, 40, nlink=2) if hidden == posixpath.normpath(mounted[1]) \
+                    else None
+            try:
+                hs = self.host.stat(mounted[1], follow=posixpath.normpath(mounted[0].container_path) == p)
+                target = self.host.readlink(mounted[1]) if hs.kind == "link" else ""
+            except HostError:
+                return None
+            return FileStat(hs.kind, hs.mode, to_container(hs.uid, self.spec.uid_map),
+                            to_container(hs.gid, self.spec.gid_map), hs.size, hs.mtime_ns, hs.nlink, hs.blocks,
+                            hs.inode, hs.device, target)
+        mode, uid, gid = self._meta.get(p, (-1, 0, 0))
+        if p in self._links:
+            target = self._links[p]
+            return FileStat("link", 0o777, uid, gid, len(target.encode()), target=target)
+        if p in self._dirs or p in self._mount_dirs or p in generated_dirs(self.spec):
+            default = 0o1777 if p in WORLD_WRITABLE or p.startswith(TMPFS) and p.count("/") == 1 else DIR_MODE
+            return FileStat("dir", default if mode < 0 else mode, uid, gid, 4096, nlink=2, blocks=8)
+        if p in self._files:
+            size = len(self._files[p])
+            return FileStat("file", FILE_MODE if mode < 0 else mode, uid, gid, size, blocks=(size + 4095) // 4096 * 8)
+        if p in self._removed:
+            return None
+        data = generated_file(self, p)
+        if data is None:
+            return None
+        in_proc = p.startswith("/proc/")
+        default = 0o444 if in_proc else FILE_MODE
+        return FileStat("file", default if mode < 0 else mode, uid, gid, 0 if in_proc else len(data))
+
+    def stat(self, path: str, *, follow: bool = True) -> FileStat:
+        """stat(2) (lstat(2) without `follow`) of `path` as the container sees it."""
+        node = self._node(self.resolve(path, follow=follow))
+        if node is None:
+            raise FileError(NO_SUCH)
+        return node
+
+    def _safely(self, path: str, follow: bool = True) -> FileStat | None:
+        try:
+            return self.stat(path, follow=follow)
+        except FileError:
+            return None
+
+    def is_dir(self, path: str) -> bool:
+        node = self._safely(path)
+        return node is not None and node.kind == "dir"
+
+    def exists(self, path: str) -> bool:
+        return self._safely(path) is not None
+
+    def lexists(self, path: str) -> bool:
+        """Whether something is at `path`, a dangling symlink included."""
+        return self._safely(path, follow=False) is not None
+
+    def may(self, path: str, want: int) -> bool:
+        """Whether the container's user may read (R), write (W) or execute (X) what is at `path`."""
+        node = self._safely(path)
+        if node is None:
+            return False
+        if want & W:
+            try:
+                self._writable(self.resolve(path))
+            except FileError:
+                return False
+        return may(self.who, node, want)
+
+    def read(self, path: str) -> bytes:
+        p = self.resolve(path)
+        if self._under(p, self.spec.masked_paths):
+            return b""
+        node = self._node(p)
+        if node is None:
+            raise FileError(NO_SUCH)
+        if node.kind == "dir":
+            raise FileError(IS_DIR)
+        if not may(self.who, node, R):
+            raise FileError(DENIED)
+        mounted = self._mount(p)
+        if mounted is not None:
             try:
                 return self.host.read(mounted[1])
             except HostError as exc:
                 raise FileError(exc.reason) from None
-        if self.is_dir(path):
-            raise FileError(IS_DIR)
-        if path in self._files:
-            return self._files[path]
-        data = self._generated(path)
-        if data is None:
+        if p in self._files:
+            return self._files[p]
+        return generated_file(self, p) or b""
+
+    def readlink(self, path: str) -> str:
+        node = self._node(self.resolve(path, follow=False))
+        if node is None:
             raise FileError(NO_SUCH)
-        return data
+        if node.kind != "link":
+            raise FileError("Invalid argument")
+        return node.target
 
     def listdir(self, path: str) -> list[str]:
-        path = self.abspath(path)
-        mounted = self._mount(path)
+        p = self.resolve(path)
+        node = self._node(p)
+        if node is None:
+            raise FileError(NO_SUCH)
+        if node.kind != "dir":
+            raise FileError(NOT_DIR)
+        if not may(self.who, node, R):
+            raise FileError(DENIED)
+        mounted = self._mount(p)
         if mounted is not None:
-            hidden = self._hidden(mounted)
-            if hidden is not None:
-                if hidden == posixpath.normpath(mounted[1]):
-                    return []
-                raise FileError(NO_SUCH)
+            if self._hidden(mounted) is not None:
+                return []
             try:
                 return sorted(self.host.listdir(mounted[1]))
             except HostError as exc:
                 raise FileError(exc.reason) from None
-        if not self.is_dir(path):
-            raise FileError(NOT_DIR if self.exists(path) else NO_SUCH)
         names = set()
-        prefix = path.rstrip("/") + "/"
-        candidates = (set(self._files) | self._dirs | self._generated_dirs()
-                      | {posixpath.normpath(m.container_path) for m in self.spec.mounts}
-                      | {"/etc/hostname", "/etc/hosts", "/etc/resolv.conf", "/etc/passwd", "/etc/group"}
-                      | {f"/proc/{p}/{f}" for p in ("self", "1") for f in ("status", "uid_map", "gid_map")}
-                      | {"/proc/sys/" + k for k, _ in self.spec.sysctls})
-        for p in candidates:
-            if p.startswith(prefix) and p != path and p not in self._removed:
-                names.add(p[len(prefix):].split("/", 1)[0])
+        prefix = p.rstrip("/") + "/"
+        candidates = (set(self._files) | self._dirs | set(self._links) | generated_dirs(self.spec)
+                      | self._mount_dirs | {posixpath.normpath(m.container_path) for m in self.spec.mounts}
+                      | set(LISTED) | {"/proc/sys/" + k for k, _ in self.spec.sysctls})
+        for c in candidates:
+            if c.startswith(prefix) and c != p and c not in self._removed:
+                names.add(c[len(prefix):].split("/", 1)[0])
         return sorted(names)
+
+    # ------------------------------------------------------------ the file systems
+
+    def statfs(self, path: str) -> FsStat:
+        """statfs(2) of the file system holding `path`, with its line of the mount table."""
+        p = self.resolve(path)
+        if self._node(p) is None:
+            raise FileError(NO_SUCH)
+        return statfs_of(self, p)
+
+    def mount_table(self) -> list[FsStat]:
+        """The container's /proc/mounts, one entry per mount, in mount order."""
+        return table(self)
+
+    def backing(self, path: str) -> tuple[Mount, str] | None:
+        """The CRI mount the resolved `path` lies under and its host path (None: the container's own)."""
+        return self._mount(path)
 
     # ------------------------------------------------------------ changes
 
     def _writable(self, path: str) -> tuple[Mount, str] | None:
-        """Check a write to `path` may happen; the mount it goes to (None: the root filesystem)."""
+        """Check the file system lets `path` change; the mount it is on (None: the root filesystem)."""
         if self._under(path, self.spec.readonly_paths) or path.startswith("/proc/sys/"):
             raise FileError(READ_ONLY)
         mounted = self._mount(path)
@@ -346,141 +385,174 @@ class Userland:
             return mounted
         if self.spec.readonly_rootfs and not path.startswith(TMPFS):
             raise FileError(READ_ONLY)
-        if not self.is_dir(posixpath.dirname(path)):
-            raise FileError(NO_SUCH)
         return None
 
-    def write(self, path: str, data: bytes, *, append: bool = False) -> None:
-        path = self.abspath(path)
-        if self.is_dir(path):
+    def _creatable(self, p: str) -> FileStat:
+        """The directory a new entry `p` goes into, once the user may add to it."""
+        parent = self._node(posixpath.dirname(p))
+        if parent is None:
+            raise FileError(NO_SUCH)
+        if parent.kind != "dir":
+            raise FileError(NOT_DIR)
+        if not may(self.who, parent, W | X):
+            raise FileError(DENIED)
+        return parent
+
+    def _made(self, p: str, mounted: tuple[Mount, str] | None, mode: int, parent: FileStat, *, is_dir: bool) -> None:
+        """Give a new entry the owner and mode the kernel gives it: the user's uid, the directory's
+        group when the directory is setgid (a directory inherits the setgid bit), else the user's."""
+        gid = parent.gid if parent.mode & SETGID else self.gid
+        if is_dir and parent.mode & SETGID:
+            mode |= SETGID
+        if mounted is None:
+            self._meta[p] = (mode, self.uid, gid)
+            return
+        try:  # the owner first: a chown clears the setuid and setgid bits of a file
+            self.host.chown(mounted[1], to_host(self.uid, self.spec.uid_map), to_host(gid, self.spec.gid_map))
+        except HostError:
+            pass  # fakecri may not give files away (it is not root): the host shows its own ids
+        try:
+            self.host.chmod(mounted[1], mode)
+        except HostError:
+            pass
+
+    def write(self, path: str, data: bytes, *, append: bool = False, mode: int = FILE_MODE) -> None:
+        """Write (or append to) the file at `path`; a new one gets `mode` (its creator's umask applied)."""
+        p = self.resolve(path)
+        node = self._node(p)
+        if node is not None and node.kind == "dir":
             raise FileError(IS_DIR)
-        mounted = self._writable(path)
+        mounted = self._writable(p)
+        parent = None
+        if node is None:
+            parent = self._creatable(p)
+        elif not may(self.who, node, W):
+            raise FileError(DENIED)
         if mounted is not None:
             try:
                 self.host.write(mounted[1], data, append=append)
             except HostError as exc:
                 raise FileError(exc.reason) from None
-            return
-        old = self._files.get(path, self._generated(path) or b"") if append else b""
-        self._files[path] = old + data
-        self._removed.discard(path)
-
-    def may_write(self, path: str) -> bool:
-        """Whether a write to `path` (relative to the working directory) would be allowed."""
-        try:
-            self._writable(self.abspath(path))
-        except FileError:
-            return False
-        return True
+        else:
+            old = self._files.get(p, generated_file(self, p) or b"") if append and node is not None else b""
+            self._files[p] = old + data
+            self._removed.discard(p)
+        if parent is not None:
+            self._made(p, mounted, mode, parent, is_dir=False)
 
     def touch(self, path: str) -> None:
-        if not self.exists(path):
+        node = self._safely(path)
+        if node is None:
             self.write(path, b"")
-        else:
-            self._writable(self.abspath(path))
+            return
+        p = self.resolve(path)
+        self._writable(p)
+        if node.uid != self.uid and not may(self.who, node, W) and not self.who.has("FOWNER"):
+            raise FileError(DENIED)
 
-    def mkdir(self, path: str, parents: bool = False) -> None:
-        path = self.abspath(path)
-        if self.exists(path):
+    def mkdir(self, path: str, parents: bool = False, mode: int = DIR_MODE) -> None:
+        if self.lexists(path):
             if parents and self.is_dir(path):
                 return
-            raise FileError("File exists")
-        if parents and not self.is_dir(posixpath.dirname(path)):
-            self.mkdir(posixpath.dirname(path), parents=True)
-        mounted = self._writable(path)
+            raise FileError(EXISTS)
+        whole = self.container_path(path)
+        if parents and not self.is_dir(posixpath.dirname(whole)):
+            self.mkdir(posixpath.dirname(whole), parents=True)
+        p = self.resolve(path, follow=False)
+        mounted = self._writable(p)
+        parent = self._creatable(p)
         if mounted is not None:
             try:
                 self.host.mkdir(mounted[1])
             except HostError as exc:
                 raise FileError(exc.reason) from None
+        else:
+            self._dirs.add(p)
+        self._made(p, mounted, mode, parent, is_dir=True)
+
+    def symlink(self, target: str, path: str) -> None:
+        """Make `path` a symlink to `target` (kept as written: it is resolved when followed)."""
+        p = self.resolve(path, follow=False)
+        if self._node(p) is not None:
+            raise FileError(EXISTS)
+        mounted = self._writable(p)
+        parent = self._creatable(p)
+        if mounted is None:
+            self._links[p] = target
+            self._meta[p] = (0o777, self.uid, parent.gid if parent.mode & SETGID else self.gid)
             return
-        self._dirs.add(path)
+        try:
+            self.host.symlink(target, mounted[1])
+        except HostError as exc:
+            raise FileError(exc.reason) from None
 
     def remove(self, path: str, recursive: bool = False) -> None:
-        path = self.abspath(path)
-        if not self.exists(path):
+        p = self.resolve(path, follow=False)
+        node = self._node(p)
+        if node is None:
             raise FileError(NO_SUCH)
-        if self.is_dir(path) and not recursive:
+        if node.kind == "dir" and not recursive:
             raise FileError(IS_DIR)
-        mounted = self._writable(path)
+        mounted = self._writable(p)
+        parent = self._node(posixpath.dirname(p))
+        if parent is not None and p != "/":
+            if not may(self.who, parent, W | X):
+                raise FileError(DENIED)
+            if parent.mode & STICKY and self.uid not in (node.uid, parent.uid) and not self.who.has("FOWNER"):
+                raise FileError(NOT_PERMITTED)
+        if self.is_mount_point(p) or p == "/":  # what is under it goes; the mount point itself stays
+            for name in self.listdir(p) if node.kind == "dir" else ():
+                self.remove(posixpath.join(p, name), recursive=True)
+            raise FileError(BUSY)
         if mounted is not None:
             try:
                 self.host.remove(mounted[1])
             except HostError as exc:
                 raise FileError(exc.reason) from None
             return
-        prefix = path.rstrip("/") + "/"
-        for p in [p for p in self._files if p == path or p.startswith(prefix)]:
-            del self._files[p]
-        self._dirs = {d for d in self._dirs if not (d == path or d.startswith(prefix))}
-        if self._generated(path) is not None:
-            self._removed.add(path)
+        prefix = p.rstrip("/") + "/"
+        for d in (self._files, self._links, self._meta):
+            for k in [k for k in d if k == p or k.startswith(prefix)]:
+                del d[k]
+        self._dirs = {d for d in self._dirs if not _within(d, p)}
+        if generated_file(self, p) is not None:
+            self._removed.add(p)
 
-    # ------------------------------------------------------------ mounts made inside
+    def chmod(self, path: str, mode: int) -> None:
+        p = self.resolve(path)
+        node = self._node(p)
+        if node is None:
+            raise FileError(NO_SUCH)
+        if not self.privilege.allows("chmod") or (node.uid != self.uid and not self.who.has("FOWNER")):
+            raise FileError(NOT_PERMITTED)
+        mounted = self._writable(p)
+        if mode & SETGID and node.gid not in self.who.gids and not self.who.has("FSETID"):
+            mode &= ~SETGID  # the kernel drops setgid for a group the caller is not in
+        if mounted is None:
+            self._meta[p] = (mode & 0o7777, node.uid, node.gid)
+            return
+        try:
+            self.host.chmod(mounted[1], mode & 0o7777)
+        except HostError as exc:
+            raise FileError(exc.reason) from None
 
-    def mount(self, source: str, target: str, *, tmpfs: bool) -> None:
-        """Mount `source` (a path in the container; ignored for a tmpfs) on the directory `target`.
-
-        Under a bidirectional mount the host sees it too: what the source holds is copied out
-        to the host directory (files and directories, as they are at mount time)."""
-        key = self.abspath(target)
-        if not self.is_dir(key):
-            raise FileError(NO_SUCH if not self.exists(key) else NOT_DIR)
-        source_path = ""
-        if not tmpfs:
-            source_path = self.abspath(source)
-            if not self.exists(source_path):
-                raise FileError(NO_SUCH)
-        if tmpfs:
-            self._dirs.add(TMPFS + key)
-        self._binds[key] = source_path
-        mounted = self._mount(key)
-        if mounted is not None and mounted[0].propagation == BIDIRECTIONAL:
-            self._shown[key] = self._copy_out(key, mounted[1])
-
-    def unmount(self, target: str) -> None:
-        path = posixpath.normpath(posixpath.join(self.spec.working_dir or "/", target))
-        parent = posixpath.dirname(path)
-        key = posixpath.join(self._through_binds(parent) if self._binds else parent, posixpath.basename(path))
-        if key not in self._binds:
-            raise FileError("Invalid argument")
-        del self._binds[key]
-        self._dirs = {d for d in self._dirs if not (d == TMPFS + key or d.startswith(TMPFS + key + "/"))}
-        for p in [p for p in self._files if p.startswith(TMPFS + key + "/")]:
-            del self._files[p]
-        for shown in reversed(self._shown.pop(key, [])):
-            try:
-                self.host.remove(shown)
-            except HostError:
-                pass
-
-    def mounts_made_inside(self) -> list[tuple[str, str]]:
-        """(source, target) of each mount made in the container, in order ("tmpfs" as a tmpfs's source)."""
-        return [(src or "tmpfs", target) for target, src in self._binds.items()]
-
-    def _copy_out(self, key: str, host_dir: str) -> list[str]:
-        """Copy what `key` now shows into `host_dir`, skipping names already there; the host paths made."""
-        made: list[str] = []
-        pending = [(key, host_dir)]
-        while pending and len(made) < SHOWN_LIMIT:
-            inside, outside = pending.pop()
-            try:
-                names = self.listdir(inside)
-            except FileError:
-                continue
-            for name in names:
-                if len(made) >= SHOWN_LIMIT:
-                    break
-                src, dst = posixpath.join(inside, name), posixpath.join(outside, name)
-                if exists(self.host, dst):
-                    continue
-                try:
-                    if self.is_dir(src):
-                        self.host.mkdir(dst)
-                        pending.append((src, dst))
-                    else:
-                        self.host.write(dst, self.read(src))
-                except (HostError, FileError):
-                    continue
-                made.append(dst)
-        return made
+    def chown(self, path: str, uid: int, gid: int, *, follow: bool = True) -> None:
+        """Change the owner (-1: keep) of `path`: with CAP_CHOWN, or the owner to a group of its own."""
+        p = self.resolve(path, follow=follow)
+        node = self._node(p)
+        if node is None:
+            raise FileError(NO_SUCH)
+        if not self.who.has("CHOWN") and not (node.uid == self.uid and uid in (-1, node.uid)
+                                              and (gid == -1 or gid in self.who.gids)):
+            raise FileError(NOT_PERMITTED)
+        mounted = self._writable(p)
+        uid = node.uid if uid == -1 else uid
+        gid = node.gid if gid == -1 else gid
+        if mounted is None:
+            mode = node.mode if node.kind == "dir" else node.mode & ~0o6000
+            self._meta[p] = (mode, uid, gid)
+            return
+        try:
+            self.host.chown(mounted[1], to_host(uid, self.spec.uid_map), to_host(gid, self.spec.gid_map))
+        except HostError as exc:
+            raise FileError(exc.reason) from None

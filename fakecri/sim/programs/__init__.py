@@ -1,0 +1,1 @@
+"""The programs of the test images, acted out as their sources define them."""

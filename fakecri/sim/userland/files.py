@@ -1,0 +1,454 @@
+"""The commands that look at and change a container's files: `cat`, `ls`, `stat`, `df`, `mount`,
+`umount`, `touch`, `mkdir`, `rm`, `ln`, `readlink`, `chmod`, `chown`, `chgrp`, `hexdump`, `test`.
+
+Messages and exit codes are busybox's. Each one yields `LOOK` before it looks, so a
+container's own command that does so after time has passed is run on live and sees the
+files as they are at that moment.
+"""
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Generator
+
+from fakecri.sim.shell import COMMANDS, LOOK, Command, Io, Process, Step
+from fakecri.sim.userland.formats import (
+    STAT_DEFAULT,
+    STAT_TERSE,
+    STATFS_DEFAULT,
+    STATFS_TERSE,
+    df_header,
+    df_row,
+    expand,
+    hexdump_canonical,
+    ls_line,
+    stat_field,
+    statfs_field,
+)
+from fakecri.sim.userland.fs import FileStat, R, W, X
+from fakecri.sim.userland.modes import parse_mode
+from fakecri.sim.userland.world import FileError, Userland
+
+
+def world_of(io: Io) -> Userland:
+    if io.ctx.userland is None:
+        raise RuntimeError("a userland command runs only inside a container")
+    world: Userland = io.ctx.userland()
+    return world
+
+
+def looking(io: Io) -> Generator[Step, bytes | None, Userland]:
+    """The container's userland, at the moment the command looks at it."""
+    yield LOOK
+    return world_of(io)
+
+
+def split_flags(args: list[str], with_value: str = "") -> tuple[set[str], dict[str, str], list[str]]:
+    """(flags, values of the options in `with_value`, operands), getopt-style: flags before the
+    first operand, `--` ends them."""
+    flags: set[str] = set()
+    values: dict[str, str] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        i += 1
+        if rest or not a.startswith("-") or a == "-":
+            rest.append(a)
+            continue
+        if a == "--":
+            rest += args[i:]
+            break
+        for j, ch in enumerate(a[1:], 1):
+            if ch in with_value:
+                values[ch] = a[j + 1:] or (args[i] if i < len(args) else "")
+                i += 0 if a[j + 1:] else 1
+                break
+            flags.add(ch)
+    return flags, values, rest
+
+
+def _cat(args: list[str], io: Io) -> Process:
+    if all(a in ("-", "/dev/stdin") for a in args):  # standard input, as the shell's own cat reads it
+        return (yield from COMMANDS["cat"]([], io))
+    world = yield from looking(io)
+    status = 0
+    for path in args:
+        try:
+            data = world.read(path)
+        except FileError as exc:
+            yield from io.error(f"cat: can't open '{path}': {exc.reason}\n")
+            status = 1
+            continue
+        yield from io.write(data.decode("utf-8", "surrogateescape"))
+    return status
+
+
+def _names(world: Userland, st: FileStat, numeric: bool) -> tuple[str, str]:
+    if numeric:
+        return str(st.uid), str(st.gid)
+    return world.user_named(st.uid) or str(st.uid), world.group_named(st.gid) or str(st.gid)
+
+
+def _ls_entries(world: Userland, path: str, flags: set[str]) -> list[str]:
+    names = world.listdir(path)
+    if "a" in flags:
+        names = [".", ".."] + names
+    elif "A" not in flags:
+        names = [n for n in names if not n.startswith(".")]
+    if "l" not in flags:
+        return [n + "\n" for n in names]
+    lines, blocks = [], 1
+    for name in names:
+        full = posixpath.join(path, name)
+        try:
+            st = world.stat(full, follow="L" in flags)
+        except FileError:
+            continue
+        blocks += st.blocks
+        lines.append(ls_line(st, name, *_names(world, st, "n" in flags), human="h" in flags) + "\n")
+    return [f"total {blocks >> 1}\n"] + lines
+
+
+def _ls(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    flags, _, paths = split_flags(args)
+    status = 0
+    paths = paths or ["."]
+    for i, path in enumerate(paths):
+        follow = "L" in flags or not ("l" in flags or "d" in flags)  # -l shows a link given by name itself
+        try:
+            st = world.stat(path, follow=follow)
+        except FileError as exc:
+            yield from io.error(f"ls: {path}: {exc.reason}\n")
+            status = 1
+            continue
+        if st.kind != "dir" or "d" in flags:
+            line = ls_line(st, path, *_names(world, st, "n" in flags), human="h" in flags) if "l" in flags else path
+            yield from io.write(line + "\n")
+            continue
+        try:
+            entries = _ls_entries(world, path, flags)
+        except FileError as exc:
+            yield from io.error(f"ls: can't open '{path}': {exc.reason}\n")
+            status = 1
+            continue
+        if len(paths) > 1:
+            yield from io.write(("\n" if i else "") + f"{path}:\n")
+        yield from io.write("".join(entries))
+    return status
+
+
+def _stat(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    flags, values, paths = split_flags(args, "c")
+    if not paths:
+        yield from io.error("stat: missing operand\n")
+        return 1
+    status = 0
+    for path in paths:
+        try:
+            if "f" in flags:
+                fmt = values.get("c") or (STATFS_TERSE if "t" in flags else STATFS_DEFAULT)
+                yield from io.write(expand(fmt, statfs_field(world.statfs(path), path)))
+                continue
+            st = world.stat(path, follow="L" in flags)
+        except FileError as exc:
+            what = "read file system information for" if "f" in flags else "stat"
+            yield from io.error(f"stat: can't {what} '{path}': {exc.reason}\n")
+            status = 1
+            continue
+        fmt = values.get("c") or (STAT_TERSE if "t" in flags else STAT_DEFAULT)
+        user, group = world.user_named(st.uid), world.group_named(st.gid)
+        yield from io.write(expand(fmt, stat_field(st, path, st.target, user, group)))
+    return status
+
+
+def _df(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    flags, values, paths = split_flags(args, "tB")
+    unit = 0 if flags & {"h", "H"} else 1024 * 1024 if "m" in flags else 512 if "P" in flags and "k" not in flags \
+        else 1024
+    out = [df_header(unit, show_type="T" in flags, posix="P" in flags)]
+    status = 0
+    if paths:
+        for path in paths:
+            try:
+                out.append(df_row(world.statfs(path), unit, show_type="T" in flags))
+            except FileError:
+                yield from io.error(f"df: {path}: can't find mount point\n")
+                status = 1
+    else:
+        for fs in world.mount_table():
+            if (fs.blocks > 0 or "a" in flags) and fs.fs_type == values.get("t", fs.fs_type):
+                out.append(df_row(fs, unit, show_type="T" in flags))
+    yield from io.write("".join(out))
+    return status
+
+
+def _mount(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    options: list[str] = []
+    fstype = ""
+    places: list[str] = []
+    rest = list(args)
+    while rest:
+        a = rest.pop(0)
+        if a in ("--bind", "--rbind", "-B", "-R"):
+            options.append("bind")
+        elif a == "-t" and rest:
+            fstype = rest.pop(0)
+        elif a == "-o" and rest:
+            options += rest.pop(0).split(",")
+        elif not a.startswith("-"):
+            places.append(a)
+    if not places:
+        yield from io.write("".join(f"{fs.source} on {fs.point} type {fs.fs_type} ({fs.options})\n"
+                                    for fs in world.mount_table() if fstype in ("", fs.fs_type)))
+        return 0
+    if len(places) != 2:
+        yield from io.error(f"mount: can't find {places[0]} in /etc/fstab\n")
+        return 1
+    if not world.privilege.may("SYS_ADMIN"):
+        yield from io.error("mount: permission denied (are you root?)\n")
+        return 1
+    source, target = places
+    bind = bool({"bind", "rbind"} & set(options))
+    if not bind and fstype != "tmpfs":
+        yield from io.error(f"mount: mounting {source} on {target} failed: No such device\n")
+        return 1
+    try:
+        world.mount(source, target, tmpfs=not bind, options=",".join(o for o in options if o not in ("rw", "ro")))
+    except FileError as exc:
+        yield from io.error(f"mount: mounting {source} on {target} failed: {exc.reason}\n")
+        return 1
+    return 0
+
+
+def _umount(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    _, _, targets = split_flags(args)
+    if not targets:
+        yield from io.error("umount: missing operand\n")
+        return 1
+    status = 0
+    for target in targets:
+        if not world.privilege.may("SYS_ADMIN"):
+            yield from io.error(f"umount: can't unmount {target}: Operation not permitted\n")
+            status = 1
+            continue
+        try:
+            world.unmount(target)
+        except FileError as exc:
+            yield from io.error(f"umount: can't unmount {target}: {exc.reason}\n")
+            status = 1
+    return status
+
+
+def _each(verb: str, action: Callable[[Userland, str, set[str], dict[str, str]], None], *, with_value: str = "",
+          what: Callable[[str], str] = lambda path: path, quiet: str = "") -> Command:
+    """A command that acts on each operand, reporting each failure as `verb: WHAT: reason`;
+    with flag `quiet` a missing operand is no failure (`rm -f`)."""
+    def run(args: list[str], io: Io) -> Process:
+        world = yield from looking(io)
+        flags, values, paths = split_flags(args, with_value)
+        if not paths:
+            yield from io.error(f"{verb}: missing operand\n")
+            return 1
+        status = 0
+        for path in paths:
+            try:
+                action(world, path, flags, values)
+            except FileError as exc:
+                if not (quiet and quiet in flags and exc.reason.startswith("No such")):
+                    yield from io.error(f"{verb}: {what(path)}: {exc.reason}\n")
+                    status = 1
+        return status
+    return run
+
+
+def _mkdir(world: Userland, path: str, flags: set[str], values: dict[str, str]) -> None:
+    try:
+        mode = parse_mode(values["m"], 0o777) if "m" in values else None
+    except ValueError:
+        raise FileError(f"invalid mode '{values['m']}'") from None
+    world.mkdir(path, parents="p" in flags)
+    if mode is not None:
+        world.chmod(path, mode)
+
+
+def _ln(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    flags, _, paths = split_flags(args)
+    if len(paths) < 2:
+        yield from io.error("ln: missing operand\n")
+        return 1
+    if "s" not in flags:
+        yield from io.error(f"ln: {paths[-1]}: hard links are not modelled\n")
+        return 1
+    *targets, link = paths
+    status = 0
+    for target in targets:
+        where = posixpath.join(link, posixpath.basename(target)) if len(targets) > 1 or (
+            world.is_dir(link) and "n" not in flags) else link
+        try:
+            if "f" in flags and world.lexists(where) and not world.is_dir(where):
+                world.remove(where)
+            world.symlink(target, where)
+        except FileError as exc:
+            yield from io.error(f"ln: {where}: {exc.reason}\n")
+            status = 1
+    return status
+
+
+def _readlink(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    flags, _, paths = split_flags(args)
+    status = 0
+    for path in paths:
+        try:
+            shown = world.resolve(path) if "f" in flags else world.readlink(path)
+        except FileError:
+            status = 1
+            continue
+        yield from io.write(shown + "\n")
+    return status
+
+
+def _chmod_one(world: Userland, path: str, spec: str, recursive: bool) -> None:
+    st = world.stat(path)
+    world.chmod(path, parse_mode(spec, st.mode, is_dir=st.kind == "dir"))
+    if recursive and st.kind == "dir":
+        for name in world.listdir(path):
+            _chmod_one(world, posixpath.join(path, name), spec, True)
+
+
+def _chmod(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    flags, _, rest = split_flags([a for a in args if not (a[:1] == "-" and a[1:2] in "rwxXst")])
+    spec_at = next((i for i, a in enumerate(args) if a[:1] == "-" and a[1:2] in "rwxXst"), None)
+    if spec_at is not None:  # a mode such as -w, given where an option could be
+        rest = [args[spec_at]] + rest
+    if len(rest) < 2:
+        yield from io.error("chmod: missing operand\n")
+        return 1
+    spec, paths = rest[0], rest[1:]
+    try:
+        parse_mode(spec, 0)
+    except ValueError:
+        yield from io.error(f"chmod: invalid mode '{spec}'\n")
+        return 1
+    status = 0
+    for path in paths:
+        try:
+            _chmod_one(world, path, spec, "R" in flags)
+        except FileError as exc:
+            yield from io.error(f"chmod: {path}: {exc.reason}\n")
+            status = 1
+    return status
+
+
+def _owner(verb: str) -> Command:
+    def run(args: list[str], io: Io) -> Process:
+        world = yield from looking(io)
+        flags, _, rest = split_flags(args)
+        if len(rest) < 2:
+            yield from io.error(f"{verb}: missing operand\n")
+            return 1
+        spec, paths = rest[0], rest[1:]
+        user, _, group = spec.partition(":") if verb == "chown" else ("", "", spec)
+        uid = _id_of(user, world.content.passwd) if user else -1
+        gid = _id_of(group, world.content.group) if group else -1
+        if uid is None or gid is None:
+            kind, name = ("user", user) if uid is None else ("group", group)
+            yield from io.error(f"{verb}: unknown {kind} {name}\n")
+            return 1
+        status = 0
+        for path in paths:
+            try:
+                world.chown(path, uid, gid, follow="h" not in flags)
+            except FileError as exc:
+                yield from io.error(f"{verb}: {path}: {exc.reason}\n")
+                status = 1
+        return status
+    return run
+
+
+def _id_of(name: str, table: str) -> int | None:
+    if name.isdigit():
+        return int(name)
+    for line in table.splitlines():
+        parts = line.split(":")
+        if len(parts) > 2 and parts[0] == name and parts[2].isdigit():
+            return int(parts[2])
+    return None
+
+
+def _hexdump(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    _, _, paths = split_flags(args)
+    data = b""
+    status = 0
+    for path in paths:
+        try:
+            data += world.read(path)
+        except FileError as exc:
+            yield from io.error(f"hexdump: {path}: {exc.reason}\n")
+            status = 1
+    if data:
+        yield from io.write(hexdump_canonical(data))
+    return status
+
+
+def _test(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    if args and args[-1] == "]":
+        args = args[:-1]
+    return 0 if _truth(world, args) else 1
+
+
+def _size(world: Userland, path: str) -> int:
+    node = world.stat(path) if world.exists(path) else None
+    return node.size if node is not None else 0
+
+
+def _truth(world: Userland, args: list[str]) -> bool:
+    if not args:
+        return False
+    if args[0] == "!":
+        return not _truth(world, args[1:])
+    if len(args) == 1:
+        return args[0] != ""
+    if len(args) == 2:
+        op, arg = args
+        checks: dict[str, Callable[[str], bool]] = {
+            "-e": world.exists, "-f": lambda p: world.exists(p) and not world.is_dir(p),
+            "-d": world.is_dir, "-s": lambda p: _size(world, p) > 0, "-r": lambda p: world.may(p, R),
+            "-w": lambda p: world.may(p, W), "-x": lambda p: world.may(p, X),
+            "-L": lambda p: world.lexists(p) and world.stat(p, follow=False).kind == "link",
+            "-z": lambda s: s == "", "-n": lambda s: s != ""}
+        checks["-h"] = checks["-L"]
+        fn = checks.get(op)
+        return bool(fn(arg)) if fn else False
+    if len(args) == 3:
+        a, op, b = args
+        if op in ("=", "=="):
+            return a == b
+        if op == "!=":
+            return a != b
+        try:
+            x, y = int(a), int(b)
+        except ValueError:
+            return False
+        return {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}.get(op, False)
+    return False
+
+
+FILE_COMMANDS: dict[str, Command] = {
+    "cat": _cat, "ls": _ls, "stat": _stat, "df": _df, "mount": _mount, "umount": _umount,
+    "touch": _each("touch", lambda w, p, f, v: w.touch(p)),
+    "mkdir": _each("mkdir", _mkdir, with_value="m", what=lambda p: f"can't create directory '{p}'"),
+    "rm": _each("rm", lambda w, p, f, v: w.remove(p, recursive=bool(f & {"r", "R"})),
+                what=lambda p: f"can't remove '{p}'", quiet="f"),
+    "ln": _ln, "readlink": _readlink, "chmod": _chmod, "chown": _owner("chown"), "chgrp": _owner("chgrp"),
+    "hexdump": _hexdump, "test": _test, "[": _test,
+}
