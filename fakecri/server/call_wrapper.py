@@ -1,12 +1,12 @@
 """The one path every RPC takes, unary or streaming, around the servicer's own code.
 
 Register servicer objects with a grpc.aio server straight from the service descriptors
-(`generic_handler`), each method wrapped by `_call`, which does, in order: the fault gate
-(a restart in progress, injected latency, hangs, errors and restarts), the request check,
-the servicer method, the node's commit point (events out, timers, state file), the
-message-size limit, the "after" fault gate, the wait for slow event readers under the
-block policy; then, whatever happened, the mapping of errors to status codes, a last
-commit (a call that failed may have changed something first) and the call record.
+(`generic_handler`), each method wrapped by `_call_unary` or `_call_stream`, which do, in
+order: the fault gate (a restart in progress, injected latency, hangs, errors and restarts),
+the request check, the servicer method, the node's commit point (events out, timers, state
+file), the message-size limit, the "after" fault gate, the wait for slow event readers
+under the block policy; then, whatever happened, the mapping of errors to status codes, a
+last commit (a call that failed may have changed something first) and the call record.
 
 Responses may be protobuf messages or ready-made wire bytes (the list calls), so the
 serializer passes bytes through untouched.
@@ -110,10 +110,26 @@ def _cut(text: str, limit: int) -> str:
     return f"{text[:head]}\n... ({len(text) - limit} characters left out) ...\n{text[-(limit - head):]}"
 
 
-async def _call(node: Node, name: str, impl, gated: bool, unary: bool, request, context) -> AsyncIterator:
-    """One call: yields the unary response once, or each item of a streaming response.
+def _check_decoded(request) -> None:
+    if type(request) is _Undecodable:
+        raise errors.InvalidArgument(f"the request is not a valid {request.type_name}: {request.error}")
 
-    `gated=False` skips the fault gate and the call record (the control service)."""
+
+def _finish(node: Node, name: str, gated: bool, request, code: str, started: float,
+            committed_at: int | None) -> None:
+    """After every call, whatever happened: a last commit if the state changed after the call's
+    own (or the call failed), and the call record."""
+    if committed_at != node.runtime.changes:
+        try:
+            node.commit()
+        except Exception as exc:  # the call has its answer already; the failure is the state file's
+            node.log.error("commit after a failed call", method=name, error=repr(exc))
+    if gated:
+        _record(node, name, request, code, started)
+
+
+async def _call_unary(node: Node, name: str, impl, gated: bool, request, context):
+    """One unary call. `gated=False` skips the fault gate and the call record (the control service)."""
     started = time.perf_counter()
     code = "OK"
     committed_at: int | None = None  # the engine's change count at the call's own commit
@@ -122,12 +138,7 @@ async def _call(node: Node, name: str, impl, gated: bool, unary: bool, request, 
         # skipping the coroutine otherwise keeps the no-fault path short.
         if gated and (node.down_until or node.plan.has_rpc_faults):
             await _gate(node, name, context, "before")
-        if type(request) is _Undecodable:
-            raise errors.InvalidArgument(f"the request is not a valid {request.type_name}: {request.error}")
-        if not unary:
-            async for item in impl(request, context):
-                yield item
-            return
+        _check_decoded(request)
         emitted = node.bus.emitted
         resp = await impl(request, context)
         node.commit()
@@ -140,7 +151,29 @@ async def _call(node: Node, name: str, impl, gated: bool, unary: bool, request, 
             await _gate(node, name, context, "after")
         if node.bus.policy == "block" and node.bus.emitted != emitted:
             await node.bus.wait_for_room()  # only an RPC that emitted events waits for slow readers
-        yield resp
+        return resp
+    except grpc.aio.AbortError:
+        raise
+    except asyncio.CancelledError:
+        code = "CANCELLED"
+        raise
+    except Exception as exc:
+        code = exc.code if isinstance(exc, errors.CoreError) else "INTERNAL"
+        await _abort(node, name, exc, context)
+    finally:
+        _finish(node, name, gated, request, code, started, committed_at)
+
+
+async def _call_stream(node: Node, name: str, impl, gated: bool, request, context) -> AsyncIterator:
+    """One server-streaming call: each item the servicer yields, through the same steps."""
+    started = time.perf_counter()
+    code = "OK"
+    try:
+        if gated and (node.down_until or node.plan.has_rpc_faults):
+            await _gate(node, name, context, "before")
+        _check_decoded(request)
+        async for item in impl(request, context):
+            yield item
     except grpc.aio.AbortError:
         raise
     except (asyncio.CancelledError, GeneratorExit):
@@ -150,34 +183,21 @@ async def _call(node: Node, name: str, impl, gated: bool, unary: bool, request, 
         code = exc.code if isinstance(exc, errors.CoreError) else "INTERNAL"
         await _abort(node, name, exc, context)
     finally:
-        if committed_at != node.runtime.changes:  # a call that failed, or changed more after its commit
-            try:
-                node.commit()
-            except Exception as exc:  # the call has its answer already; the failure is the state file's
-                node.log.error("commit after a failed call", method=name, error=repr(exc))
-        if gated:
-            _record(node, name, request, code, started)
-
-
-def _unary(node: Node, name: str, impl, gated: bool):
-    async def handler(request, context):
-        answers = [resp async for resp in _call(node, name, impl, gated, True, request, context)]
-        return answers[-1] if answers else None  # the call ran to its end (the after-call steps) first
-
-    return handler
+        _finish(node, name, gated, request, code, started, None)
 
 
 def generic_handler(service: ServiceDescriptor, servicer, node: Node, *, gated: bool = True) -> grpc.GenericRpcHandler:
-    """Every method of `service`, served by the same-named method of `servicer` through `_call`."""
+    """Every method of `service`, served by the same-named method of `servicer` through
+    `_call_unary` or `_call_stream`."""
     methods = {}
     for m in service.methods:
         impl = getattr(servicer, m.name)
         options = dict(request_deserializer=_deserializer(message_factory.GetMessageClass(m.input_type)),
                        response_serializer=_serialize)
+        # A partial of a coroutine (or async generator) function still counts as one for grpc.aio.
+        call = functools.partial(_call_stream if m.server_streaming else _call_unary, node, m.name, impl, gated)
         if m.server_streaming:
-            # A partial of an async generator function still counts as one for grpc.aio.
-            stream = functools.partial(_call, node, m.name, impl, gated, False)
-            methods[m.name] = grpc.unary_stream_rpc_method_handler(stream, **options)
+            methods[m.name] = grpc.unary_stream_rpc_method_handler(call, **options)
         else:
-            methods[m.name] = grpc.unary_unary_rpc_method_handler(_unary(node, m.name, impl, gated), **options)
+            methods[m.name] = grpc.unary_unary_rpc_method_handler(call, **options)
     return grpc.method_handlers_generic_handler(service.full_name, methods)
