@@ -13,6 +13,8 @@ Prints four tables, each from `fakecri serve --nodes N` run as its own process:
 - isolation: node-0 holds --heavy containers; while another process calls ListContainers,
   ListContainerStats and ListPodSandbox on node-0 back to back, this one times Version and
   ListPodSandbox on node-1 (p50, p99, max), against the same calls with node-0 idle.
+
+The checkout is byte-compiled first, as an installed fakecri is (see bench/fill.py).
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ import time
 import grpc
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fill import byte_compile  # bench/fill.py, beside this script
 
 RT = "/runtime.v1.RuntimeService/"
 IMAGE = "registry.k8s.io/pause:3.9"
@@ -171,6 +174,7 @@ def main() -> int:
     ap.add_argument("--probe-seconds", type=float, default=15.0)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
+    byte_compile()
     figures: dict[str, object] = {"load_average": os.getloadavg()}
     with tempfile.TemporaryDirectory(prefix="fc-farm-") as workdir:
         # ready
