@@ -29,9 +29,9 @@ import tempfile
 import time
 
 import grpc
+from fill import byte_compile  # bench/fill.py, beside this script
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fill import byte_compile  # bench/fill.py, beside this script
 
 RT = "/runtime.v1.RuntimeService/"
 IMAGE = "registry.k8s.io/pause:3.9"
