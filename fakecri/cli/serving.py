@@ -35,7 +35,8 @@ def _option_for(f) -> tuple[list[str], dict]:
     elif meta.get("choices"):
         kwargs["type"] = click.Choice(list(meta["choices"]))
     elif hint.startswith("int"):
-        kwargs["type"] = click.INT if meta.get("minimum") is None else click.IntRange(min=meta["minimum"])
+        bounded = meta.get("minimum") is not None or meta.get("maximum") is not None
+        kwargs["type"] = click.IntRange(min=meta.get("minimum"), max=meta.get("maximum")) if bounded else click.INT
         kwargs["metavar"] = "N"
     if hint == "bool":
         kwargs["is_flag"] = True

@@ -34,7 +34,7 @@ def setting(default: Any = None, help: str = "", *, kind: str | None = None, cho
     "group" (a group name or id);
     None reads it as the field's type. `minimum` bounds an integer from below; `flag`
     overrides the option name derived from the field name."""
-    meta = {"help": help, "kind": kind, "choices": choices, "minimum": minimum, "flag": flag,
+    meta = {"help": help, "kind": kind, "choices": choices, "minimum": minimum, "maximum": maximum, "flag": flag,
             "metavar": metavar, "cli": cli}
     if isinstance(default, list):
         return field(default_factory=list, metadata=meta)
