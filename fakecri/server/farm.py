@@ -40,13 +40,12 @@ from fakecri.server.config import FarmConfig, ServerConfig, check_cidr, format_a
 from fakecri.server.control_routing import node_named, refusal
 from fakecri.server.disk import default_root
 from fakecri.server.exceptions import SettingError, StartupError
-from fakecri.server.sockets import UNIX_PATH_MAX, SocketGuard, own_socket, remove_guarded
+from fakecri.server.sockets import FARM_SOCKET, UNIX_PATH_MAX, SocketGuard, own_socket, remove_guarded
 from fakecri.server.status import code_for
 
 if TYPE_CHECKING:
     from fakecri.server.prometheus import FarmMetrics, MetricsServer
 
-FARM_SOCKET = "farm.sock"
 FARM_SERVICE = cpb.DESCRIPTOR.services_by_name["Farm"]
 CONTROL_PREFIX = "/" + cpb.DESCRIPTOR.services_by_name["Control"].full_name + "/"
 _LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
