@@ -15,11 +15,12 @@ FAKECRI = [sys.executable, "-m", "fakecri.cli"]
 def test_a_farm_from_variables_and_its_health_from_the_same_variables():
     directory = tempfile.mkdtemp(prefix="fmc-", dir="/tmp")
     sockets = os.path.join(directory, "s")
+    os.makedirs(sockets)  # there already, as a pod's emptyDir is
     env = {**os.environ, "FAKECRI_NODES": "3", "FAKECRI_SOCKET_DIR": sockets, "FAKECRI_NODE_NAME": "pod-7-{i}",
            "FAKECRI_POD_CIDR": "198.18.0.0/15", "FAKECRI_FARM_INDEX": "7",
            # An image's FAKECRI_SOCKET, emptied: an empty variable is no setting.
            "FAKECRI_SOCKET": "", "FAKECRI_LOG_FORMAT": "json", "FAKECRI_LOG_LEVEL": "warning",
-           "FAKECRI_ROOT": os.path.join(directory, "root")}
+           "FAKECRI_ROOT": os.path.join(directory, "root"), "FAKECRI_STATE_DIR": directory}
     proc = subprocess.Popen([*FAKECRI, "serve"], env=env, stderr=subprocess.PIPE, text=True)
     try:
         ready = json.loads(proc.stderr.readline())
