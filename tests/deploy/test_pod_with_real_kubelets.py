@@ -1,4 +1,4 @@
-"""One pod of deploy/ with K = 3, run here as rendered, with the real kubelet, against a real
+"""One pod of deploy/ with K = 3 (DEPLOY_TEST_NODES), run here as rendered, with the real kubelet, against a real
 API server: the nodes register, turn Ready, run pods, and serve logs and exec through the API
 server on the ports kubelets.sh gave them.
 
@@ -37,7 +37,7 @@ from interop.conftest import WHERE_TO_GET, find_binary, where_looked
 
 pytestmark = pytest.mark.slow
 
-K = 3
+K = int(os.environ.get("DEPLOY_TEST_NODES", "3"))  # nodes in the pod; try the default, 10, with DEPLOY_TEST_NODES=10
 ORDINAL = 1
 POD_IP = "192.0.2.10"  # TEST-NET-1: the pod's address in its network namespace
 FAKECRI_BIN = Path(sys.executable).parent
