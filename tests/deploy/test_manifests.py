@@ -156,6 +156,7 @@ def test_node_names_and_pod_cidrs_come_from_the_ordinal(pod_spec):
 def test_two_pods_hand_out_different_pod_ips():
     """Real farms with the settings of fake-node-0 and fake-node-1 (two nodes each here): every
     node hands out pod IPs from a subnet of its own."""
+    import shutil
     import tempfile
 
     import grpc
@@ -170,19 +171,22 @@ def test_two_pods_hand_out_different_pod_ips():
     settings = yaml.safe_load(cm["data"]["fakecri.yaml"])
     got = []
     for ordinal in (0, 1):
-        directory = tempfile.mkdtemp(prefix="dm-", dir="/tmp")
+        directory = tempfile.mkdtemp(prefix="dm-", dir="/tmp")  # short: socket paths
         config = ServerConfig(quiet=True, pod_cidr=settings["pod_cidr"], state_root=f"{directory}/root")
         farm = FarmConfig(nodes=2, socket_dir=f"{directory}/s", node_name=f"fake-node-{ordinal}-{{i}}",
                           node_cidr_size=settings["node_cidr_size"], farm_index=ordinal)
-        with Farm(config, farm) as f:
-            for name in sorted(f.servers):
-                with grpc.insecure_channel("unix:" + f.socket_of(name)) as channel:
-                    rt = api_pb2_grpc.RuntimeServiceStub(channel)
-                    sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=sandbox_config(uid=f"u-{name}")),
-                                           timeout=10).pod_sandbox_id
-                    ip = rt.PodSandboxStatus(pb.PodSandboxStatusRequest(pod_sandbox_id=sid),
-                                             timeout=10).status.network.ip
-                got.append((name, f.describe(name).pod_cidr, ip))
+        try:
+            with Farm(config, farm) as f:
+                for name in sorted(f.servers):
+                    with grpc.insecure_channel("unix:" + f.socket_of(name)) as channel:
+                        rt = api_pb2_grpc.RuntimeServiceStub(channel)
+                        sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=sandbox_config(uid=f"u-{name}")),
+                                               timeout=10).pod_sandbox_id
+                        ip = rt.PodSandboxStatus(pb.PodSandboxStatusRequest(pod_sandbox_id=sid),
+                                                 timeout=10).status.network.ip
+                    got.append((name, f.describe(name).pod_cidr, ip))
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
     assert [(n, c) for n, c, _ in got] == [("fake-node-0-0", "198.18.0.0/24"), ("fake-node-0-1", "198.18.1.0/24"),
                                            ("fake-node-1-0", "198.18.2.0/24"), ("fake-node-1-1", "198.18.3.0/24")]
     for _, cidr, ip in got:

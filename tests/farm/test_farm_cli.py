@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -39,5 +40,9 @@ def test_a_farm_from_variables_and_its_health_from_the_same_variables():
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
-    gone = subprocess.run([*FAKECRI, "health", "--timeout", "1"], env=env, capture_output=True, text=True, timeout=30)
-    assert gone.returncode != 0
+    try:
+        gone = subprocess.run([*FAKECRI, "health", "--timeout", "1"], env=env, capture_output=True, text=True,
+                              timeout=30)
+        assert gone.returncode != 0
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
