@@ -193,14 +193,13 @@ class RunningPod:
     """One pod of the rendered StatefulSet on this machine: the fakecri farm as rendered (this
     checkout's fakecri), the kubelets container's command as rendered with a stand-in kubelet."""
 
-    def __init__(self, docs, ordinal, **kubelets_env):
+    def __init__(self, docs, ordinal):
         self.pod = Pod(docs, ordinal)
         self.k = nodes_per_pod(docs)
         # Short: the farm's socket paths must fit a unix socket's 107 bytes.
         self.root = Path(tempfile.mkdtemp(prefix="dpod-", dir="/tmp"))
         self.pod.make_volumes(self.root, token="not-a-token", ca=b"not-a-ca")
-        self.out = self.root / "stub-out"
-        self.out.mkdir()
+        self.runs = 0
         bin_dir = self.root / "bin"
         bin_dir.mkdir()
         (bin_dir / "kubelet").write_text(STUB_KUBELET)
@@ -209,8 +208,7 @@ class RunningPod:
         self.fakecri_env = {**base, **self.pod.host_env("fakecri"), "PATH": f"{FAKECRI_BIN}:{base['PATH']}",
                             # The container's own filesystem, and a port of its own network.
                             "FAKECRI_ROOT": str(self.root / "fakecri-root"), "FAKECRI_METRICS_ADDR": "127.0.0.1:0"}
-        self.kubelets_env = {**base, **self.pod.host_env("kubelets"), "PATH": f"{bin_dir}:{base['PATH']}",
-                             "STUB_OUT": str(self.out), **kubelets_env}
+        self.kubelets_env = {**base, **self.pod.host_env("kubelets"), "PATH": f"{bin_dir}:{base['PATH']}"}
         self.procs: list[subprocess.Popen] = []
 
     def probe(self, which="startupProbe"):
@@ -230,9 +228,13 @@ class RunningPod:
         assert probe.stdout.strip() == "SERVING"
         return ready
 
-    def start_kubelets(self):
-        proc = subprocess.Popen(self.pod.argv("kubelets"), env=self.kubelets_env, stderr=subprocess.PIPE,
-                                text=True)
+    def start_kubelets(self, **env):
+        """The kubelets container (again), its stand-in kubelets recording into a new self.out."""
+        self.runs += 1
+        self.out = self.root / f"stub-out-{self.runs}"
+        self.out.mkdir()
+        proc = subprocess.Popen(self.pod.argv("kubelets"), env={**self.kubelets_env, "STUB_OUT": str(self.out), **env},
+                                stderr=subprocess.PIPE, text=True)
         self.procs.append(proc)
         return proc
 
@@ -255,16 +257,19 @@ class RunningPod:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-@pytest.fixture
-def running():
-    pods = []
+@pytest.fixture(scope="module")
+def pods(renders):
+    """{K: pod fake-node-1 of the render with K nodes, fakecri serving}, started when first asked for."""
+    started = {}
 
-    def start(docs, ordinal, **env):
-        pods.append(RunningPod(docs, ordinal, **env))
-        return pods[-1]
+    def get(k):
+        if k not in started:
+            started[k] = RunningPod(renders[k], 1)
+            started[k].ready = started[k].start_fakecri()
+        return started[k]
 
-    yield start
-    for p in pods:
+    yield get
+    for p in started.values():
         p.close()
 
 
@@ -274,11 +279,10 @@ def drop_in(path):
 
 @pytest.mark.parametrize("k", [1, 3])
 def test_one_pod_runs_a_farm_and_a_kubelet_per_node_each_with_its_own_name_ports_dirs_socket_and_cidr(
-        renders, running, k):
-    pod = running(renders[k], 1)
-    ready = pod.start_fakecri()
+        pods, k):
+    pod = pods(k)
     names = [f"fake-node-1-{i}" for i in range(k)]
-    assert ready["nodes"] == names
+    assert pod.ready["nodes"] == names
     kubelets = pod.start_kubelets()
     args = {p.name.removesuffix(".args"): p.read_text().splitlines() for p in pod.wait_for("*.args", k)}
     assert sorted(args) == names
@@ -313,39 +317,40 @@ def test_one_pod_runs_a_farm_and_a_kubelet_per_node_each_with_its_own_name_ports
     assert sorted(p.name for p in pod.out.glob("*.stopped")) == [f"{n}.stopped" for n in names]
 
 
-def test_kubelets_sh_restarts_a_kubelet_that_exits(renders, running):
-    pod = running(renders[3], 0, STUB_FAIL_ONCE="fake-node-0-1", RESTART_DELAY="0")
-    pod.start_fakecri()
-    kubelets = pod.start_kubelets()
+def test_kubelets_sh_restarts_a_kubelet_that_exits(pods):
+    pod = pods(3)
+    kubelets = pod.start_kubelets(STUB_FAIL_ONCE="fake-node-1-1", RESTART_DELAY="0")
     pod.wait_for("*.args", 3)
-    assert (pod.out / "fake-node-0-1.runs").read_text().strip() == "2"
+    assert (pod.out / "fake-node-1-1.runs").read_text().strip() == "2"
     assert kubelets.poll() is None
     kubelets.send_signal(signal.SIGTERM)
     assert kubelets.wait(30) == 0
     log = kubelets.stderr.read()
-    assert "node fake-node-0-1: kubelet pid" in log and "exited (3); starting it again in 0s (failure 1 of 5)" in log
+    assert "node fake-node-1-1: kubelet pid" in log and "exited (3); starting it again in 0s (failure 1 of 5)" in log
 
 
-def test_kubelets_sh_gives_up_on_a_kubelet_that_keeps_failing(renders, running):
+def test_kubelets_sh_gives_up_on_a_kubelet_that_keeps_failing(pods):
     """The container exits 1, every other kubelet stopped, so Kubernetes restarts it and shows it."""
-    pod = running(renders[3], 0, STUB_FAIL="fake-node-0-2", RESTART_DELAY="0", MAX_FAILURES="3")
-    pod.start_fakecri()
-    kubelets = pod.start_kubelets()
+    pod = pods(3)
+    kubelets = pod.start_kubelets(STUB_FAIL="fake-node-1-2", RESTART_DELAY="0", MAX_FAILURES="3")
     assert kubelets.wait(30) == 1
     log = kubelets.stderr.read()
-    assert "node fake-node-0-2: kubelet pid" in log and "3 times in a row within 60s of its start: giving up" in log
-    assert "the kubelet of fake-node-0-2 kept failing" in log
-    assert (pod.out / "fake-node-0-2.runs").read_text().strip() == "3"
+    assert "node fake-node-1-2: kubelet pid" in log and "3 times in a row within 60s of its start: giving up" in log
+    assert "the kubelet of fake-node-1-2 kept failing" in log
+    assert (pod.out / "fake-node-1-2.runs").read_text().strip() == "3"
     # The others had started and were stopped.
-    assert sorted(p.name for p in pod.out.glob("*.stopped")) == ["fake-node-0-0.stopped", "fake-node-0-1.stopped"]
+    assert sorted(p.name for p in pod.out.glob("*.stopped")) == ["fake-node-1-0.stopped", "fake-node-1-1.stopped"]
 
 
-def test_kubelets_sh_waits_for_the_farm_and_says_what_is_missing(renders, running):
-    pod = running(renders[3], 0, START_TIMEOUT="1")
-    kubelets = pod.start_kubelets()  # no fakecri
-    assert kubelets.wait(30) == 1
-    log = kubelets.stderr.read()
-    assert "holds 0 node sockets, not 3 (and farm.sock: no)" in log, log
+def test_kubelets_sh_waits_for_the_farm_and_says_what_is_missing(renders):
+    pod = RunningPod(renders[3], 0)  # no fakecri
+    try:
+        kubelets = pod.start_kubelets(START_TIMEOUT="1")
+        assert kubelets.wait(30) == 1
+        log = kubelets.stderr.read()
+        assert "holds 0 node sockets, not 3 (and farm.sock: no)" in log, log
+    finally:
+        pod.close()
 
 
 def test_kubelets_sh_refuses_flags_it_sets_per_node(tmp_path):
