@@ -173,12 +173,12 @@ def ctl_exit(target: Target, container_id: str, code: int, oom: bool, reason: st
 @click.option("--disk", default="", metavar="CURVE", help="The writable layer's size: 1Gi, 'steps 0@0s,2Gi@30s'.")
 @click.option("--psi", default="", metavar="ENTRIES", help="Pressure, percent stalled: 'memory.some=40; io.full=5'.")
 @click.option("--clear", is_flag=True, help="First forget what earlier set-stats calls set.")
-def ctl_set_stats(endpoint: str, container_id: str, cpu: str, memory: str, memory_usage: str, memory_rss: str,
+def ctl_set_stats(target: Target, container_id: str, cpu: str, memory: str, memory_usage: str, memory_rss: str,
                   disk: str, psi: str, clear: bool) -> None:
     """Script what a container's stats report from now on (and so the kubelet's
     /stats/summary). Each figure is a value or a curve whose time starts now, as the
     fakecri.io/ stats annotations take them; a figure not given stays as it is."""
-    with _control(endpoint) as c:
+    with _control(target) as c:
         _ctl_call(lambda: c.set_stats(container_id, cpu=cpu, memory=memory, memory_usage=memory_usage,
                                       memory_rss=memory_rss, disk=disk, psi=psi, clear=clear))
 
