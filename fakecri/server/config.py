@@ -202,6 +202,11 @@ class FarmConfig:
     node_cidr_size: int = setting(
         24, "The prefix length of each farm node's share of --pod-cidr (node i gets the i-th such subnet), "
             "as kube-controller-manager's --node-cidr-mask-size.", minimum=1, maximum=128, metavar="BITS")
+    farm_index: int | None = setting(
+        None, "This farm's number among farms of the same --nodes N that share one --pod-cidr (the pods of a "
+              "StatefulSet, by ordinal): its nodes take subnets I*N to I*N+N-1 of --pod-cidr instead of 0 to N-1, "
+              "so no two farms hand out the same pod IPs. A node added beyond N needs a pod CIDR of its own.",
+        minimum=0, metavar="I")
     state_dir: str | None = setting(
         None, "Keep each farm node's state across restarts in DIR/NAME.json (the farm's --state-file).",
         kind="directory", metavar="DIR")
