@@ -6,7 +6,7 @@ wrapper (call_wrapper.py), through status.py.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ from fakecri.faults.quirks import Quirk
 from fakecri.server import checkpoint_archives as archives
 from fakecri.server import stats_replies as replies
 from fakecri.server import translate as tr
+from fakecri.server.call_wrapper import too_big
 from fakecri.server.configs import check_container_config, check_sandbox_config, container_spec, sandbox_spec
 from fakecri.server.events.delivery import deliver
 from fakecri.server.node import Node
@@ -32,11 +33,6 @@ _CONTAINER_STATES = frozenset(s.value for s in ContainerState)
 
 def _selector(msg) -> dict[str, str] | None:
     return dict(msg.label_selector) if msg.label_selector else None
-
-
-def _in_batches(items: list) -> Iterable[list]:
-    """`items` in slices of STREAM_BATCH, one a Stream* message."""
-    return (items[i : i + STREAM_BATCH] for i in range(0, len(items), STREAM_BATCH))
 
 
 @dataclass(frozen=True)
@@ -69,6 +65,7 @@ class RuntimeService:
         # Unfiltered list answers (the relist), reused while nothing changed.
         self._answers = VersionedCache(node.config.max_message_bytes)
         self._max_bytes = node.config.max_message_bytes  # Stream* batches stay under the message limit
+        self._attributes = replies.Attributes()  # each container's stats attributes, made once
         self._sandboxes = _Listing("sandboxes", lambda rt: rt.list_sandboxes(), _matching_sandboxes,
                                    FragmentCache(tr.sandbox_item))
         self._containers = _Listing("containers", lambda rt: rt.list_containers(), _matching_containers,
@@ -292,51 +289,84 @@ class RuntimeService:
 
     async def ContainerStats(self, request, context):
         c = self.node.runtime.get_container(request.container_id)
-        return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.node.now_ns(), self.node.disk))
+        return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.node.now_ns(), self.node.disk.place))
 
-    def _container_stats(self, f):
+    def _container_stats(self, f) -> AsyncIterator[bytes]:
         items = self.node.runtime.list_containers(id=f.id, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f))
-        now = self.node.now_ns()
-        return [replies.container_stats(c, now, self.node.disk) for c in items
-                if c.state != ContainerState.EXITED or f.id]
+        items = [c for c in items if c.state != ContainerState.EXITED or f.id]
+        attributes, live = self._attributes, self.node.runtime.store.containers
+        if not f.ByteSize():
+            attributes.keep_only(c.id for c in items)  # the containers that went are let go
+        elif len(attributes) > 2 * len(live) + 1000:
+            attributes.keep_only(live)
+        now, place = self.node.now_ns(), replies.memo_place(self.node.disk)
+        return replies.sliced(items, lambda c: replies.container_stats_item(c, now, place, attributes))
 
     async def ListContainerStats(self, request, context):
-        return pb.ListContainerStatsResponse(stats=self._container_stats(request.filter))
+        return await self._whole("ListContainerStats", self._container_stats(request.filter))
 
     async def StreamContainerStats(self, request, context):
-        for part in _in_batches(self._container_stats(request.filter)):
-            yield pb.StreamContainerStatsResponse(container_stats=part)
+        async for chunk in self._batched(self._container_stats(request.filter)):
+            yield chunk
 
     async def PodSandboxStats(self, request, context):
-        sb = self.node.runtime.get_sandbox(request.pod_sandbox_id)
-        stats = replies.pod_sandbox_stats(self.node.runtime, sb, self.node.now_ns(), self.node.disk)
-        return pb.PodSandboxStatsResponse(stats=stats)
+        rt = self.node.runtime
+        [pod] = replies.pods_now(rt, [rt.get_sandbox(request.pod_sandbox_id)])
+        return pb.PodSandboxStatsResponse(stats=replies.pod_sandbox_stats(*pod, self.node.now_ns(),
+                                                                          self.node.disk.place))
 
-    def _sandbox_stats(self, f):
-        items = self.node.runtime.list_sandboxes(id=f.id, label_selector=_selector(f))
-        rt, now = self.node.runtime, self.node.now_ns()
-        return [replies.pod_sandbox_stats(rt, sb, now, self.node.disk) for sb in items]
+    def _sandbox_stats(self, f) -> AsyncIterator[bytes]:
+        rt = self.node.runtime
+        pods = replies.pods_now(rt, rt.list_sandboxes(id=f.id, label_selector=_selector(f)))
+        now, place = self.node.now_ns(), replies.memo_place(self.node.disk)
+        return replies.sliced(pods, lambda pod: replies.pod_sandbox_stats_item(pod, now, place))
 
     async def ListPodSandboxStats(self, request, context):
-        return pb.ListPodSandboxStatsResponse(stats=self._sandbox_stats(request.filter))
+        return await self._whole("ListPodSandboxStats", self._sandbox_stats(request.filter))
 
     async def StreamPodSandboxStats(self, request, context):
-        for part in _in_batches(self._sandbox_stats(request.filter)):
-            yield pb.StreamPodSandboxStatsResponse(pod_sandbox_stats=part)
+        async for chunk in self._batched(self._sandbox_stats(request.filter)):
+            yield chunk
 
     async def ListMetricDescriptors(self, request, context):
         return pb.ListMetricDescriptorsResponse(descriptors=replies.metric_descriptors())
 
-    def _sandbox_metrics(self):
-        rt, now = self.node.runtime, self.node.now_ns()
-        return [replies.pod_sandbox_metrics(rt, sb, now) for sb in rt.list_sandboxes()]
+    def _sandbox_metrics(self) -> AsyncIterator[bytes]:
+        rt = self.node.runtime
+        pods, now = replies.pods_now(rt, rt.list_sandboxes()), self.node.now_ns()
+        return replies.sliced(pods, lambda pod: replies.pod_sandbox_metrics_item(pod, now))
 
     async def ListPodSandboxMetrics(self, request, context):
-        return pb.ListPodSandboxMetricsResponse(pod_metrics=self._sandbox_metrics())
+        return await self._whole("ListPodSandboxMetrics", self._sandbox_metrics())
 
     async def StreamPodSandboxMetrics(self, request, context):
-        for part in _in_batches(self._sandbox_metrics()):
-            yield pb.StreamPodSandboxMetricsResponse(pod_sandbox_metrics=part)
+        async for chunk in self._batched(self._sandbox_metrics()):
+            yield chunk
+
+    async def _whole(self, name: str, items: AsyncIterator[bytes]) -> bytes:
+        """A unary list answer: every item, or RESOURCE_EXHAUSTED naming the Stream* twin as soon as
+        the items outgrow the message limit (the rest is not computed)."""
+        parts: list[bytes] = []
+        size = 0
+        async for item in items:
+            size += len(item)
+            if size > self._max_bytes:
+                raise too_big(name, size, self._max_bytes, at_least=True)
+            parts.append(item)
+        return b"".join(parts)
+
+    async def _batched(self, items: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """Stream* messages: up to STREAM_BATCH items, and never more bytes than the message limit."""
+        chunk: list[bytes] = []
+        size = 0
+        async for item in items:
+            if chunk and (len(chunk) >= STREAM_BATCH or size + len(item) > self._max_bytes):
+                yield b"".join(chunk)
+                chunk, size = [], 0
+            chunk.append(item)
+            size += len(item)
+        if chunk:
+            yield b"".join(chunk)
 
     # ------------------------------------------------------------ checkpoints
 
