@@ -14,8 +14,10 @@ something changed. Everything here runs on the server's event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
+import math
 import os
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
@@ -41,6 +43,7 @@ from fakecri.server.events.status_cache import StatusCache
 from fakecri.server.host import LocalHost
 from fakecri.server.log_files import LogFiles
 from fakecri.server.ports import PortListeners
+from fakecri.server.sessions import Sessions
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.live import Decision, Exited, Wrote
 from fakecri.sim.simulation import Simulation
@@ -138,6 +141,7 @@ class Node:
         self.disk = DiskRoot(config.state_root)  # where the reported filesystems really are
         self.log_files = LogFiles(self.disk.root)
         self.output_listeners: list[OutputListener] = []  # attached clients
+        self.sessions = Sessions()  # exec, attach, port-forward and ExecSync: they end with what they run in
         self.down_until = 0.0  # loop time until which calls answer UNAVAILABLE (runtime restart)
         # Side services, set by the app when they run.
         self.streaming: StreamingUrls | None = None
@@ -182,15 +186,21 @@ class Node:
         self.server_errors.append(traceback_text)
         self.count("internal_errors")
 
-    async def wait(self, seconds: float) -> None:
-        """Let simulated time pass: real sleep on the system clock, a jump on a fake one."""
+    async def wait(self, seconds: float, until: asyncio.Event | None = None) -> None:
+        """Let simulated time pass: real sleep on the system clock, a jump on a fake one;
+        on the system clock, `until` (set) ends the wait early."""
         if seconds <= 0:
             return
         if isinstance(self.clock, FakeClock):
             self.clock.advance(seconds)
             self.tick()
-        else:
+        elif until is None:
             await asyncio.sleep(seconds)
+        elif seconds == math.inf:
+            await until.wait()
+        else:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(until.wait(), seconds)
 
     def streaming_url(self, kind: str, request: Any) -> str:
         if self.streaming is None:
@@ -216,6 +226,7 @@ class Node:
             self.encoder.publish(ev)
         else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
             self._unsent.append(ev)
+        self.sessions.on_event(ev)
         if ev.is_sandbox:
             return
         self.ports.on_event(ev)
@@ -284,6 +295,7 @@ class Node:
 
     def wipe(self) -> None:
         """A runtime restart that lost its state: no sandboxes, containers or listeners."""
+        self.sessions.end_all(self.clock.now_ns(), "the runtime restarted and lost its containers")
         self.runtime.wipe()
         self.sim.reset()
         self.ports.close_all()
@@ -298,6 +310,7 @@ class Node:
         if isinstance(self.clock, FakeClock):
             self.clock.reset()
         self.ports.close_all()
+        self.sessions.end_all(self.clock.now_ns(), "the runtime was reset")
         self.runtime.reset()
         self.sim.reset()
         self.encoder.reset()

@@ -13,6 +13,7 @@ from typing import Any
 from fakecri import __version__
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
+from fakecri.engine.exits import EXIT_KILLED
 from fakecri.engine.records import ContainerState, SandboxState
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.quirks import Quirk
@@ -264,9 +265,16 @@ class RuntimeService:
         if not request.cmd:
             raise errors.InvalidArgument(f"ExecSync in container {request.container_id}: cmd is empty")
         c = self.node.runtime.check_exec(request.container_id)
-        result = self.node.sim.exec_sync(c, list(request.cmd), self.node.now_ns(), float(request.timeout))
+        started = self.node.now_ns()
+        result = self.node.sim.exec_sync(c, list(request.cmd), started, float(request.timeout))
         if result.duration_s > 0:
-            await self.node.wait(result.duration_s)
+            with self.node.sessions.watch(c.id) as watch:
+                await self.node.wait(result.duration_s, until=watch.ended)
+            if watch.at_ns is not None and watch.at_ns - started < result.duration_s * 1e9:
+                # Its container stopped first, and the command was killed with it: as containerd
+                # answers, OK with exit status 137 and what it had written by then.
+                stdout, stderr = result.written_by(watch.at_ns - started)
+                return pb.ExecSyncResponse(stdout=stdout, stderr=stderr, exit_code=EXIT_KILLED)
         if result.timed_out:
             raise errors.DeadlineExceeded(
                 f"ExecSync {list(request.cmd)} in container {request.container_id} timed out "
