@@ -3,9 +3,15 @@ across a restart.
 
 Guarantee: the snapshot is written (temp file in the same directory, fsync, rename,
 fsync of the directory) at the commit point of the RPC that changed something, before
-the reply goes out. So every operation a client saw acknowledged is in the file, and a
-kill -9 at any moment leaves the last complete snapshot. Calls that changed nothing skip
-the write (the engine's change counter says so).
+the reply goes out and before its events are published. So every operation a client saw
+acknowledged is in the file, and a kill -9 at any moment leaves the last complete snapshot.
+Calls that changed nothing skip the write (the engine's change counter says so).
+
+A write that fails (a full disk, a file system gone read-only) undoes the change: the
+runtime is put back to what the file holds (`roll_back`), so memory never runs ahead of
+the disk, and the node answers the call UNAVAILABLE. The id sequence is kept ID_RESERVE ids
+ahead of use: the file holds where the sequence will be after that many more, so a
+restart never hands out an id drawn before it, not even one drawn for a change undone.
 
 A file that is not a fakecri state file, or is damaged anywhere, stops start-up with a
 message saying so, and is left untouched: the whole file is checked before any of it is
@@ -28,6 +34,7 @@ from fakecri.server.lock_file import LockFile
 FORMAT = "fakecri-state"
 VERSION = 2
 MAX_DEPTH = 64  # JSON nested deeper than this is not a state file (and would exhaust the stack)
+ID_RESERVE = 1000  # ids the file keeps the sequence ahead of the ids handed out
 
 
 def write_atomic(path: str, data: bytes) -> None:
@@ -125,7 +132,7 @@ class StateFile:
             "runtime": self.runtime.snapshot(),
         }
         if isinstance(self.ids, RandomIds):
-            doc["ids"] = self.ids.state()
+            doc["ids"] = self.ids.ahead(ID_RESERVE)
         return json.dumps(doc, separators=(",", ":")).encode("utf-8")
 
     def restore(self, doc: dict[str, Any]) -> None:
@@ -155,7 +162,7 @@ class StateFile:
             self.write()  # proves the directory is writable before any call is accepted
         except StateWriteError as exc:
             self._lock.release()
-            raise StateFilePathError(str(exc)) from None
+            raise StateFilePathError(exc.strerror or str(exc)) from None
         except BaseException:
             self._lock.release()
             raise
@@ -181,12 +188,23 @@ class StateFile:
         try:
             write_atomic(self.path, self.encode())
         except OSError as exc:
-            # The call that changed the state must not be acknowledged: its handler fails with this.
-            message = f"state file {self.path}: cannot write it ({exc.strerror or exc}); the last change is not saved"
+            # The change must not be acknowledged: the node undoes it and the call fails with this.
             self.log.error("state file write failed", path=self.path, error=str(exc))
-            raise StateWriteError(message) from None
+            raise StateWriteError(exc.errno or 0, f"state file {self.path} cannot be written "
+                                                  f"({exc.strerror or exc})") from None
         self._written = mark
         self.writes += 1
+
+    def roll_back(self) -> None:
+        """Put the runtime back to what the file holds (after a write failed); the clock and the
+        id sequence go on. StateFileError if the file cannot be read back."""
+        doc = read_state_doc(self.path)
+        runtime_doc = doc.get("runtime") if doc is not None else None
+        try:
+            self.runtime.restore(runtime_doc if isinstance(runtime_doc, dict) else {})
+        except (errors.CoreError, ValueError) as exc:
+            raise StateFileError(f"state file {self.path} cannot be read back ({exc})") from None
+        self._written = self.runtime.changes
 
     async def stop(self) -> None:
         """Write the last state (timer-driven exits since the last call) and let go of the lock."""
@@ -194,6 +212,8 @@ class StateFile:
             return
         try:
             self.write_if_changed()
+        except StateWriteError:
+            pass  # logged; the file holds the last state that could be written
         finally:
             self._lock.release()
 

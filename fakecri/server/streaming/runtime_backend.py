@@ -276,7 +276,8 @@ class RuntimeStreamingBackend:
         except errors.CoreError:
             return  # it stopped meanwhile: the attach ends on its own
         node.apply(node.sim.feed_input(c, data, node.now_ns()))
-        node.commit()  # publish an exit it caused, arm the timers of what it started
+        with contextlib.suppress(errors.CoreError):  # a state write that failed: undone, and logged
+            node.commit()  # publish an exit it caused, arm the timers of what it started
 
     # ------------------------------------------------------------ port forward
 
