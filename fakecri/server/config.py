@@ -135,6 +135,11 @@ class ServerConfig:
         None, "Directory fakecri owns; the image and container filesystems it reports are made under it "
         "[default: /var/lib/fakecri if it can be created, else one under the temp dir].",
         kind="root", flag="--root", metavar="DIR")
+    host_root: str | None = setting(
+        None, "Confine the host paths callers name (mounts, log directories and paths, checkpoint archives, "
+              "Localhost seccomp profiles) to this existing directory: anything else, '..', or a symlink out is "
+              "refused with PERMISSION_DENIED, and containers see nothing of the host outside it "
+              "[default: the whole host].", kind="directory", metavar="DIR")
     # Log nothing at all (the pytest plugin when its log level is not set).
     quiet: bool = setting(False, cli=False)
     # Keep the last N calls and fired faults for the control API.

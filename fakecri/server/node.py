@@ -44,7 +44,7 @@ from fakecri.server.events.bus import EventBus, Subscription
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.events.status_cache import StatusCache
 from fakecri.server.exceptions import StartupError, StateWriteError
-from fakecri.server.host import LocalHost
+from fakecri.server.host import HostRoot, LocalHost
 from fakecri.server.log_files import LogFiles
 from fakecri.server.ports import PortListeners
 from fakecri.server.sessions import Sessions
@@ -131,7 +131,8 @@ class Node:
         self.call_log: deque[CallRecord] = deque(maxlen=config.call_log_size)
         self.server_errors: deque[str] = deque(maxlen=ERROR_RING)  # the newest handler tracebacks
         self.catalog = load_catalog(config.image_catalog) if config.image_catalog else Catalog()
-        self.host = LocalHost()
+        self.host_root = HostRoot(config.host_root)  # what callers may name of the host (--host-root)
+        self.host = LocalHost(self.host_root)
         self.sim = Simulation(self.catalog, self.host)
         self.runtime = Runtime(
             self.clock, self.ids, programs=self.sim, registry=self.catalog, pod_cidr=config.pod_cidr,
@@ -148,7 +149,7 @@ class Node:
         self.encoder = EventEncoder(self.plan, self.statuses, self.publish)
         self.ports = PortListeners(self.sim, self.count)
         self.disk = DiskRoot(config.state_root)  # where the reported filesystems really are
-        self.log_files = LogFiles(self.disk.root)
+        self.log_files = LogFiles(self.disk.root, self.host_root)
         self.output_listeners: list[OutputListener] = []  # attached clients
         self.sessions = Sessions()  # exec, attach, port-forward and ExecSync: they end with what they run in
         self.down_until = 0.0  # loop time until which calls answer UNAVAILABLE (runtime restart)

@@ -6,6 +6,7 @@ wrapper (call_wrapper.py), through status.py.
 """
 from __future__ import annotations
 
+import posixpath
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -120,6 +121,8 @@ class RuntimeService:
         md = cfg.metadata
         linux_res = cfg.linux.resources if cfg.linux.HasField("resources") else None
         overhead = cfg.linux.overhead if cfg.linux.HasField("overhead") else None
+        spec = sandbox_spec(cfg)
+        self.node.host_root.check_sandbox(cfg.log_directory, spec, "config.")
         sb = self.node.runtime.run_pod_sandbox(
             name=md.name,
             namespace=md.namespace,
@@ -130,7 +133,7 @@ class RuntimeService:
             hostname=cfg.hostname,
             log_directory=cfg.log_directory,
             runtime_handler=request.runtime_handler,
-            spec=sandbox_spec(cfg),
+            spec=spec,
             resources=tr.resources_from_pb(linux_res) if linux_res is not None else None,
             overhead=tr.resources_from_pb(overhead) if overhead is not None else None,
         )
@@ -200,6 +203,8 @@ class RuntimeService:
         if not cfg.image.image:
             raise errors.InvalidArgument("CreateContainer: config.image.image is required")
         check_container_config(cfg)
+        spec = container_spec(cfg)
+        self._confine_container(request.pod_sandbox_id, spec, cfg.log_path)
         c = self.node.runtime.create_container(
             request.pod_sandbox_id,
             name=cfg.metadata.name,
@@ -211,9 +216,20 @@ class RuntimeService:
             args=tuple(cfg.args),
             log_path=cfg.log_path,
             resources=tr.resources_from_pb(cfg.linux.resources),
-            spec=container_spec(cfg),
+            spec=spec,
         )
         return pb.CreateContainerResponse(container_id=c.id)
+
+    def _confine_container(self, sandbox_id: str, spec: Any, log_path: str) -> None:
+        """PERMISSION_DENIED for a host path outside --host-root (the engine answers a missing sandbox)."""
+        host_root = self.node.host_root
+        if not host_root.confined:
+            return
+        try:
+            sb = self.node.runtime.get_sandbox(sandbox_id)
+        except errors.CoreError:
+            return
+        host_root.check_container(spec, posixpath.join(sb.log_directory, log_path) if log_path else "", "config.")
 
     async def StartContainer(self, request, context):
         self.node.runtime.start_container(request.container_id)
@@ -379,16 +395,16 @@ class RuntimeService:
     # ------------------------------------------------------------ checkpoints
 
     async def CheckpointContainer(self, request, context):
-        archives.checkpoint_container(self.node.runtime, request.container_id, request.location)
+        archives.checkpoint_container(self.node.runtime, request.container_id, request.location, self.node.host_root)
         return pb.CheckpointContainerResponse()
 
     async def CheckpointPod(self, request, context):
         archives.checkpoint_pod(self.node.runtime, request.pod_sandbox_id, request.output_path,
-                                list(request.container_ids))
+                                list(request.container_ids), self.node.host_root)
         return pb.CheckpointPodResponse()
 
     async def RestorePod(self, request, context):
-        sb, containers = archives.restore_pod(self.node.runtime, request)
+        sb, containers = archives.restore_pod(self.node.runtime, request, self.node.host_root)
         return pb.RestorePodResponse(
             pod_sandbox_id=sb.id,
             restored_containers=[pb.RestoredContainer(name=c.name, container_id=c.id) for c in containers],
