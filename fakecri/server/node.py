@@ -203,6 +203,9 @@ class Node:
         if seconds <= 0:
             return
         if isinstance(self.clock, FakeClock):
+            if seconds == math.inf:  # never ends on its own: only `until` or the caller's deadline ends it
+                await (until if until is not None else asyncio.Event()).wait()
+                return
             self.clock.advance(seconds)
             self.tick()
         elif until is None:

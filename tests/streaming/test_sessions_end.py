@@ -209,3 +209,26 @@ def test_exec_sync_that_ends_first_is_unchanged(srv, rt, img):
                        timeout=BOUND)
     assert (resp.exit_code, resp.stdout) == (0, b"done\n")
     assert srv.call(lambda: len(srv.node.sessions)) == 0
+
+
+def test_exec_sync_that_never_ends_on_a_fake_clock_answers_when_its_container_goes():
+    """On a fake clock time moves only when told: `sleep infinity` waits (it was INTERNAL, an
+    infinite jump of the clock) until its container goes."""
+    from fakecri.api.runtime.v1 import api_pb2_grpc
+    from fakecri.server.app import FakeCRIServer
+
+    with FakeCRIServer(fake_clock=True) as server:
+        ch = grpc.insecure_channel(server.endpoint)
+        rt, img = api_pb2_grpc.RuntimeServiceStub(ch), api_pb2_grpc.ImageServiceStub(ch)
+        try:
+            _, cid = run_pod(rt, img, "fake-clock-exec")
+            out: dict = {}
+            t = _exec_sync_in_thread(rt, cid, ["sh", "-c", "echo up; sleep infinity"], out)
+            _wait_for_exec(server, cid)
+            rt.RemoveContainer(pb.RemoveContainerRequest(container_id=cid))
+            t.join(BOUND + 5)
+            assert "error" not in out, out.get("error")
+            assert (out["response"].exit_code, out["response"].stdout) == (137, b"up\n")
+            server.check()
+        finally:
+            ch.close()
