@@ -1,6 +1,6 @@
 """How long other calls wait while one big stats call is answered.
 
-    python bench/stats_latency.py [--containers 50000] [--per-pod 10] [--rounds 3] [--json FILE]
+    python bench/stats_latency.py [--containers 50000] [--per-pod 10] [--rounds 3] [--idle-seconds 2] [--json FILE]
 
 A `fakecri serve` child is started on a state file holding `--containers` running containers
 (made here with the engine, so the fill takes seconds, not minutes). Then, per round, one client
@@ -112,13 +112,13 @@ def versions_while(sock: str, busy: threading.Event, done: threading.Event) -> l
     return out
 
 
-def big_call(sock: str, method: str) -> tuple[float, int, list[float]]:
+def big_call(sock: str, method: str, lead_s: float = 0.3) -> tuple[float, int, list[float]]:
     """(seconds, stats received, Version latencies meanwhile) for one `method` call."""
     busy, done = threading.Event(), threading.Event()
     lat: list[float] = []
     t = threading.Thread(target=lambda: lat.extend(versions_while(sock, busy, done)), daemon=True)
     t.start()
-    time.sleep(0.3)
+    time.sleep(lead_s)
     ch = grpc.insecure_channel(f"unix://{sock}", options=OPTIONS)
     try:
         busy.set()
@@ -152,6 +152,7 @@ def main() -> int:
     ap.add_argument("--containers", type=int, default=50_000)
     ap.add_argument("--per-pod", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--idle-seconds", type=float, default=2.0, help="how long Version is timed on the idle server")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="fc-statlat-")
@@ -169,7 +170,7 @@ def main() -> int:
             busy.set()
             t = threading.Thread(target=lambda: idle.extend(versions_while(sock, busy, done)), daemon=True)
             t.start()
-            time.sleep(2.0)
+            time.sleep(args.idle_seconds)
             done.set()
             t.join(30)
             results["version_idle_p50_ms"] = round(pct(idle, 50) * 1000, 2)

@@ -91,7 +91,8 @@ def test_stats_latency_runs_at_a_small_size(tmp_path):
     import json
 
     out = tmp_path / "stats.json"
-    subprocess.run([sys.executable, os.path.join(BENCH, "stats_latency.py"), "--containers", "200", "--rounds", "1",
-                    "--json", str(out)], capture_output=True, text=True, check=True, timeout=300)
+    command = [sys.executable, os.path.join(BENCH, "stats_latency.py"), "--containers", "200", "--rounds", "1",
+               "--idle-seconds", "0.2", "--json", str(out)]
+    subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
     figures = json.loads(out.read_text())
     assert figures["ListContainerStats"][0]["stats"] == figures["StreamContainerStats"][0]["stats"] == 200
