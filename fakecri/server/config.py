@@ -143,6 +143,11 @@ class ServerConfig:
         kind="root", flag="--root", metavar="DIR")
     # The node's name in a farm (its socket is NAME.sock; log lines and control calls name it).
     node_name: str = setting("", cli=False)
+    host_root: str | None = setting(
+        None, "Confine the host paths callers name (mounts, log directories and paths, checkpoint archives, "
+              "Localhost seccomp profiles) to this existing directory: anything else, '..', or a symlink out is "
+              "refused with PERMISSION_DENIED, and containers see nothing of the host outside it "
+              "[default: the whole host].", kind="directory", metavar="DIR")
     # Log nothing at all (the pytest plugin when its log level is not set).
     quiet: bool = setting(False, cli=False)
     # One log line per CRI call (`serve --log-level info` or debug).

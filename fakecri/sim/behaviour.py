@@ -45,6 +45,16 @@ class ExecResult:
     exit_code: int
     duration_s: float  # how long the command takes, capped by the timeout; math.inf = never returns
     timed_out: bool
+    # (offset ns, stream, bytes) of what it wrote, up to the cut: what it had written when killed earlier
+    writes: tuple[tuple[int, str, bytes], ...] = ()
+
+    def written_by(self, offset_ns: int) -> tuple[bytes, bytes]:
+        """(stdout, stderr) as far as written `offset_ns` after the start (its container was killed then)."""
+        out, err = bytearray(), bytearray()
+        for at, stream, data in self.writes:
+            if at <= offset_ns:
+                (out if stream == "stdout" else err).extend(data)
+        return bytes(out), bytes(err)
 
 
 def behaviour_annotations(
@@ -274,8 +284,12 @@ def run_exec(argv: Sequence[str], timeout_s: float = 0.0, stdin: bytes = b"", ct
     timed_out = total_ns > limit_ns
     cut = min(total_ns, limit_ns)
     out, err = bytearray(), bytearray()
+    writes = []
     for offset, stream, text in done.outputs:
         if offset <= cut:
-            (out if stream == "stdout" else err).extend(text.encode("utf-8", "surrogateescape"))
+            data = text.encode("utf-8", "surrogateescape")
+            (out if stream == "stdout" else err).extend(data)
+            writes.append((offset, stream, data))
     duration_s = math.inf if cut == math.inf else cut / NS["s"]
-    return ExecResult(bytes(out), bytes(err), EXIT_KILLED if timed_out else done.exit_code, duration_s, timed_out)
+    return ExecResult(bytes(out), bytes(err), EXIT_KILLED if timed_out else done.exit_code, duration_s, timed_out,
+                      tuple(writes))
