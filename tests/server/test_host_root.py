@@ -113,7 +113,9 @@ def test_a_container_reads_inside_but_not_through_a_symlink_out(confined):
     assert run("cat", "/data/hello").stdout == b"hello from inside\n"
     escaped = run("cat", "/data/escape/secret")
     assert escaped.exit_code != 0 and b"root:" not in escaped.stdout
-    assert b"Permission denied" in escaped.stderr
+    # The link's absolute target is resolved inside the container, as the kernel does there,
+    # where that host directory does not exist.
+    assert b"No such file or directory" in escaped.stderr
     wrote = run("sh", "-c", "echo owned > /data/escape/planted")
     assert wrote.exit_code != 0
     assert not (allowed.parent / "outside" / "planted").exists()
