@@ -188,7 +188,8 @@ class FarmConfig:
               "--socket-dir; more can be added at run time (fakecri ctl add-node).", minimum=0, metavar="N")
     socket_dir: str | None = setting(
         None, "A farm's directory: NAME.sock for each node's CRI (and, unless --control-socket is given, its "
-              "control API) and farm.sock for the farm's control API; made if missing.", kind="path", metavar="DIR")
+              "control API) and farm.sock for the farm's control API; made if missing.",
+        kind="directory", metavar="DIR")
     node_name: str = setting(
         "node-{i}", "A farm's node names, with {i} for the node's number (from 0); each must make a DNS "
                     "subdomain, as Kubernetes node names are.", metavar="PATTERN")
@@ -197,7 +198,7 @@ class FarmConfig:
             "as kube-controller-manager's --node-cidr-mask-size.", minimum=1, maximum=128, metavar="BITS")
     state_dir: str | None = setting(
         None, "Keep each farm node's state across restarts in DIR/NAME.json (the farm's --state-file).",
-        kind="path", metavar="DIR")
+        kind="directory", metavar="DIR")
 
 
 def farm_fields() -> list:

@@ -208,3 +208,25 @@ def test_a_farm_that_cannot_be_says_why(settings, farm_settings, words):
 def test_node_names_come_from_the_pattern():
     assert [name_for("node-{i}", i) for i in range(3)] == ["node-0", "node-1", "node-2"]
     assert name_for("rack1.n{i:03d}", 7) == "rack1.n007"
+
+
+def test_serve_takes_socket_and_state_dirs_that_already_exist(tmp_path):
+    """`fakecri serve --nodes` a second time on the same directories: the option types once took
+    --socket-dir and --state-dir for file paths and refused every existing directory."""
+    import signal
+    import subprocess
+    import sys
+
+    socket_dir = tempfile.mkdtemp(prefix="fm-", dir="/tmp")
+    state_dir = tmp_path / "state"
+    state_dir.mkdir()
+    for _ in range(2):
+        proc = subprocess.Popen([sys.executable, "-m", "fakecri.cli", "serve", "--nodes", "1", "--socket-dir",
+                                 socket_dir, "--state-dir", str(state_dir), "--root", str(tmp_path / "root"),
+                                 "--log-level", "warning"], stderr=subprocess.PIPE, text=True)
+        try:
+            line = proc.stderr.readline()
+            assert "serving 1 nodes" in line, line + proc.stderr.read()
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(10) == 0
