@@ -60,6 +60,8 @@ def test_exact_quantiles():
     assert fk.quantile([3.0, 1.0, 2.0], 0.5) == 2.0
     assert fk.quantile([1.0, 2.0], 0.99) == pytest.approx(1.99)
     assert math.isnan(fk.quantile([], 0.5))
+    assert fk.quantile([1.0, 2.0, math.inf], 0.5) == 2.0  # a pod that never started is infinitely late
+    assert fk.quantile([1.0, 2.0, math.inf], 0.99) == math.inf
 
 
 def _pleg(t: str, pod: str, kind: str, cid: str) -> str:
