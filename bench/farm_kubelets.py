@@ -962,6 +962,8 @@ def parse_args(argv: list[str] | None):
     p.add_argument("--no-separate", action="store_true", help="farm only (no process-per-node runs)")
     p.add_argument("--no-110", action="store_true", help="skip the 110-pod relist run")
     p.add_argument("--steady", type=float, default=30.0, help="steady window in seconds (default 30)")
+    p.add_argument("--relist-steady", type=float, default=60.0,
+                   help="steady window of the 110-pod run, in seconds (default 60: about 60 generic relists)")
     p.add_argument("--bound", type=float, default=60.0, help="seconds all pods have to be up (default 60)")
     p.add_argument("--poll", type=float, default=0.5, help="seconds between /pods polls (default 0.5)")
     p.add_argument("--settle", type=float, default=5.0, help="seconds between healthy kubelets and the pods")
@@ -1052,9 +1054,9 @@ def main(argv: list[str] | None = None) -> dict:
             if fits > max(args.node_list) and not args.no_separate:
                 results += side_by_side(fits, done=("farm", args.plegs[0]))
         if not args.no_110:
+            relist_args = argparse.Namespace(**{**vars(args), "steady": args.relist_steady})
             for evented in args.plegs:
-                r = run_one(1, "farm", evented, 110, args, base, script, meta["empty_farm_mb"])
-                relist.append(r)
+                relist.append(run_one(1, "farm", evented, 110, relist_args, base, script, meta["empty_farm_mb"]))
     except KeyboardInterrupt:
         log("interrupted: stopping every kubelet and fakecri")
         meta["notes"].append("interrupted")
