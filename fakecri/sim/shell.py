@@ -187,6 +187,10 @@ class Io:
     capture: list[str] | None = None  # a command substitution collects the output here
     shell: str = "sh"  # how the running shell was called, as its error messages name it
     depth: int = 0  # how many shells and command substitutions it runs inside
+    # Where its errors go, as out/to_file/capture say for its output (`2>&1`, `2> file`, `2>/dev/null`).
+    err_out: str | None = "stderr"
+    err_file: str = ""
+    err_capture: list[str] | None = None
 
     def write(self, text: str) -> Generator[Step, bytes | None, None]:
         if text and self.capture is not None and self.out == "stdout":
@@ -200,15 +204,37 @@ class Io:
                 pass
 
     def error(self, text: str) -> Generator[Step, bytes | None, None]:
-        if text:
-            yield Write("stderr", text)
+        if text and self.err_capture is not None:
+            self.err_capture.append(text)
+        elif text and self.err_out is not None:
+            yield Write(self.err_out, text)
+        elif text and self.err_file and self.ctx.userland is not None:
+            try:
+                self.ctx.userland().write(self.err_file, text.encode("utf-8", "surrogateescape"), append=True)
+            except Exception:  # as for output: a file that cannot be written loses it
+                pass
+
+    def errors_of(self, st: Statement) -> tuple[str | None, str, list[str] | None]:
+        """Where a statement's errors go: as this shell's (no redirection), where this shell's
+        output goes (`2>&1`), or to a file or nowhere (`2> file`, `2>/dev/null`)."""
+        if st.stderr == "stderr":
+            return self.err_out, self.err_file, self.err_capture
+        if st.stderr == "stdout":
+            return self.out, self.to_file, self.capture if self.out == "stdout" else None
+        return None, st.err_file, None
 
     def for_statement(self, st: Statement) -> Io:
-        if st.stdout == self.out and not st.stdin_from_file and not st.to_file:
+        if (st.stdout == self.out and not st.stdin_from_file and not st.to_file and st.stderr == "stderr"
+                and not st.err_file):
             return self
         return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
                   st.stdout if self.out is not None else None, st.to_file or self.to_file,
-                  self.capture if st.stdout == "stdout" else None, self.shell, self.depth)
+                  self.capture if st.stdout == "stdout" else None, self.shell, self.depth, *self.errors_of(st))
+
+    def piped(self, stdin: Input, capture: list[str]) -> Io:
+        """A pipeline's stage before the last: its output collected for the next, its errors as this shell's."""
+        return Io(self.ctx, stdin, "stdout", "", capture, self.shell, self.depth,
+                  self.err_out, self.err_file, self.err_capture)
 
     def nested(self) -> Io | None:
         """The same, one shell deeper; None past MAX_NESTING (the script nests too deep to run)."""
@@ -442,8 +468,17 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
         if io.ctx.userland is not None:
             env = io.ctx.userland().env()
             env["?"] = str(status)
-            st = Statement(st.connector, [_expand(w, env) for w in st.argv], st.stdout, st.stdin_from_file,
+            st = Statement(st.connector, [_expand(w, env) for w in st.argv], st.stdout, st.stderr,
+                           literal(_expand(st.err_file, env)), st.stdin_from_file,
                            literal(_expand(st.to_file, env)), st.append)
+            if st.err_file and st.err_file != st.to_file:
+                yield LOOK
+                try:
+                    io.ctx.userland().write(st.err_file, b"")
+                except Exception as exc:  # the userland's FileError
+                    yield from io.error(f"{io.shell}: can't create {st.err_file}: {getattr(exc, 'reason', exc)}\n")
+                    status = 1
+                    continue
             if st.to_file:
                 yield LOOK  # it opens a file: now, not ahead of time
                 try:
@@ -470,8 +505,7 @@ def _pipeline(stages: Sequence[Statement], io: Io, status: int) -> Process:
     for n, st in enumerate(stages):
         captured: list[str] = []
         stdin = io.stdin if data is None else Input(data, empty=True)
-        stage = replace(io, stdin=stdin) if n == len(stages) - 1 else Io(io.ctx, stdin, "stdout", "", captured,
-                                                                        io.shell, io.depth)
+        stage = replace(io, stdin=stdin) if n == len(stages) - 1 else io.piped(stdin, captured)
         try:
             status = yield from run_statements([replace(st, connector=";")], stage, status)
         except _Exit as ex:  # `exit` ends only its own part of a pipeline
@@ -491,8 +525,7 @@ def _substitute(script: str, io: Io, status: int) -> Generator[Step, bytes | Non
     except UnknownSyntax:
         return ""
     try:
-        yield from run_statements(statements, Io(io.ctx, io.stdin, "stdout", "", captured, io.shell, io.depth + 1),
-                                  status)
+        yield from run_statements(statements, replace(io.piped(io.stdin, captured), depth=io.depth + 1), status)
     except _Exit:
         pass
     return "".join(captured).rstrip("\n")
