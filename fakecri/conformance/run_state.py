@@ -91,7 +91,9 @@ class RunState:
         if self.options.progress is not None:
             failing = sorted(self.violations)
             said = f"; failing so far: {', '.join(failing)}" if failing else ""
-            which = "scripted example" if index == 0 else f"example {index}/{self.options.max_examples}"
+            asked = self.options.max_examples
+            which = ("scripted example" if index == 0 else f"example {index}/{asked}" if index <= asked
+                     else f"example {index} (an extra one: Hypothesis replaces the examples it cuts short)")
             self.options.progress(f"{which}: {len(calls)} calls{said}")
 
     def close(self) -> None:
