@@ -133,7 +133,7 @@ class Node:
         self.bus = EventBus(capacity=config.subscriber_buffer, policy=config.subscriber_policy)
         self.statuses = StatusCache(self.runtime, self.sim.content_of)
         self.encoder = EventEncoder(self.plan, self.statuses, self.publish)
-        self.ports = PortListeners(self.sim, self.count)
+        self.ports = PortListeners(self, self.count)
         self.disk = DiskRoot(config.state_root)  # where the reported filesystems really are
         self.log_files = LogFiles(self.disk.root)
         self.output_listeners: list[OutputListener] = []  # attached clients

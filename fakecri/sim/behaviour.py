@@ -8,6 +8,7 @@ the annotation reference with examples.
 from __future__ import annotations
 
 import math
+import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -15,7 +16,9 @@ from fakecri.engine.durations import NS, parse_duration_ns
 from fakecri.engine.errors import InvalidArgument
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED, reason_for
 from fakecri.engine.plan import DEFAULT_TICK_LINE, Plan, ProbeRule
-from fakecri.sim.shell import Context, logging_loop, record, spawn
+from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
+from fakecri.sim.shell import SHELLS, Context, record, sleep_ns, spawn
+from fakecri.sim.shell_syntax import UnknownSyntax, split_script, strip_prefixes
 
 PREFIX = "fakecri.io/"
 
@@ -42,6 +45,41 @@ class ExecResult:
     exit_code: int
     duration_s: float  # how long the command takes, capped by the timeout; math.inf = never returns
     timed_out: bool
+
+
+def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
+    """`sh -c 'while true; do echo X; sleep N; done'` (also `while :`, sleep before echo):
+    (period_ns, stream, text, echo_first), a line every N seconds forever; None for
+    anything else. The interpreter runs each statement once, so a container's command
+    that is such a loop is recognised here and scripted as a periodic line."""
+    words = strip_prefixes([str(a) for a in argv])
+    if len(words) != 3 or posixpath.basename(words[0]) not in SHELLS or words[1] != "-c":
+        return None
+    try:
+        statements = split_script(words[2])
+    except UnknownSyntax:
+        return None
+    if len(statements) != 4 or statements[0].argv not in (["while", "true"], ["while", ":"]):
+        return None
+    if statements[-1].argv != ["done"] or statements[1].argv[:1] != ["do"]:
+        return None
+    body = [statements[1].argv[1:], statements[2].argv]
+    kinds = [argv[0] if argv else "" for argv in body]
+    if sorted(kinds) != ["echo", "sleep"]:
+        return None
+    echo_at = kinds.index("echo")
+    echo, sleep = body[echo_at], body[1 - echo_at]
+    stream = statements[1 + echo_at].stdout
+    try:
+        period = sleep_ns(sleep[1:])
+    except ValueError:
+        return None
+    if stream is None or not period or (len(echo) > 1 and echo[1].startswith("-")):
+        return None
+    text = " ".join(echo[1:]) + "\n"
+    if "{n}" in text:  # the periodic line would be numbered
+        return None
+    return period, stream, text, echo_at == 0
 
 
 def behaviour_annotations(
@@ -127,9 +165,10 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         # A logging loop runs until stopped; its lines come from the periodic timer below,
         # not from tracing thousands of rounds up front.
         outputs: tuple[tuple[int, str, str], ...] = ()
-        end_ns, exit_code, reason, input_at_ns = None, 0, "", None
+        end_ns, exit_code, reason, input_at_ns, trap = None, 0, "", None, None
     else:
-        own = record(spawn(tuple(command) + tuple(args), ctx or Context(main=True)), None)
+        own = record(spawn(tuple(command) + tuple(args), ctx or Context(main=True, commands=PROGRAM_COMMANDS)), None)
+        trap = own.trap
         outputs = own.outputs
         end_ns, exit_code, reason = own.end_ns, own.exit_code, reason_for(own.exit_code)
         input_at_ns = own.input_at_ns
@@ -160,10 +199,12 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         log_every = _duration(settings, LOG_EVERY)
         if not log_every:
             raise InvalidArgument(f"annotation {LOG_EVERY}: the interval must be above zero")
-    stop_delay: int | None = 0
+    # How it takes SIGTERM: as the annotations say, else as its program said (a Trap step).
+    stop_delay: int | None = 0 if trap is None else trap.delay_ns
     if STOP_DELAY in settings:
         stop_delay = _duration(settings, STOP_DELAY, allow_forever=True)
-    stop_code = _int(settings, STOP_EXIT_CODE, 0, 255) if STOP_EXIT_CODE in settings else 0
+    stop_code = _int(settings, STOP_EXIT_CODE, 0, 255) if STOP_EXIT_CODE in settings else (
+        0 if trap is None else trap.exit_code)
     fail_start = None
     if FAIL_START in settings:
         value = settings[FAIL_START].strip()

@@ -87,8 +87,9 @@ class LiveInput:
                     if step.ns is not None:
                         self.due_ns = now + step.ns
                     return out, False  # asleep until the deadline, or for good
-                else:
+                elif step is READ:
                     self.waiting = True
+                # (a network step gets no network here, a Trap nothing: the next send answers None)
         except StopIteration as done:
             code = int(done.value or 0) & 0xFF
             out.append(Exited(cid, code, reason_for(code), now))

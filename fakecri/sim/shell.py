@@ -29,47 +29,23 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fakecri.engine.durations import NS
+from fakecri.sim.recording import MAX_SLEEP_NS, Trace, record
 from fakecri.sim.shell_syntax import COMPOUND, SUB, Statement, UnknownSyntax, split_script, strip_prefixes
+from fakecri.sim.steps import NO_NETWORK, READ, Connect, NetResult, Process, Read, Reply, Sleep, Step, Trap, Write
+
+# the steps and the recorder, re-exported for the modules that drive processes
+__all__ = ["READ", "Connect", "NetResult", "Process", "Read", "Reply", "Sleep", "Step", "Trap", "Trace", "Write",
+           "record"]
 
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
-MAX_SLEEP_NS = 100 * 365 * 86_400 * NS["s"]
-MAX_STEPS = 100_000  # a traced process taking more steps than this is treated as running forever
 MAX_NESTING = 50  # shells and $(...) inside one another, at most
 _SLEEP_UNITS = {"s": NS["s"], "m": NS["m"], "h": NS["h"], "d": NS["d"]}
 PROMPT = "/ # "  # busybox sh's prompt for root in /
 DEFAULT_SIZE = (80, 24)  # (columns, rows) of a terminal nobody resized
 
 
-# ---------------------------------------------------------------- steps
+# ---------------------------------------------------------------- steps (fakecri.sim.steps)
 
-
-@dataclass(frozen=True, slots=True)
-class Write:
-    """Write `text` to `stream` ("stdout" or "stderr")."""
-
-    stream: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Sleep:
-    """Let `ns` nanoseconds pass; None: until stopped."""
-
-    ns: int | None
-
-
-class Read:
-    """Ask for input. The driver answers with bytes, or None at the end of the input."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "READ"
-
-
-READ = Read()
-Step = Write | Sleep | Read
-Process = Generator[Step, bytes | None, int]
 Command = Callable[[list[str], "Io"], Process]  # (arguments, io) -> the process
 
 
@@ -89,22 +65,6 @@ class Context:
     # commands that look into it; without one, files and identity are not modelled.
     userland: Callable[[], Any] | None = None
     commands: Mapping[str, Command] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Trace:
-    """What a command does, worked out at once.
-
-    `outputs` are (offset_ns, stream, text), text as written (echo's newline included);
-    `end_ns` is when it exits (None: it never does), with `exit_code`. `input_at_ns`:
-    it stopped at that offset to wait for input that the trace did not have (None: it
-    did not), so a live driver can take it on from there when input comes.
-    """
-
-    outputs: tuple[tuple[int, str, str], ...]  # text: bytes that are not UTF-8 as surrogate escapes
-    end_ns: int | None
-    exit_code: int
-    input_at_ns: int | None = None
 
 
 # ---------------------------------------------------------------- parsing
@@ -132,7 +92,11 @@ class Input:
         self._buf = bytearray()
         self._eof = empty
 
-    def read(self) -> Generator[Step, bytes | None, bytes | None]:
+    def feed(self, data: bytes) -> None:
+        """Input that is there already (a pipeline's)."""
+        self._buf += data
+
+    def read(self) -> Generator[Step, Reply, bytes | None]:
         """The next chunk as it arrives; None at the end."""
         if self._buf:
             data = bytes(self._buf)
@@ -142,17 +106,17 @@ class Input:
             chunk = yield READ
             if chunk is None:
                 self._eof = True
-            elif chunk:
+            elif isinstance(chunk, bytes) and chunk:
                 return bytes(chunk)
         return None
 
-    def readline(self) -> Generator[Step, bytes | None, bytes | None]:
+    def readline(self) -> Generator[Step, Reply, bytes | None]:
         """The next line with its newline (the last one may lack it); None at the end."""
         while b"\n" not in self._buf and not self._eof:
             chunk = yield READ
             if chunk is None:
                 self._eof = True
-            else:
+            elif isinstance(chunk, bytes):
                 self._buf += chunk
         if not self._buf:
             return None
@@ -173,8 +137,11 @@ class Io:
     capture: list[str] | None = None  # a command substitution collects the output here
     shell: str = "sh"  # how the running shell was called, as its error messages name it
     depth: int = 0  # how many shells and command substitutions it runs inside
+    argv0: str = ""  # the name the running program was called by (as its argv[0])
+    clock: list[int] = field(default_factory=lambda: [0])  # ns the whole process has slept so far
+    jobs: list[float] = field(default_factory=list)  # when its background jobs end (on `clock`)
 
-    def write(self, text: str) -> Generator[Step, bytes | None, None]:
+    def write(self, text: str) -> Generator[Step, Reply, None]:
         if text and self.capture is not None and self.out == "stdout":
             self.capture.append(text)
         elif text and self.out is not None:
@@ -185,7 +152,7 @@ class Io:
             except Exception:  # the file vanished or turned read-only meanwhile: the output is lost
                 pass
 
-    def error(self, text: str) -> Generator[Step, bytes | None, None]:
+    def error(self, text: str) -> Generator[Step, Reply, None]:
         if text:
             yield Write("stderr", text)
 
@@ -194,7 +161,8 @@ class Io:
             return self
         return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
                   st.stdout if self.out is not None else None, st.to_file or self.to_file,
-                  self.capture if st.stdout == "stdout" else None, self.shell, self.depth)
+                  self.capture if st.stdout == "stdout" else None, self.shell, self.depth, self.argv0,
+                  self.clock, self.jobs)
 
     def nested(self) -> Io | None:
         """The same, one shell deeper; None past MAX_NESTING (the script nests too deep to run)."""
@@ -235,7 +203,7 @@ def _echo(args: list[str], io: Io) -> Process:
     return 0
 
 
-def _sleep_ns(args: list[str]) -> int | None:
+def sleep_ns(args: list[str]) -> int | None:
     """Total of `sleep` arguments in ns; None for infinity; ValueError when invalid."""
     if not args:
         raise ValueError("missing operand")
@@ -257,7 +225,7 @@ def _sleep_ns(args: list[str]) -> int | None:
 
 def _sleep(args: list[str], io: Io) -> Process:
     try:
-        ns = _sleep_ns(args)
+        ns = sleep_ns(args)
     except ValueError:
         yield from io.error(f"sleep: invalid time interval {' '.join(args)!r}\n")
         return 1
@@ -453,13 +421,19 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
                     yield from io.error(f"{io.shell}: can't create {st.to_file}: {getattr(exc, 'reason', exc)}\n")
                     status = 1
                     continue
+        if st.background:
+            status = yield from _background(st, io)
+            continue
+        run_io = io.for_statement(st)
+        if st.upstream:
+            run_io = replace(run_io, stdin=(yield from _pipeline(st, io, status)))
         if posixpath.basename(st.argv[0]) == "exit":
-            yield from _exit(st.argv[1:], io.for_statement(st), status)  # raises _Exit
-        status = yield from run_argv(st.argv, io.for_statement(st))
+            yield from _exit(st.argv[1:], run_io, status)  # raises _Exit
+        status = yield from run_argv(st.argv, run_io)
     return status
 
 
-def _substitute(script: str, io: Io, status: int) -> Generator[Step, bytes | None, str]:
+def _substitute(script: str, io: Io, status: int) -> Generator[Step, Reply, str]:
     """The output of `$(script)`, trailing newlines dropped, as the shell substitutes it."""
     captured: list[str] = []
     if io.depth >= MAX_NESTING:
@@ -499,7 +473,11 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
         return 126
     if name in SHELLS:
         io = replace(io, shell=words[0])
-    command = io.ctx.commands.get(name) or COMMANDS.get(name)
+    command = io.ctx.commands.get(name)
+    if command is not None:
+        io = replace(io, argv0=words[0])
+    else:
+        command = COMMANDS.get(name)
     if command is not None:
         return (yield from command(args, io))
     if io.ctx.main:
@@ -510,46 +488,69 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
     return 127
 
 
-def _top(argv: Sequence[str], io: Io) -> Process:
+def _run_top(argv: Sequence[str], io: Io) -> Process:
     try:
         return (yield from run_argv(argv, io))
     except _Exit as ex:  # `exit N` given as the command itself
         return ex.code
 
 
-def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
-    """`sh -c 'while true; do echo X; sleep N; done'` (also `while :`, sleep before echo):
-    (period_ns, stream, text, echo_first), a line every N seconds forever; None for
-    anything else. The interpreter runs each statement once, so a container's command
-    that is such a loop is recognised here and scripted as a periodic line."""
-    words = strip_prefixes([str(a) for a in argv])
-    if len(words) != 3 or posixpath.basename(words[0]) not in SHELLS or words[1] != "-c":
-        return None
+def _top(argv: Sequence[str], io: Io) -> Process:
+    """The process: its steps pass through, its sleeps counted on its clock. When it ends
+    with background jobs still running, an exec's output stays open until they end (the
+    runtime waits for it); a container's own command ends its jobs with it."""
+    inner = _run_top(argv, io)
     try:
-        statements = split_script(words[2])
-    except UnknownSyntax:
-        return None
-    if len(statements) != 4 or statements[0].argv not in (["while", "true"], ["while", ":"]):
-        return None
-    if statements[-1].argv != ["done"] or statements[1].argv[:1] != ["do"]:
-        return None
-    body = [statements[1].argv[1:], statements[2].argv]
-    kinds = [argv[0] if argv else "" for argv in body]
-    if sorted(kinds) != ["echo", "sleep"]:
-        return None
-    echo_at = kinds.index("echo")
-    echo, sleep = body[echo_at], body[1 - echo_at]
-    stream = statements[1 + echo_at].stdout
-    try:
-        period = _sleep_ns(sleep[1:])
-    except ValueError:
-        return None
-    if stream is None or not period or (len(echo) > 1 and echo[1].startswith("-")):
-        return None
-    text = " ".join(echo[1:]) + "\n"
-    if "{n}" in text:  # the periodic line would be numbered
-        return None
-    return period, stream, text, echo_at == 0
+        step = inner.send(None)
+        while True:
+            if isinstance(step, Sleep) and step.ns:
+                io.clock[0] += step.ns
+            try:
+                reply = yield step
+            except GeneratorExit:
+                inner.close()
+                raise
+            except BaseException as exc:  # Ctrl-C thrown in by a live driver
+                step = inner.throw(exc)
+                continue
+            step = inner.send(reply)
+    except StopIteration as done:
+        code = int(done.value or 0)
+    left = max(io.jobs, default=0) - io.clock[0]
+    if left > 0 and not io.ctx.main:
+        yield Sleep(None if left == float("inf") else int(left))
+    return code
+
+
+def _background(st: Statement, io: Io) -> Process:
+    """`st &`: what it writes comes now, the shell goes on at once; when it ends is noted."""
+    done = record(run_argv(st.argv, io.for_statement(st)), b"", lambda step: NO_NETWORK)
+    for _, stream, text in done.outputs:
+        yield Write(stream, text)
+    io.jobs.append(float("inf") if done.end_ns is None else io.clock[0] + done.end_ns)
+    return 0
+
+
+def _pipeline(st: Statement, io: Io, status: int) -> Generator[Step, Reply, Input]:
+    """The stages of `a | b | st` run one after the other, each reading what the one before
+    wrote; the input `st` then reads (the stages' exit statuses are dropped, as sh drops them)."""
+    data: bytes | None = None
+    for stage in st.upstream:
+        captured: list[str] = []
+        stage_in = io.stdin if data is None else _given(data)
+        try:
+            yield from run_argv(stage.argv, Io(io.ctx, stage_in, "stdout", "", captured, io.shell, io.depth,
+                                                io.argv0, io.clock, io.jobs))
+        except _Exit:
+            pass
+        data = "".join(captured).encode("utf-8", "surrogateescape")
+    return _given(data or b"")
+
+
+def _given(data: bytes) -> Input:
+    given = Input(empty=True)
+    given.feed(data)
+    return given
 
 
 # ---------------------------------------------------------------- drivers
@@ -558,36 +559,6 @@ def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
 def spawn(argv: Sequence[str], ctx: Context | None = None) -> Process:
     """The process `argv` would be, reading its input through `READ` steps."""
     return _top(argv, Io(ctx or Context(), Input()))
-
-
-def record(proc: Process, stdin: bytes | None = b"") -> Trace:
-    """Run `proc` to its end at once. `stdin` is all its input; None: input that never comes,
-    so a process that reads runs until stopped."""
-    t = 0
-    outputs: list[tuple[int, str, str]] = []
-    fed = False
-    reply: bytes | None = None
-    input_at: int | None = None
-    try:
-        step = proc.send(None)
-        for _ in range(MAX_STEPS):
-            reply = None
-            if isinstance(step, Write):
-                outputs.append((t, step.stream, step.text))
-            elif isinstance(step, Sleep):
-                if step.ns is None:
-                    break
-                t = min(t + step.ns, MAX_SLEEP_NS)
-            else:
-                if stdin is None:
-                    input_at = t
-                    break
-                reply, fed = (stdin if not fed and stdin else None), True
-            step = proc.send(reply)
-    except StopIteration as done:
-        return Trace(tuple(outputs), t, int(done.value or 0) & 0xFF)
-    proc.close()
-    return Trace(tuple(outputs), None, 0, input_at)
 
 
 def trace(argv: Sequence[str], stdin: bytes | None = b"", *, main: bool = False) -> Trace:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass, field
 
-OPERATORS = frozenset({";", "&&", "||"})
+OPERATORS = frozenset({";", "&&", "||"})  # and `&` (in the background), `|` (a pipeline)
 
 
 class UnknownSyntax(Exception):
@@ -28,6 +28,8 @@ class Statement:
     to_file: str = ""  # `> file` / `>> file`: the file its output goes to
     append: bool = False
     subs: dict[str, str] = field(default_factory=dict)  # command substitutions: marker -> script
+    upstream: list[Statement] = field(default_factory=list)  # `a | b | this`: the stages before it
+    background: bool = False  # `this &`: the shell does not wait for it
 
 
 SUB = "\x01"  # marks a command substitution's place in a word: \x01N\x01
@@ -69,16 +71,24 @@ def split_script(script: str) -> list[Statement]:
         raise UnknownSyntax(str(exc)) from None
     statements: list[Statement] = []
     current = Statement(";", [])
+    stages: list[Statement] = []  # the pipeline so far
     i = 0
     while i < len(tokens):
         tok = tokens[i]
         i += 1
-        if tok in OPERATORS:
+        if tok == "|":
+            if not current.argv:
+                raise UnknownSyntax("| without a command")
+            stages.append(current)
+            current = Statement(current.connector, [])
+        elif tok in OPERATORS or tok == "&":
             if current.argv:
+                current.upstream, stages = stages, []
+                current.background = tok == "&"
                 statements.append(current)
-            elif tok != ";":
+            elif tok != ";" or stages:
                 raise UnknownSyntax(f"operator {tok} without a command")
-            current = Statement(tok, [])
+            current = Statement(";" if tok == "&" else tok, [])
         elif tok and set(tok) <= set("<>&") and tok != "&":
             target = tokens[i] if i < len(tokens) else ""
             i += 1
@@ -93,10 +103,14 @@ def split_script(script: str) -> list[Statement]:
         else:
             current.argv.append(tok)
     if current.argv:
+        current.upstream = stages
         statements.append(current)
+    elif stages:
+        raise UnknownSyntax("| without a command")
     for st in statements:
-        st.argv = strip_prefixes(st.argv)
-        st.subs = subs
+        for one in [*st.upstream, st]:
+            one.argv = strip_prefixes(one.argv)
+            one.subs = subs
     return statements
 
 

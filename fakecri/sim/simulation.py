@@ -29,11 +29,16 @@ from fakecri.sim.catalog import Catalog
 from fakecri.sim.host import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.live import Decision, LiveInput, LiveInputs
-from fakecri.sim.shell import Context, Process, Write, spawn
+from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
+from fakecri.sim.programs import reads_userland, server_for
+from fakecri.sim.programs.base import Here, Listen, Server
+from fakecri.sim.shell import Command, Context, Process, Write, spawn
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 
 _RUNNING = ContainerState.RUNNING
 MAX_CONTENTS = 1024  # image contents kept by image (then it starts over)
+# What a command inside a container can run beyond the shell's own commands.
+INSIDE_COMMANDS: dict[str, Command] = {**PROGRAM_COMMANDS, **USERLAND_COMMANDS}
 
 
 class RuntimeView(Protocol):
@@ -68,6 +73,8 @@ class Inside:
     userland: Userland | None = None
     own_plan: Plan | None = None  # the plan of a command that reads its userland
     mounts_at_start: frozenset[str] | None = None  # for a private host mount: the host's mounts at start
+    server: Server | None = None  # what its program serves (made on first need)
+    server_made: bool = False
 
 
 class Simulation:
@@ -118,7 +125,7 @@ class Simulation:
                 inside.mounts_at_start = self.host.mount_points()
         settings = behaviour_annotations(c.annotations, sandbox.annotations, c.name)
         command, args = self.argv_of(c)
-        if not looks_inside(command + args):
+        if not looks_inside(command + args) and not reads_userland(command + args):
             return self._plans.get(command, args, settings)
         inside = self._of(c.id)
         if inside.own_plan is None:  # a command that reads its userland has a plan of its own
@@ -180,11 +187,29 @@ class Simulation:
         return [(1, "/sbin/init")] + sorted((host_pid(other.id), self.title(other))
                                             for other in view.list_containers(state=_RUNNING))
 
-    def web_ports(self, c: Container) -> tuple[int, ...]:
-        """The ports the container's own web server listens on (none unless it is running)."""
+    def server_of(self, c: Container) -> Server | None:
+        """What the container's program serves while it runs (None: it serves nothing); one
+        `Server` per container, holding the program's state."""
+        inside = self._of(c.id)
+        if not inside.server_made:
+            command, args = self.argv_of(c)
+            inside.server = server_for(command + args, dict(c.spec.envs), self.content_of(c))
+            inside.server_made = True
+        return inside.server
+
+    def listeners(self, c: Container) -> tuple[Listen, ...]:
+        """The sockets the container's program listens on (none unless it is running)."""
         if c.state != _RUNNING:
             return ()
-        return self.content_of(c).serves_on(c.command, c.args)
+        server = self.server_of(c)
+        return server.listens if server is not None else ()
+
+    def here(self, c: Container, now_ns: int) -> Here:
+        """Where a request to the container's server is answered."""
+        sb = self._view().get_sandbox(c.sandbox_id)
+        cid = c.id
+        return Here(cid, now_ns, c.started_at, sb.hostname, sb.ip,
+                    shell=lambda argv: spawn(argv, self._context(c)), userland=lambda: self.userland_of(cid))
 
     def userland_of(self, cid: str) -> Userland:
         """The container's simulated userland, built from its config the first time it is asked for."""
@@ -202,7 +227,7 @@ class Simulation:
     def _context(self, c: Container, ctx: Context | None = None) -> Context:
         """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""
         cid = c.id
-        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=USERLAND_COMMANDS)
+        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=INSIDE_COMMANDS)
 
     # ------------------------------------------------------------ exec
 

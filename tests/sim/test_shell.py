@@ -43,7 +43,7 @@ S = 1_000_000_000
     (["sh"], None, 0),
     (["sh", "-c", "while true; do sleep 1; done"], None, 0),
     (["sh", "-c", "echo 'unbalanced"], None, 0),
-    (["sh", "-c", "sleep 1 | cat"], None, 0),
+    (["sh", "-c", "sleep 1 | cat"], 1, 0),  # the stages of a pipeline run one after the other
     (["sh", "-c", "&& true"], None, 0),
     (["sh", "-c", "sleep 2; myserver --port 80"], None, 0),
     (["cat"], None, 0),  # waits for input that never comes

@@ -1,8 +1,7 @@
 """Containers whose command is the logging loop conformance suites run log a line every N seconds."""
 from __future__ import annotations
 
-from fakecri.sim.behaviour import build_plan
-from fakecri.sim.shell import logging_loop
+from fakecri.sim.behaviour import build_plan, logging_loop
 
 S = 1_000_000_000
 

@@ -148,9 +148,9 @@ def test_processes_follow_the_pid_namespace(runtime, pods, run, joined):
     assert sim.processes_seen_from(own.id) == [(1, sim.title(own))]
     assert sim.processes_seen_from(shared.id) == [(1, "/pause"), (2, sim.title(shared))]
     assert sorted(sim.processes_seen_from(other.id))[0] == (1, "/sbin/init")
-    assert sim.web_ports(web) == (80,) and sim.web_ports(other) == ()
+    assert [lis.port for lis in sim.listeners(web)] == [80] and sim.listeners(other) == ()
     runtime.stop_container(web.id, 0)
-    assert sim.web_ports(runtime.get_container(web.id)) == ()  # no server once it stopped
+    assert sim.listeners(runtime.get_container(web.id)) == ()  # no server once it stopped
     assert len(run(other, "pidof", "nginx").stdout.split()) == 2
 
 

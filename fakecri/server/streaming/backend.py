@@ -13,11 +13,12 @@ Writer = Callable[[bytes], Awaitable[None]]
 class PortForwardBehaviour:
     """What answers a forwarded connection: an echo, a fixed HTTP response, or a refusal."""
 
-    mode: Literal["echo", "http", "refuse"] = "echo"
+    mode: Literal["echo", "http", "refuse", "proxy"] = "echo"
     http_status: int = 200
     http_body: bytes = b"ok\n"
     http_content_type: str = "text/plain; charset=utf-8"
     message: str = "connection refused"
+    address: tuple[str, int] = ("", 0)  # proxy: the listener the connection is relayed to
 
     @classmethod
     def echo(cls) -> PortForwardBehaviour:
@@ -27,6 +28,10 @@ class PortForwardBehaviour:
     def http(cls, status: int = 200, body: bytes = b"ok\n",
              content_type: str = "text/plain; charset=utf-8") -> PortForwardBehaviour:
         return cls("http", http_status=status, http_body=body, http_content_type=content_type)
+
+    @classmethod
+    def proxy(cls, host: str, port: int) -> PortForwardBehaviour:
+        return cls("proxy", address=(host, port))
 
     @classmethod
     def refuse(cls, message: str = "connection refused") -> PortForwardBehaviour:

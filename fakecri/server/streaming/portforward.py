@@ -5,6 +5,7 @@ echo the bytes back, send one fixed HTTP response, or refuse with an error messa
 """
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 
@@ -14,6 +15,7 @@ from fakecri.server.streaming.prepared import PortForwardRequest
 Reader = Callable[[], Awaitable[bytes]]  # returns b"" at end of stream
 
 MAX_HTTP_HEAD = 64 * 1024
+RELAY_CONNECT_TIMEOUT_S = 5.0
 
 
 def parse_port(text: str) -> int:
@@ -50,6 +52,8 @@ async def serve_connection(behaviour: PortForwardBehaviour, pod_sandbox_id: str,
     if behaviour.mode == "refuse":
         return (f"error forwarding port {port} to pod {pod_sandbox_id}: "
                 f"failed to connect to localhost:{port}: {behaviour.message}")
+    if behaviour.mode == "proxy":
+        return await _relay(behaviour.address, pod_sandbox_id, port, read, write)
     if behaviour.mode == "http":
         head = bytearray()
         while b"\r\n\r\n" not in head and len(head) < MAX_HTTP_HEAD:
@@ -61,4 +65,34 @@ async def serve_connection(behaviour: PortForwardBehaviour, pod_sandbox_id: str,
         return None
     while chunk := await read():
         await write(chunk)
+    return None
+
+
+async def _relay(address: tuple[str, int], pod_sandbox_id: str, port: int, read: Reader, write: Writer) -> str | None:
+    """Relay the forwarded connection to the pod's real listener, both ways, until both ends finish."""
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(*address), RELAY_CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as exc:
+        return (f"error forwarding port {port} to pod {pod_sandbox_id}: "
+                f"failed to connect to localhost:{port}: {exc.strerror if isinstance(exc, OSError) else exc}")
+
+    async def upstream() -> None:
+        try:
+            while chunk := await read():
+                writer.write(chunk)
+                await writer.drain()
+            if writer.can_write_eof():
+                writer.write_eof()
+        except (OSError, RuntimeError):
+            pass
+
+    sender = asyncio.ensure_future(upstream())
+    try:
+        while chunk := await reader.read(65536):
+            await write(chunk)
+    except OSError:
+        pass
+    finally:
+        sender.cancel()
+        writer.close()
     return None

@@ -21,10 +21,11 @@ from collections.abc import AsyncIterator, Mapping
 from fakecri.engine import errors
 from fakecri.engine.events import Output
 from fakecri.engine.records import Container, ContainerState, SandboxState
-from fakecri.server import webserver
+from fakecri.server.dialer import exchange
 from fakecri.server.node import Node
 from fakecri.server.streaming.backend import PortForwardBehaviour, Writer
-from fakecri.sim.shell import DEFAULT_SIZE, Context, Interrupted, Process, Sleep, Write
+from fakecri.sim.programs.servers import WebServer
+from fakecri.sim.shell import DEFAULT_SIZE, Connect, Context, Interrupted, Process, Sleep, Trap, Write
 
 ATTACH_BUFFER = 1000
 INPUT_BUFFER = 64  # chunks of client input held for a process that is not reading yet
@@ -167,6 +168,10 @@ async def drive(proc: Process, *, stdin: AsyncIterator[bytes] | None, stdout_wri
                         pass  # what was typed before Ctrl-C is dropped with the command
                     step = proc.throw(Interrupted())
                     continue
+            elif isinstance(step, Connect):
+                reply = await exchange(step)  # type: ignore[assignment]
+            elif isinstance(step, Trap):
+                pass
             else:
                 item = await next_input()
                 if item is _INTERRUPT:
@@ -299,11 +304,16 @@ class RuntimeStreamingBackend:
         if value:
             return parse_port_behaviour(value)
         sim = self.node.sim
-        for c in self.node.runtime.list_containers(sandbox_id=sb.id):  # the pod's own web server on that port answers
-            if port in sim.web_ports(c):
-                server = sim.content_of(c).http_server
-                return PortForwardBehaviour.http(200, webserver.response(server, "GET", "/").split(b"\r\n\r\n", 1)[1],
-                                                 "text/html")
+        for c in self.node.runtime.list_containers(sandbox_id=sb.id):  # the pod's own server on that port answers
+            if not any(lis.port == port and lis.proto == "tcp" for lis in sim.listeners(c)):
+                continue
+            for host, bound in self.node.ports.bound(c.id):
+                if bound == port and host == sb.ip:
+                    return PortForwardBehaviour.proxy(host, port)  # its real listener on the pod IP
+            server = sim.server_of(c)
+            if isinstance(server, WebServer):  # no listener on the pod IP: its page, as it would answer
+                page = server.page("/")
+                return PortForwardBehaviour.http(page.status, page.body, "text/html")
         return PortForwardBehaviour.echo()
 
 
