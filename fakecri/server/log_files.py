@@ -2,7 +2,8 @@
 
 The CRI log format is one entry per line: `<RFC3339Nano UTC> <stdout|stderr> <tag> <text>`.
 A line longer than containerd's default limit (16 KiB) is cut into entries tagged P
-(partial) with the last one tagged F (full), as containerd writes them.
+(partial) with the last one tagged F (full), and text the container's stream ends with
+without a newline is one last P entry, as containerd writes them.
 """
 from __future__ import annotations
 
@@ -55,6 +56,8 @@ class LogFiles:
         self.base = os.fspath(base)
         self.errors = 0
         self.last_error = ""
+        self._pending: dict[tuple[str, str], str] = {}  # (path, stream) -> the start of a line
+        self._pending_at: dict[tuple[str, str], int] = {}
 
     def _append(self, path: str, data: str) -> None:
         path = os.path.join(self.base, path)
@@ -79,5 +82,29 @@ class LogFiles:
         self.create(path)
 
     def write(self, path: str, stream: str, text: str, ts_ns: int) -> None:
-        if path:
-            self._append(path, "".join(format_entry(stream, line, ts_ns) for line in split_lines(text)))
+        """Whole lines are written as they come; the text after the last newline waits for the rest
+        of its line (containerd reads the container's stream line by line), or for `close`."""
+        if not path:
+            return
+        key = (path, stream)
+        text = self._pending.pop(key, "") + text
+        head, newline, tail = text.rpartition("\n")
+        out = "".join(format_entry(stream, line, ts_ns) for line in head.split("\n")) if newline else ""
+        while len(tail.encode("utf-8", "surrogateescape")) > MAX_LOG_LINE:  # a full buffer goes out as P
+            data = tail.encode("utf-8", "surrogateescape")
+            out += f"{rfc3339_nano(ts_ns)} {stream} P {data[:MAX_LOG_LINE].decode('utf-8', 'surrogateescape')}\n"
+            tail = data[MAX_LOG_LINE:].decode("utf-8", "surrogateescape")
+        if tail:
+            self._pending[key] = tail
+            self._pending_at[key] = ts_ns
+        if out:
+            self._append(path, out)
+
+    def close(self, path: str, ts_ns: int | None = None) -> None:
+        """The container's streams ended: a line still waiting for its newline is written as a
+        partial entry (P), as containerd writes what is left at the end of a stream."""
+        for stream in ("stdout", "stderr"):
+            tail = self._pending.pop((path, stream), "")
+            at = self._pending_at.pop((path, stream), 0)
+            if tail:
+                self._append(path, f"{rfc3339_nano(at if ts_ns is None else ts_ns)} {stream} P {tail}\n")

@@ -219,6 +219,8 @@ class Node:
             self.log_files.create(ev.subject.log_path)  # type: ignore[union-attr]
         elif ev.type == EventType.STOPPED:
             self.sim.stopped(ev.container_id)
+            if ev.subject is not None:
+                self.log_files.close(ev.subject.log_path)  # type: ignore[union-attr]
         elif ev.type == EventType.DELETED:
             self.sim.forget(ev.container_id)
 

@@ -247,7 +247,7 @@ class RuntimeService:
         c = self.node.runtime.get_container(request.container_id)
         if not request.verbose:  # ContainerStatusResponse.status (field 1) from the cached status
             return field_fragment(1, self.node.statuses.container_status_bytes(c))
-        resp = pb.ContainerStatusResponse(status=tr.container_status(c, self.node.sim.content_of(c)))
+        resp = pb.ContainerStatusResponse(status=self.node.statuses.container_status(c))
         resp.info.update(tr.container_info(c))
         return resp
 

@@ -66,6 +66,7 @@ class ImageContent:
     setuid_root: tuple[str, ...] = ()  # programs (base names) owned by root with the setuid bit
     http_ports: tuple[int, ...] = ()  # ports its own command serves HTTP on, once it runs
     http_server: str = "nginx"  # which server answers there: "nginx" or "httpd"
+    programs: tuple[str, ...] = ()  # programs beyond busybox's applets it ships (curl...)
 
     def argv(self, command: tuple[str, ...], args: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(command, args) that run, as Kubernetes combines a config with the image: a command
@@ -140,10 +141,10 @@ nobody:x:65534:
 ALPINE = ImageContent(passwd=ALPINE_PASSWD, group=ALPINE_GROUP)
 # agnhost: `/agnhost pause` by default; a user (1000) its /etc/group puts in group 50000.
 _AGNHOST = ImageContent(
-    entrypoint=("/agnhost",), cmd=("pause",),
+    entrypoint=("/agnhost",), cmd=("pause",), programs=("agnhost", "agnhost-2", "curl", "nc", "ip", "bash"),
     passwd=ALPINE_PASSWD + "user-defined-in-image:x:1000:1000:Linux User,,,:/home/user-defined-in-image:/bin/sh\n",
     group=ALPINE_GROUP + "user-defined-in-image:x:1000:\ngroup-defined-in-image:x:50000:user-defined-in-image\n")
-_PAUSE = ImageContent(entrypoint=("/pause",), user="65535:65535")
+_PAUSE = ImageContent(entrypoint=("/pause",), user="65535:65535", programs=("pause",))
 
 # The images critest and the node e2e tests look into, by repository.
 KNOWN: dict[str, ImageContent] = {
@@ -181,7 +182,7 @@ KNOWN: dict[str, ImageContent] = {
         cmd=("nginx", "-g", "daemon off;"), passwd=_NGINX_PASSWD, group=_NGINX_GROUP, http_ports=(12003,)),
 }
 
-_KEYS = {"entrypoint", "cmd", "user", "passwd", "group", "setuid_root", "http_ports", "http_server"}
+_KEYS = {"entrypoint", "cmd", "user", "passwd", "group", "setuid_root", "http_ports", "http_server", "programs"}
 WEB_SERVERS = ("nginx", "httpd")
 # programs that start the image's web server
 SERVER_PROGRAMS = frozenset({"nginx", "httpd", "httpd-foreground", "apache2", "apache2-foreground"})
@@ -216,4 +217,5 @@ def content_from_dict(data: Mapping[str, Any], where: str) -> ImageContent:
         raise InvalidArgument(f"{where}: content.http_server must be one of {', '.join(WEB_SERVERS)}")
     return ImageContent(entrypoint=words("entrypoint"), cmd=words("cmd"), user=text("user", ""),
                         passwd=text("passwd", BUSYBOX_PASSWD), group=text("group", BUSYBOX_GROUP),
-                        setuid_root=words("setuid_root"), http_ports=tuple(ports), http_server=server)
+                        setuid_root=words("setuid_root"), http_ports=tuple(ports), http_server=server,
+                        programs=words("programs"))

@@ -408,8 +408,8 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
         if io.ctx.userland is not None:
             env = io.ctx.userland().env()
             env["?"] = str(status)
-            st = Statement(st.connector, [_expand(w, env) for w in st.argv], st.stdout, st.stdin_from_file,
-                           _expand(st.to_file, env), st.append)
+            st = replace(st, argv=[_expand(w, env) for w in st.argv], to_file=_expand(st.to_file, env),
+                         upstream=[replace(up, argv=[_expand(w, env) for w in up.argv]) for up in st.upstream])
             if st.to_file:
                 try:
                     world = io.ctx.userland()
@@ -423,6 +423,9 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
                     continue
         if st.background:
             status = yield from _background(st, io)
+            continue
+        if st.argv[0] == "!" and len(st.argv) > 1:  # `! cmd`: its status, negated
+            status = int((yield from run_statements([replace(st, argv=st.argv[1:], connector=";")], io, status)) == 0)
             continue
         run_io = io.for_statement(st)
         if st.upstream:

@@ -13,6 +13,7 @@ class UnknownSyntax(Exception):
     """The script uses shell syntax the interpreter does not model."""
 
 
+KEYWORDS = frozenset({"while", "until", "do", "!"})  # words that stand before a pipeline
 # Compound commands the interpreter does not model (while and until loops it runs).
 COMPOUND = frozenset({"for", "if", "case", "select", "{", "function"})
 TO_STDOUT = frozenset({"1", "/dev/stdout", "/proc/1/fd/1", "/proc/self/fd/1"})
@@ -108,6 +109,12 @@ def split_script(script: str) -> list[Statement]:
     elif stages:
         raise UnknownSyntax("| without a command")
     for st in statements:
+        if st.upstream:  # `while ! a | b`: the keywords belong to the whole pipeline, not its first stage
+            head = st.upstream[0].argv
+            n = 0
+            while n < len(head) - 1 and head[n] in KEYWORDS:
+                n += 1
+            st.argv, st.upstream[0].argv = head[:n] + st.argv, head[n:]
         for one in [*st.upstream, st]:
             one.argv = strip_prefixes(one.argv)
             one.subs = subs

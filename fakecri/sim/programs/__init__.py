@@ -10,11 +10,13 @@ last statement does.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 from fakecri.sim.image_content import SERVER_PROGRAMS, ImageContent
 from fakecri.sim.programs import agnhost as _agnhost
 from fakecri.sim.programs.base import Listen, Server
+from fakecri.sim.programs.clients import CLIENT_COMMANDS
 from fakecri.sim.programs.netexec import Netexec
 from fakecri.sim.programs.servers import (
     FakeGitServer,
@@ -30,7 +32,7 @@ from fakecri.sim.shell import SHELLS, Command
 from fakecri.sim.shell_syntax import UnknownSyntax, split_script, strip_prefixes
 
 AGNHOST_NAMES = frozenset({"agnhost", "agnhost-2"})
-COMMANDS: dict[str, Command] = {name: _agnhost.agnhost for name in AGNHOST_NAMES}
+COMMANDS: dict[str, Command] = {**{name: _agnhost.agnhost for name in AGNHOST_NAMES}, **CLIENT_COMMANDS}
 
 _AGNHOST_SERVERS: dict[str, Callable[[_agnhost.Invocation, Mapping[str, str]], Server]] = {
     "netexec": lambda inv, env: Netexec(inv),
@@ -83,8 +85,16 @@ def server_for(argv: Sequence[str], env: Mapping[str, str], content: ImageConten
     return None
 
 
+# Tools that need the container's userland: its privileges (ip), its address and /etc/hosts (the clients).
+USERLAND_TOOLS = frozenset({"ip", "wget", "curl", "nc", "pause"})
+_WORD = re.compile(r"[\w.-]+")
+
+
 def reads_userland(argv: Sequence[str]) -> bool:
-    """Whether the command line runs a program of this table that reads the container's files."""
+    """Whether the command line runs a program of this table that looks into the container
+    (its files, privileges or address), so that its plan must be built with its userland."""
+    if any(w in USERLAND_TOOLS for w in _WORD.findall(" ".join(argv).replace("/", " "))):
+        return True
     words = program_argv(argv)
     if not words or posixpath.basename(words[0]) not in AGNHOST_NAMES:
         return False

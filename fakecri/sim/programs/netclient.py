@@ -34,7 +34,7 @@ def _own(ip: str, userland: Callable[[], Any] | None) -> str:
     if userland is None or ip not in ("127.0.0.1", "::1"):
         return ip
     world = userland()
-    if getattr(world.spec, "network_mode", None) == NODE or not world.ip:
+    if world is None or getattr(world.spec, "network_mode", None) == NODE or not world.ip:
         return ip
     return str(world.ip)
 
@@ -51,7 +51,7 @@ def resolve(name: str, userland: Callable[[], Any] | None) -> str | None:
         return None
     try:
         hosts = bytes(userland().read("/etc/hosts")).decode("utf-8", "replace")
-    except Exception:  # no /etc/hosts to read
+    except Exception:  # no /etc/hosts to read (no userland, or no such file)
         return None
     for line in hosts.splitlines():
         words = line.split("#", 1)[0].split()
@@ -68,7 +68,7 @@ def source_ip(userland: Callable[[], Any] | None) -> str:
     if userland is None:
         return ""
     world = userland()
-    if getattr(world.spec, "network_mode", None) == NODE:
+    if world is None or getattr(world.spec, "network_mode", None) == NODE:
         return ""
     return str(world.ip or "")
 

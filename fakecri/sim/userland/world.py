@@ -151,7 +151,10 @@ class Userland:
         if path == "/proc/1/cmdline":
             if self.spec.pid_mode == NODE:
                 return self.host.proc_file("/proc/1/cmdline")
-            return "".join(word + "\0" for word in self.processes()[0][1].split(" ")).encode()
+            title = self.processes()[0][1]
+            if title.split(" ", 1)[0].endswith(":"):  # a title the program wrote over its argv (nginx's)
+                return (title + "\0").encode()
+            return "".join(word + "\0" for word in title.split(" ")).encode()
         if path == "/proc/sysvipc/shm" and self.spec.ipc_mode == NODE:
             return self.host.proc_file(path)
         if path == "/var/run/nginx.pid" and self.content.http_server == "nginx" and self.content.http_ports:
