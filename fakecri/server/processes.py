@@ -66,15 +66,19 @@ def _shorter(step: Connect, left: float) -> Connect:
     return Connect(step.proto, step.host, step.port, step.data, max(0.001, left), step.stop_after, step.source)
 
 
-async def answer(handler: Generator[Step, Reply, Answer], *, wait: Wait) -> Answer:
-    """Run a server's handler to its answer (its writes, if any, go nowhere)."""
+async def answer(handler: Generator[Step, Reply, Answer], *, wait: Wait,
+                 write: Callable[[str, str], None] | None = None) -> Answer:
+    """Run a server's handler to its answer; what it writes (its log) goes to `write(stream, text)`."""
     async def run() -> Answer:
         reply: Any = None
         try:
             step = handler.send(None)
             while True:
                 reply = None
-                if isinstance(step, Sleep):
+                if isinstance(step, Write):
+                    if write is not None:
+                        write(step.stream, step.text)
+                elif isinstance(step, Sleep):
                     if step.ns is None:
                         await asyncio.Event().wait()
                     else:

@@ -16,7 +16,7 @@ from typing import Any
 from fakecri.engine.exits import reason_for
 from fakecri.engine.records import ContainerState
 from fakecri.server.processes import answer
-from fakecri.sim.live import Exited
+from fakecri.sim.live import Exited, Wrote
 from fakecri.sim.programs.base import UNKNOWN_SERVICE, Here, Server
 from fakecri.sim.programs.http import MAX_BODY, MAX_HEAD, HttpRequest, encode_response, parse_request_head
 
@@ -62,7 +62,8 @@ async def serve(owner: Any, cid: str, port: int, reader: asyncio.StreamReader, w
             return
         server, here = found
         request = HttpRequest(method, target, headers, body, _peer(writer, "peername"), _peer(writer, "sockname"))
-        said = await answer(server.http(port, request, here), wait=owner.wait)
+        said = await answer(server.http(port, request, here), wait=owner.wait,
+                            write=lambda stream, text: _log(owner, cid, stream, text))
         if said.response is not None:
             date = formatdate(owner.now_ns() / 1e9, usegmt=True)
             writer.write(encode_response(said.response, head_only=method == "HEAD", date=date))
@@ -73,6 +74,12 @@ async def serve(owner: Any, cid: str, port: int, reader: asyncio.StreamReader, w
         pass
     finally:
         writer.close()
+
+
+def _log(owner: Any, cid: str, stream: str, text: str) -> None:
+    """A line the program logged while it answered: into the container's log."""
+    owner.apply([Wrote(cid, stream, text, owner.now_ns())])
+    owner.commit()
 
 
 def _exit(owner: Any, cid: str, code: int) -> None:

@@ -14,7 +14,7 @@ from fakecri.sim.programs.agnhost import Invocation, Refused, invocation
 from fakecri.sim.programs.base import DATAGRAM, GRPC_HEALTH, HTTP, NOT_SERVING, SERVING, UNKNOWN_SERVICE, Here, Listen
 from fakecri.sim.programs.http import HttpRequest
 from fakecri.sim.shell import Context, spawn
-from fakecri.sim.steps import Connect, NetResult, Sleep
+from fakecri.sim.steps import Connect, NetResult, Sleep, Write
 
 S = 1_000_000_000
 AGNHOST = KNOWN["registry.k8s.io/e2e-test-images/agnhost"]
@@ -183,7 +183,9 @@ def test_netexec_exit_ends_the_program_with_the_code():
     now = get(srv, "/exit?code=3")
     assert (now.response, now.exit_code) == (None, 3)  # no timeout: it exits before it answers
     answer, steps = drive(srv.http(8080, HttpRequest("GET", "/exit?code=4&timeout=5s&wait=2s"), here()))
-    assert steps == [Sleep(2 * S)] and answer.response.status == 200 and answer.exit_code == 4
+    assert [s for s in steps if isinstance(s, Sleep)] == [Sleep(2 * S)]
+    assert answer.response.status == 200 and answer.exit_code == 4
+    assert Write("stderr", "GET /exit?code=4&timeout=5s&wait=2s\n") in steps  # it logs each request
     assert get(srv, "/exit?code=x").response.body == b"argument 'code' must be an integer [0-127] or empty, got \"x\"\n"
     assert get(srv, "/shutdown").exit_code == 0
 

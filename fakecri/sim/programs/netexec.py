@@ -22,7 +22,7 @@ from fakecri.sim.programs.base import Answer, Handler, Here, Server, answered, c
 from fakecri.sim.programs.flags import go_duration
 from fakecri.sim.programs.gofmt import canonical_header, go_json, go_time
 from fakecri.sim.programs.http import HttpRequest, HttpResponse, error, parse_url, redirect, text
-from fakecri.sim.steps import NO_NETWORK, UDP, Connect, NetResult, Reply, Sleep, Step
+from fakecri.sim.steps import NO_NETWORK, UDP, Connect, NetResult, Reply, Sleep, Step, Write
 
 DIAL_TIMEOUT_S = 5.0  # netexec's client and UDP read timeouts
 UDP_COMMANDS = ("hostname", "echo ", "clientip", "serverport")
@@ -53,11 +53,14 @@ class Netexec(Server):
         path = request.path
         if clean_path(path) != path:
             query = request.target.partition("?")[2]
-            return answered(redirect(clean_path(path) + (f"?{query}" if query else ""), 301, request))
+            return (yield from answered(redirect(clean_path(path) + (f"?{query}" if query else ""), 301, request)))
+        line = request_log(path, request)
+        if line:
+            yield Write("stderr", line + "\n")  # netexec logs every request it handles
         route = _ROUTES.get(path)
         if route is None:
-            return answered(text("NOW: " + go_time(here.now_ns, here.started_ns)))
-        return route(self, request, here)
+            return (yield from answered(text("NOW: " + go_time(here.now_ns, here.started_ns))))
+        return (yield from route(self, request, here))
 
     def datagram(self, port: int, data: bytes, client: str, here: Here) -> bytes | None:
         said = data.decode("utf-8", "replace").strip().lower()
@@ -212,6 +215,30 @@ class Netexec(Server):
         if errors:
             output["errors"] = errors
         return Answer(text(go_json(output)))
+
+
+def request_log(path: str, req: HttpRequest) -> str:
+    """The line netexec's handler for `path` logs (without Go's timestamp)."""
+    f = req.form
+    q = req.query
+    if path not in _ROUTES:
+        return "GET /"
+    if path == "/echo":
+        return f"GET /echo?msg={f('msg')}&code={f('code')}"
+    if path == "/header":
+        return f"GET /header?key={f('key')}" if f("key") else "GET /header"
+    if path == "/dial":
+        def one(name: str) -> str:
+            return q.get(name, [""])[0]
+        return (f"GET /dial?host={one('host')}&protocol={one('protocol')}&port={one('port')}"
+                f"&request={one('request')}&tries={one('tries')}")
+    if path == "/exit":
+        return f"GET /exit?code={f('code')}&timeout={f('timeout')}&wait={f('wait')}"
+    if path == "/redirect":
+        return f"{req.method} /redirect?msg={f('location')}&code={f('code')}"
+    if path == "/shell":
+        return f"GET /shell?cmd={f('shellCommand') or f('cmd')}"
+    return f"GET {path}"
 
 
 def _dial_http(request: str, address: str, here: Here) -> Generator[Step, Reply, tuple[str, str]]:
