@@ -191,3 +191,19 @@ def test_a_long_line_is_written_as_partial_entries_then_a_full_one(tmp_path):
     assert [tag for _, _, tag, _ in entries] == ["P", "P", "F", "F"]
     assert "".join(text for _, _, _, text in entries[:3]) == line and entries[3][3] == "short"
     assert {len(text) for _, _, _, text in entries[:2]} == {MAX_LOG_LINE}
+
+
+def test_a_line_without_its_newline_waits_and_ends_as_a_partial_entry(tmp_path):
+    """containerd reads a container's stream line by line: `echo -n a; echo b` is one line `ab`,
+    and text the stream ends with, without a newline, is one last P entry (the kubelet's
+    FallbackToLogsOnError then reads `DONE`, not `DONE\\n`)."""
+    files = LogFiles(tmp_path)
+    t = FakeClock.DEFAULT_START_NS
+    files.write("c.log", "stdout", "a", t)
+    files.write("c.log", "stdout", "b\nDO", t + S)
+    files.write("c.log", "stdout", "NE", t + 2 * S)
+    assert (tmp_path / "c.log").read_text() == "2026-01-01T00:00:01Z stdout F ab\n"
+    files.close("c.log")
+    assert (tmp_path / "c.log").read_text().splitlines()[1] == "2026-01-01T00:00:02Z stdout P DONE"
+    files.close("c.log")  # nothing left: nothing more
+    assert len((tmp_path / "c.log").read_text().splitlines()) == 2
