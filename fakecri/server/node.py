@@ -34,6 +34,7 @@ from fakecri.faults.plan import FaultPlan, FaultRecord
 from fakecri.faults.quirks import Quirk
 from fakecri.server.catalog_file import load_catalog
 from fakecri.server.config import ServerConfig
+from fakecri.server.dialer import exchange
 from fakecri.server.disk import DiskRoot
 from fakecri.server.events.bus import EventBus, Subscription
 from fakecri.server.events.encoder import EventEncoder
@@ -44,6 +45,7 @@ from fakecri.server.ports import PortListeners
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.live import Decision, Exited, Wrote
 from fakecri.sim.simulation import Simulation
+from fakecri.sim.steps import Connect
 
 # Drawn once per process: mixed into the id stream so that a restarted fakecri never hands out
 # the ids of an earlier one (a kubelet that lived through the restart still holds those).
@@ -206,6 +208,8 @@ class Node:
             else:
                 self._event(said)
         self.encoder.flush()
+        for cid, step in self.sim.network_steps():  # a container's own program reaching the network
+            asyncio.ensure_future(self._carry(cid, step))
         self.reschedule()
         if self.persistence is not None:
             self.persistence.write_if_changed()
@@ -217,6 +221,7 @@ class Node:
         self.ports.on_event(ev)
         if ev.type == EventType.STARTED and ev.subject is not None:
             self.log_files.create(ev.subject.log_path)  # type: ignore[union-attr]
+            self.sim.started(ev.subject)  # type: ignore[arg-type]
         elif ev.type == EventType.STOPPED:
             self.sim.stopped(ev.container_id)
             if ev.subject is not None:
@@ -228,6 +233,12 @@ class Node:
         self.log_files.write(out.log_path, out.stream, out.text, out.ts_ns)
         for fn in list(self.output_listeners):
             fn(out)
+
+    async def _carry(self, cid: str, step: Connect) -> None:
+        """Carry out a live program's network step, then let it run on."""
+        result = await exchange(step)
+        self.apply(self.sim.network_answered(cid, result, self.clock.now_ns()))
+        self.commit()
 
     def apply(self, decisions: Iterable[Decision]) -> None:
         """Carry out what the simulation decided for programs it runs live."""

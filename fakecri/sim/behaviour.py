@@ -165,13 +165,13 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         # A logging loop runs until stopped; its lines come from the periodic timer below,
         # not from tracing thousands of rounds up front.
         outputs: tuple[tuple[int, str, str], ...] = ()
-        end_ns, exit_code, reason, input_at_ns, trap = None, 0, "", None, None
+        end_ns, exit_code, reason, input_at_ns, trap, net_at_ns = None, 0, "", None, None, None
     else:
         own = record(spawn(tuple(command) + tuple(args), ctx or Context(main=True, commands=PROGRAM_COMMANDS)), None)
         trap = own.trap
         outputs = own.outputs
         end_ns, exit_code, reason = own.end_ns, own.exit_code, reason_for(own.exit_code)
-        input_at_ns = own.input_at_ns
+        input_at_ns, net_at_ns = own.input_at_ns, own.net_at_ns
     if end_ns is not None and ctx is not None and ctx.userland is not None and ctx.userland().oom_killed:
         reason = OOM_KILLED  # its cgroup saw an OOM kill: containerd reports the exit so
     stream = settings.get(LOG_STREAM, "stdout").strip()
@@ -225,6 +225,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         fail_start=fail_start,
         probes=_probes(settings[PROBES]) if PROBES in settings else (),
         input_at_ns=input_at_ns,
+        net_at_ns=net_at_ns if not scripted else None,
     )
 
 

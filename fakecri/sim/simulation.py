@@ -32,7 +32,7 @@ from fakecri.sim.live import Decision, LiveInput, LiveInputs
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.programs import reads_userland, server_for
 from fakecri.sim.programs.base import Here, Listen, Server
-from fakecri.sim.shell import Command, Context, Process, Write, spawn
+from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Write, spawn
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 
 _RUNNING = ContainerState.RUNNING
@@ -288,6 +288,27 @@ class Simulation:
         if live.waiting and live.due_ns is None:
             self.live.arm(c.id, due)  # it has not reached its read yet: take the input when it does
         return []
+
+    def started(self, c: Container) -> None:
+        """The container started: a command whose plan stops where it reaches the network is
+        taken on live there (its owner carries out `network_steps` and brings the answers)."""
+        plan = self.plan(c, self._view().get_sandbox(c.sandbox_id))
+        if plan.net_at_ns is None or self.live.get(c.id) is not None:
+            return
+        command, args = self.argv_of(c)
+        live = LiveInput.take_on(spawn(command + args, self._context(c, Context(main=True))), at_network=True)
+        if live is not None:
+            self.live.add(c.id, live)
+            if plan.net_at_ns > 0:
+                self.live.arm(c.id, c.started_at + plan.net_at_ns)
+
+    def network_steps(self) -> list[tuple[str, Connect]]:
+        """(container id, step) of the live programs waiting on the network, each handed out once."""
+        return self.live.network_steps()
+
+    def network_answered(self, cid: str, result: NetResult, now_ns: int) -> list[Decision]:
+        """What the network answered a container's program: it runs on (its decisions come back)."""
+        return self.live.answered(cid, result, now_ns)
 
     def next_deadline_ns(self) -> int | None:
         return self.live.next_deadline_ns()

@@ -49,8 +49,8 @@ def clock(server):
 
 
 def pod(rt, name: str, image: str, *, command=None, args=None) -> tuple[str, str]:
-    """(container id, pod IP) of a started pod of one container."""
-    cfg = sandbox_config(name)
+    """(container id, pod IP) of a started pod of one container (its log under the server's root)."""
+    cfg = sandbox_config(name, log_directory=f"pods/{name}-{time.monotonic_ns()}")
     sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg)).pod_sandbox_id
     ccfg = container_config(image=image, command=command, args=args)
     cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ccfg, sandbox_config=cfg)).container_id
@@ -168,3 +168,31 @@ def test_an_exec_that_outlasts_its_timeout_is_deadline_exceeded(rt):
     code, _ = code_of(lambda: exec_sync(rt, cid, "sh", "-c", "sleep 10 & exit 1", timeout=1))
     assert code == grpc.StatusCode.DEADLINE_EXCEEDED  # its job holds the output open past the timeout
     assert exec_sync(rt, cid, "sh", "-c", "sleep 10 & exit 1", timeout=20).exit_code == 1
+
+
+def test_a_containers_own_command_reaches_the_network(rt, server, clock):
+    """A busybox container whose command fetches from another pod: taken on live where it
+    reaches the network, it logs what it got and exits as its script says."""
+    _, ip = pod(rt, "netexec-f", AGNHOST, args=["netexec"])
+    get(f"http://{ip}:8080/healthz")
+    script = f"wget -qO- http://{ip}:8080/hostname; echo; sleep 5; wget -qO- http://{ip}:8080/echo?msg=late; exit 4"
+    cid, _ = pod(rt, "fetcher", "busybox", command=["sh", "-c", script])
+
+    def state():
+        return rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid)).status
+
+    deadline = time.monotonic() + 5
+    while not server.call(lambda: server.node.sim.live.get(cid) is not None and
+                          server.node.sim.live.get(cid).due_ns is not None):
+        assert time.monotonic() < deadline  # asleep after its first fetch
+        time.sleep(0.05)
+    assert state().state == pb.CONTAINER_RUNNING
+    clock(5)
+    while state().state != pb.CONTAINER_EXITED:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    path = os.path.join(server.call(lambda: server.node.log_files.base), state().log_path)
+    with open(path, encoding="utf-8") as f:
+        log = f.read()
+    assert [line.split(" ", 3)[3] for line in log.splitlines()] == ["netexec-f", "late"]
+    assert state().exit_code == 4
