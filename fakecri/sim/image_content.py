@@ -148,6 +148,9 @@ _PAUSE = ImageContent(entrypoint=("/pause",), user="65535:65535", programs=("pau
 
 # The images critest and the node e2e tests look into, by repository.
 KNOWN: dict[str, ImageContent] = {
+    # busybox's default command is its shell (which reads its input)
+    "docker.io/library/busybox": ImageContent(cmd=("sh",)),
+    "registry.k8s.io/e2e-test-images/busybox": ImageContent(cmd=("sh",)),
     "registry.k8s.io/e2e-test-images/agnhost": _AGNHOST,
     "k8s.gcr.io/e2e-test-images/agnhost": _AGNHOST,
     "gcr.io/kubernetes-e2e-test-images/agnhost": _AGNHOST,

@@ -228,3 +228,25 @@ def test_lifecycle_hooks_reach_the_handler_pod(mc):
     mc.kubectl("delete", "pod", "http-hooks", "exec-hooks", "--timeout=90s", timeout=120)
     log = mc.logs("hook-handler")
     assert "GET /echo?msg=prestop&code=" in log and "GET /echo?msg=prestop-exec&code=" in log
+
+
+def test_port_forward_reaches_the_programs_listener(mc):
+    import re
+    import subprocess
+
+    mc.apply(pod("pf", f"  - {{name: c, image: {AGNHOST}, args: [netexec]}}", never=False))
+    mc.wait_ready("pf")
+    proc = subprocess.Popen([mc.kubectl_bin, "--kubeconfig", str(mc.kubeconfig), "port-forward", "pod/pf", ":8080"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        line = ""
+        deadline = time.monotonic() + 30
+        while "Forwarding from 127.0.0.1:" not in line:
+            assert time.monotonic() < deadline and proc.poll() is None, line
+            line = proc.stdout.readline()
+        port = int(re.search(r"127\.0\.0\.1:(\d+)", line).group(1))
+        assert get(f"http://127.0.0.1:{port}/hostname") == (200, b"pf")
+        assert get(f"http://127.0.0.1:{port}/echo?msg=through") == (200, b"through")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
