@@ -14,7 +14,9 @@ import contextlib
 import errno
 import ipaddress
 import socket
+import ssl
 
+from fakecri.server.tls import client_context
 from fakecri.sim.steps import REFUSED, RESET, TIMEOUT, UDP, UNREACHABLE, Connect, NetResult
 
 MAX_TIMEOUT_S = 300.0  # no connection is waited on longer than this, whatever the program asked
@@ -43,6 +45,8 @@ def _error(exc: BaseException) -> str:
         return TIMEOUT
     if isinstance(exc, OSError) and exc.errno == errno.ECONNREFUSED:
         return REFUSED
+    if isinstance(exc, ssl.SSLError):
+        return RESET
     return UNREACHABLE
 
 
@@ -71,8 +75,9 @@ async def _stream(step: Connect, timeout: float) -> NetResult:
     local = ""
     writer: asyncio.StreamWriter | None = None
     try:
+        tls = {"ssl": client_context(), "server_hostname": "localhost"} if step.tls else {}
         reader, opened = await asyncio.wait_for(asyncio.open_connection(
-            step.host, step.port, local_addr=_source(step)), timeout)
+            step.host, step.port, local_addr=_source(step), **tls), timeout)
         writer = opened
         local = _name(opened.get_extra_info("sockname"))
         if step.data:

@@ -13,12 +13,12 @@ have, each where a client would reach it:
 - on a host-network sandbox, the program's own ports on the host (127.0.0.1).
 
 TCP sockets speak what the program speaks there: HTTP (`webserver.py` reads each request
-and the simulation answers it), gRPC health (a real gRPC server), or a greeting written to
-each connection; UDP sockets answer each datagram as the simulation says. SCTP and TLS
-sockets are not opened. They close when the container stops or goes away, and all of them
-on a reset or shutdown. A socket that cannot be bound (address in use, not local) is
-counted and logged; the container runs on, as its server would not be reachable there.
-Each connection is bounded (see webserver.py): no client can hold the loop.
+and the simulation answers it; over TLS with fakecri's own certificate, server/tls.py),
+gRPC health (a real gRPC server), or a greeting written to each connection; UDP sockets
+answer each datagram as the simulation says. SCTP sockets are not opened. They close when
+the container stops or goes away, and all of them on a reset or shutdown. A socket that
+cannot be bound (address in use, not local) is counted and logged; the container runs on,
+as its server would not be reachable there. Each connection is bounded (see webserver.py): no client can hold the loop.
 """
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ from fakecri.engine.events import Event, EventType
 from fakecri.engine.records import Container, Sandbox
 from fakecri.engine.specs import NODE, TCP, UDP
 from fakecri.server import webserver
+from fakecri.server.tls import server_context
 from fakecri.sim.programs.base import DATAGRAM, GREETING, GRPC_HEALTH, HTTP, NOT_SERVING, SERVING, Listen
 
 log = structlog.get_logger("fakecri.ports")
@@ -195,7 +196,9 @@ class PortListeners:
         elif lis.kind == GREETING:
             server = await asyncio.start_server(lambda r, w: webserver.greet(owner, cid, port, w), sock=sock)
         elif lis.kind == HTTP:
-            server = await asyncio.start_server(lambda r, w: webserver.serve(owner, cid, port, r, w), sock=sock)
+            tls: dict[str, Any] = {"ssl": server_context(), "ssl_handshake_timeout": 10.0} if lis.tls else {}
+            server = await asyncio.start_server(lambda r, w: webserver.serve(owner, cid, port, r, w), sock=sock,
+                                                **tls)
         else:
             sock.close()
             return

@@ -63,7 +63,8 @@ async def exec_to_end(proc: Process, *, wait: Wait, stdin: bytes = b"", timeout_
 
 
 def _shorter(step: Connect, left: float) -> Connect:
-    return Connect(step.proto, step.host, step.port, step.data, max(0.001, left), step.stop_after, step.source)
+    return Connect(step.proto, step.host, step.port, step.data, max(0.001, left), step.stop_after, step.source,
+                   step.tls)
 
 
 async def answer(handler: Generator[Step, Reply, Answer], *, wait: Wait,

@@ -56,6 +56,7 @@ class Connect:
     timeout_s: float
     stop_after: int = 1 << 20  # bytes read at most (0: none, close once connected and sent)
     source: str = ""  # the address it goes out from (the pod's IP), "" for any
+    tls: bool = False  # TLS over the TCP connection (the server's certificate is not verified)
 
 
 @dataclass(frozen=True, slots=True)

@@ -196,3 +196,28 @@ def test_a_containers_own_command_reaches_the_network(rt, server, clock):
         log = f.read()
     assert [line.split(" ", 3)[3] for line in log.splitlines()] == ["netexec-f", "late"]
     assert state().exit_code == 4
+
+
+def test_https_servers_present_fakecris_certificate(rt):
+    """netexec with a TLS certificate serves HTTPS (with fakecri's own self-signed certificate:
+    the kubelet's https probes and hooks do not verify); curl -k in another pod reaches it."""
+    import ssl
+
+    _, ip = pod(rt, "netexec-tls", AGNHOST, args=["netexec", "--tls-cert-file=/localhost.crt",
+                                                 "--tls-private-key-file=/localhost.key"])
+    client, _ = pod(rt, "curler", AGNHOST)
+    ctx = ssl.create_default_context()
+    ctx.check_hostname, ctx.verify_mode = False, ssl.CERT_NONE
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            with urllib.request.urlopen(f"https://{ip}:8080/hostname", timeout=5, context=ctx) as resp:
+                assert resp.read() == b"netexec-tls"
+                break
+        except urllib.error.URLError:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+    r = exec_sync(rt, client, "curl", "-sk", f"https://{ip}:8080/echo?msg=secure")
+    assert (r.exit_code, r.stdout) == (0, b"secure")
+    r = exec_sync(rt, client, "curl", "-sS", f"https://{ip}:8080/")
+    assert r.exit_code == 60 and b"self-signed certificate" in r.stderr

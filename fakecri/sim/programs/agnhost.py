@@ -203,7 +203,7 @@ def _connect(inv: Invocation, io: Io) -> Process:
 
 
 def _netexec_listens(inv: Invocation, env: Mapping[str, str]) -> tuple[Listen, ...]:
-    out = [Listen(TCP, inv.number("http-port"), HTTP)]
+    out = [Listen(TCP, inv.number("http-port"), HTTP, tls=bool(inv.text("tls-cert-file")))]
     if inv.number("udp-port") != -1:
         out.append(Listen(UDP, inv.number("udp-port"), DATAGRAM))
     if inv.number("sctp-port") != -1:
@@ -239,8 +239,9 @@ def porter_ports(env: Mapping[str, str]) -> list[tuple[str, int, str]]:
 
 
 def _porter_listens(inv: Invocation, env: Mapping[str, str]) -> tuple[Listen, ...]:
-    kinds = {TCP: (TCP, HTTP), UDP: (UDP, DATAGRAM), "tls": ("tls", HTTP), "sctp": ("sctp", DATAGRAM)}
-    return tuple(Listen(kinds[proto][0], port, kinds[proto][1]) for proto, port, _ in porter_ports(env))
+    kinds = {TCP: (TCP, HTTP), UDP: (UDP, DATAGRAM), "tls": (TCP, HTTP), "sctp": ("sctp", DATAGRAM)}
+    return tuple(Listen(kinds[proto][0], port, kinds[proto][1], tls=proto == "tls")
+                 for proto, port, _ in porter_ports(env))
 
 
 def _one_port(flag: str | None, default: int, kind: str = HTTP) -> Listens:

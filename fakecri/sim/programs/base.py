@@ -24,12 +24,13 @@ SERVING, NOT_SERVING, UNKNOWN_SERVICE = "SERVING", "NOT_SERVING", "NOT_FOUND"
 @dataclass(frozen=True, slots=True)
 class Listen:
     """One socket a program listens on: `proto` "tcp" or "udp" (or "sctp", not opened), its
-    port, and what it speaks there: HTTP, gRPC health, a greeting written to each connection
-    (raw TCP), or datagrams."""
+    port, and what it speaks there: HTTP (over TLS with `tls`), gRPC health, a greeting
+    written to each connection (raw TCP), or datagrams."""
 
     proto: str
     port: int
     kind: str
+    tls: bool = False  # HTTP over TLS (HTTPS)
 
 
 @dataclass(frozen=True, slots=True)

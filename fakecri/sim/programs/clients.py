@@ -4,7 +4,9 @@
 The clients make real connections through `Connect` steps (the server carries them out,
 on loopback only), so they reach the listeners of other containers' programs. Messages
 and exit codes are the tools' own. `ip` shows the pod's interfaces and refuses to change
-links without NET_ADMIN. HTTPS, `nc -l` and progress meters are not modelled.
+links without NET_ADMIN. HTTPS works where the client does not verify (`curl -k`, `wget
+--no-check-certificate`): every server here presents fakecri's self-signed certificate.
+`nc -l` and progress meters are not modelled.
 """
 from __future__ import annotations
 
@@ -114,10 +116,6 @@ def _wget(args: list[str], io: Io) -> Process:
             yield from io.error(f"wget: not an http or ftp url: {text}\n")
             status = 1
             continue
-        if url.scheme == "https":
-            yield from io.error(f"wget: can't connect to remote host: HTTPS is not modelled ({url.host})\n")
-            status = 1
-            continue
         ip = netclient.resolve(url.host, io.ctx.userland)
         if ip is None:
             yield from io.error(f"wget: bad address '{url.host}'\n")
@@ -127,7 +125,8 @@ def _wget(args: list[str], io: Io) -> Process:
             yield from io.error(f"Connecting to {url.host_header} ({ip}:{url.port})\n")
         got = yield from netclient.fetch("POST" if body is not None else ("HEAD" if spider else "GET"), url,
                                          io.ctx.userland, timeout_s=timeout, headers=tuple(headers),
-                                         body=body or b"", agent=agent, redirects=20)
+                                         body=body or b"", agent=agent, redirects=20,
+                                         insecure="--no-check-certificate" in flags)
         if got.response is None:
             yield from io.error(_wget_failure(got.error, ip) + "\n")
             status = 1
@@ -156,6 +155,8 @@ def _wget_failure(error: str, ip: str) -> str:
         return "wget: error getting response: Connection reset by peer"
     if error == "malformed":
         return "wget: error getting response"
+    if error == "certificate":
+        return "wget: server certificate verification failed: self-signed certificate"
     return f"wget: can't connect to remote host ({ip}): Network is unreachable"
 
 
@@ -243,14 +244,10 @@ def _curl(args: list[str], io: Io) -> Process:
                 yield from io.error(f"curl: ({status}) URL rejected: Bad hostname\n" if url is None else
                                     f"curl: (1) Protocol \"{url.scheme}\" not supported\n")
             continue
-        if url.scheme == "https":
-            status = 35
-            if show_error:
-                yield from io.error(f"curl: (35) TLS connect error: HTTPS is not modelled ({url.host})\n")
-            continue
         got = yield from netclient.fetch(method, url, io.ctx.userland, timeout_s=timeout, headers=headers,
                                          body=data.encode(), agent=one("-A", "--user-agent") or "curl/8.12.1",
-                                         redirects=netclient.MAX_REDIRECTS if follow else 0)
+                                         redirects=netclient.MAX_REDIRECTS if follow else 0,
+                                         insecure=bool(flags & {"-k", "--insecure"}))
         if got.response is None:
             code, message = _curl_failure(got.error, url.host, url.port, timeout)
             status = code
@@ -292,6 +289,9 @@ def _curl_failure(error: str, host: str, port: int, timeout: float) -> tuple[int
         return 56, "Recv failure: Connection reset by peer"
     if error == "malformed":
         return 52, "Empty reply from server"
+    if error == "certificate":
+        return 60, ("SSL certificate problem: self-signed certificate\nMore details here: "
+                    "https://curl.se/docs/sslcerts.html")
     return 7, f"Failed to connect to {host} port {port} after 0 ms: Could not connect to server"
 
 
