@@ -263,3 +263,18 @@ def test_serve_hostname_porter_and_fake_gitserver():
     assert json.loads(get(porter, "/", port=9001).response.body) == {"Method": "GET", "Body": "foo"}
     git = server_for(["/agnhost", "fake-gitserver"], {}, AGNHOST)
     assert get(git, "/", port=8000).response.body == b"I am a fake git server"
+
+
+def test_a_subcommand_modelled_elsewhere_joins_through_register(monkeypatch):
+    from fakecri.sim.programs import agnhost
+
+    monkeypatch.setitem(agnhost.SUBCOMMANDS, "mounttest", agnhost.SUBCOMMANDS.get("mounttest", agnhost.Subcommand()))
+
+    def run(inv, io):
+        yield from io.write(f"mounttest {list(inv.args)}\n")
+        return 0
+
+    agnhost.register("mounttest", agnhost.Subcommand(max_args=None, run=run))
+    assert plan("/agnhost", "mounttest", "x").outputs == ((0, "stdout", "mounttest ['x']\n"),)
+    with pytest.raises(ValueError):
+        agnhost.register("not-an-agnhost-subcommand", agnhost.Subcommand())
