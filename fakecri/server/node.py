@@ -237,8 +237,12 @@ class Node:
     async def _carry(self, cid: str, step: Connect) -> None:
         """Carry out a live program's network step, then let it run on."""
         result = await exchange(step)
-        self.apply(self.sim.network_answered(cid, result, self.clock.now_ns()))
-        self.commit()
+        try:
+            self.apply(self.sim.network_answered(cid, result, self.clock.now_ns()))
+            self.commit()
+        except Exception as exc:  # a task has no caller to answer: log it, keep serving
+            self.log.error("live program failed", container=cid, error=repr(exc))
+            self.count("live_program_errors")
 
     def apply(self, decisions: Iterable[Decision]) -> None:
         """Carry out what the simulation decided for programs it runs live."""
