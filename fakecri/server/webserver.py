@@ -72,6 +72,9 @@ async def serve(owner: Any, cid: str, port: int, reader: asyncio.StreamReader, w
             _exit(owner, cid, said.exit_code)
     except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
         pass
+    except Exception as exc:  # a connection has no caller to answer: count it, keep serving
+        owner.count("listener_errors")
+        owner.log.error("request failed", container=cid, port=port, error=repr(exc))
     finally:
         writer.close()
 
