@@ -46,6 +46,7 @@ class Plan:
     probes: tuple[ProbeRule, ...] = ()
     input_at_ns: int | None = None  # the command waits for input from this offset (None: it never reads)
     net_at_ns: int | None = None  # it reaches the network at this offset: run on live from there
+    term_handler: tuple[str, ...] = ()  # what it runs inside when SIGTERM comes (a shell's trap), for its effects
 
     def stop_outcome(self, timeout_ns: int) -> tuple[int, int, str]:
         """(delay_ns, exit_code, reason) of a StopContainer with this timeout."""

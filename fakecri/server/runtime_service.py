@@ -224,6 +224,11 @@ class RuntimeService:
 
     async def StopContainer(self, request, context):
         runtime = self.node.runtime
+        if request.timeout > 0:  # a graceful stop: SIGTERM first (a timeout of 0 kills at once)
+            try:
+                self.node.sim.signalled(runtime.get_container(request.container_id))
+            except errors.NotFound:
+                pass  # stopping what is not there does nothing
         delay = runtime.stop_container(request.container_id, float(request.timeout))
         if delay > 0:
             cid = runtime.get_container(request.container_id).id

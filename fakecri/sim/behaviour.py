@@ -226,6 +226,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         probes=_probes(settings[PROBES]) if PROBES in settings else (),
         input_at_ns=input_at_ns,
         net_at_ns=net_at_ns if not scripted else None,
+        term_handler=trap.handler if trap is not None and STOP_DELAY not in settings else (),
     )
 
 

@@ -30,7 +30,15 @@ from dataclasses import replace
 from fakecri.engine.durations import NS
 from fakecri.sim.recording import MAX_SLEEP_NS, Trace, record
 from fakecri.sim.shell_io import DEFAULT_SIZE, MAX_NESTING, Command, Context, Input, Interrupted, Io, _Exit
-from fakecri.sim.shell_syntax import COMPOUND, SUB, Statement, UnknownSyntax, split_script, strip_prefixes
+from fakecri.sim.shell_syntax import (
+    COMPOUND,
+    SUB,
+    Statement,
+    UnknownSyntax,
+    cut_functions,
+    split_script,
+    strip_prefixes,
+)
 from fakecri.sim.steps import NO_NETWORK, READ, Connect, NetResult, Process, Read, Reply, Sleep, Step, Trap, Write
 
 # the steps and the recorder, re-exported for the modules that drive processes
@@ -143,8 +151,10 @@ def _shell(args: list[str], io: Io) -> Process:
     while rest and rest[0].startswith("-") and "c" not in rest[0]:
         rest = rest[1:]  # options such as -e, -x, -i or -s before -c (or none)
     if len(rest) >= 2 and rest[0].startswith("-") and "c" in rest[0]:
+        script, functions = cut_functions(rest[1])
+        io = replace(io, functions=functions)  # a new shell: its own functions
         try:
-            statements = split_script(rest[1])
+            statements = split_script(script)
         except UnknownSyntax:
             return (yield from _unmodelled(io))
         if any(st.argv[:1] and st.argv[0] in COMPOUND for st in statements):
@@ -188,6 +198,7 @@ def _unmodelled(io: Io) -> Process:
 
 
 COMMANDS: dict[str, Command] = {
+    "trap": lambda args, io: _trap(args, io),
     "true": _true, ":": _true, "false": _false, "exit": _exit, "echo": _echo, "sleep": _sleep,
     "cat": _cat, "stty": _stty, "tty": _tty, **{name: _shell for name in SHELLS},
 }
@@ -346,6 +357,8 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
     if name not in COMMANDS and io.ctx.userland is not None and io.ctx.userland().masked_program(words[0]):
         yield from io.error(f"{io.shell}: {words[0]}: Permission denied\n")
         return 126
+    if words[0] in io.functions:
+        return (yield from _function(words[0], io))
     if name in SHELLS:
         io = replace(io, shell=words[0])
     command = io.ctx.commands.get(name)
@@ -361,6 +374,53 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
         return 0
     yield from io.error(f"{io.shell}: {words[0]}: not found\n")
     return 127
+
+
+def _function(name: str, io: Io) -> Process:
+    """A call of one of the shell's functions: its body runs in this shell (an `exit` in it ends
+    the shell)."""
+    inner = io.nested()
+    if inner is None:
+        return (yield from _too_deep(io))
+    try:
+        statements = split_script(io.functions[name])
+    except UnknownSyntax:
+        return (yield from _unmodelled(io))
+    return (yield from run_statements(statements, inner))
+
+
+TERM_SIGNALS = frozenset({"TERM", "SIGTERM", "15"})
+
+
+def _trap(args: list[str], io: Io) -> Process:
+    """`trap ACTION SIGNAL...`: for SIGTERM, the process now takes the signal by running ACTION.
+    How long that takes and whether it exits is worked out here (without touching anything);
+    what it does inside runs when the signal comes (the Trap step carries it)."""
+    if len(args) < 2 or not TERM_SIGNALS & {a.upper() for a in args[1:]}:
+        return 0
+    action = args[0]
+    if action in ("", "-"):
+        yield Trap(0, 0)  # ignored (""), or back to the default
+        return 0
+    dry = Io(Context(), Input(empty=True), None, functions=io.functions)
+    exited: list[bool] = []
+    done = record(_handler(action, dry, exited), b"", lambda step: NO_NETWORK)
+    defs = "".join(f"{name}() {{\n{body}\n}}\n" for name, body in io.functions.items())
+    # An action that does not exit lets the shell go on: the signal changes nothing but what it did.
+    delay = done.end_ns if exited else None
+    yield Trap(delay, done.exit_code, (io.shell, "-c", defs + action))
+    return 0
+
+
+def _handler(action: str, io: Io, exited: list[bool]) -> Process:
+    """The trap's action as a process; `exited` says whether it exits the shell."""
+    try:
+        return (yield from run_statements(split_script(action), io))
+    except _Exit as ex:
+        exited.append(True)
+        return ex.code
+    except UnknownSyntax:
+        return 0
 
 
 def _run_top(argv: Sequence[str], io: Io) -> Process:

@@ -105,6 +105,7 @@ class Io:
     argv0: str = ""  # the name the running program was called by (as its argv[0])
     clock: list[int] = field(default_factory=lambda: [0])  # ns the whole process has slept so far
     jobs: list[float] = field(default_factory=list)  # when its background jobs end (on `clock`)
+    functions: dict[str, str] = field(default_factory=dict)  # the shell's functions: name -> body
 
     def write(self, text: str) -> Generator[Step, Reply, None]:
         if text and self.capture is not None and self.out == "stdout":
@@ -127,7 +128,7 @@ class Io:
         return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
                   st.stdout if self.out is not None else None, st.to_file or self.to_file,
                   self.capture if st.stdout == "stdout" else None, self.shell, self.depth, self.argv0,
-                  self.clock, self.jobs)
+                  self.clock, self.jobs, self.functions)
 
     def nested(self) -> Io | None:
         """The same, one shell deeper; None past MAX_NESTING (the script nests too deep to run)."""

@@ -3,6 +3,7 @@ statements joined by `;`, `&&` and `||`, with their redirections and command
 substitutions. What it cannot read raises `UnknownSyntax`."""
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 
@@ -59,6 +60,46 @@ def cut_substitutions(script: str) -> tuple[str, dict[str, str]]:
     return "".join(out), subs
 
 
+_FUNCTION = re.compile(r"(?:^|(?<=[;\n&|]))\s*"
+                       r"(?:function\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w-]*)\s*\(\s*\))\s*\{")
+
+
+def cut_functions(script: str) -> tuple[str, dict[str, str]]:
+    """The script without its function definitions (`name() { ...; }`, `function name { ... }`),
+    and the definitions: name -> body. Braces are counted outside quotes; a definition
+    without its closing brace is left in place (and read as syntax not modelled)."""
+    functions: dict[str, str] = {}
+    out = []
+    at = 0
+    while (m := _FUNCTION.search(script, at)) is not None:
+        end = _closing_brace(script, m.end())
+        if end is None:
+            break
+        out.append(script[at:m.start()] + "\n")
+        functions[m.group(1) or m.group(2)] = script[m.end():end].strip()
+        at = end + 1
+    out.append(script[at:])
+    return "".join(out), functions
+
+
+def _closing_brace(script: str, i: int) -> int | None:
+    depth, quote = 1, ""
+    while i < len(script):
+        ch = script[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
 def split_script(script: str) -> list[Statement]:
     """Split a shell script into statements; raise UnknownSyntax on what we can't read."""
     if SUB in script:
@@ -77,6 +118,8 @@ def split_script(script: str) -> list[Statement]:
     while i < len(tokens):
         tok = tokens[i]
         i += 1
+        if len(tok) > 1 and set(tok) == {";"}:
+            tok = ";"  # blank lines: empty statements
         if tok == "|":
             if not current.argv:
                 raise UnknownSyntax("| without a command")

@@ -32,7 +32,8 @@ from fakecri.sim.live import Decision, LiveInput, LiveInputs
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.programs import reads_userland, server_for
 from fakecri.sim.programs.base import Here, Listen, Server
-from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Write, spawn
+from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Write, record, spawn
+from fakecri.sim.steps import NO_NETWORK
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 
 _RUNNING = ContainerState.RUNNING
@@ -301,6 +302,16 @@ class Simulation:
             self.live.add(c.id, live)
             if plan.net_at_ns > 0:
                 self.live.arm(c.id, c.started_at + plan.net_at_ns)
+
+    def signalled(self, c: Container) -> None:
+        """SIGTERM reaches running container `c` (a graceful stop begins): what its command set up
+        to run on that signal (a shell's `trap`) does its work inside now; how long it takes and
+        how it exits is its plan's stop outcome."""
+        if c.state != _RUNNING:
+            return
+        handler = self.plan(c, self._view().get_sandbox(c.sandbox_id)).term_handler
+        if handler:
+            record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
 
     def network_steps(self) -> list[tuple[str, Connect]]:
         """(container id, step) of the live programs waiting on the network, each handed out once."""

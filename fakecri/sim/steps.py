@@ -78,6 +78,7 @@ class Trap:
 
     delay_ns: int | None
     exit_code: int
+    handler: tuple[str, ...] = ()  # a command (`sh -c SCRIPT`) run inside when the signal comes, for its effects
 
 Step = Write | Sleep | Read | Connect | Trap
 Reply = bytes | None | NetResult  # what a driver sends back for a step

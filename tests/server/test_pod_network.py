@@ -221,3 +221,18 @@ def test_https_servers_present_fakecris_certificate(rt):
     assert (r.exit_code, r.stdout) == (0, b"secure")
     r = exec_sync(rt, client, "curl", "-sS", f"https://{ip}:8080/")
     assert r.exit_code == 60 and b"self-signed certificate" in r.stderr
+
+
+def test_a_sigterm_trap_runs_inside_when_the_stop_begins(rt, server):
+    """The e2e readiness-while-terminating pod: its trap removes /tmp/ready as the stop begins
+    (so an exec probe fails from then on), and the stop takes the handler's 30 s (at once on
+    this fake clock) and exits 0."""
+    script = ("_term() {\n\trm -f /tmp/ready\n\tsleep 30\n\texit 0\n}\ntrap _term SIGTERM\n\ntouch /tmp/ready\n\n"
+              "while true; do\n  echo hello\n  sleep 10\ndone\n")
+    cid, _ = pod(rt, "trapper", AGNHOST, command=["/bin/bash"], args=["-c", script])
+    assert exec_sync(rt, cid, "cat", "/tmp/ready").exit_code == 0
+    rt.StopContainer(pb.StopContainerRequest(container_id=cid, timeout=60))
+    assert not server.call(lambda: server.node.sim.userland_of(cid).exists("/tmp/ready"))
+    st = rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid)).status
+    assert (st.state, st.exit_code, st.reason) == (pb.CONTAINER_EXITED, 0, "Completed")
+    assert st.finished_at - st.started_at >= 30 * 10**9

@@ -164,3 +164,20 @@ def test_while_and_until_loops():
     assert trace(["sh", "-c", "while true; do echo spin; done"]).end_ns is None  # bounded, then taken as endless
     broken = trace(["sh", "-c", "while true; do echo x"])
     assert broken.exit_code == 2 and "expecting \"done\"" in broken.outputs[0][2]
+
+
+def test_functions_and_a_sigterm_trap():
+    """A script that defines a function and traps SIGTERM with it (as the e2e probe specs'
+    pods do): the plan takes the stop as the handler would (30 s, exit 0) and keeps the
+    handler to run inside when the signal comes."""
+    from fakecri.sim.behaviour import build_plan
+
+    script = "_term() {\n\trm -f /tmp/ready\n\tsleep 30\n\texit 0\n}\ntrap _term SIGTERM\n\necho up\nsleep infinity\n"
+    plan = build_plan(["/bin/bash", "-c", script], [], {})
+    assert plan.outputs == ((0, "stdout", "up\n"),) and plan.end_ns is None
+    assert plan.stop_outcome(60 * S) == (30 * S, 0, "Completed")
+    assert plan.stop_outcome(10 * S) == (10 * S, 137, "Error")  # the grace period ends first: killed
+    assert plan.term_handler[:2] == ("/bin/bash", "-c") and plan.term_handler[2].endswith("}\n_term")
+    ignoring = build_plan(["sh", "-c", "greet() { echo hi; }; trap 'echo bye' TERM; greet; sleep infinity"], [], {})
+    assert ignoring.outputs == ((0, "stdout", "hi\n"),)
+    assert ignoring.stop_outcome(5 * S) == (5 * S, 137, "Error")  # an action that does not exit: killed at the end
