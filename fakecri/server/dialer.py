@@ -75,9 +75,10 @@ async def _stream(step: Connect, timeout: float) -> NetResult:
     local = ""
     writer: asyncio.StreamWriter | None = None
     try:
-        tls = {"ssl": client_context(), "server_hostname": "localhost"} if step.tls else {}
-        reader, opened = await asyncio.wait_for(asyncio.open_connection(
-            step.host, step.port, local_addr=_source(step), **tls), timeout)
+        connecting = (asyncio.open_connection(step.host, step.port, local_addr=_source(step), ssl=client_context(),
+                                              server_hostname="localhost") if step.tls else
+                      asyncio.open_connection(step.host, step.port, local_addr=_source(step)))
+        reader, opened = await asyncio.wait_for(connecting, timeout)
         writer = opened
         local = _name(opened.get_extra_info("sockname"))
         if step.data:
