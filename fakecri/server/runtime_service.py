@@ -22,6 +22,7 @@ from fakecri.server import translate as tr
 from fakecri.server.configs import check_container_config, check_sandbox_config, container_spec, sandbox_spec
 from fakecri.server.events.delivery import deliver
 from fakecri.server.node import Node
+from fakecri.server.processes import exec_to_end
 from fakecri.server.streaming.annotations import check_port_forward_annotations
 from fakecri.server.wire import FragmentCache, VersionedCache, batches, field_fragment
 
@@ -224,6 +225,11 @@ class RuntimeService:
 
     async def StopContainer(self, request, context):
         runtime = self.node.runtime
+        if request.timeout > 0:  # a graceful stop: SIGTERM first (a timeout of 0 kills at once)
+            try:
+                self.node.sim.signalled(runtime.get_container(request.container_id))
+            except errors.NotFound:
+                pass  # stopping what is not there does nothing
         delay = runtime.stop_container(request.container_id, float(request.timeout))
         if delay > 0:
             cid = runtime.get_container(request.container_id).id
@@ -263,7 +269,7 @@ class RuntimeService:
         c = self.node.runtime.get_container(request.container_id)
         if not request.verbose:  # ContainerStatusResponse.status (field 1) from the cached status
             return field_fragment(1, self.node.statuses.container_status_bytes(c))
-        resp = pb.ContainerStatusResponse(status=tr.container_status(c, self.node.sim.content_of(c)))
+        resp = pb.ContainerStatusResponse(status=self.node.statuses.container_status(c))
         resp.info.update(tr.container_info(c))
         return resp
 
@@ -284,14 +290,11 @@ class RuntimeService:
         if not request.cmd:
             raise errors.InvalidArgument(f"ExecSync in container {request.container_id}: cmd is empty")
         c = self.node.runtime.check_exec(request.container_id)
-        result = self.node.sim.exec_sync(c, list(request.cmd), self.node.now_ns(), float(request.timeout))
-        if result.duration_s > 0:
-            await self.node.wait(result.duration_s)
-        if result.timed_out:
+        proc = self.node.sim.exec_process(c, list(request.cmd), self.node.now_ns())
+        result = await exec_to_end(proc, wait=self.node.wait, timeout_s=float(request.timeout))
+        if result.timed_out:  # as containerd words it (DEADLINE_EXCEEDED: the kubelet's probe then fails)
             raise errors.DeadlineExceeded(
-                f"ExecSync {list(request.cmd)} in container {request.container_id} timed out "
-                f"after {request.timeout}s"
-            )
+                f"failed to exec in container: timeout {request.timeout}s exceeded: context deadline exceeded")
         return pb.ExecSyncResponse(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
 
     # ------------------------------------------------------------ streaming endpoints
