@@ -63,7 +63,8 @@ def container_config(sb_cfg: pb.PodSandboxConfig, j: int, group: int) -> pb.Cont
         metadata=pb.ContainerMetadata(name=name, attempt=0),
         image=pb.ImageSpec(image="registry.k8s.io/pause:3.9"),
         command=["/pause"],
-        envs=[pb.KeyValue(key="POD_NAME", value=md.name.encode()), pb.KeyValue(key="KUBERNETES_SERVICE_HOST", value=b"10.96.0.1")],
+        envs=[pb.KeyValue(key="POD_NAME", value=md.name.encode()),
+              pb.KeyValue(key="KUBERNETES_SERVICE_HOST", value=b"10.96.0.1")],
         mounts=[pb.Mount(container_path="/var/run/secrets/kubernetes.io/serviceaccount",
                          host_path=f"/var/lib/kubelet/pods/{md.uid}/volumes/kubernetes.io~projected/kube-api-access",
                          readonly=True)],
@@ -145,7 +146,8 @@ class FakeAgent:
                 await asyncio.sleep(0)  # let calls in flight through
         rt = self.node.runtime
         counts = rt.counts()
-        return {"sandboxes": counts["sandboxes"], "containers": counts["containers"], "seconds": time.perf_counter() - t0,
+        return {"sandboxes": counts["sandboxes"], "containers": counts["containers"],
+                "seconds": time.perf_counter() - t0,
                 "sample_sid": sample_sid, "sample_cid": sample_cid}
 
     async def add_containers(self, per_pod: int, group_count: int = 100) -> dict:
@@ -257,7 +259,8 @@ class BareAgent:
             if m.name == "GetContainerEvents":
                 handlers[m.name] = grpc.unary_stream_rpc_method_handler(self._events, request_deserializer=parse)
             elif m.server_streaming:
-                handlers[m.name] = grpc.unary_stream_rpc_method_handler(self._stream(m.name), request_deserializer=parse)
+                handlers[m.name] = grpc.unary_stream_rpc_method_handler(self._stream(m.name),
+                                                                        request_deserializer=parse)
             else:
                 handlers[m.name] = grpc.unary_unary_rpc_method_handler(self._unary(m.name), request_deserializer=parse)
         self.grpc_server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE.full_name, handlers)])

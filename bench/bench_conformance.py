@@ -8,7 +8,8 @@ from __future__ import annotations
 import time
 
 import grpc
-from hypothesis import HealthCheck, Phase, settings, strategies as st
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -35,7 +36,8 @@ def run_machine(target: str, examples: int, steps: int) -> tuple[int, int, float
     counts = CTX["counts"]
     t0 = time.perf_counter()
     run_state_machine_as_test(Lifecycle, settings=settings(max_examples=examples, stateful_step_count=steps,
-                                                           deadline=None, database=None, derandomize=True, phases=[Phase.generate],
+                                                           deadline=None, database=None, derandomize=True,
+                                                           phases=[Phase.generate],
                                                            suppress_health_check=list(HealthCheck)))
     secs = time.perf_counter() - t0
     channel.close()

@@ -18,9 +18,9 @@ floor any Python gRPC server stands on), and, when found on PATH or through
 FAKECRI_K8S_BIN, Kubernetes' Go fake runtime (`cri-client-fake`, as kubemark's hollow
 nodes run it). `--server NAME=COMMAND` adds or replaces one; the command
 gets `--socket PATH` appended for fakecri-like servers, or `{sock}` replaced where it
-appears (and `{root}` by a fresh directory path). Rounds interleave the servers in a shuffled order, and each ratio is the median
-over rounds of the ratio taken within a round, against the first server named `go-fake`
-(else the first server). The client sends prebuilt request bytes and parses only the id
+appears (and `{root}` by a fresh directory path). Rounds interleave the servers in a shuffled
+order, and each ratio is the median over rounds of the ratio taken within a round, against
+the first server named `go-fake` (else the first server). The client sends prebuilt request bytes and parses only the id
 it needs, so its cost is the same for every server.
 """
 from __future__ import annotations
@@ -167,7 +167,7 @@ def serve_bare(sock: str) -> None:
         server = grpc.aio.server(options=[("grpc.max_receive_message_length", size),
                                           ("grpc.max_send_message_length", size), ("grpc.so_reuseport", 0)])
 
-        def handler(name: str):  # noqa: ANN202
+        def handler(name: str):
             data = canned[name]
 
             async def answer(request: bytes, context: object) -> bytes:
@@ -244,7 +244,8 @@ def main() -> int:
           f"{'server CPU s':>13}")
     table = {}
     for s in servers.values():
-        row = {"ready_ms": statistics.median(s.ready_s) * 1000, "ready_ratio": statistics.median(ratios[s.name]["ready"]),
+        row = {"ready_ms": statistics.median(s.ready_s) * 1000,
+               "ready_ratio": statistics.median(ratios[s.name]["ready"]),
                "fill_s": statistics.median(s.fill_s), "fill_ratio": statistics.median(ratios[s.name]["fill"])}
         row["per_container_ms"] = row["fill_s"] * 1000 / (pods * args.per_pod)
         row["server_cpu_s"] = statistics.median(s.cpu_s)

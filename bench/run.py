@@ -14,16 +14,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import pickle
 import random
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import grpc
 
@@ -202,9 +203,9 @@ class Pair:
     def summary(self) -> dict:
         return {
             "fake_p50_us": med(self.fake_p50) * 1e6, "bare_p50_us": med(self.bare_p50) * 1e6,
-            "p50_ratio": med([f / b for f, b in zip(self.fake_p50, self.bare_p50)]),
+            "p50_ratio": med([f / b for f, b in zip(self.fake_p50, self.bare_p50, strict=False)]),
             "fake_p99_us": med(self.fake_p99) * 1e6, "bare_p99_us": med(self.bare_p99) * 1e6,
-            "p99_ratio": med([f / b for f, b in zip(self.fake_p99, self.bare_p99)]),
+            "p99_ratio": med([f / b for f, b in zip(self.fake_p99, self.bare_p99, strict=False)]),
             "fake_max_s": self.max_s,
         }
 
@@ -316,7 +317,7 @@ def s_lists(ctx: dict) -> dict:
         del table
         per_n = cfg["list_n"](n)
         res = run_pairs(cases, cfg["rounds"] if n <= 10_000 else 5,
-                        lambda name: per_n if " " not in name else max(per_n, 50))
+                        lambda name, per_n=per_n: per_n if " " not in name else max(per_n, 50))
         for name in reqs:
             out[f"{name} @{n}"] = {**meta[name], **res.get(name, {}), "populate_s": info["seconds"]}
         rf.close(), rb.close()
@@ -363,7 +364,7 @@ def s_fanout(ctx: dict) -> dict:
                 if who == "fake":
                     rows["fake_net_us"].append((cpu - base_cpu) / dps * 1e6 if dps else float("nan"))
         out[f"{s} subs"] = {"offered_dps": rate * s, **{k: med(v) for k, v in rows.items()},
-                            "us_ratio": med([f / b for f, b in zip(rows["fake_us"], rows["bare_us"])])}
+                            "us_ratio": med([f / b for f, b in zip(rows["fake_us"], rows["bare_us"], strict=False)])}
 
     # Unary p50 while 10 subscribers x 500 events/s stream, against idle (same subscribers open).
     rf = Raw(fake.target)
@@ -385,7 +386,7 @@ def s_fanout(ctx: dict) -> dict:
         subs.close()
         rf.close()
     out["mixed"] = {"idle_p50_us": med(idle) * 1e6, "streaming_p50_us": med(busy) * 1e6,
-                    "ratio": med([b / i for b, i in zip(busy, idle)]), "deliveries_per_s": med(dps)}
+                    "ratio": med([b / i for b, i in zip(busy, idle, strict=False)]), "deliveries_per_s": med(dps)}
     return out
 
 
@@ -455,7 +456,7 @@ def s_pleg(ctx: dict) -> dict:
         cf.close(), cb.close()
         out[f"{pods} pods"] = {"cold_relist_ms": cold * 1e3, "cold_ms_per_pod": cold * 1e3 / pods,
                                "steady_relist_ms": med(steady_f) * 1e3, "bare_steady_ms": med(steady_b) * 1e3,
-                               "steady_ratio": med([f / b for f, b in zip(steady_f, steady_b)])}
+                               "steady_ratio": med([f / b for f, b in zip(steady_f, steady_b, strict=False)])}
     return out
 
 
@@ -491,10 +492,11 @@ def s_conformance(ctx: dict) -> dict:
                             image="registry.k8s.io/pause:3.9"))
     secs = time.perf_counter() - t
     rpcs = fake("rpc_count")["rpcs"] - n0
+    verdict = 'FAILED ' + ','.join(r.name for r in res.must_failures) if res.failed() else 'passed'
     out["fakecri.conformance"] = {"steps_per_s": examples * steps / secs, "rpcs_per_s": rpcs / secs,
                                   "rpc_rate_vs_version_loop": rpcs / secs / med(version_rates),
                                   "what": f"run_suite: {examples} examples x {steps} steps (upper bound on steps), "
-                                          f"{'FAILED ' + ','.join(r.name for r in res.must_failures) if res.failed() else 'passed'}, "
+                                          f"{verdict}, "
                                           f"{secs:.1f} s incl. settle waits"}
     return out
 

@@ -39,12 +39,13 @@ class Target:
 @main.group()
 @click.option("--endpoint", envvar="FAKECRI_ENDPOINT", metavar="URL",
               help=ENDPOINT_HELP + " Also accepted after the subcommand; variable FAKECRI_ENDPOINT. "
-                   f"Default: the socket in FAKECRI_SOCKET, as `fakecri serve` reads it, else {DEFAULT_SOCKET}.")
+                   "Default: the socket in FAKECRI_SOCKET, as `fakecri serve` reads it, else the farm's in "
+                   f"FAKECRI_SOCKET_DIR (DIR/farm.sock), else {DEFAULT_SOCKET}.")
 @click.option("--node", envvar="FAKECRI_NODE", metavar="NAME", help=NODE_HELP + " Variable FAKECRI_NODE.")
 @click.pass_context
 def ctl(ctx: click.Context, endpoint: str | None, node: str | None) -> None:
     """Drive a running fakecri through its control API."""
-    ctx.obj = Target(endpoint or default_endpoint(), node or None)
+    ctx.obj = Target(endpoint or default_endpoint(farm=True), node or None)
 
 
 def _targets(base: Target) -> Iterator[Target]:

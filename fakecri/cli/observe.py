@@ -58,16 +58,25 @@ def _endpoint_target(endpoint: str) -> str:
 @main.command(cls=SettingsCommand, keys_from=serve)
 @click.option("--config", "config", type=click.Path(dir_okay=False),
               help="Read the socket from this file, as `fakecri serve --config` does.")
-@click.option("--socket", default=DEFAULT_SOCKET, show_default=True, metavar="PATH",
+@click.option("--socket", default=None, metavar="PATH",
               help="The socket `fakecri serve` listens on; like serve, read from --config or FAKECRI_SOCKET "
-                   "when not given.")
+                   f"when not given  [default: {DEFAULT_SOCKET}, or the farm's with --socket-dir]")
+@click.option("--socket-dir", default=None, metavar="DIR",
+              help="Ask the node farm serving in DIR (`fakecri serve --nodes N --socket-dir DIR`) on DIR/farm.sock: "
+                   "SERVING while every node is. Like serve, read from --config or FAKECRI_SOCKET_DIR when not "
+                   "given; --socket wins over it.")
 @click.option("--endpoint", metavar="URL", help="Endpoint instead of --socket (unix:///path or tcp://host:port).")
 @click.option("--timeout", type=Duration(), default="3s", show_default=True, help="How long to wait for the answer.")
-def health(config: str | None, socket: str, endpoint: str | None, timeout: float) -> None:
+def health(config: str | None, socket: str | None, socket_dir: str | None, endpoint: str | None,
+           timeout: float) -> None:
     """Ask a server's standard gRPC health service; exit 0 when SERVING."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+    from fakecri.server.sockets import FARM_SOCKET
+
+    if not socket:
+        socket = os.path.join(socket_dir, FARM_SOCKET) if socket_dir else DEFAULT_SOCKET
     target = _endpoint_target(endpoint or f"unix://{os.path.abspath(socket)}")
     with grpc.insecure_channel(target) as channel:
         try:

@@ -14,9 +14,15 @@ import click
 DEFAULT_SOCKET = "/run/fakecri/fakecri.sock"
 
 
-def default_endpoint() -> str:
-    """The endpoint of the fakecri `serve` would start now: FAKECRI_SOCKET, else DEFAULT_SOCKET."""
-    return f"unix://{os.path.abspath(os.environ.get('FAKECRI_SOCKET') or DEFAULT_SOCKET)}"
+def default_endpoint(farm: bool = False) -> str:
+    """The endpoint of the fakecri `serve` would start now: FAKECRI_SOCKET, else (with `farm`, for
+    the control API) the farm's socket in FAKECRI_SOCKET_DIR, else DEFAULT_SOCKET."""
+    socket = os.environ.get("FAKECRI_SOCKET")
+    if not socket and farm and os.environ.get("FAKECRI_SOCKET_DIR"):
+        from fakecri.server.sockets import FARM_SOCKET
+
+        socket = os.path.join(os.environ["FAKECRI_SOCKET_DIR"], FARM_SOCKET)
+    return f"unix://{os.path.abspath(socket or DEFAULT_SOCKET)}"
 
 
 class OctalMode(click.ParamType):

@@ -23,6 +23,15 @@ class RandomIds:
         version, internal, gauss = self._rng.getstate()
         return [version, list(internal), gauss]
 
+    def ahead(self, n: int) -> list[Any]:
+        """Where the sequence will be after `n` more ids, as `state()` says it (this one does not move)."""
+        rng = random.Random()
+        rng.setstate(self._rng.getstate())
+        for _ in range(n):
+            rng.getrandbits(256)
+        version, internal, gauss = rng.getstate()
+        return [version, list(internal), gauss]
+
     def set_state(self, state: Any) -> None:
         """Continue the sequence from a `state()`; ValueError when it is not one."""
         try:

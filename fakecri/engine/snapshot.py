@@ -63,7 +63,8 @@ def _int(value: Any, where: str, low: int = 0) -> int:
 
 def read(data: Any, now_ns: int) -> Loaded:
     """Everything a snapshot holds, checked: every record well-formed, ids unique, every
-    container in a sandbox that lists it, every timer and stop for a running container."""
+    container in a sandbox that lists it, every timer and stop for a running container,
+    every time (and the time it was saved at) an integer from 0."""
     if not isinstance(data, Mapping):
         raise InvalidArgument("runtime snapshot: expected an object")
     if data.get("version") != VERSION:
@@ -78,6 +79,10 @@ def read(data: Any, now_ns: int) -> Loaded:
     sandboxes = tuple(from_data(Sandbox, d, f"sandboxes[{i}]") for i, d in enumerate(data.get("sandboxes", [])))
     containers = tuple(from_data(Container, d, f"containers[{i}]")
                        for i, d in enumerate(data.get("containers", [])))
+    for i, rec in enumerate((*sandboxes, *containers)):
+        kind, n = ("sandboxes", i) if i < len(sandboxes) else ("containers", i - len(sandboxes))
+        for field in ("created_at", "started_at", "finished_at"):
+            _int(getattr(rec, field, 0), f"{kind}[{n}].{field}")  # times are from the epoch on
     by_sandbox = {sb.id: sb for sb in sandboxes}
     by_container = {c.id: c for c in containers}
     if len(by_sandbox) != len(sandboxes) or len(by_container) != len(containers) or set(by_sandbox) & set(by_container):
@@ -133,6 +138,7 @@ def read(data: Any, now_ns: int) -> Loaded:
     if not isinstance(removed, Mapping):
         raise InvalidArgument("runtime snapshot: removed_cpu_ns must be an object")
     removed_cpu = {str(k): _int(v, f"removed_cpu_ns[{k!r}]") for k, v in removed.items()}
+    _int(data.get("saved_at_ns", 0), "saved_at_ns")
     return Loaded(pod_cidr=cidr, last_event_ns=_int(data.get("last_event_ns", 0), "last_event_ns"),
                   sandboxes=sandboxes, containers=containers, timers=tuple(timers), stopping=stopping,
                   removed_cpu=removed_cpu, images=data.get("images", {"images": []}))

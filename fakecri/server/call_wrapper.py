@@ -36,6 +36,23 @@ TRACEBACK_CHARS = 16 * 1024
 MESSAGE_CHARS = 1024
 
 
+# Each unary list's streaming twin, named when the list is too big for one message.
+STREAM_TWINS = {
+    "ListPodSandbox": "StreamPodSandboxes", "ListContainers": "StreamContainers", "ListImages": "StreamImages",
+    "ListContainerStats": "StreamContainerStats", "ListPodSandboxStats": "StreamPodSandboxStats",
+    "ListPodSandboxMetrics": "StreamPodSandboxMetrics",
+}
+
+
+def too_big(name: str, size: int, limit: int, *, at_least: bool = False) -> errors.ResourceExhausted:
+    """The error of a unary answer over the message limit, naming the call that can carry it."""
+    twin = STREAM_TWINS.get(name)
+    advice = f"use {twin}, which sends it in parts under the limit, or a filter" if twin else "use a filter"
+    return errors.ResourceExhausted(
+        f"{name}: the answer would be {'over ' if at_least else ''}{size} bytes, over the {limit}-byte "
+        f"message limit; {advice}")
+
+
 def _serialize(msg) -> bytes:
     return msg if type(msg) is bytes else msg.SerializeToString()
 
@@ -144,9 +161,7 @@ async def _call_unary(node: Node, name: str, impl, gated: bool, request, context
         node.commit()
         committed_at = node.runtime.changes
         if type(resp) is bytes and len(resp) > node.config.max_message_bytes:
-            raise errors.ResourceExhausted(
-                f"{name}: the answer would be {len(resp)} bytes, over the {node.config.max_message_bytes}-byte "
-                f"message limit; use the Stream* twin of {name} (or a filter)")
+            raise too_big(name, len(resp), node.config.max_message_bytes)
         if gated and node.plan.has_rpc_faults:
             await _gate(node, name, context, "after")
         if node.bus.policy == "block" and node.bus.emitted != emitted:

@@ -9,20 +9,24 @@ from __future__ import annotations
 import io
 import json
 import os
+import posixpath
 import tarfile
 from typing import Any
 
-from fakecri.engine import errors
+from fakecri.engine import checkpoints, errors
 from fakecri.engine.runtime import Runtime
 from fakecri.server.configs import check_sandbox_config, sandbox_spec
+from fakecri.server.host import HostRoot
 
+_WHOLE_HOST = HostRoot()  # no --host-root: any path
 MEMBER = "fakecri-checkpoint.json"
 FORMAT = "fakecri-checkpoint/2"
 
 
-def write_archive(path: str, doc: dict[str, Any]) -> None:
+def write_archive(path: str, doc: dict[str, Any], host_root: HostRoot = _WHOLE_HOST) -> None:
     if not path:
         raise errors.InvalidArgument("checkpoint: a location (archive path) is required")
+    host_root.check(path, "checkpoint location")
     data = json.dumps({"format": FORMAT, **doc}, sort_keys=True).encode()
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
@@ -40,9 +44,10 @@ def write_archive(path: str, doc: dict[str, Any]) -> None:
         raise errors.InvalidArgument(f"checkpoint: cannot write an archive at {path!r}: {exc}") from None
 
 
-def read_archive(path: str) -> dict[str, Any]:
+def read_archive(path: str, host_root: HostRoot = _WHOLE_HOST) -> dict[str, Any]:
     if not path:
         raise errors.InvalidArgument("RestorePod: checkpoint_path is required")
+    host_root.check(path, "RestorePod: checkpoint_path")
     if not os.path.exists(path):
         raise errors.NotFound(f"RestorePod: checkpoint archive {path!r} does not exist")
     if not os.path.isfile(path):
@@ -61,19 +66,34 @@ def read_archive(path: str) -> dict[str, Any]:
     return doc
 
 
-def checkpoint_container(rt: Runtime, container_id: str, location: str) -> None:
+def checkpoint_container(rt: Runtime, container_id: str, location: str, host_root: HostRoot = _WHOLE_HOST) -> None:
     doc = rt.checkpoint_container(container_id)
-    write_archive(location, {"kind": "container", "container": doc})
+    write_archive(location, {"kind": "container", "container": doc}, host_root)
 
 
-def checkpoint_pod(rt: Runtime, sandbox_id: str, path: str, container_ids: list[str]) -> None:
+def checkpoint_pod(rt: Runtime, sandbox_id: str, path: str, container_ids: list[str],
+                   host_root: HostRoot = _WHOLE_HOST) -> None:
     doc = rt.checkpoint_pod(sandbox_id, container_ids)
-    write_archive(path, {"kind": "pod", "pod": doc})
+    write_archive(path, {"kind": "pod", "pod": doc}, host_root)
 
 
-def restore_pod(rt: Runtime, request) -> tuple:
+def _confine_restore(host_root: HostRoot, data: Any, overrides: dict[str, Any]) -> None:
+    """The host paths the restored pod would have (the archive's, under the request's overrides),
+    checked before anything is made: an archive may name any path."""
+    old_sb, old_containers = checkpoints.read(data)
+    log_directory = overrides.get("log_directory") or old_sb.log_directory
+    host_root.check_sandbox(log_directory, overrides.get("spec") or old_sb.spec, "the restored pod's ")
+    for c in old_containers:
+        rel = c.log_path
+        if c.log_path and old_sb.log_directory:
+            rel = posixpath.relpath(c.log_path, old_sb.log_directory)
+        log_path = posixpath.join(log_directory, rel) if rel else ""
+        host_root.check_container(c.spec, log_path, f"the restored container {c.name!r}'s ")
+
+
+def restore_pod(rt: Runtime, request, host_root: HostRoot = _WHOLE_HOST) -> tuple:
     """RestorePod: the pod in the archive, recreated with fresh ids and the request's overrides."""
-    doc = read_archive(request.checkpoint_path)
+    doc = read_archive(request.checkpoint_path, host_root)
     if not isinstance(doc, dict) or doc.get("kind") != "pod":
         raise errors.InvalidArgument(f"RestorePod: {request.checkpoint_path} holds a container, not a pod")
     overrides: dict[str, Any] = {}
@@ -93,4 +113,6 @@ def restore_pod(rt: Runtime, request) -> tuple:
     if cfg.ByteSize():
         check_sandbox_config(cfg)
         overrides["spec"] = sandbox_spec(cfg)
+    if host_root.confined:
+        _confine_restore(host_root, doc.get("pod"), overrides)
     return rt.restore_pod(doc.get("pod"), **overrides)

@@ -143,6 +143,11 @@ class ServerConfig:
         kind="root", flag="--root", metavar="DIR")
     # The node's name in a farm (its socket is NAME.sock; log lines and control calls name it).
     node_name: str = setting("", cli=False)
+    host_root: str | None = setting(
+        None, "Confine the host paths callers name (mounts, log directories and paths, checkpoint archives, "
+              "Localhost seccomp profiles) to this existing directory: anything else, '..', or a symlink out is "
+              "refused with PERMISSION_DENIED, and containers see nothing of the host outside it "
+              "[default: the whole host].", kind="directory", metavar="DIR")
     # Log nothing at all (the pytest plugin when its log level is not set).
     quiet: bool = setting(False, cli=False)
     # One log line per CRI call (`serve --log-level info` or debug).
@@ -202,6 +207,11 @@ class FarmConfig:
     node_cidr_size: int = setting(
         24, "The prefix length of each farm node's share of --pod-cidr (node i gets the i-th such subnet), "
             "as kube-controller-manager's --node-cidr-mask-size.", minimum=1, maximum=128, metavar="BITS")
+    farm_index: int | None = setting(
+        None, "This farm's number among farms of the same --nodes N that share one --pod-cidr (the pods of a "
+              "StatefulSet, by ordinal): its nodes take subnets I*N to I*N+N-1 of --pod-cidr instead of 0 to N-1, "
+              "so no two farms hand out the same pod IPs. A node added beyond N needs a pod CIDR of its own.",
+        minimum=0, metavar="I")
     state_dir: str | None = setting(
         None, "Keep each farm node's state across restarts in DIR/NAME.json (the farm's --state-file).",
         kind="directory", metavar="DIR")

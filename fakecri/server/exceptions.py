@@ -36,4 +36,5 @@ class StateFilePathError(SettingError, StateFileError):
 
 
 class StateWriteError(OSError):
-    """A snapshot could not be written; the RPC that made the change fails instead of answering OK."""
+    """A snapshot could not be written (errno, message naming the file): the node undoes the change
+    and the RPC that made it fails instead of answering OK."""

@@ -4,7 +4,9 @@ Each node is a whole FakeCRIServer on the farm's event loop, built by `node_conf
 the farm's ServerConfig with what must differ per node: its socket (DIR/NAME.sock), its
 seed (derived from the farm's seed and the node's name, so a 5% fault hits different calls
 on each node, the same ones on every run, and no two nodes hand out the same ids), its pod
-CIDR (the lowest free subnet of --pod-cidr), its state root and its state file. The nodes
+CIDR (the lowest free subnet of --pod-cidr, or of the farm's share of it with --farm-index, so
+that the farms of a StatefulSet's pods can all be given one --pod-cidr), its state root and its
+state file. The nodes
 share the loaded image catalog and nothing else.
 
 The farm's own socket (DIR/farm.sock, or --control-socket) serves the Farm service
@@ -38,13 +40,12 @@ from fakecri.server.config import FarmConfig, ServerConfig, check_cidr, format_a
 from fakecri.server.control_routing import node_named, refusal
 from fakecri.server.disk import default_root
 from fakecri.server.exceptions import SettingError, StartupError
-from fakecri.server.sockets import UNIX_PATH_MAX, SocketGuard, own_socket, remove_guarded
+from fakecri.server.sockets import FARM_SOCKET, UNIX_PATH_MAX, SocketGuard, own_socket, remove_guarded
 from fakecri.server.status import code_for
 
 if TYPE_CHECKING:
     from fakecri.server.prometheus import FarmMetrics, MetricsServer
 
-FARM_SOCKET = "farm.sock"
 FARM_SERVICE = cpb.DESCRIPTOR.services_by_name["Farm"]
 CONTROL_PREFIX = "/" + cpb.DESCRIPTOR.services_by_name["Control"].full_name + "/"
 _LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
@@ -78,15 +79,22 @@ def name_for(pattern: str, number: int) -> str:
 
 
 class Subnets:
-    """Each node's share of the farm's pod CIDR: the lowest subnet of the node size not in use."""
+    """Each node's share of the farm's pod CIDR: the lowest subnet of the node size not in use,
+    among the `limit` subnets from number `first` on (the whole CIDR when `limit` is None)."""
 
-    def __init__(self, cidr: str, prefix: int) -> None:
+    def __init__(self, cidr: str, prefix: int, first: int = 0, limit: int | None = None) -> None:
         self.net = ipaddress.ip_network(cidr.strip(), strict=False)
         self.prefix = prefix
+        self.first = first
+        self.limit = limit
         self.taken: dict[str, int] = {}  # node name -> subnet number
 
-    def count(self) -> int:
+    def total(self) -> int:
         return 2 ** (self.prefix - self.net.prefixlen)
+
+    def count(self) -> int:
+        rest = max(0, self.total() - self.first)
+        return rest if self.limit is None else min(self.limit, rest)
 
     def subnet(self, number: int) -> str:
         size = 2 ** (self.net.max_prefixlen - self.prefix)
@@ -95,10 +103,13 @@ class Subnets:
 
     def take(self, node: str) -> str:
         used = set(self.taken.values())
-        number = next((n for n in range(len(used) + 1) if n not in used), len(used))
-        if number >= self.count():
-            raise errors.ResourceExhausted(f"the farm's pod CIDR {self.net} has no /{self.prefix} left for node "
-                                           f"{node!r} ({self.count()} nodes at most); give the node a pod CIDR")
+        number = next((n for n in range(self.first, self.first + len(used) + 1) if n not in used),
+                      self.first + len(used))
+        if number >= self.first + self.count():
+            share = (f"subnets {self.first} to {self.first + self.count() - 1} of {self.net}, this farm's share"
+                     if self.limit is not None else f"the farm's pod CIDR {self.net}")
+            raise errors.ResourceExhausted(f"{share} has no /{self.prefix} left for node {node!r} ({self.count()} "
+                                           "nodes at most); give the node a pod CIDR")
         self.taken[node] = number
         return self.subnet(number)
 
@@ -109,8 +120,8 @@ class Subnets:
 def check_farm(config: ServerConfig, farm: FarmConfig) -> None:
     """ValueError, naming the option, for a farm that cannot start as configured."""
     if farm.nodes is None:
-        for name in ("socket_dir", "state_dir"):
-            if getattr(farm, name):
+        for name in ("socket_dir", "state_dir", "farm_index"):
+            if getattr(farm, name) is not None:
                 raise ValueError(f"--{name.replace('_', '-')} is for a node farm; give --nodes N too")
         return
     if not farm.socket_dir:
@@ -128,10 +139,14 @@ def check_farm(config: ServerConfig, farm: FarmConfig) -> None:
     if not net.prefixlen <= farm.node_cidr_size <= net.max_prefixlen - 2:
         raise ValueError(f"--node-cidr-size {farm.node_cidr_size} does not fit --pod-cidr {net}: it must be from "
                          f"{net.prefixlen} to {net.max_prefixlen - 2}")
-    if farm.nodes > 2 ** (farm.node_cidr_size - net.prefixlen):
-        raise ValueError(f"--pod-cidr {net} holds {2 ** (farm.node_cidr_size - net.prefixlen)} subnets of "
-                         f"/{farm.node_cidr_size}, fewer than --nodes {farm.nodes}; give a larger pod CIDR or a "
-                         "longer --node-cidr-size")
+    subnets = 2 ** (farm.node_cidr_size - net.prefixlen)
+    if farm.nodes > subnets:
+        raise ValueError(f"--pod-cidr {net} holds {subnets} subnets of /{farm.node_cidr_size}, fewer than --nodes "
+                         f"{farm.nodes}; give a larger pod CIDR or a longer --node-cidr-size")
+    if farm.farm_index is not None and (farm.farm_index + 1) * farm.nodes > subnets:
+        raise ValueError(f"--farm-index {farm.farm_index}: --pod-cidr {net} holds {subnets} subnets of "
+                         f"/{farm.node_cidr_size}, enough for farms 0 to {subnets // max(farm.nodes, 1) - 1} of "
+                         f"--nodes {farm.nodes}; give a larger pod CIDR, a longer --node-cidr-size or fewer farms")
     longest = max(names, key=len, default="")
     path = os.path.join(os.path.abspath(farm.socket_dir), f"{longest}.sock")
     if len(path.encode()) > UNIX_PATH_MAX:
@@ -153,7 +168,11 @@ class Farm:
         self._clock_for = clock_for
         self._numbers: dict[str, int] = {}  # each node's number (its streaming port offset)
         self._next_number = 0
-        self._subnets = Subnets(config.pod_cidr, farm.node_cidr_size)
+        if farm.farm_index is None:
+            self._subnets = Subnets(config.pod_cidr, farm.node_cidr_size)
+        else:
+            self._subnets = Subnets(config.pod_cidr, farm.node_cidr_size, first=farm.farm_index * farm.nodes,
+                                    limit=farm.nodes)
         self._catalog = load_catalog(config.image_catalog) if config.image_catalog else None
         self._root = os.path.abspath(config.state_root) if config.state_root else str(default_root())
         self._control: grpc.aio.Server | None = None

@@ -14,6 +14,8 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 
+from fakecri.server.host import HostRoot
+
 
 def rfc3339_nano(ts_ns: int) -> str:
     """UTC time as Go's RFC3339Nano prints it (trailing zeros of the fraction dropped)."""
@@ -56,8 +58,9 @@ class LogFiles:
     A relative path (a container whose sandbox has no log directory) is taken from `base`,
     as containerd takes it from its working directory; the status still shows it relative."""
 
-    def __init__(self, base: str | os.PathLike[str] = ".") -> None:
+    def __init__(self, base: str | os.PathLike[str] = ".", host_root: HostRoot | None = None) -> None:
         self.base = os.fspath(base)
+        self.host_root = host_root if host_root is not None else HostRoot()
         self.errors = 0
         self.last_error = ""
         self._partial: dict[tuple[str, str], tuple[str, int]] = {}  # (path, stream) -> (unended text, its time)
@@ -78,6 +81,11 @@ class LogFiles:
             self._made.add(parent)
 
     def _append(self, path: str, data: str) -> None:
+        why = self.host_root.why_not_log(path)
+        if why is not None:  # a path from before --host-root was given (a restored state file)
+            self.errors += 1
+            self.last_error = f"log path {path!r} {why}"
+            return
         path = os.path.join(self.base, path)
         try:
             parent = os.path.dirname(path)

@@ -6,17 +6,22 @@ bus and encoder, the status cache, the web-server listeners, the log files and t
 file. None of them is ever replaced: a Reset or a wiped restart empties them in place.
 
 `commit()` is the one commit point. Every RPC (unary or streaming), every control call and
-every timer ends with it: it drains the engine's outbox (events to the encoder and the
-bus, to the listeners and the simulation; container output to the log files and attached
-clients), re-arms the loop timer for the next deadline, and writes the state file when
-something changed. Everything here runs on the server's event loop.
+every timer ends with it: it drains the engine's outbox, writes the state file when
+something changed, then carries out what the outbox held (events to the encoder and the
+bus, to the listeners, the sessions and the simulation; container output to the log files
+and attached clients) and re-arms the loop timer for the next deadline. If the write
+fails, the change is undone instead and nothing of it goes out. Everything here runs on
+the server's event loop.
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
+import math
 import os
+import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
@@ -39,9 +44,11 @@ from fakecri.server.disk import DiskRoot
 from fakecri.server.events.bus import EventBus, Subscription
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.events.status_cache import StatusCache
-from fakecri.server.host import LocalHost
+from fakecri.server.exceptions import StartupError, StateWriteError
+from fakecri.server.host import HostRoot, LocalHost
 from fakecri.server.log_files import LogFiles
 from fakecri.server.ports import PortListeners
+from fakecri.server.sessions import Sessions
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.live import Decision, Exited, Wrote
 from fakecri.sim.simulation import Simulation
@@ -51,6 +58,7 @@ from fakecri.sim.steps import Connect
 # the ids of an earlier one (a kubelet that lived through the restart still holds those).
 BOOT_NONCE = os.urandom(16).hex()
 ERROR_RING = 100  # handler tracebacks kept (the count of all of them is kept too)
+WRITE_RETRY_S = 1.0  # after a state write failed, timers wait this long before they try again
 
 
 def id_source(config: ServerConfig, boot_nonce: str = BOOT_NONCE) -> RandomIds:
@@ -95,7 +103,11 @@ class StreamingUrls(Protocol):
 class Persistence(Protocol):
     """The state file, as the commit point sees it."""
 
-    def write_if_changed(self) -> None: ...
+    def write_if_changed(self) -> None:
+        """Write the state if it changed since the last write; StateWriteError if it cannot."""
+
+    def roll_back(self) -> None:
+        """Put the runtime back to what the file holds."""
 
 
 class _Silent:
@@ -127,7 +139,8 @@ class Node:
         if catalog is None:
             catalog = load_catalog(config.image_catalog) if config.image_catalog else Catalog()
         self.catalog = catalog.strict() if config.pull_policy == "strict" else catalog
-        self.host = LocalHost()
+        self.host_root = HostRoot(config.host_root)  # what callers may name of the host (--host-root)
+        self.host = LocalHost(self.host_root)
         self.sim = Simulation(self.catalog, self.host)
         self.runtime = Runtime(
             self.clock, self.ids, programs=self.sim, registry=self.catalog, pod_cidr=config.pod_cidr,
@@ -144,8 +157,9 @@ class Node:
         self.encoder = EventEncoder(self.plan, self.statuses, self.publish)
         self.ports = PortListeners(self, self.count)
         self.disk = DiskRoot(config.state_root)  # where the reported filesystems really are
-        self.log_files = LogFiles(self.disk.root)
+        self.log_files = LogFiles(self.disk.root, self.host_root)
         self.output_listeners: list[OutputListener] = []  # attached clients
+        self.sessions = Sessions()  # exec, attach, port-forward and ExecSync: they end with what they run in
         self.down_until = 0.0  # loop time until which calls answer UNAVAILABLE (runtime restart)
         # Side services, set by the app when they run.
         self.streaming: StreamingUrls | None = None
@@ -155,6 +169,7 @@ class Node:
         self.on_availability: Callable[[bool], Any] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._timer_due: int | None = None  # the deadline `_timer` is armed for (None: no timer)
+        self._retry_at = 0.0  # after a failed state write, timers wait until then (time.monotonic)
 
     # ------------------------------------------------------------ small helpers
 
@@ -190,15 +205,24 @@ class Node:
         self.server_errors.append(traceback_text)
         self.count("internal_errors")
 
-    async def wait(self, seconds: float) -> None:
-        """Let simulated time pass: real sleep on the system clock, a jump on a fake one."""
+    async def wait(self, seconds: float, until: asyncio.Event | None = None) -> None:
+        """Let simulated time pass: real sleep on the system clock, a jump on a fake one;
+        on the system clock, `until` (set) ends the wait early."""
         if seconds <= 0:
             return
         if isinstance(self.clock, FakeClock):
+            if seconds == math.inf:  # never ends on its own: only `until` or the caller's deadline ends it
+                await (until if until is not None else asyncio.Event()).wait()
+                return
             self.clock.advance(seconds)
             self.tick()
-        else:
+        elif until is None:
             await asyncio.sleep(seconds)
+        elif seconds == math.inf:
+            await until.wait()
+        else:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(until.wait(), seconds)
 
     def streaming_url(self, kind: str, request: Any) -> str:
         if self.streaming is None:
@@ -208,24 +232,47 @@ class Node:
     # ------------------------------------------------------------ the commit point
 
     def commit(self) -> None:
-        """Carry out what the engine said, re-arm the timer, save the state (see the module doc)."""
-        for said in self.runtime.drain_events():
-            if isinstance(said, Output):
-                self._output(said)
+        """Save the state, then carry out what the engine said and re-arm the timer (see the
+        module doc). A state write that fails undoes the change: nothing it said goes out, and
+        the caller gets Unavailable naming the state file."""
+        said = self.runtime.drain_events()
+        if self.persistence is not None:
+            try:
+                self.persistence.write_if_changed()
+            except StateWriteError as exc:
+                self._undo(exc)
+        for item in said:
+            if isinstance(item, Output):
+                self._output(item)
             else:
-                self._event(said)
+                self._event(item)
         self.encoder.flush()
         for cid, step in self.sim.network_steps():  # a container's own program reaching the network
             asyncio.ensure_future(self._carry(cid, step))
         self.reschedule()
-        if self.persistence is not None:
-            self.persistence.write_if_changed()
+
+    def _undo(self, exc: StateWriteError) -> None:
+        """A change could not be written: put the runtime back to what the file holds (its events
+        and output are dropped, never told), hold the timers for WRITE_RETRY_S (a timer's change
+        is made again then, and written if it can be), and fail the caller."""
+        assert self.persistence is not None
+        self.count("state_write_failures")
+        self._retry_at = time.monotonic() + WRITE_RETRY_S
+        try:
+            self.persistence.roll_back()
+        except StartupError as undo_failed:  # the file cannot be read back either: nothing better to hold
+            self.log.error("state file roll-back failed", error=str(undo_failed))
+        self.reschedule()
+        raise errors.Unavailable(
+            f"{exc.strerror}: the change was undone (the runtime holds what the file holds); "
+            "changes are taken again once the file can be written")
 
     def _event(self, ev: Event) -> None:
         if self.bus.subscribers or Quirk.SHARED_EVENT_CHANNEL in self.plan.quirks():
             self.encoder.publish(ev)  # (a shared channel holds events for the first subscriber)
         else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
             self._unsent.append(ev)
+        self.sessions.on_event(ev)
         if ev.is_sandbox:
             return
         self.ports.on_event(ev)
@@ -279,6 +326,8 @@ class Node:
     def _timer_fired(self) -> None:
         try:
             self.tick()
+        except errors.Unavailable:
+            pass  # its change could not be written (logged): undone, and tried again later
         except Exception as exc:  # a timer has no caller to answer: log it, keep serving
             self.log.error("timer failed", error=repr(exc))
             self.count("timer_errors")
@@ -299,13 +348,14 @@ class Node:
         self._timer_due = due
         if due is None:
             return
-        delay = max(0.0, (due - self.clock.now_ns()) / 1e9)
+        delay = max(0.0, (due - self.clock.now_ns()) / 1e9, self._retry_at - time.monotonic())
         self._timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
 
     # ------------------------------------------------------------ whole-node operations
 
     def wipe(self) -> None:
         """A runtime restart that lost its state: no sandboxes, containers or listeners."""
+        self.sessions.end_all(self.clock.now_ns(), "the runtime restarted and lost its containers")
         self.runtime.wipe()
         self.sim.reset()
         self.ports.close_all()
@@ -320,6 +370,7 @@ class Node:
         if isinstance(self.clock, FakeClock):
             self.clock.reset()
         self.ports.close_all()
+        self.sessions.end_all(self.clock.now_ns(), "the runtime was reset")
         self.runtime.reset()
         self.sim.reset()
         self.encoder.reset()

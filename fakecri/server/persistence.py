@@ -3,13 +3,20 @@ across a restart.
 
 Guarantee: the snapshot is written (temp file in the same directory, fsync, rename,
 fsync of the directory) at the commit point of the RPC that changed something, before
-the reply goes out. So every operation a client saw acknowledged is in the file, and a
-kill -9 at any moment leaves the last complete snapshot. Calls that changed nothing skip
-the write (the engine's change counter says so).
+the reply goes out and before its events are published. So every operation a client saw
+acknowledged is in the file, and a kill -9 at any moment leaves the last complete snapshot.
+Calls that changed nothing skip the write (the engine's change counter says so).
+
+A write that fails (a full disk, a file system gone read-only) undoes the change: the
+runtime is put back to what the file holds (`roll_back`), so memory never runs ahead of
+the disk, and the node answers the call UNAVAILABLE. The id sequence is kept ID_RESERVE ids
+ahead of use: the file holds where the sequence will be after that many more, so a
+restart never hands out an id drawn before it, not even one drawn for a change undone.
 
 A file that is not a fakecri state file, or is damaged anywhere, stops start-up with a
 message saying so, and is left untouched: the whole file is checked before any of it is
-used. A lock file beside it keeps two servers apart.
+used. A lock file beside it keeps two servers apart. A state file that is a symlink stays
+one: the file written, and the lock taken, are its target's.
 """
 from __future__ import annotations
 
@@ -22,12 +29,14 @@ from fakecri.engine import errors
 from fakecri.engine.clock import Clock, FakeClock
 from fakecri.engine.ids import IdSource, RandomIds
 from fakecri.engine.runtime import Runtime
+from fakecri.server import translate as tr
 from fakecri.server.exceptions import StateFileError, StateFilePathError, StateWriteError
 from fakecri.server.lock_file import LockFile
 
 FORMAT = "fakecri-state"
 VERSION = 2
 MAX_DEPTH = 64  # JSON nested deeper than this is not a state file (and would exhaust the stack)
+ID_RESERVE = 1000  # ids the file keeps the sequence ahead of the ids handed out
 
 
 def write_atomic(path: str, data: bytes) -> None:
@@ -104,6 +113,23 @@ def read_state_doc(path: str) -> dict[str, Any] | None:
     return doc
 
 
+def _check_wire(runtime: Runtime) -> None:
+    """ValueError naming the record if one cannot be put on the wire (an attempt or exit code
+    past what its protobuf field holds, say): refused at start, never INTERNAL on each call later."""
+    for sb in runtime.list_sandboxes():
+        try:
+            tr.sandbox_item(sb)
+            tr.sandbox_status(sb)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"sandbox {sb.id}: {exc}") from None
+    for c in runtime.list_containers():
+        try:
+            tr.container_item(c)
+            tr.container_status(c)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"container {c.id}: {exc}") from None
+
+
 class StateFile:
     """Owns the state file of one node: loads it at start, writes it after changes."""
 
@@ -112,10 +138,15 @@ class StateFile:
         self.clock = clock
         self.ids = ids
         self.path = path
+        # Where the file really is: a symlinked state file is written through to its target (the
+        # link stays a link), and the lock is taken beside the target, so a second server cannot
+        # get in through another name for the same file.
+        self.target = os.path.realpath(path)
         self.log = log
         self.writes = 0
-        self._lock = LockFile(path + ".lock")
+        self._lock = LockFile(self.target + ".lock")
         self._written: int | None = None  # the engine's change count the file holds
+        self._written_at: int | None = None  # the clock's time the file holds
 
     def encode(self) -> bytes:
         doc: dict[str, Any] = {
@@ -125,22 +156,24 @@ class StateFile:
             "runtime": self.runtime.snapshot(),
         }
         if isinstance(self.ids, RandomIds):
-            doc["ids"] = self.ids.state()
+            doc["ids"] = self.ids.ahead(ID_RESERVE)
         return json.dumps(doc, separators=(",", ":")).encode("utf-8")
 
     def restore(self, doc: dict[str, Any]) -> None:
-        """Put the file's state into the runtime; StateFileError (and nothing changed) if any of it is bad."""
+        """Put the file's state into the runtime; StateFileError if any of it is bad (the id
+        sequence and the clock are set only once all of it has been read)."""
         runtime_doc = doc.get("runtime")
         try:
-            if "ids" in doc and isinstance(self.ids, RandomIds):
-                self.ids.set_state(doc["ids"])
-            if isinstance(self.clock, FakeClock) and isinstance(runtime_doc, dict):
-                saved_at = runtime_doc.get("saved_at_ns")
-                if isinstance(saved_at, int) and not isinstance(saved_at, bool):
-                    self.clock.set(saved_at)  # a fake clock goes on from where it was, never back
+            if "ids" in doc:
+                RandomIds().set_state(doc["ids"])  # checked before anything is used
             self.runtime.restore(runtime_doc if isinstance(runtime_doc, dict) else {})
+            _check_wire(self.runtime)
         except (errors.CoreError, ValueError) as exc:
             raise StateFileError(f"state file {self.path} is damaged ({exc}); it was left untouched") from None
+        if "ids" in doc and isinstance(self.ids, RandomIds):
+            self.ids.set_state(doc["ids"])
+        if isinstance(self.clock, FakeClock) and isinstance(runtime_doc, dict):
+            self.clock.set(runtime_doc.get("saved_at_ns", 0))  # a fake clock goes on from where it was
 
     def open(self) -> StateFile:
         self._take_lock()
@@ -155,7 +188,7 @@ class StateFile:
             self.write()  # proves the directory is writable before any call is accepted
         except StateWriteError as exc:
             self._lock.release()
-            raise StateFilePathError(str(exc)) from None
+            raise StateFilePathError(exc.strerror or str(exc)) from None
         except BaseException:
             self._lock.release()
             raise
@@ -163,8 +196,8 @@ class StateFile:
 
     def _remove_stale_temp_files(self) -> None:
         """Temp files of writers killed mid-write (we hold the lock, so none is live)."""
-        directory = os.path.dirname(os.path.abspath(self.path))
-        prefix = f".{os.path.basename(self.path)}.tmp-"
+        directory = os.path.dirname(self.target)
+        prefix = f".{os.path.basename(self.target)}.tmp-"
         for name in os.listdir(directory):
             if name.startswith(prefix):
                 try:
@@ -173,20 +206,33 @@ class StateFile:
                     pass
 
     def write_if_changed(self) -> None:
-        if self.runtime.changes != self._written:
+        """Write when the engine changed, or a fake clock moved (its time is state too: a restart
+        goes on from it; a real clock moves on its own, and the downtime counts)."""
+        if self.runtime.changes != self._written or (self.clock.is_fake and self.clock.now_ns() != self._written_at):
             self.write()
 
     def write(self) -> None:
-        mark = self.runtime.changes
+        mark, at = self.runtime.changes, self.clock.now_ns()
         try:
-            write_atomic(self.path, self.encode())
+            write_atomic(self.target, self.encode())
         except OSError as exc:
-            # The call that changed the state must not be acknowledged: its handler fails with this.
-            message = f"state file {self.path}: cannot write it ({exc.strerror or exc}); the last change is not saved"
+            # The change must not be acknowledged: the node undoes it and the call fails with this.
             self.log.error("state file write failed", path=self.path, error=str(exc))
-            raise StateWriteError(message) from None
-        self._written = mark
+            raise StateWriteError(exc.errno or 0, f"state file {self.path} cannot be written "
+                                                  f"({exc.strerror or exc})") from None
+        self._written, self._written_at = mark, at
         self.writes += 1
+
+    def roll_back(self) -> None:
+        """Put the runtime back to what the file holds (after a write failed); the clock and the
+        id sequence go on. StateFileError if the file cannot be read back."""
+        doc = read_state_doc(self.target)
+        runtime_doc = doc.get("runtime") if doc is not None else None
+        try:
+            self.runtime.restore(runtime_doc if isinstance(runtime_doc, dict) else {})
+        except (errors.CoreError, ValueError) as exc:
+            raise StateFileError(f"state file {self.path} cannot be read back ({exc})") from None
+        self._written, self._written_at = self.runtime.changes, self.clock.now_ns()
 
     async def stop(self) -> None:
         """Write the last state (timer-driven exits since the last call) and let go of the lock."""
@@ -194,12 +240,14 @@ class StateFile:
             return
         try:
             self.write_if_changed()
+        except StateWriteError:
+            pass  # logged; the file holds the last state that could be written
         finally:
             self._lock.release()
 
     def _take_lock(self) -> None:
         lock_path = self._lock.path
-        directory = os.path.dirname(os.path.abspath(self.path))
+        directory = os.path.dirname(self.target)
         if not os.path.isdir(directory):
             raise StateFilePathError(f"state file {self.path}: the directory {directory} does not exist")
         try:

@@ -12,6 +12,7 @@ import math
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
+from fakecri.engine.exits import EXIT_KILLED
 from fakecri.server.dialer import exchange
 from fakecri.sim.behaviour import ExecResult
 from fakecri.sim.programs.base import Answer
@@ -19,18 +20,27 @@ from fakecri.sim.steps import Connect, NetResult, Process, Read, Reply, Sleep, S
 
 Wait = Callable[[float], Awaitable[None]]
 MAX_HANDLER_S = 300.0  # a request's handler that would take longer is cut off (its connection dropped)
-EXIT_KILLED = 137
 
 
-async def exec_to_end(proc: Process, *, wait: Wait, stdin: bytes = b"", timeout_s: float = 0.0) -> ExecResult:
+async def exec_to_end(proc: Process, *, wait: Wait, stdin: bytes = b"", timeout_s: float = 0.0,
+                      ended: asyncio.Event | None = None) -> ExecResult:
     """Run an exec's process to its end; with `timeout_s` > 0, stop it there (`timed_out`),
-    as the runtime kills an exec that outlasts its timeout."""
+    as the runtime kills an exec that outlasts its timeout. `ended`: set when the container
+    it runs in stops or goes (a session's watch), which kills it: exit 137, with what it
+    wrote by then, as containerd answers. `wait` lets simulated time pass, ending early
+    once `ended` is set."""
     loop = asyncio.get_running_loop()
     budget = timeout_s if timeout_s > 0 else math.inf
     spent = 0.0  # seconds of the budget used: simulated sleeps plus real time on the network
     out, err = bytearray(), bytearray()
     fed = False
     reply: Reply = None
+
+    def killed() -> ExecResult | None:
+        if ended is None or not ended.is_set():
+            return None
+        return ExecResult(bytes(out), bytes(err), EXIT_KILLED, spent, False)
+
     try:
         step = proc.send(None)
         while True:
@@ -41,11 +51,14 @@ async def exec_to_end(proc: Process, *, wait: Wait, stdin: bytes = b"", timeout_
                 want = math.inf if step.ns is None else step.ns / 1e9
                 if spent + want > budget:
                     await wait(budget - spent)
-                    return ExecResult(bytes(out), bytes(err), EXIT_KILLED, budget, True)
-                if want == math.inf:
-                    await asyncio.Event().wait()  # no timeout: it runs until the caller goes away
-                await wait(want)
-                spent += want
+                    return killed() or ExecResult(bytes(out), bytes(err), EXIT_KILLED, budget, True)
+                if want == math.inf:  # no timeout: it runs until its container ends or the caller goes away
+                    await (ended if ended is not None else asyncio.Event()).wait()
+                else:
+                    await wait(want)
+                    spent += want
+                if (cut := killed()) is not None:
+                    return cut
             elif isinstance(step, Connect):
                 started = loop.time()
                 left = budget - spent

@@ -6,7 +6,8 @@ wrapper (call_wrapper.py), through status.py.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import posixpath
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ from fakecri.faults.quirks import Quirk
 from fakecri.server import checkpoint_archives as archives
 from fakecri.server import stats_replies as replies
 from fakecri.server import translate as tr
+from fakecri.server.call_wrapper import too_big
 from fakecri.server.configs import check_container_config, check_sandbox_config, container_spec, sandbox_spec
 from fakecri.server.events.delivery import deliver
 from fakecri.server.node import Node
@@ -34,11 +36,6 @@ _CONTAINER_STATES = frozenset(s.value for s in ContainerState)
 
 def _selector(msg) -> dict[str, str] | None:
     return dict(msg.label_selector) if msg.label_selector else None
-
-
-def _in_batches(items: list) -> Iterable[list]:
-    """`items` in slices of STREAM_BATCH, one a Stream* message."""
-    return (items[i : i + STREAM_BATCH] for i in range(0, len(items), STREAM_BATCH))
 
 
 @dataclass(frozen=True)
@@ -71,6 +68,7 @@ class RuntimeService:
         # Unfiltered list answers (the relist), reused while nothing changed.
         self._answers = VersionedCache(node.config.max_message_bytes)
         self._max_bytes = node.config.max_message_bytes  # Stream* batches stay under the message limit
+        self._attributes = replies.Attributes()  # each container's stats attributes, made once
         self._sandboxes = _Listing("sandboxes", lambda rt: rt.list_sandboxes(), _matching_sandboxes,
                                    FragmentCache(tr.sandbox_item))
         self._containers = _Listing("containers", lambda rt: rt.list_containers(), _matching_containers,
@@ -124,6 +122,8 @@ class RuntimeService:
         md = cfg.metadata
         linux_res = cfg.linux.resources if cfg.linux.HasField("resources") else None
         overhead = cfg.linux.overhead if cfg.linux.HasField("overhead") else None
+        spec = sandbox_spec(cfg)
+        self.node.host_root.check_sandbox(cfg.log_directory, spec, "config.")
         sb = self.node.runtime.run_pod_sandbox(
             name=md.name,
             namespace=md.namespace,
@@ -134,7 +134,7 @@ class RuntimeService:
             hostname=cfg.hostname,
             log_directory=cfg.log_directory,
             runtime_handler=request.runtime_handler,
-            spec=sandbox_spec(cfg),
+            spec=spec,
             resources=tr.resources_from_pb(linux_res) if linux_res is not None else None,
             overhead=tr.resources_from_pb(overhead) if overhead is not None else None,
         )
@@ -204,6 +204,8 @@ class RuntimeService:
         if not cfg.image.image:
             raise errors.InvalidArgument("CreateContainer: config.image.image is required")
         check_container_config(cfg)
+        spec = container_spec(cfg)
+        self._confine_container(request.pod_sandbox_id, spec, cfg.log_path)
         c = self.node.runtime.create_container(
             request.pod_sandbox_id,
             name=cfg.metadata.name,
@@ -215,9 +217,20 @@ class RuntimeService:
             args=tuple(cfg.args),
             log_path=cfg.log_path,
             resources=tr.resources_from_pb(cfg.linux.resources),
-            spec=container_spec(cfg),
+            spec=spec,
         )
         return pb.CreateContainerResponse(container_id=c.id)
+
+    def _confine_container(self, sandbox_id: str, spec: Any, log_path: str) -> None:
+        """PERMISSION_DENIED for a host path outside --host-root (the engine answers a missing sandbox)."""
+        host_root = self.node.host_root
+        if not host_root.confined:
+            return
+        try:
+            sb = self.node.runtime.get_sandbox(sandbox_id)
+        except errors.CoreError:
+            return
+        host_root.check_container(spec, posixpath.join(sb.log_directory, log_path) if log_path else "", "config.")
 
     async def StartContainer(self, request, context):
         self.node.runtime.start_container(request.container_id)
@@ -291,7 +304,9 @@ class RuntimeService:
             raise errors.InvalidArgument(f"ExecSync in container {request.container_id}: cmd is empty")
         c = self.node.runtime.check_exec(request.container_id)
         proc = self.node.sim.exec_process(c, list(request.cmd), self.node.now_ns())
-        result = await exec_to_end(proc, wait=self.node.wait, timeout_s=float(request.timeout))
+        with self.node.sessions.watch(c.id) as watch:  # killed with its container: 137 and its output so far
+            result = await exec_to_end(proc, wait=lambda s: self.node.wait(s, until=watch.ended),
+                                       timeout_s=float(request.timeout), ended=watch.ended)
         if result.timed_out:  # as containerd words it (DEADLINE_EXCEEDED: the kubelet's probe then fails)
             raise errors.DeadlineExceeded(
                 f"failed to exec in container: timeout {request.timeout}s exceeded: context deadline exceeded")
@@ -312,67 +327,100 @@ class RuntimeService:
 
     async def ContainerStats(self, request, context):
         c = self.node.runtime.get_container(request.container_id)
-        return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.node.now_ns(), self.node.disk,
+        return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.node.now_ns(), self.node.disk.place,
                                                                        self.node.sim.stats_script))
 
-    def _container_stats(self, f):
+    def _container_stats(self, f) -> AsyncIterator[bytes]:
         items = self.node.runtime.list_containers(id=f.id, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f))
-        now = self.node.now_ns()
-        return [replies.container_stats(c, now, self.node.disk, self.node.sim.stats_script) for c in items
-                if c.state != ContainerState.EXITED or f.id]
+        items = [c for c in items if c.state != ContainerState.EXITED or f.id]
+        attributes, live = self._attributes, self.node.runtime.store.containers
+        if not f.ByteSize():
+            attributes.keep_only(c.id for c in items)  # the containers that went are let go
+        elif len(attributes) > 2 * len(live) + 1000:
+            attributes.keep_only(live)
+        now, place, scripts = self.node.now_ns(), replies.memo_place(self.node.disk), self.node.sim.stats_script
+        return replies.sliced(items, lambda c: replies.container_stats_item(c, now, place, attributes, scripts))
 
     async def ListContainerStats(self, request, context):
-        return pb.ListContainerStatsResponse(stats=self._container_stats(request.filter))
+        return await self._whole("ListContainerStats", self._container_stats(request.filter))
 
     async def StreamContainerStats(self, request, context):
-        for part in _in_batches(self._container_stats(request.filter)):
-            yield pb.StreamContainerStatsResponse(container_stats=part)
+        async for chunk in self._batched(self._container_stats(request.filter)):
+            yield chunk
 
     async def PodSandboxStats(self, request, context):
-        sb = self.node.runtime.get_sandbox(request.pod_sandbox_id)
-        stats = replies.pod_sandbox_stats(self.node.runtime, sb, self.node.now_ns(), self.node.disk,
-                                          self.node.sim.stats_script)
-        return pb.PodSandboxStatsResponse(stats=stats)
+        rt = self.node.runtime
+        [pod] = replies.pods_now(rt, [rt.get_sandbox(request.pod_sandbox_id)])
+        return pb.PodSandboxStatsResponse(stats=replies.pod_sandbox_stats(*pod, self.node.now_ns(),
+                                                                          self.node.disk.place,
+                                                                          self.node.sim.stats_script))
 
-    def _sandbox_stats(self, f):
-        items = self.node.runtime.list_sandboxes(id=f.id, label_selector=_selector(f))
-        rt, now = self.node.runtime, self.node.now_ns()
-        return [replies.pod_sandbox_stats(rt, sb, now, self.node.disk, self.node.sim.stats_script) for sb in items]
+    def _sandbox_stats(self, f) -> AsyncIterator[bytes]:
+        rt = self.node.runtime
+        pods = replies.pods_now(rt, rt.list_sandboxes(id=f.id, label_selector=_selector(f)))
+        now, place, scripts = self.node.now_ns(), replies.memo_place(self.node.disk), self.node.sim.stats_script
+        return replies.sliced(pods, lambda pod: replies.pod_sandbox_stats_item(pod, now, place, scripts))
 
     async def ListPodSandboxStats(self, request, context):
-        return pb.ListPodSandboxStatsResponse(stats=self._sandbox_stats(request.filter))
+        return await self._whole("ListPodSandboxStats", self._sandbox_stats(request.filter))
 
     async def StreamPodSandboxStats(self, request, context):
-        for part in _in_batches(self._sandbox_stats(request.filter)):
-            yield pb.StreamPodSandboxStatsResponse(pod_sandbox_stats=part)
+        async for chunk in self._batched(self._sandbox_stats(request.filter)):
+            yield chunk
 
     async def ListMetricDescriptors(self, request, context):
         return pb.ListMetricDescriptorsResponse(descriptors=replies.metric_descriptors())
 
-    def _sandbox_metrics(self):
-        rt, now = self.node.runtime, self.node.now_ns()
-        return [replies.pod_sandbox_metrics(rt, sb, now, self.node.sim.stats_script) for sb in rt.list_sandboxes()]
+    def _sandbox_metrics(self) -> AsyncIterator[bytes]:
+        rt = self.node.runtime
+        pods, now, scripts = replies.pods_now(rt, rt.list_sandboxes()), self.node.now_ns(), self.node.sim.stats_script
+        return replies.sliced(pods, lambda pod: replies.pod_sandbox_metrics_item(pod, now, scripts))
 
     async def ListPodSandboxMetrics(self, request, context):
-        return pb.ListPodSandboxMetricsResponse(pod_metrics=self._sandbox_metrics())
+        return await self._whole("ListPodSandboxMetrics", self._sandbox_metrics())
 
     async def StreamPodSandboxMetrics(self, request, context):
-        for part in _in_batches(self._sandbox_metrics()):
-            yield pb.StreamPodSandboxMetricsResponse(pod_sandbox_metrics=part)
+        async for chunk in self._batched(self._sandbox_metrics()):
+            yield chunk
+
+    async def _whole(self, name: str, items: AsyncIterator[bytes]) -> bytes:
+        """A unary list answer: every item, or RESOURCE_EXHAUSTED naming the Stream* twin as soon as
+        the items outgrow the message limit (the rest is not computed)."""
+        parts: list[bytes] = []
+        size = 0
+        async for item in items:
+            size += len(item)
+            if size > self._max_bytes:
+                raise too_big(name, size, self._max_bytes, at_least=True)
+            parts.append(item)
+        return b"".join(parts)
+
+    async def _batched(self, items: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+        """Stream* messages: up to STREAM_BATCH items, and never more bytes than the message limit."""
+        chunk: list[bytes] = []
+        size = 0
+        async for item in items:
+            if chunk and (len(chunk) >= STREAM_BATCH or size + len(item) > self._max_bytes):
+                yield b"".join(chunk)
+                chunk, size = [], 0
+            chunk.append(item)
+            size += len(item)
+        if chunk:
+            yield b"".join(chunk)
 
     # ------------------------------------------------------------ checkpoints
 
     async def CheckpointContainer(self, request, context):
-        archives.checkpoint_container(self.node.runtime, request.container_id, request.location)
+        archives.checkpoint_container(self.node.runtime, request.container_id, request.location, self.node.host_root)
         return pb.CheckpointContainerResponse()
 
     async def CheckpointPod(self, request, context):
         archives.checkpoint_pod(self.node.runtime, request.pod_sandbox_id, request.output_path,
-                                list(request.container_ids))
+                                list(request.container_ids), self.node.host_root)
         return pb.CheckpointPodResponse()
 
     async def RestorePod(self, request, context):
-        sb, containers = archives.restore_pod(self.node.runtime, request)
+        sb, containers = archives.restore_pod(self.node.runtime, request, self.node.host_root)
         return pb.RestorePodResponse(
             pod_sandbox_id=sb.id,
             restored_containers=[pb.RestoredContainer(name=c.name, container_id=c.id) for c in containers],

@@ -62,13 +62,20 @@ class FragmentCache:
     finds a change.
     """
 
+    # Fragments `of` may add beyond twice the records `every` last saw: filtered lists alone (a
+    # kubelet asking pod by pod) never prune, and each change makes a new record to key on.
+    SLACK = 4096
+
     def __init__(self, build: Callable[[Any], Message]) -> None:
         self._build = build
         self._frags: dict[object, bytes] = {}
+        self._seen = 0  # how many records the last `every` listed
 
     def of(self, record: object) -> bytes:
         frag = self._frags.get(record)
         if frag is None:
+            if len(self._frags) >= 2 * self._seen + self.SLACK:
+                self._frags.clear()  # start over: the replaced records go with their fragments
             frag = self._frags[record] = field_fragment(1, self._build(record).SerializeToString())
         return frag
 
@@ -81,6 +88,7 @@ class FragmentCache:
         frags = [f if f is not None else of(r) for f, r in zip(found, records, strict=True)]
         # Something changed: keep only the records of now, so replaced ones are let go.
         self._frags = dict(zip(records, frags, strict=True))
+        self._seen = len(records)
         return frags
 
     def clear(self) -> None:

@@ -302,7 +302,16 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
         if io.ctx.userland is not None:
             env = io.ctx.userland().env()
             env["?"] = str(status)
-            st = replace(st, argv=[_expand(w, env) for w in st.argv], to_file=literal(_expand(st.to_file, env)))
+            st = replace(st, argv=[_expand(w, env) for w in st.argv], to_file=literal(_expand(st.to_file, env)),
+                         err_file=literal(_expand(st.err_file, env)))
+            if st.err_file and st.err_file != st.to_file:
+                yield LOOK
+                try:
+                    io.ctx.userland().write(st.err_file, b"")
+                except Exception as exc:  # the userland's FileError
+                    yield from io.error(f"{io.shell}: can't create {st.err_file}: {getattr(exc, 'reason', exc)}\n")
+                    status = 1
+                    continue
             if st.to_file:
                 yield LOOK  # it opens a file: now, not ahead of time
                 try:
@@ -329,8 +338,7 @@ def _pipeline(stages: Sequence[Statement], io: Io, status: int) -> Process:
     for n, st in enumerate(stages):
         captured: list[str] = []
         stdin = io.stdin if data is None else Input(data, empty=True)
-        stage = replace(io, stdin=stdin) if n == len(stages) - 1 else replace(
-            io, stdin=stdin, out="stdout", to_file="", capture=captured)
+        stage = replace(io, stdin=stdin) if n == len(stages) - 1 else io.piped(stdin, captured)
         try:
             status = yield from run_statements([replace(st, connector=";")], stage, status)
         except _Exit as ex:  # `exit` ends only its own part of a pipeline
@@ -369,8 +377,7 @@ def _substitute(script: str, io: Io, status: int) -> Generator[Step, Reply, str]
     except UnknownSyntax:
         return ""
     try:
-        yield from run_statements(statements, replace(io, out="stdout", to_file="", capture=captured,
-                                                      depth=io.depth + 1), status)
+        yield from run_statements(statements, replace(io.piped(io.stdin, captured), depth=io.depth + 1), status)
     except _Exit:
         pass
     return "".join(captured).rstrip("\n")

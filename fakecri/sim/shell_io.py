@@ -103,6 +103,10 @@ class Io:
     clock: list[int] = field(default_factory=lambda: [0])  # ns the whole process has slept so far
     jobs: list[float] = field(default_factory=list)  # when its background jobs end (on `clock`)
     functions: dict[str, str] = field(default_factory=dict)  # the shell's functions: name -> body
+    # Where its errors go, as out/to_file/capture say for its output (`2>&1`, `2> file`, `2>/dev/null`).
+    err_out: str | None = "stderr"
+    err_file: str = ""
+    err_capture: list[str] | None = None
 
     def write(self, text: str) -> Generator[Step, Reply, None]:
         if text and self.capture is not None and self.out == "stdout":
@@ -116,16 +120,39 @@ class Io:
                 pass
 
     def error(self, text: str) -> Generator[Step, Reply, None]:
-        if text:
-            yield Write("stderr", text)
+        if text and self.err_capture is not None:
+            self.err_capture.append(text)
+        elif text and self.err_out is not None:
+            yield Write(self.err_out, text)
+        elif text and self.err_file and self.ctx.userland is not None:
+            try:
+                self.ctx.userland().write(self.err_file, text.encode("utf-8", "surrogateescape"), append=True)
+            except Exception:  # as for output: a file that cannot be written loses it
+                pass
+
+    def errors_of(self, st: Statement) -> tuple[str | None, str, list[str] | None]:
+        """Where a statement's errors go: as this shell's (no redirection), where this shell's
+        output goes (`2>&1`), or to a file or nowhere (`2> file`, `2>/dev/null`)."""
+        if st.stderr == "stderr":
+            return self.err_out, self.err_file, self.err_capture
+        if st.stderr == "stdout":
+            return self.out, self.to_file, self.capture if self.out == "stdout" else None
+        return None, st.err_file, None
 
     def for_statement(self, st: Statement) -> Io:
-        if st.stdout == self.out and not st.stdin_from_file and not st.to_file:
+        if (st.stdout == self.out and not st.stdin_from_file and not st.to_file and st.stderr == "stderr"
+                and not st.err_file):
             return self
-        return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
-                  st.stdout if self.out is not None else None, st.to_file or self.to_file,
-                  self.capture if st.stdout == "stdout" else None, self.shell, self.depth, self.argv0,
-                  self.clock, self.jobs, self.functions)
+        err_out, err_file, err_capture = self.errors_of(st)
+        return replace(self, stdin=Input(empty=True) if st.stdin_from_file else self.stdin,
+                       out=st.stdout if self.out is not None else None, to_file=st.to_file or self.to_file,
+                       capture=self.capture if st.stdout == "stdout" else None,
+                       err_out=err_out, err_file=err_file, err_capture=err_capture)
+
+    def piped(self, stdin: Input, capture: list[str]) -> Io:
+        """A pipeline's stage before the last (or a `$(...)`): its output collected for the next,
+        its errors as this shell's."""
+        return replace(self, stdin=stdin, out="stdout", to_file="", capture=capture)
 
     def nested(self) -> Io | None:
         """The same, one shell deeper; None past MAX_NESTING (the script nests too deep to run)."""

@@ -28,6 +28,8 @@ class Statement:
     connector: str  # ";", "&&", "||" or "|": how it joins the previous statement
     argv: list[str]
     stdout: str | None = "stdout"  # where its output goes after redirections; None: a file
+    stderr: str | None = "stderr"  # where its errors go (`2>&1`: "stdout"); None: `err_file`, or nowhere
+    err_file: str = ""  # `2> file` / `2>> file`: the file its errors go to
     stdin_from_file: bool = False  # `< file`: it reads a file, not the process's input
     to_file: str = ""  # `> file` / `>> file`: the file its output goes to
     append: bool = False
@@ -41,13 +43,16 @@ SUB = "\x01"  # marks a command substitution's place in a word: \x01N\x01
 LITERAL_DOLLAR = "\x02"  # a `$` between single quotes, which no expansion touches (see `literal`)
 
 
+FD = "\x03"  # marks a redirection's file descriptor number (`2>`), which the lexer would take for a word
+
+
 def _protect_single_quoted(script: str) -> str:
     """The script with each `$` between single quotes marked, so that neither `$VAR` nor `$(...)`
     is expanded there (the lexer drops the quotes)."""
     out = []
     quote = ""
     escaped = False
-    for ch in script:
+    for i, ch in enumerate(script):
         if escaped:
             escaped = False
         elif ch == "\\" and quote != "'":
@@ -56,6 +61,9 @@ def _protect_single_quoted(script: str) -> str:
             quote = "" if quote else ch
         elif ch == "$" and quote == "'":
             ch = LITERAL_DOLLAR
+        elif (not quote and ch.isdigit() and script[i + 1:i + 2] in ("<", ">")
+              and (i == 0 or script[i - 1] in " \t\n;&|(")):
+            ch = f" {FD}{ch} "  # `2>`: a descriptor, not an argument `2`
         out.append(ch)
     return "".join(out)
 
@@ -156,15 +164,18 @@ def split_script(script: str) -> list[Statement]:
             else:
                 raise UnknownSyntax(f"operator {tok} without a command")
             current = Statement(";" if tok == "&" else tok, [])
+        elif tok.startswith(FD) and i < len(tokens) and set(tokens[i]) <= set("<>&"):
+            fd, tok, target = tok[1:], tokens[i], tokens[i + 1] if i + 1 < len(tokens) else ""
+            i += 2
+            if fd == "2" and ">" in tok:
+                _redirect_errors(current, tok, target)
+            elif fd in ("0", "1"):
+                _redirect(current, tok, target)
+            # other descriptors (3 and up) carry nothing the simulation writes
         elif tok and set(tok) <= set("<>&") and tok != "&":
             target = tokens[i] if i < len(tokens) else ""
             i += 1
-            if ">" in tok:
-                current.stdout = "stdout" if target in TO_STDOUT else "stderr" if target in TO_STDERR else None
-                if current.stdout is None and tok in (">", ">>"):
-                    current.to_file, current.append = target, tok == ">>"
-            else:
-                current.stdin_from_file = True
+            _redirect(current, tok, target)
         elif tok and set(tok) <= set(";&|<>()"):
             raise UnknownSyntax(f"unsupported shell syntax {tok!r}")
         else:
@@ -179,6 +190,27 @@ def split_script(script: str) -> list[Statement]:
         st.execs = "exec" in words[: len(words) - len(st.argv)]
         st.subs = subs
     return statements
+
+
+def _redirect(st: Statement, op: str, target: str) -> None:
+    """`> target`, `>> target`, `>&N`, `< file` on the statement's output or input."""
+    if ">" in op:
+        st.stdout = "stdout" if target in TO_STDOUT else "stderr" if target in TO_STDERR else None
+        if st.stdout is None and op in (">", ">>"):
+            st.to_file, st.append = target, op == ">>"
+    else:
+        st.stdin_from_file = True
+
+
+def _redirect_errors(st: Statement, op: str, target: str) -> None:
+    """`2> target`, `2>> target`, `2>&1`: where the statement's errors go. `2>&1` sends them where
+    its output goes at that point, as the shell applies redirections left to right."""
+    if target in TO_STDOUT:
+        st.stderr, st.err_file = st.stdout, st.to_file
+    elif target in TO_STDERR:
+        st.stderr, st.err_file = "stderr", ""
+    else:
+        st.stderr, st.err_file = None, "" if target == "/dev/null" else target
 
 
 def strip_prefixes(argv: list[str]) -> list[str]:

@@ -84,3 +84,15 @@ def test_versioned_cache_keeps_an_answer_for_its_version_only():
     assert cache.get("k", 2) == [b"a", b"bc"] and cache.get("k", 1) is None
 
 
+
+
+def test_stats_latency_runs_at_a_small_size(tmp_path):
+    """bench/stats_latency.py: a served fakecri on a state file, one big stats call, Version beside it."""
+    import json
+
+    out = tmp_path / "stats.json"
+    command = [sys.executable, os.path.join(BENCH, "stats_latency.py"), "--containers", "200", "--rounds", "1",
+               "--idle-seconds", "0.2", "--json", str(out)]
+    subprocess.run(command, capture_output=True, text=True, check=True, timeout=300)
+    figures = json.loads(out.read_text())
+    assert figures["ListContainerStats"][0]["stats"] == figures["StreamContainerStats"][0]["stats"] == 200

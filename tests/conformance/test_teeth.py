@@ -95,7 +95,10 @@ def test_each_breaking_fault_fails_the_right_property(faults, prop, request):
     # they run only with drops (to show the relist notices the missing events).
     # Each of these runs is expected to fail: waiting the default 1.5 s for events that a breaking
     # fault withholds only slows the matrix down, so give up on them sooner.
-    result = judge(faults, properties=None if drops else NO_PLEG, settle_quiet=0.3)
+    # Whether subscriber A's drops hit a STOPPED the relist then finds (what no-missed-events
+    # sees) depends on the events' order, which timing can shift: three examples make a hit
+    # all but certain (with one, it failed 2 runs in 8 on a loaded machine).
+    result = judge(faults, properties=None if drops else NO_PLEG, settle_quiet=0.3, examples=3 if drops else 1)
     got = statuses(result)
     named = [p for p in ([prop] if isinstance(prop, str) else prop) if got[p] == "fail"]
     assert named, result.table()

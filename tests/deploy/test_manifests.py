@@ -1,7 +1,8 @@
 """The deploy/ example: manifests parse and are wired as deploy/README.md says.
 
 These read the files as they are; tests/deploy/test_rendered.py renders them with
-kustomize and checks the result against the Kubernetes schema and the real kubelet.
+kustomize, checks the result against the Kubernetes schema, runs one pod's containers here
+and has the real kubelet load the configuration.
 """
 import ipaddress
 import re
@@ -63,72 +64,140 @@ def test_every_manifest_has_api_version_kind_and_metadata():
 def test_kustomization_lists_every_other_manifest():
     [kust] = find("Kustomization")
     assert sorted(kust["resources"]) == sorted(p.name for p in MANIFESTS if p.name != "kustomization.yaml")
+    generated = {g["name"]: g for g in kust["configMapGenerator"]}
+    assert sorted(generated) == ["fake-node-farm", "fake-node-kubelets"]
+    assert generated["fake-node-kubelets"]["files"] == ["kubelets.sh"] and (DEPLOY / "kubelets.sh").is_file()
+
+
+def nodes_per_pod():
+    """K, from the one place it is set: the fake-node-farm ConfigMap in kustomization.yaml."""
+    [kust] = find("Kustomization")
+    [farm] = [g for g in kust["configMapGenerator"] if g["name"] == "fake-node-farm"]
+    [literal] = farm["literals"]
+    key, _, value = literal.partition("=")
+    assert key == "nodes"
+    return int(value)
+
+
+def test_k_is_set_once_and_the_resources_follow_it(pod_spec):
+    """Both containers take K from the generated ConfigMap, and the pod's resources, patched in
+    kustomization.yaml next to it, are those of K nodes by README's per-node figures."""
+    from helpers.deploy import resources_for
+
+    k = nodes_per_pod()
+    assert 1 <= k <= 512
+    for name in ("fakecri", "kubelets"):
+        ref = env_of(containers(pod_spec)[name])["FAKECRI_NODES"]["valueFrom"]["configMapKeyRef"]
+        assert ref == {"name": "fake-node-farm", "key": "nodes"}
+        assert "resources" not in containers(pod_spec)[name], "resources belong next to K, in kustomization.yaml"
+    [kust] = find("Kustomization")
+    [patch] = [p for p in kust["patches"] if p["target"] == {"kind": "StatefulSet", "name": "fake-node"}]
+    patched = yaml.safe_load(patch["patch"])["spec"]["template"]["spec"]
+    got = {c["name"]: c["resources"] for c in patched["initContainers"] + patched["containers"]}
+    assert got == resources_for(k)
+    readme = (DEPLOY / "README.md").read_text()
+    assert "nodes=" in readme and "50m + 5m" in readme and "96Mi" in readme
 
 
 def env_of(container):
     return {e["name"]: e for e in container.get("env", [])}
 
 
-def test_kubelet_endpoint_is_the_fakecri_socket(pod_spec):
+def test_fakecri_and_the_kubelets_share_the_farm_directory(pod_spec):
     cs = containers(pod_spec)
-    fakecri, kubelet = cs["fakecri"], cs["kubelet"]
-    # The socket is set once, as FAKECRI_SOCKET, which serve and the probes both read.
-    socket = env_of(fakecri)["FAKECRI_SOCKET"]["value"]
-    assert not any(a.startswith("--socket") for a in fakecri["args"])
-    assert flag_value(kubelet["args"], "--container-runtime-endpoint") == f"unix://{socket}"
+    fakecri, kubelets = cs["fakecri"], cs["kubelets"]
+    # The directory is set once per container, as FAKECRI_SOCKET_DIR, which serve, the probes,
+    # ctl and kubelets.sh all read; the image's FAKECRI_SOCKET is emptied (a farm has none).
+    directory = env_of(fakecri)["FAKECRI_SOCKET_DIR"]["value"]
+    assert env_of(kubelets)["FAKECRI_SOCKET_DIR"]["value"] == directory
+    assert env_of(fakecri)["FAKECRI_SOCKET"]["value"] == ""
+    assert not any(a.startswith(("--socket", "--nodes")) for a in fakecri["args"])
     for probe in ("startupProbe", "livenessProbe"):
         assert fakecri[probe]["exec"]["command"] == ["fakecri", "health"]
-    # Both containers mount the same emptyDir at the socket's directory.
+    # kubelets.sh gives each kubelet its node's socket, ports, root dir and name.
+    assert kubelets["command"] == ["sh", "/etc/fake-node/kubelets.sh"] and kubelets["args"][0] == "kubelet"
+    for flag in ("--container-runtime-endpoint", "--hostname-override", "--root-dir", "--cert-dir", "--config-dir",
+                 "--port", "--healthz-port"):
+        assert not any(a.startswith(flag) for a in kubelets["args"]), flag
+    # Both containers mount the same emptyDirs at the farm's directory and the pod logs.
     volumes = {v["name"]: v for v in pod_spec["volumes"]}
-    mounts = [{m["mountPath"]: m["name"] for m in c["volumeMounts"]} for c in (fakecri, kubelet)]
-    shared = {m.get(str(PurePosixPath(socket).parent)) for m in mounts}
+    mounts = [{m["mountPath"]: m["name"] for m in c["volumeMounts"]} for c in (fakecri, kubelets)]
+    shared = {m.get(directory) for m in mounts}
     assert len(shared) == 1 and "emptyDir" in volumes[shared.pop()]
-    assert mounts[0]["/var/log/pods"] == mounts[1]["/var/log/pods"]
+    logs = env_of(kubelets)["POD_LOGS_DIR"]["value"]
+    assert mounts[0][logs] == mounts[1][logs] and "emptyDir" in volumes[mounts[0][logs]]
+    assert "emptyDir" in volumes[mounts[1][env_of(kubelets)["KUBELET_ROOT"]["value"]]]
 
 
-def pod_cidr_for(pod_spec, ordinal):
-    """FAKECRI_POD_CIDR as the kubelet expands it for the pod with this ordinal."""
-    env = env_of(containers(pod_spec)["fakecri"])
-    assert env["POD_INDEX"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.labels['apps.kubernetes.io/pod-index']"
+def references_come_before(env, name):
     names = list(env)
-    template = env["FAKECRI_POD_CIDR"]["value"]
-    # A $(VAR) reference expands only to a variable defined earlier in the list.
-    for ref in re.findall(r"\$\((\w+)\)", template):
-        assert names.index(ref) < names.index("FAKECRI_POD_CIDR"), ref
-    return template.replace("$(POD_INDEX)", str(ordinal))
+    for ref in re.findall(r"\$\((\w+)\)", env[name].get("value", "")):
+        assert ref in names and names.index(ref) < names.index(name), (name, ref)
 
 
-def test_every_node_gets_its_own_pod_cidr(pod_spec):
-    [sts] = find("StatefulSet")
-    assert sts["spec"]["replicas"] >= 2
-    nets = [ipaddress.ip_network(pod_cidr_for(pod_spec, n)) for n in range(256)]
-    for i, net in enumerate(nets):
-        assert net.prefixlen <= 24, net
-        assert not any(net.overlaps(other) for other in nets[i + 1:]), net
-    # The settings file names no pod_cidr of its own that every node would share.
+def test_node_names_and_pod_cidrs_come_from_the_ordinal(pod_spec):
+    """fake-node-<ordinal>-<k>; every farm gets the same pod CIDR and takes its share by ordinal
+    (tests/deploy/test_rendered.py checks the shares never overlap)."""
+    env = env_of(containers(pod_spec)["fakecri"])
+    assert env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
+    assert env["FAKECRI_NODE_NAME"]["value"] == "$(POD_NAME)-{i}"
+    references_come_before(env, "FAKECRI_NODE_NAME")
+    index = "metadata.labels['apps.kubernetes.io/pod-index']"
+    assert env["FAKECRI_FARM_INDEX"]["valueFrom"]["fieldRef"]["fieldPath"] == index
     [cm] = find("ConfigMap", "fakecri-settings")
-    assert "pod_cidr" not in yaml.safe_load(cm["data"]["fakecri.yaml"])
+    settings = yaml.safe_load(cm["data"]["fakecri.yaml"])
+    assert settings["pod_cidr"] == "198.18.0.0/15" and settings["node_cidr_size"] == 24
+    # The kubelets label their Node with the pod that runs it.
+    kubelets = containers(pod_spec)["kubelets"]
+    references_come_before(env_of(kubelets), "POD_NAME")
+    assert "fakecri.io/fake-node-pod=$(POD_NAME)" in flag_value(kubelets["args"], "--node-labels")
 
 
-def test_two_nodes_hand_out_different_pod_ips(pod_spec):
-    """Two real fakecri servers with the CIDRs of fake-node-0 and fake-node-1."""
-    from fakecri.testing import FakeCRI
+def test_two_pods_hand_out_different_pod_ips():
+    """Real farms with the settings of fake-node-0 and fake-node-1 (two nodes each here): every
+    node hands out pod IPs from a subnet of its own."""
+    import shutil
+    import tempfile
 
-    ips = []
+    import grpc
+    from helpers.cri import sandbox_config
+
+    from fakecri.api.runtime.v1 import api_pb2 as pb
+    from fakecri.api.runtime.v1 import api_pb2_grpc
+    from fakecri.server.config import FarmConfig, ServerConfig
+    from fakecri.server.farm import Farm
+
+    [cm] = find("ConfigMap", "fakecri-settings")
+    settings = yaml.safe_load(cm["data"]["fakecri.yaml"])
+    got = []
     for ordinal in (0, 1):
-        cidr = pod_cidr_for(pod_spec, ordinal)
-        with FakeCRI.start(pod_cidr=cidr) as node, node.client() as cri:
-            sid = cri.run_pod_sandbox({"metadata": {"name": "p", "namespace": "default", "uid": "u"}})
-            ip = cri.pod_sandbox_status(sid).status.network.ip
-            assert ipaddress.ip_address(ip) in ipaddress.ip_network(cidr)
-            ips.append(ip)
-    assert ips[0] != ips[1]
+        directory = tempfile.mkdtemp(prefix="dm-", dir="/tmp")  # short: socket paths
+        config = ServerConfig(quiet=True, pod_cidr=settings["pod_cidr"], state_root=f"{directory}/root")
+        farm = FarmConfig(nodes=2, socket_dir=f"{directory}/s", node_name=f"fake-node-{ordinal}-{{i}}",
+                          node_cidr_size=settings["node_cidr_size"], farm_index=ordinal)
+        try:
+            with Farm(config, farm) as f:
+                for name in sorted(f.servers):
+                    with grpc.insecure_channel("unix:" + f.socket_of(name)) as channel:
+                        rt = api_pb2_grpc.RuntimeServiceStub(channel)
+                        sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=sandbox_config(uid=f"u-{name}")),
+                                               timeout=10).pod_sandbox_id
+                        ip = rt.PodSandboxStatus(pb.PodSandboxStatusRequest(pod_sandbox_id=sid),
+                                                 timeout=10).status.network.ip
+                    got.append((name, f.describe(name).pod_cidr, ip))
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
+    assert [(n, c) for n, c, _ in got] == [("fake-node-0-0", "198.18.0.0/24"), ("fake-node-0-1", "198.18.1.0/24"),
+                                           ("fake-node-1-0", "198.18.2.0/24"), ("fake-node-1-1", "198.18.3.0/24")]
+    for _, cidr, ip in got:
+        assert ipaddress.ip_address(ip) in ipaddress.ip_network(cidr)
+    assert len({ip for _, _, ip in got}) == 4
 
 
 def test_kubelet_credentials_come_from_the_manifests(pod_spec):
     """No Secret to make by hand: the kubeconfig is a ConfigMap, the token and CA are
     projected, and the ServiceAccount they belong to may act as a node."""
-    kubelet = containers(pod_spec)["kubelet"]
+    kubelet = containers(pod_spec)["kubelets"]
     kubeconfig_path = PurePosixPath(flag_value(kubelet["args"], "--kubeconfig"))
     mount = {m["mountPath"]: m["name"] for m in kubelet["volumeMounts"]}[str(kubeconfig_path.parent)]
     [volume] = [v for v in pod_spec["volumes"] if v["name"] == mount]
@@ -151,13 +220,17 @@ def test_kubelet_credentials_come_from_the_manifests(pod_spec):
     assert projected[PurePosixPath(user["user"]["tokenFile"]).relative_to(kubeconfig_path.parent).as_posix()] == "token"
     ca = PurePosixPath(cluster["cluster"]["certificate-authority"])
     assert projected[ca.relative_to(kubeconfig_path.parent).as_posix()] == "ca"
+    # The API server's client certificate (logs, exec) is checked against the same CA.
+    config = yaml.safe_load(projected[PurePosixPath(flag_value(kubelet["args"], "--config")).name])
+    assert PurePosixPath(config["authentication"]["x509"]["clientCAFile"]) == ca
     assert cluster["cluster"]["server"] == "https://kubernetes.default.svc"
     # The token is the pod's ServiceAccount's, and only the kubelet sees it.
     assert pod_spec["automountServiceAccountToken"] is False
     [sa] = find("ServiceAccount", pod_spec["serviceAccountName"])
     [binding] = find("ClusterRoleBinding")
     assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "system:node"}
-    assert {"kind": "ServiceAccount", "name": sa["metadata"]["name"], "namespace": "fakecri-nodes"} in binding["subjects"]
+    subject = {"kind": "ServiceAccount", "name": sa["metadata"]["name"], "namespace": "fakecri-nodes"}
+    assert subject in binding["subjects"]
     fakecri_mounts = {m["name"] for m in containers(pod_spec)["fakecri"]["volumeMounts"]}
     assert mount not in fakecri_mounts
 
@@ -184,10 +257,13 @@ def test_statefulset_selector_service_and_referenced_objects(pod_spec):
     assert svc["spec"]["clusterIP"] == "None" and svc["spec"]["selector"].items() <= labels.items()
     mounted = {m["name"] for c in containers(pod_spec).values() for m in c["volumeMounts"]}
     assert mounted == {v["name"] for v in pod_spec["volumes"]}
+    [kust] = find("Kustomization")
+    generated = {g["name"] for g in kust["configMapGenerator"]}
     for vol in pod_spec["volumes"]:
-        for source in vol.get("projected", {}).get("sources", []):
+        for source in vol.get("projected", {}).get("sources", []) or [vol]:
             if "configMap" in source and source["configMap"]["name"] != "kube-root-ca.crt":
-                find("ConfigMap", source["configMap"]["name"])
+                name = source["configMap"]["name"]
+                assert name in generated or find("ConfigMap", name)
             assert "secret" not in source, "a Secret the manifests do not make would keep pods waiting"
 
 
@@ -204,12 +280,13 @@ def test_fakecri_settings_use_keys_settings_py_accepts(tmp_path, pod_spec):
     local = tmp_path / filename
     local.write_text(cm["data"][filename])
     env = {e["name"]: e["value"] for e in containers(pod_spec)["fakecri"].get("env", []) if "value" in e}
-    env["FAKECRI_POD_CIDR"] = pod_cidr_for(pod_spec, 3)
+    env.update(FAKECRI_NODES="10", FAKECRI_FARM_INDEX="3", FAKECRI_NODE_NAME="fake-node-3-{i}")
     settings = load_settings(str(local), env, **schema)
     assert settings["cgroup_driver"] == "cgroupfs"
     assert settings["log_level"] == env["FAKECRI_LOG_LEVEL"]
-    assert settings["socket"] == env["FAKECRI_SOCKET"]
-    assert settings["pod_cidr"] == "198.18.3.0/24"
+    assert "socket" not in settings and settings["socket_dir"] == env["FAKECRI_SOCKET_DIR"]
+    assert (settings["nodes"], settings["farm_index"]) == ("10", "3")
+    assert settings["pod_cidr"] == "198.18.0.0/15" and settings["node_cidr_size"] == 24
     # The catalog the settings name is the catalog the pod mounts next to it.
     catalog_name = PurePosixPath(settings["image_catalog"]).name
     [catalog] = find("ConfigMap", "fakecri-image-catalog")
@@ -228,3 +305,18 @@ def test_catalog_loads_and_cgroup_drivers_agree():
     assert kubelet["kind"] == "KubeletConfiguration"
     [cm] = find("ConfigMap", "fakecri-settings")
     assert yaml.safe_load(cm["data"]["fakecri.yaml"])["cgroup_driver"] == kubelet["cgroupDriver"]
+
+
+def test_kubelets_sh_is_plain_sh():
+    import shutil
+    import subprocess
+
+    script = DEPLOY / "kubelets.sh"
+    out = subprocess.run(["sh", "-n", str(script)], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert script.read_text().startswith("#!/bin/sh\n")
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        pytest.skip("shellcheck not found on PATH: the script was only parsed by sh -n")
+    out = subprocess.run([shellcheck, "-s", "sh", str(script)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stdout

@@ -122,6 +122,33 @@ def test_a_farm_out_of_subnets_says_so():
         assert got == grpc.StatusCode.RESOURCE_EXHAUSTED and "10.50.0.0/23" in details
 
 
+def test_farms_with_an_index_share_one_pod_cidr_without_overlap():
+    """Pods of a StatefulSet, one farm each, all given the same --pod-cidr: farm I's nodes take
+    subnets I*N to I*N+N-1, and a node added beyond N has no subnet of the farm's share."""
+    seen = {}
+    for index in (0, 1, 2):
+        with _farm(3, pod_cidr="198.18.0.0/15", farm_index=index) as f, FarmClient(f.control_socket) as c:
+            cidrs = [n["pod_cidr"] for n in sorted(c.nodes(), key=lambda n: n["name"])]
+            seen[index] = cidrs
+            got, details = code_of(c.add_node)
+            assert got == grpc.StatusCode.RESOURCE_EXHAUSTED and "this farm's share" in details, details
+            # With a pod CIDR of its own, it still joins.
+            c.add_node(name="extra", pod_cidr="198.19.255.0/24")
+    assert seen == {0: ["198.18.0.0/24", "198.18.1.0/24", "198.18.2.0/24"],
+                    1: ["198.18.3.0/24", "198.18.4.0/24", "198.18.5.0/24"],
+                    2: ["198.18.6.0/24", "198.18.7.0/24", "198.18.8.0/24"]}
+
+
+def test_the_last_farm_that_fits_and_the_first_that_does_not():
+    # 198.18.0.0/15 holds 512 subnets of /24: farms 0 to 50 of 10 nodes fit, farm 51 does not.
+    check_farm(ServerConfig(pod_cidr="198.18.0.0/15"), FarmConfig(nodes=10, socket_dir="/tmp/d", farm_index=50))
+    with pytest.raises(ValueError) as info:
+        check_farm(ServerConfig(pod_cidr="198.18.0.0/15"), FarmConfig(nodes=10, socket_dir="/tmp/d", farm_index=51))
+    assert "--farm-index 51" in str(info.value) and "farms 0 to 50" in str(info.value)
+    with _farm(2, pod_cidr="198.18.0.0/15", node_cidr_size=25, farm_index=511) as f:
+        assert [f.describe(n).pod_cidr for n in sorted(f.servers)] == ["198.19.255.0/25", "198.19.255.128/25"]
+
+
 def test_bytes_that_are_no_request_get_invalid_argument(farm):
     channel = grpc.insecure_channel("unix:" + farm.control_socket)
     raw = channel.unary_unary("/fakecri.control.v1.Farm/AddNode")
@@ -198,6 +225,7 @@ def test_each_node_keeps_its_state_in_the_state_dir(tmp_path):
     ({"pod_cidr": "10.0.0.0/24"}, {"nodes": 2, "socket_dir": "/tmp/d"}, "--node-cidr-size"),
     ({"pod_cidr": "10.0.0.0/23"}, {"nodes": 3, "socket_dir": "/tmp/d"}, "fewer than --nodes 3"),
     ({}, {"nodes": 1, "socket_dir": "/tmp/" + "d" * 120}, "longer than"),
+    ({}, {"farm_index": 3}, "--farm-index is for a node farm"),
 ])
 def test_a_farm_that_cannot_be_says_why(settings, farm_settings, words):
     with pytest.raises(ValueError) as info:

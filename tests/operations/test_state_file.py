@@ -184,12 +184,15 @@ def test_a_failed_write_fails_the_call_instead_of_acknowledging_it(tmp_path, mon
             m.setattr(persistence, "write_atomic", disk_full)
             with pytest.raises(grpc.RpcError) as err:
                 rt.RunPodSandbox(pb.RunPodSandboxRequest(config=pod_config("two", "u2")), timeout=TIMEOUT)
-        assert err.value.code() != grpc.StatusCode.OK
-        assert "cannot write it (No space left on device)" in err.value.details()
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert "cannot be written (No space left on device)" in err.value.details()
+        assert "undone" in err.value.details()
+        names = [s.metadata.name for s in rt.ListPodSandbox(pb.ListPodSandboxRequest(), timeout=TIMEOUT).items]
+        assert names == ["one"]  # what the file holds
         rt.RunPodSandbox(pb.RunPodSandboxRequest(config=pod_config("three", "u3")), timeout=TIMEOUT)
         ch.close()
-    # The next successful write carries everything, including the change whose call failed.
-    assert [s["name"] for s in json.loads(path.read_text())["runtime"]["sandboxes"]] == ["one", "two", "three"]
+    # The change whose call failed was undone: it is in neither the runtime nor the file.
+    assert [s["name"] for s in json.loads(path.read_text())["runtime"]["sandboxes"]] == ["one", "three"]
 
 
 def test_temp_files_of_killed_writers_are_removed_at_start(tmp_path):

@@ -66,10 +66,14 @@ class Model:
         self.images: set[str] = set()
         self.n = 0
 
-    def sync(self, rt) -> None:
+    def sync(self, rt, img=None) -> None:
         self.sandboxes = {s.id: s.state for s in rt.ListPodSandbox(pb.ListPodSandboxRequest(), timeout=30).items}
         self.containers = {c.id: (c.pod_sandbox_id, c.state)
                            for c in rt.ListContainers(pb.ListContainersRequest(), timeout=30).containers}
+        if img is not None:  # an in-flight pull or removal found applied (or not) is what the server says now
+            tags = {t for i in img.ListImages(pb.ListImagesRequest(), timeout=30).images for t in i.repo_tags}
+            self.images = {ref for ref in ("busybox", "nginx:latest")
+                           if "docker.io/library/" + (ref if ":" in ref else ref + ":latest") in tags}
 
 
 class Driver(threading.Thread):
@@ -237,7 +241,7 @@ def run_kills(iterations: int, seed: int) -> dict:
             before = (dict(model.sandboxes), dict(model.containers))
             check_restored(ch, model, driver.inflight)
             check_invariants(rt)
-            model.sync(rt)
+            model.sync(rt, api_pb2_grpc.ImageServiceStub(ch))
             if driver.inflight is not None:
                 figures["inflight_applied" if (model.sandboxes, model.containers) != before else "inflight_absent"] += 1
             figures["restored_objects"] += len(model.sandboxes) + len(model.containers)

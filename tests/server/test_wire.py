@@ -34,3 +34,21 @@ def test_versioned_cache_answers_only_at_the_version_it_was_made():
     assert cache.get("k", 8) is None  # something changed since: build again
     cache.put("big", 7, b"x" * ((1 << 20) + 1))
     assert cache.get("big", 7) is None  # over the limit: answered, not kept
+
+
+def test_fragments_asked_one_by_one_stay_bounded():
+    """A kubelet that lists pod by pod never makes the cache prune (only a whole list does), and
+    every change is a new record: the cache starts over past twice the records last listed (plus
+    SLACK) instead of keeping every record that ever was (the soak's RSS grew 20 MiB in 3 minutes)."""
+    from fakecri.server.wire import FragmentCache
+
+    class Rec:  # compared by identity, as the engine's frozen records are
+        pass
+
+    cache = FragmentCache(lambda r: pb.PodSandbox(id="x"))
+    live = [Rec() for _ in range(100)]
+    cache.every(live)
+    for _ in range(5 * FragmentCache.SLACK):
+        cache.of(Rec())  # a replaced record each time
+    assert len(cache._frags) <= 2 * len(live) + FragmentCache.SLACK  # noqa: SLF001
+    assert cache.of(live[0]) == cache.every(live)[0]  # answers stay right

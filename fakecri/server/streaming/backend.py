@@ -6,6 +6,8 @@ from collections.abc import AsyncIterable, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from fakecri.server.sessions import Watch
+
 Writer = Callable[[bytes], Awaitable[None]]
 Respond = Callable[[bytes, Writer], Awaitable[None]]  # (one HTTP request, where its response goes)
 
@@ -71,3 +73,6 @@ class StreamingBackend(Protocol):
     def resize(self, container_id: str, width: int, height: int) -> None: ...
 
     def port_forward_behaviour(self, pod_sandbox_id: str, port: int) -> PortForwardBehaviour: ...
+
+    def watch_pod(self, pod_sandbox_id: str) -> Watch:
+        """A watch that ends when the pod stops or goes: a port-forward into it ends then."""

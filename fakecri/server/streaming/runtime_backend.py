@@ -10,7 +10,9 @@ client's input to its command. Port-forward answers as the sandbox's
 `fakecri.io/port-forward` annotation says (echo by default).
 
 Every wait here ends when the client goes away (the transport cancels the task), when
-its input ends, or when the container stops.
+its input ends, or when the container stops: exec and attach hold a `Watch` on their
+container, which the node ends at the container's STOPPED or DELETED event (an exec'd
+process is killed then, exit status 137, as its container's processes are).
 """
 from __future__ import annotations
 
@@ -20,12 +22,15 @@ from collections.abc import AsyncIterable
 
 from fakecri.engine import errors
 from fakecri.engine.events import Output
+from fakecri.engine.exits import EXIT_KILLED
 from fakecri.engine.records import Container, ContainerState, SandboxState
 from fakecri.server import webserver
 from fakecri.server.dialer import exchange
 from fakecri.server.node import Node
+from fakecri.server.sessions import Watch, ended
 from fakecri.server.streaming.annotations import PORT_FORWARD_ANNOTATION, parse_port_forward_annotation
 from fakecri.server.streaming.backend import PortForwardBehaviour, Respond, Writer
+from fakecri.server.streaming.tasks import cancel_tasks
 from fakecri.sim.programs.base import HTTP
 from fakecri.sim.shell import DEFAULT_SIZE, Connect, Context, Interrupted, Process, Sleep, Trap, Write
 
@@ -198,8 +203,17 @@ class RuntimeStreamingBackend:
         cid = c.id
         ctx = Context(tty=tty, size=lambda: self._sizes.get(container_id, self._sizes.get(cid, DEFAULT_SIZE)))
         proc = self.node.sim.exec_process(c, list(argv), self.node.now_ns(), ctx)
-        return await drive(proc, stdin=stdin, stdout_write=stdout_write, stderr_write=stderr_write,
-                           tty=tty, wait=self.node.wait)
+        with self.node.sessions.watch(cid) as watch:
+            running = asyncio.ensure_future(drive(proc, stdin=stdin, stdout_write=stdout_write,
+                                                  stderr_write=stderr_write, tty=tty, wait=self.node.wait))
+            stopped = asyncio.ensure_future(watch.ended.wait())
+            try:
+                await asyncio.wait({running, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                await cancel_tasks(stopped, *([] if running.done() else [running]))
+            if running.done() and not running.cancelled():
+                return running.result()
+            return EXIT_KILLED  # the container stopped, and its processes were killed with it
 
     def resize(self, container_id: str, width: int, height: int) -> None:
         self.node.count("tty_resizes")
@@ -231,26 +245,36 @@ class RuntimeStreamingBackend:
         listeners = self.node.output_listeners
         listeners.append(listener)
         self._attached[container_id] = self._attached.get(container_id, 0) + 1
+        watch = self.node.sessions.watch(target)
+        stopped = asyncio.ensure_future(watch.ended.wait())
         feeder = None
         if stdin is not None:
             feeder = asyncio.ensure_future(feed() if spec.stdin else _discard(stdin))
         try:
             # As in containerd, the attach lasts until the container's output ends (it exits)
             # or the client goes away; the end of the client's input does not end it.
-            while True:
-                try:
-                    stream, data = await asyncio.wait_for(queue.get(), 0.2)
-                except TimeoutError:
-                    if self._still_running(target):
-                        continue
-                    return
-                await (stderr_write if stream == "stderr" else stdout_write)(data)
+            while not stopped.done():
+                getting = asyncio.ensure_future(queue.get())
+                await asyncio.wait({getting, stopped}, return_when=asyncio.FIRST_COMPLETED)
+                if not getting.done():
+                    await cancel_tasks(getting)
+                    break
+                await self._write_out(getting.result(), stdout_write, stderr_write)
+            while not queue.empty():  # what it wrote before it stopped
+                await self._write_out(queue.get_nowait(), stdout_write, stderr_write)
         finally:
+            watch.close()
+            await cancel_tasks(stopped)
             if listener in listeners:
                 listeners.remove(listener)
             self._attached[container_id] -= 1
             if feeder is not None:
                 feeder.cancel()
+
+    @staticmethod
+    async def _write_out(item: tuple[str, bytes], stdout_write: Writer, stderr_write: Writer) -> None:
+        stream, data = item
+        await (stderr_write if stream == "stderr" else stdout_write)(data)
 
     def _feed(self, container_id: str, data: bytes | None) -> None:
         node = self.node
@@ -259,15 +283,20 @@ class RuntimeStreamingBackend:
         except errors.CoreError:
             return  # it stopped meanwhile: the attach ends on its own
         node.apply(node.sim.feed_input(c, data, node.now_ns()))
-        node.commit()  # publish an exit it caused, arm the timers of what it started
-
-    def _still_running(self, container_id: str) -> bool:
-        try:
-            return self.node.runtime.get_container(container_id).state == ContainerState.RUNNING
-        except errors.NotFound:
-            return False
+        with contextlib.suppress(errors.CoreError):  # a state write that failed: undone, and logged
+            node.commit()  # publish an exit it caused, arm the timers of what it started
 
     # ------------------------------------------------------------ port forward
+
+    def watch_pod(self, pod_sandbox_id: str) -> Watch:
+        """What a port-forward session waits on: the pod stopping (ended already if it has)."""
+        try:
+            sb = self.node.runtime.get_sandbox(pod_sandbox_id)
+        except errors.NotFound:
+            return ended(pod_sandbox_id, self.node.now_ns(), f"pod sandbox {pod_sandbox_id[:12]} was removed")
+        if sb.state != SandboxState.READY:
+            return ended(sb.id, self.node.now_ns(), f"pod sandbox {sb.id[:12]} stopped")
+        return self.node.sessions.watch(sb.id)
 
     def _responder(self, cid: str, port: int) -> Respond:
         node = self.node

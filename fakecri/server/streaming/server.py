@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from fakecri.engine.errors import InvalidArgument, Unavailable
 from fakecri.server.streaming import remotecommand as rc
@@ -20,6 +21,7 @@ from fakecri.server.streaming.httphead import BadRequest, RequestHead, parse_hea
 from fakecri.server.streaming.limits import ByteMeter, StreamingLimits
 from fakecri.server.streaming.portforward import parse_port
 from fakecri.server.streaming.prepared import AttachRequest, ExecRequest, PortForwardRequest, Prepared
+from fakecri.server.streaming.tasks import cancel_tasks
 from fakecri.server.streaming.tokens import TokenCache
 
 log = logging.getLogger(__name__)
@@ -207,9 +209,9 @@ class StreamingServer:
         from fakecri.server.streaming import spdy_handlers  # loaded on the first SPDY upgrade
 
         if isinstance(request, PortForwardRequest):
-            await spdy_handlers.serve_port_forward(
+            await self._while_pod_runs(request, spdy_handlers.serve_port_forward(
                 reader, writer, self.backend, request, creation_timeout_s=self._creation_timeout,
-                idle_timeout_s=self._idle_timeout, limits=self.limits, meter=self.meter)
+                idle_timeout_s=self._idle_timeout, limits=self.limits, meter=self.meter))
         else:
             await spdy_handlers.serve_command(
                 reader, writer, self.backend, request, chosen or rc.V1, creation_timeout_s=self._creation_timeout,
@@ -247,9 +249,24 @@ class StreamingServer:
         sock = ws.ChannelSocket(protocol, reader, writer,
                                 answer.headers.get("Sec-WebSocket-Protocol"), self._idle_timeout)
         if isinstance(request, PortForwardRequest):
-            await ws.serve_port_forward(sock, self.backend, request, ports, self.limits)
+            await self._while_pod_runs(request, ws.serve_port_forward(sock, self.backend, request, ports, self.limits))
         else:
             await ws.serve_command(sock, self.backend, request, self.limits)
+
+
+    async def _while_pod_runs(self, request: PortForwardRequest, serving: Coroutine[Any, Any, None]) -> None:
+        """Serve a port-forward until the client ends it or its pod stops: a stopped pod's network
+        goes, and every connection into it with it (the session's own `finally` closes the
+        connection, with a GOAWAY or a close frame)."""
+        with self.backend.watch_pod(request.pod_sandbox_id) as watch:
+            task = asyncio.ensure_future(serving)
+            stopped = asyncio.ensure_future(watch.ended.wait())
+            try:
+                await asyncio.wait({task, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                await cancel_tasks(stopped, *([] if task.done() else [task]))
+            if task.done() and not task.cancelled():
+                task.result()  # what it raised, as if it had been awaited
 
 
 def _weight(request: Prepared) -> int:

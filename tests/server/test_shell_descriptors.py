@@ -1,0 +1,47 @@
+"""A redirection's descriptor number (`2>&1`, `2>/dev/null`, `2> file`, `1>&2`) is a redirection, not
+an argument: over a real socket, in an ExecSync as critest and e2e pods write them."""
+from __future__ import annotations
+
+import pytest
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.sim.shell_syntax import split_script
+
+from helpers.cri import container_config, sandbox_config
+
+
+@pytest.mark.parametrize("script,argv,stdout,stderr,err_file", [
+    ("echo hi 2>/dev/null", ["echo", "hi"], "stdout", None, ""),
+    ("touch x 2>&1", ["touch", "x"], "stdout", "stdout", ""),
+    ("cmd 2> err.txt", ["cmd"], "stdout", None, "err.txt"),
+    ("cmd >out 2>&1", ["cmd"], None, None, "out"),  # left to right: fd 2 goes where fd 1 goes then
+    ("cmd 2>&1 >out", ["cmd"], None, "stdout", ""),
+    ("echo 1>&2 hi", ["echo", "hi"], "stderr", "stderr", ""),
+    ("echo 2 > f", ["echo", "2"], None, "stderr", ""),  # a word `2` before a space is an argument
+    ("echo 'a 2>b'", ["echo", "a 2>b"], "stdout", "stderr", ""),
+])
+def test_descriptor_numbers_are_read_as_the_shell_reads_them(script, argv, stdout, stderr, err_file):
+    [st] = split_script(script)
+    assert (st.argv, st.stdout, st.stderr, st.err_file) == (argv, stdout, stderr, err_file)
+
+
+def test_errors_follow_their_redirections(rt, img, tmp_path):
+    img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")))
+    cfg = sandbox_config("descriptors")
+    sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg)).pod_sandbox_id
+    ctr = container_config(image="busybox", command=["sleep", "infinity"])
+    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ctr, sandbox_config=cfg)).container_id
+    rt.StartContainer(pb.StartContainerRequest(container_id=cid))
+
+    def run(script):
+        r = rt.ExecSync(pb.ExecSyncRequest(container_id=cid, cmd=["sh", "-c", script], timeout=10))
+        return r.exit_code, r.stdout.decode(), r.stderr.decode()
+
+    missing = "ls: /nope: No such file or directory\n"
+    assert run('ls /nope 2>&1 | grep -q "No such"') == (0, "", "")  # critest's read-only mount check
+    assert run("ls /nope 2>&1 | cat") == (0, missing, "")
+    assert run("echo hi 2>/dev/null; ls /nope 2>/dev/null") == (1, "hi\n", "")
+    assert run("ls /nope 2>/tmp/err; cat /tmp/err") == (0, missing, "")
+    assert run("ls /nope >/tmp/both 2>&1; cat /tmp/both") == (0, missing, "")
+    assert run("echo x >&2 2>/dev/null") == (0, "", "x\n")
+    assert run("echo $(ls /nope 2>&1)") == (0, missing, "")
