@@ -54,8 +54,15 @@ def problems(res: Resources) -> list[str]:
 
 def validate(res: Resources | None, what: str) -> None:
     """Raise InvalidArgument naming `what` (e.g. "container abc") and every problem found."""
-    if res is None:
+    if res is None or res in _fine:
         return
     found = problems(res)
     if found:
         raise InvalidArgument(f"invalid resources for {what}: " + "; ".join(found))
+    if len(_fine) >= _FINE_KEPT:
+        _fine.clear()
+    _fine.add(res)
+
+
+_FINE_KEPT = 4096  # resources found valid, kept so that equal ones are not checked again
+_fine: set[Resources] = set()

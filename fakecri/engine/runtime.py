@@ -110,10 +110,13 @@ class Runtime:
         is_sandbox = isinstance(rec, Sandbox)
         sandbox_id = rec.id if isinstance(rec, Sandbox) else rec.sandbox_id
         sb = self._sandboxes.get(sandbox_id)
-        containers = tuple(self._containers[cid] for cid in sb.container_ids) if sb is not None else ()
+        containers = tuple(map(self._containers.__getitem__, sb.container_ids)) if sb is not None else ()
+        store = self.store
         for type_ in events_on_entering("sandbox" if is_sandbox else "container", state):
-            now = max(self.clock.now_ns(), self.store.last_event_ns)
-            self.store.last_event_ns = now
+            now = self.clock.now_ns()
+            if now < store.last_event_ns:
+                now = store.last_event_ns
+            store.last_event_ns = now
             self._outbox.append(Event(type_, rec.id, sandbox_id, now, is_sandbox, sb, containers, rec))
 
     def _write(self, c: Container, stream: str, text: str, ts_ns: int) -> None:

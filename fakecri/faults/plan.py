@@ -58,11 +58,17 @@ class FaultPlan:
         self._entries: dict[str, Entry] = {}
         self._by_kind: dict[str, list[Entry]] = {}
         self._rpc: list[Entry] = []
+        self._quirks: frozenset[Quirk] = frozenset()  # the quirks in force, kept by _rebuild
         self._numbers: dict[str, int] = {}
         self._serial = 0
         self._pending_restart: RestartAction | None = None
 
     # ---- the collection -------------------------------------------------
+
+    @property
+    def has_quirks(self) -> bool:
+        """True when some quirk is in force (lets the server skip looking for one cheaply)."""
+        return bool(self._quirks)
 
     @property
     def has_rpc_faults(self) -> bool:
@@ -203,7 +209,7 @@ class FaultPlan:
         return PullAction(error=error, delay_s=delay) if fired else None
 
     def quirks(self) -> frozenset[Quirk]:
-        return frozenset(BY_NAME[e.params["name"]] for e in self._by_kind.get(registry.QUIRK, []))
+        return self._quirks
 
     def quirk_hit(self, quirk: Quirk, hit: str) -> bool:
         """Log that `quirk` changed what the server did (`hit` says to what). False if not active."""
@@ -276,6 +282,7 @@ class FaultPlan:
         for e in sorted(self._entries.values(), key=lambda x: x.fault.name):
             by_kind.setdefault(e.kind, []).append(e)
         self._by_kind = by_kind
+        self._quirks = frozenset(BY_NAME[e.params["name"]] for e in by_kind.get(registry.QUIRK, []))
         # Restarts are decided alongside the other RPC faults, in one name-ordered pass.
         self._rpc = sorted(by_kind.get(registry.CALL, []) + by_kind.get(registry.RESTART, []),
                            key=lambda x: x.fault.name)

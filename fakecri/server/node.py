@@ -25,7 +25,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from fakecri import logs
 from fakecri.engine import errors
@@ -70,8 +70,9 @@ def id_source(config: ServerConfig, boot_nonce: str = BOOT_NONCE) -> RandomIds:
     return RandomIds(int.from_bytes(mixed, "big"))
 
 
-@dataclass(frozen=True)
-class CallRecord:
+class CallRecord(NamedTuple):
+    """One answered call, as the call log keeps it (a tuple: one is made for every call)."""
+
     method: str
     summary: str
     code: str
@@ -268,7 +269,7 @@ class Node:
             "changes are taken again once the file can be written")
 
     def _event(self, ev: Event) -> None:
-        if self.bus.subscribers or Quirk.SHARED_EVENT_CHANNEL in self.plan.quirks():
+        if self.bus.subscribers or (self.plan.has_quirks and Quirk.SHARED_EVENT_CHANNEL in self.plan.quirks()):
             self.encoder.publish(ev)  # (a shared channel holds events for the first subscriber)
         else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
             self._unsent.append(ev)
@@ -333,8 +334,10 @@ class Node:
             self.count("timer_errors")
 
     def _next_deadline(self) -> int | None:
-        due = [d for d in (self.runtime.next_deadline_ns(), self.sim.next_deadline_ns()) if d is not None]
-        return min(due) if due else None
+        engine, sim = self.runtime.next_deadline_ns(), self.sim.next_deadline_ns()
+        if engine is None or sim is None:
+            return sim if engine is None else engine
+        return min(engine, sim)
 
     def reschedule(self) -> None:
         due = self._next_deadline()

@@ -19,7 +19,22 @@ from fakecri.sim.userland.identity import identity
 # ---------------------------------------------------------------- resources
 
 
+_RESOURCES_KEPT = 4096  # decoded resources kept by their wire bytes (the pods of one template share them)
+_resources_seen: dict[bytes, Resources] = {}
+
+
 def resources_from_pb(msg: pb.LinuxContainerResources) -> Resources:
+    """The resources a message sets; decoded once per distinct message (Resources is frozen)."""
+    key = msg.SerializeToString()
+    res = _resources_seen.get(key)
+    if res is None:
+        if len(_resources_seen) >= _RESOURCES_KEPT:
+            _resources_seen.clear()
+        res = _resources_seen[key] = _decode_resources(msg)
+    return res
+
+
+def _decode_resources(msg: pb.LinuxContainerResources) -> Resources:
     return Resources(
         cpu_period=msg.cpu_period,
         cpu_quota=msg.cpu_quota,
