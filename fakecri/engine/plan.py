@@ -45,6 +45,7 @@ class Plan:
     fail_start: str | None = None
     probes: tuple[ProbeRule, ...] = ()
     input_at_ns: int | None = None  # the command waits for input from this offset (None: it never reads)
+    term_handler: tuple[str, ...] = ()  # what it runs inside when SIGTERM comes (a shell's trap), for its effects
 
     def stop_outcome(self, timeout_ns: int) -> tuple[int, int, str]:
         """(delay_ns, exit_code, reason) of a StopContainer with this timeout.

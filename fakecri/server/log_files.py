@@ -3,9 +3,11 @@
 The CRI log format is one entry per line: `<RFC3339Nano UTC> <stdout|stderr> <tag> <text>`.
 A line longer than containerd's default limit (16 KiB) is cut into entries tagged P
 (partial) with the last one tagged F (full), as containerd writes them. Output that does not
-end its line yet (`cat` of a file without a final newline, then `echo`) waits for the rest of
-its line, as containerd reads a container's stream line by line; what is left when the
-container stops is written as a line of its own.
+end its line yet (`cat` of a file without a final newline, then `echo`; `echo -n a; echo b`)
+waits for the rest of its line, as containerd reads a container's stream line by line: a
+buffer that fills (16 KiB without a newline) goes out as a P entry, and what is left when the
+container's streams end is one last P entry (so the kubelet's FallbackToLogsOnError reads
+`DONE`, not `DONE\n`).
 """
 from __future__ import annotations
 
@@ -125,22 +127,30 @@ class LogFiles:
         self.create(path)
 
     def write(self, path: str, stream: str, text: str, ts_ns: int) -> None:
+        """Whole lines are written as they come; the text after the last newline waits for the rest
+        of its line, or for `flush`."""
         if not path or not text:
             return
         key = (path, stream)
         if key in self._partial:
             text = self._partial.pop(key)[0] + text
-        if not text.endswith("\n"):
-            done, _, rest = text.rpartition("\n")
-            if len(rest) < MAX_LOG_LINE:
-                self._partial[key] = (rest, ts_ns)
-                if not done:
-                    return
-                text = done + "\n"
-        self._append(path, "".join(format_entry(stream, line, ts_ns) for line in split_lines(text)))
+        head, newline, tail = text.rpartition("\n")
+        out = "".join(format_entry(stream, line, ts_ns) for line in head.split("\n")) if newline else ""
+        data = tail.encode("utf-8", "surrogateescape")
+        if len(data) > MAX_LOG_LINE:  # containerd's buffer filled without a newline: out as P entries
+            stamp = rfc3339_nano(ts_ns)
+            full = len(data) - (len(data) % MAX_LOG_LINE or MAX_LOG_LINE)
+            out += "".join(f"{stamp} {stream} P {data[at:at + MAX_LOG_LINE].decode('utf-8', 'surrogateescape')}\n"
+                           for at in range(0, full, MAX_LOG_LINE))
+            tail = data[full:].decode("utf-8", "surrogateescape")
+        if tail:
+            self._partial[key] = (tail, ts_ns)
+        if out:
+            self._append(path, out)
 
     def flush(self, path: str) -> None:
-        """Write what a stopped container left without a line end, as a line."""
+        """The container's streams ended: text still waiting for its newline is written as one
+        last partial entry (P), as containerd writes what is left at the end of a stream."""
         for key in [k for k in self._partial if k[0] == path]:
             text, ts_ns = self._partial.pop(key)
-            self._append(path, format_entry(key[1], text, ts_ns))
+            self._append(path, f"{rfc3339_nano(ts_ns)} {key[1]} P {text}\n")

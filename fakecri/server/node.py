@@ -39,6 +39,7 @@ from fakecri.faults.plan import FaultPlan, FaultRecord
 from fakecri.faults.quirks import Quirk
 from fakecri.server.catalog_file import load_catalog
 from fakecri.server.config import ServerConfig
+from fakecri.server.dialer import exchange
 from fakecri.server.disk import DiskRoot
 from fakecri.server.events.bus import EventBus, Subscription
 from fakecri.server.events.encoder import EventEncoder
@@ -51,6 +52,7 @@ from fakecri.server.sessions import Sessions
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.live import Decision, Exited, Wrote
 from fakecri.sim.simulation import Simulation
+from fakecri.sim.steps import Connect
 
 # Drawn once per process: mixed into the id stream so that a restarted fakecri never hands out
 # the ids of an earlier one (a kubelet that lived through the restart still holds those).
@@ -154,7 +156,7 @@ class Node:
         self._unsent: deque[Event] = deque(maxlen=self.bus.history.maxlen)  # events no subscriber saw yet
         self.statuses = StatusCache(self.runtime, self.sim.content_of)
         self.encoder = EventEncoder(self.plan, self.statuses, self.publish)
-        self.ports = PortListeners(self.sim, self.count)
+        self.ports = PortListeners(self, self.count)
         self.disk = DiskRoot(config.state_root)  # where the reported filesystems really are
         self.log_files = LogFiles(self.disk.root, self.host_root)
         self.output_listeners: list[OutputListener] = []  # attached clients
@@ -246,6 +248,8 @@ class Node:
             else:
                 self._event(item)
         self.encoder.flush()
+        for cid, step in self.sim.network_steps():  # a container's own program reaching the network
+            asyncio.ensure_future(self._carry(cid, step))
         self.reschedule()
 
     def _undo(self, exc: StateWriteError) -> None:
@@ -286,6 +290,16 @@ class Node:
         self.log_files.write(out.log_path, out.stream, out.text, out.ts_ns)
         for fn in list(self.output_listeners):
             fn(out)
+
+    async def _carry(self, cid: str, step: Connect) -> None:
+        """Carry out a live program's network step, then let it run on."""
+        result = await exchange(step)
+        try:
+            self.apply(self.sim.network_answered(cid, result, self.clock.now_ns()))
+            self.commit()
+        except Exception as exc:  # a task has no caller to answer: log it, keep serving
+            self.log.error("live program failed", container=cid, error=repr(exc))
+            self.count("live_program_errors")
 
     def apply(self, decisions: Iterable[Decision]) -> None:
         """Carry out what the simulation decided for programs it runs live."""

@@ -14,7 +14,6 @@ from typing import Any
 from fakecri import __version__
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
-from fakecri.engine.exits import EXIT_KILLED
 from fakecri.engine.records import ContainerState, SandboxState
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.quirks import Quirk
@@ -25,6 +24,7 @@ from fakecri.server.call_wrapper import too_big
 from fakecri.server.configs import check_container_config, check_sandbox_config, container_spec, sandbox_spec
 from fakecri.server.events.delivery import deliver
 from fakecri.server.node import Node
+from fakecri.server.processes import exec_to_end
 from fakecri.server.streaming.annotations import check_port_forward_annotations
 from fakecri.server.wire import FragmentCache, VersionedCache, batches, field_fragment
 
@@ -238,6 +238,11 @@ class RuntimeService:
 
     async def StopContainer(self, request, context):
         runtime = self.node.runtime
+        if request.timeout > 0:  # a graceful stop: SIGTERM first (a timeout of 0 kills at once)
+            try:
+                self.node.sim.signalled(runtime.get_container(request.container_id))
+            except errors.NotFound:
+                pass  # stopping what is not there does nothing
         delay = runtime.stop_container(request.container_id, float(request.timeout))
         if delay > 0:
             cid = runtime.get_container(request.container_id).id
@@ -277,7 +282,7 @@ class RuntimeService:
         c = self.node.runtime.get_container(request.container_id)
         if not request.verbose:  # ContainerStatusResponse.status (field 1) from the cached status
             return field_fragment(1, self.node.statuses.container_status_bytes(c))
-        resp = pb.ContainerStatusResponse(status=tr.container_status(c, self.node.sim.content_of(c)))
+        resp = pb.ContainerStatusResponse(status=self.node.statuses.container_status(c))
         resp.info.update(tr.container_info(c))
         return resp
 
@@ -298,21 +303,13 @@ class RuntimeService:
         if not request.cmd:
             raise errors.InvalidArgument(f"ExecSync in container {request.container_id}: cmd is empty")
         c = self.node.runtime.check_exec(request.container_id)
-        started = self.node.now_ns()
-        result = self.node.sim.exec_sync(c, list(request.cmd), started, float(request.timeout))
-        if result.duration_s > 0:
-            with self.node.sessions.watch(c.id) as watch:
-                await self.node.wait(result.duration_s, until=watch.ended)
-            if watch.at_ns is not None and watch.at_ns - started < result.duration_s * 1e9:
-                # Its container stopped first, and the command was killed with it: as containerd
-                # answers, OK with exit status 137 and what it had written by then.
-                stdout, stderr = result.written_by(watch.at_ns - started)
-                return pb.ExecSyncResponse(stdout=stdout, stderr=stderr, exit_code=EXIT_KILLED)
-        if result.timed_out:
+        proc = self.node.sim.exec_process(c, list(request.cmd), self.node.now_ns())
+        with self.node.sessions.watch(c.id) as watch:  # killed with its container: 137 and its output so far
+            result = await exec_to_end(proc, wait=lambda s: self.node.wait(s, until=watch.ended),
+                                       timeout_s=float(request.timeout), ended=watch.ended)
+        if result.timed_out:  # as containerd words it (DEADLINE_EXCEEDED: the kubelet's probe then fails)
             raise errors.DeadlineExceeded(
-                f"ExecSync {list(request.cmd)} in container {request.container_id} timed out "
-                f"after {request.timeout}s"
-            )
+                f"failed to exec in container: timeout {request.timeout}s exceeded: context deadline exceeded")
         return pb.ExecSyncResponse(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
 
     # ------------------------------------------------------------ streaming endpoints

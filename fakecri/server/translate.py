@@ -135,8 +135,11 @@ def container_item(c: Container) -> pb.Container:
     )
 
 
-def container_status(c: Container, content: ImageContent = BUSYBOX) -> pb.ContainerStatus:
-    """`content`: what is inside the container's image (its user and account files)."""
+def container_status(c: Container, content: ImageContent = BUSYBOX, image_tag: str = "") -> pb.ContainerStatus:
+    """`content`: what is inside the container's image (its user and account files). `image_tag`:
+    the image's first repo tag now, which containerd reports as the status's image (the
+    kubelet creates containers by image id, and shows this in `containerStatuses[].image`);
+    without one, the image as the config named it."""
     spec = c.spec
     who = identity(
         content,
@@ -157,7 +160,7 @@ def container_status(c: Container, content: ImageContent = BUSYBOX) -> pb.Contai
         started_at=c.started_at,
         finished_at=c.finished_at,
         exit_code=c.exit_code,
-        image=_image_spec(c),
+        image=pb.ImageSpec(image=image_tag) if image_tag else _image_spec(c),
         image_ref=c.image_ref,
         reason=c.reason,
         message=c.message,

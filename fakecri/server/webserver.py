@@ -1,70 +1,137 @@
-"""The web server a container of a web-server image runs: what it answers over HTTP.
+"""What comes in on a container's listeners, handed to the simulation to answer.
 
-One response per request, then the connection closes: `/` and `/index.html` give the
-image's welcome page, anything else a 404, as the image's server words them. The
-`server` name comes from the image content (`http_ports` say where it listens). A host
-port and a forwarded port (streaming/portforward.py) answer through the same `answer`.
+HTTP: one request per connection (`Connection: close`): the request head and body are read,
+bounded in time and size, the container's `Server` (fakecri.sim.programs) answers it, and
+the response is written. An answer may take simulated time or the network (netexec's
+`/dial` and `/shell`), which `processes.answer` carries out; an answer that ends the program
+(`/exit`) makes the container exit. A listener and a forwarded port with no listener behind
+it (streaming/portforward.py) answer through the same `respond`. Datagrams, greetings (raw
+TCP) and gRPC health checks are answered at once. A listener whose container is gone
+answers nothing.
 """
 from __future__ import annotations
 
 import asyncio
-from http import HTTPStatus
+from collections.abc import Awaitable, Callable
+from email.utils import formatdate
+from typing import Any
 
-MAX_HEAD = 64 * 1024
-READ_TIMEOUT_S = 30.0  # a client that sends no request head in this time is dropped
+from fakecri.engine.exits import reason_for
+from fakecri.engine.records import ContainerState
+from fakecri.server.processes import answer
+from fakecri.sim.live import Exited, Wrote
+from fakecri.sim.programs.base import UNKNOWN_SERVICE, Here, Server
+from fakecri.sim.programs.http import MAX_BODY, MAX_HEAD, HttpRequest, encode_response, parse_request_head
 
-NGINX_PAGE = b"""<!DOCTYPE html>
-<html>
-<head>
-<title>Welcome to nginx!</title>
-</head>
-<body>
-<h1>Welcome to nginx!</h1>
-<p>Served by fakecri for a container of an nginx image; no nginx runs.</p>
-</body>
-</html>
-"""
-HTTPD_PAGE = b"<html><body><h1>It works!</h1></body></html>\n"
+READ_TIMEOUT_S = 30.0  # a client that sends no request head (or body) in this time is dropped
+BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 
-def response(server: str, method: str, path: str) -> bytes:
-    """The whole HTTP/1.1 response of `server` ("nginx" or "httpd") to one request."""
-    page, banner = (HTTPD_PAGE, "Apache/2.4.39 (Unix)") if server == "httpd" else (NGINX_PAGE, "nginx/1.14.2")
-    path = path.split("?", 1)[0]
-    if path in ("/", "/index.html"):
-        status, body = 200, page
-    else:
-        status = 404
-        body = (b"<!DOCTYPE HTML PUBLIC \"-//IETF//DTD HTML 2.0//EN\">\n<html><head><title>404 Not Found</title></head>"
-                b"<body><h1>Not Found</h1></body></html>\n" if server == "httpd" else
-                b"<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1>"
-                b"</center>\r\n<hr><center>nginx/1.14.2</center>\r\n</body>\r\n</html>\r\n")
-    head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nServer: {banner}\r\n"
-            f"Content-Type: text/html\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n")
-    return head.encode("latin-1") + (b"" if method == "HEAD" else body)
+def _server(owner: Any, cid: str) -> tuple[Server, Here] | None:
+    """The running container's server and where it answers; None when it no longer runs."""
+    try:
+        c = owner.runtime.get_container(cid)
+    except Exception:  # NotFound: removed meanwhile
+        return None
+    if c.state != ContainerState.RUNNING:
+        return None
+    server = owner.sim.server_of(c)
+    return None if server is None else (server, owner.sim.here(c, owner.now_ns()))
 
 
-def request_line(head: bytes) -> tuple[str, str]:
-    """(method, path) of a request head; ("", "") when it is not HTTP."""
-    words = head.split(b"\r\n", 1)[0].decode("latin-1").split()
-    return (words[0], words[1]) if len(words) >= 2 else ("", "")
+def _peer(writer: asyncio.StreamWriter, key: str) -> str:
+    name = writer.get_extra_info(key)
+    if isinstance(name, tuple) and len(name) >= 2:
+        return f"[{name[0]}]:{name[1]}" if ":" in str(name[0]) else f"{name[0]}:{name[1]}"
+    return ""
 
 
-def answer(server: str, head: bytes) -> bytes:
-    """The response to one request head: what a host port and a forwarded port both send."""
-    method, path = request_line(head)
-    if not method:
-        return b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-    return response(server, method, path)
+Send = Callable[[bytes], Awaitable[None]]
 
 
-async def serve(server: str, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    """Answer one connection, bounded in time and size."""
+def content_length(head: bytes) -> int:
+    """The body length a request head announces (0 when none, or more than MAX_BODY)."""
+    parsed = parse_request_head(head[:MAX_HEAD])
+    length = next((v for k, v in parsed[2] if k.lower() == "content-length"), "0") if parsed else "0"
+    return int(length) if length.isdigit() and 0 < int(length) <= MAX_BODY else 0
+
+
+async def respond(owner: Any, cid: str, port: int, request: bytes, send: Send, *, peer: str = "",
+                  local: str = "") -> None:
+    """Answer one HTTP request (its head, a blank line, its body) as the container's server on
+    `port` does, through `send`; then the container exits if the answer ended its program."""
+    head, _, body = request.partition(b"\r\n\r\n")
+    parsed = parse_request_head(head[:MAX_HEAD])
+    if parsed is None:
+        await send(BAD_REQUEST)
+        return
+    method, target, headers = parsed
+    found = _server(owner, cid)
+    if found is None:
+        return
+    server, here = found
+    req = HttpRequest(method, target, headers, body[:content_length(head)], peer, local)
+    said = await answer(server.http(port, req, here), wait=owner.wait,
+                        write=lambda stream, text: _log(owner, cid, stream, text))
+    if said.response is not None:
+        date = formatdate(owner.now_ns() / 1e9, usegmt=True)
+        await send(encode_response(said.response, head_only=method == "HEAD", date=date))
+    if said.exit_code is not None:
+        _exit(owner, cid, said.exit_code)
+
+
+async def serve(owner: Any, cid: str, port: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Answer one HTTP connection, bounded in time and size."""
+
+    async def send(data: bytes) -> None:
+        writer.write(data)
+        await asyncio.wait_for(writer.drain(), READ_TIMEOUT_S)
+
     try:
         head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), READ_TIMEOUT_S)
-        writer.write(answer(server, head))
-        await asyncio.wait_for(writer.drain(), READ_TIMEOUT_S)
+        length = content_length(head)
+        body = await asyncio.wait_for(reader.readexactly(length), READ_TIMEOUT_S) if length else b""
+        await respond(owner, cid, port, head + body, send, peer=_peer(writer, "peername"),
+                      local=_peer(writer, "sockname"))
     except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, ConnectionError):
+        pass
+    except Exception as exc:  # a connection has no caller to answer: count it, keep serving
+        owner.count("listener_errors")
+        owner.log.error("request failed", container=cid, port=port, error=repr(exc))
+    finally:
+        writer.close()
+
+
+def _log(owner: Any, cid: str, stream: str, text: str) -> None:
+    """A line the program logged while it answered: into the container's log."""
+    owner.apply([Wrote(cid, stream, text, owner.now_ns())])
+    owner.commit()
+
+
+def _exit(owner: Any, cid: str, code: int) -> None:
+    """The program ended itself (netexec's /exit, /shutdown): its container exits now."""
+    owner.apply([Exited(cid, code, reason_for(code), owner.now_ns())])
+    owner.commit()
+
+
+async def greet(owner: Any, cid: str, port: int, writer: asyncio.StreamWriter) -> None:
+    """A raw TCP connection: the program writes its greeting and closes."""
+    try:
+        found = _server(owner, cid)
+        if found is not None:
+            writer.write(found[0].greeting(port, found[1]))
+            await asyncio.wait_for(writer.drain(), READ_TIMEOUT_S)
+    except (TimeoutError, ConnectionError):
         pass
     finally:
         writer.close()
+
+
+def datagram(owner: Any, cid: str, port: int, data: bytes, client: str) -> bytes | None:
+    found = _server(owner, cid)
+    return None if found is None else found[0].datagram(port, data, client, found[1])
+
+
+def grpc_health(owner: Any, cid: str, port: int, service: str) -> str:
+    found = _server(owner, cid)
+    return UNKNOWN_SERVICE if found is None else found[0].grpc_health(port, service, found[1])

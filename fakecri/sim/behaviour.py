@@ -16,7 +16,9 @@ from fakecri.engine.durations import NS, parse_duration_ns
 from fakecri.engine.errors import InvalidArgument
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED, reason_for
 from fakecri.engine.plan import DEFAULT_TICK_LINE, Plan, ProbeRule
-from fakecri.sim.shell import SHELLS, Context, Process, record, sleep_ns, spawn
+from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
+from fakecri.sim.recording import Trace
+from fakecri.sim.shell import SHELLS, Connect, Context, Process, record, sleep_ns, spawn
 from fakecri.sim.shell_syntax import UnknownSyntax, literal, split_script, strip_prefixes
 from fakecri.sim.signals import on_sigterm
 
@@ -45,16 +47,6 @@ class ExecResult:
     exit_code: int
     duration_s: float  # how long the command takes, capped by the timeout; math.inf = never returns
     timed_out: bool
-    # (offset ns, stream, bytes) of what it wrote, up to the cut: what it had written when killed earlier
-    writes: tuple[tuple[int, str, bytes], ...] = ()
-
-    def written_by(self, offset_ns: int) -> tuple[bytes, bytes]:
-        """(stdout, stderr) as far as written `offset_ns` after the start (its container was killed then)."""
-        out, err = bytearray(), bytearray()
-        for at, stream, data in self.writes:
-            if at <= offset_ns:
-                (out if stream == "stdout" else err).extend(data)
-        return bytes(out), bytes(err)
 
 
 def behaviour_annotations(
@@ -102,11 +94,13 @@ def _int(settings: Mapping[str, str], key: str, lo: int, hi: int) -> int:
     return value
 
 
-def _stop(argv: tuple[str, ...], settings: Mapping[str, str]) -> tuple[int | None, int]:
-    """(delay_ns or None, exit code) of a graceful stop: what the program does on SIGTERM as
-    PID 1 (sim/signals.py), changed by the annotations. `stop-exit-code` alone says the
-    program takes SIGTERM, at once unless it already takes a while."""
-    term = on_sigterm(argv)
+def _stop(argv: tuple[str, ...], traced: Trace,
+          settings: Mapping[str, str]) -> tuple[int | None, int, tuple[str, ...]]:
+    """(delay_ns or None, exit code, handler) of a graceful stop: what the program does on
+    SIGTERM as PID 1 (sim/signals.py), changed by the annotations. `stop-exit-code` alone says
+    the program takes SIGTERM, at once unless it already takes a while. The handler (a shell's
+    trap, run inside when the signal comes) stays unless `stop-delay` overrides the program."""
+    term = on_sigterm(argv, traced)
     delay, code = term.delay_ns, term.exit_code
     if STOP_EXIT_CODE in settings:
         code = _int(settings, STOP_EXIT_CODE, 0, 255)
@@ -114,7 +108,7 @@ def _stop(argv: tuple[str, ...], settings: Mapping[str, str]) -> tuple[int | Non
             delay = 0
     if STOP_DELAY in settings:
         delay = _duration(settings, STOP_DELAY, allow_forever=True)
-    return delay, code
+    return delay, code, term.handler if STOP_DELAY not in settings else ()
 
 
 def _probes(text: str) -> tuple[ProbeRule, ...]:
@@ -145,29 +139,32 @@ def _probes(text: str) -> tuple[ProbeRule, ...]:
 
 
 def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[str, str],
-               ctx: Context | None = None, live: Callable[[Process, int], None] | None = None) -> Plan:
+               ctx: Context | None = None, live: Callable[[Process, int, Connect | None], None] | None = None) -> Plan:
     """The plan of a container; InvalidArgument naming the annotation on a bad value.
 
     `ctx`: where the command runs (its container's userland), for a command that looks
     into it; without one the plan depends on the command and annotations only. `live`: takes
-    the command over when it looks at its files after time has passed (they may have changed
-    by then): `live(process, offset)` gets the process stopped there, to run on live from
-    that offset; the plan then holds what it did before and runs until stopped.
+    the command over where only a live run can carry it on: when it looks at its files after
+    time has passed (they may have changed by then), or takes a network step. `live(process,
+    offset, step)` gets the process stopped there (`step`: the network step it waits on, if
+    that is why), to run on live from that offset; the plan then holds what it did before and
+    runs until stopped.
     """
-    loop = logging_loop(tuple(command) + tuple(args))
+    argv = tuple(command) + tuple(args)
+    loop = logging_loop(argv)
     if loop is not None and LOG_EVERY not in settings:
         # A logging loop runs until stopped; its lines come from the periodic timer below,
         # not from tracing thousands of rounds up front.
-        outputs: tuple[tuple[int, str, str], ...] = ()
-        end_ns, exit_code, reason, input_at_ns = None, 0, "", None
+        own = Trace((), None, 0)
+        reason = ""
     else:
-        proc = spawn(tuple(command) + tuple(args), ctx or Context(main=True))
-        own = record(proc, None, until_look=live is not None)
-        if own.look_at_ns is not None and live is not None:
-            live(proc, own.look_at_ns)
-        outputs = own.outputs
-        end_ns, exit_code, reason = own.end_ns, own.exit_code, reason_for(own.exit_code)
-        input_at_ns = own.input_at_ns
+        proc = spawn(argv, ctx or Context(main=True, commands=PROGRAM_COMMANDS))
+        own = record(proc, None, hand_over=live is not None)
+        if own.live_at_ns is not None and live is not None:
+            live(proc, own.live_at_ns, own.connect)
+        reason = reason_for(own.exit_code)
+    outputs = own.outputs
+    end_ns, exit_code, input_at_ns = own.end_ns, own.exit_code, own.input_at_ns
     if end_ns is not None and ctx is not None and ctx.userland is not None and ctx.userland().oom_killed:
         reason = OOM_KILLED  # its cgroup saw an OOM kill: containerd reports the exit so
     stream = settings.get(LOG_STREAM, "stdout").strip()
@@ -195,7 +192,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         log_every = _duration(settings, LOG_EVERY)
         if not log_every:
             raise InvalidArgument(f"annotation {LOG_EVERY}: the interval must be above zero")
-    stop_delay, stop_code = _stop(tuple(command) + tuple(args), settings)
+    stop_delay, stop_code, term_handler = _stop(argv, own, settings)
     fail_start = None
     if FAIL_START in settings:
         value = settings[FAIL_START].strip()
@@ -216,6 +213,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         fail_start=fail_start,
         probes=_probes(settings[PROBES]) if PROBES in settings else (),
         input_at_ns=input_at_ns,
+        term_handler=term_handler,
     )
 
 
@@ -284,12 +282,8 @@ def run_exec(argv: Sequence[str], timeout_s: float = 0.0, stdin: bytes = b"", ct
     timed_out = total_ns > limit_ns
     cut = min(total_ns, limit_ns)
     out, err = bytearray(), bytearray()
-    writes = []
     for offset, stream, text in done.outputs:
         if offset <= cut:
-            data = text.encode("utf-8", "surrogateescape")
-            (out if stream == "stdout" else err).extend(data)
-            writes.append((offset, stream, data))
+            (out if stream == "stdout" else err).extend(text.encode("utf-8", "surrogateescape"))
     duration_s = math.inf if cut == math.inf else cut / NS["s"]
-    return ExecResult(bytes(out), bytes(err), EXIT_KILLED if timed_out else done.exit_code, duration_s, timed_out,
-                      tuple(writes))
+    return ExecResult(bytes(out), bytes(err), EXIT_KILLED if timed_out else done.exit_code, duration_s, timed_out)

@@ -66,6 +66,7 @@ class ImageContent:
     setuid_root: tuple[str, ...] = ()  # programs (base names) owned by root with the setuid bit
     http_ports: tuple[int, ...] = ()  # ports its own command serves HTTP on, once it runs
     http_server: str = "nginx"  # which server answers there: "nginx" or "httpd"
+    programs: tuple[str, ...] = ()  # programs beyond busybox's applets it ships (curl...)
 
     def argv(self, command: tuple[str, ...], args: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(command, args) that run, as Kubernetes combines a config with the image: a command
@@ -73,16 +74,6 @@ class ImageContent:
         if command:
             return command, args
         return self.entrypoint, args or self.cmd
-
-    def serves_on(self, command: tuple[str, ...], args: tuple[str, ...]) -> tuple[int, ...]:
-        """The ports a container of this image serves HTTP on while its command runs: the
-        image's, when that command is the image's own or starts its web server."""
-        if not self.http_ports:
-            return ()
-        argv = sum(self.argv(command, args), ())
-        if argv == self.entrypoint + self.cmd:
-            return self.http_ports
-        return self.http_ports if argv and argv[0].rsplit("/", 1)[-1] in SERVER_PROGRAMS else ()
 
 
 BUSYBOX = ImageContent()
@@ -92,8 +83,82 @@ _NGINX_GROUP = BUSYBOX_GROUP + "nginx:x:101:nginx\n"
 _NGINX = ImageContent(cmd=("nginx", "-g", "daemon off;"), passwd=_NGINX_PASSWD, group=_NGINX_GROUP,
                       http_ports=(80,))
 
+# alpine's account files (the base of agnhost and the alpine-based e2e images)
+ALPINE_PASSWD = """root:x:0:0:root:/root:/bin/sh
+bin:x:1:1:bin:/bin:/sbin/nologin
+daemon:x:2:2:daemon:/sbin:/sbin/nologin
+lp:x:4:7:lp:/var/spool/lpd:/sbin/nologin
+sync:x:5:0:sync:/sbin:/bin/sync
+shutdown:x:6:0:shutdown:/sbin:/sbin/shutdown
+halt:x:7:0:halt:/sbin:/sbin/halt
+mail:x:8:12:mail:/var/mail:/sbin/nologin
+news:x:9:13:news:/usr/lib/news:/sbin/nologin
+uucp:x:10:14:uucp:/var/spool/uucppublic:/sbin/nologin
+cron:x:16:16:cron:/var/spool/cron:/sbin/nologin
+ftp:x:21:21::/var/lib/ftp:/sbin/nologin
+sshd:x:22:22:sshd:/dev/null:/sbin/nologin
+games:x:35:35:games:/usr/games:/sbin/nologin
+ntp:x:123:123:NTP:/var/empty:/sbin/nologin
+guest:x:405:100:guest:/dev/null:/sbin/nologin
+nobody:x:65534:65534:nobody:/:/sbin/nologin
+"""
+ALPINE_GROUP = """root:x:0:root
+bin:x:1:root,bin,daemon
+daemon:x:2:root,bin,daemon
+sys:x:3:root,bin
+adm:x:4:root,daemon
+tty:x:5:
+disk:x:6:root
+lp:x:7:lp
+kmem:x:9:
+wheel:x:10:root
+floppy:x:11:root
+mail:x:12:mail
+news:x:13:news
+uucp:x:14:uucp
+cron:x:16:cron
+audio:x:18:
+cdrom:x:19:
+dialout:x:20:root
+ftp:x:21:
+sshd:x:22:
+input:x:23:
+tape:x:26:root
+video:x:27:root
+netdev:x:28:
+kvm:x:34:kvm
+games:x:35:
+shadow:x:42:
+www-data:x:82:
+users:x:100:games
+ntp:x:123:
+abuild:x:300:
+utmp:x:406:
+ping:x:999:
+nogroup:x:65533:
+nobody:x:65534:
+"""
+ALPINE = ImageContent(passwd=ALPINE_PASSWD, group=ALPINE_GROUP)
+# agnhost: `/agnhost pause` by default; a user (1000) its /etc/group puts in group 50000.
+_AGNHOST = ImageContent(
+    entrypoint=("/agnhost",), cmd=("pause",), programs=("agnhost", "agnhost-2", "curl", "nc", "ip", "bash"),
+    passwd=ALPINE_PASSWD + "user-defined-in-image:x:1000:1000:Linux User,,,:/home/user-defined-in-image:/bin/sh\n",
+    group=ALPINE_GROUP + "user-defined-in-image:x:1000:\ngroup-defined-in-image:x:50000:user-defined-in-image\n")
+_PAUSE = ImageContent(entrypoint=("/pause",), user="65535:65535", programs=("pause",))
+
 # The images critest and the node e2e tests look into, by repository.
 KNOWN: dict[str, ImageContent] = {
+    # busybox's default command is its shell (which reads its input)
+    "docker.io/library/busybox": ImageContent(cmd=("sh",)),
+    "registry.k8s.io/e2e-test-images/busybox": ImageContent(cmd=("sh",)),
+    "registry.k8s.io/e2e-test-images/agnhost": _AGNHOST,
+    "k8s.gcr.io/e2e-test-images/agnhost": _AGNHOST,
+    "gcr.io/kubernetes-e2e-test-images/agnhost": _AGNHOST,
+    "registry.k8s.io/pause": _PAUSE,
+    "k8s.gcr.io/pause": _PAUSE,
+    # debian-base with `USER 1234` (no account of that uid)
+    "registry.k8s.io/e2e-test-images/nonroot": ImageContent(user="1234"),
+    "registry.k8s.io/e2e-test-images/ipc-utils": ALPINE,
     # A user (uid 1000) that the image's /etc/group makes a member of group 50000.
     "gcr.io/k8s-staging-cri-tools/test-image-predefined-group": ImageContent(
         user="1000",
@@ -105,9 +170,9 @@ KNOWN: dict[str, ImageContent] = {
     "gcr.io/k8s-staging-cri-tools/test-image-user-username": ImageContent(user="www-data"),
     "gcr.io/k8s-staging-cri-tools/test-image-user-uid-group": ImageContent(user="1003:1004"),
     "gcr.io/k8s-staging-cri-tools/test-image-user-username-group": ImageContent(user="www-data:www-data"),
-    # Its entrypoint is a setuid-root program that prints the effective uid it runs with.
+    # Its command is a setuid-root program that prints the effective uid it runs with.
     "registry.k8s.io/e2e-test-images/nonewprivs": ImageContent(
-        entrypoint=("/usr/local/bin/nnp",), setuid_root=("nnp",)),
+        cmd=("nnp",), setuid_root=("nnp",), passwd=ALPINE_PASSWD, group=ALPINE_GROUP),
     "registry.k8s.io/e2e-test-images/nginx": _NGINX,
     "docker.io/library/nginx": _NGINX,
     "registry.k8s.io/e2e-test-images/httpd": ImageContent(
@@ -115,14 +180,12 @@ KNOWN: dict[str, ImageContent] = {
         passwd=BUSYBOX_PASSWD.replace("www-data:x:33:33:www-data:/var/www:/bin/false",
                                       "www-data:x:33:33:www-data:/var/www:/usr/sbin/nologin")),
     "docker.io/library/httpd": ImageContent(cmd=("httpd-foreground",), http_ports=(80,), http_server="httpd"),
-    # Kubernetes' test image of many programs (fakecri/sim/programs/agnhost.py)
-    "registry.k8s.io/e2e-test-images/agnhost": ImageContent(entrypoint=("/agnhost",), cmd=("pause",)),
     # nginx on the host network, listening on 12003
     "gcr.io/k8s-staging-cri-tools/hostnet-nginx-amd64": ImageContent(
         cmd=("nginx", "-g", "daemon off;"), passwd=_NGINX_PASSWD, group=_NGINX_GROUP, http_ports=(12003,)),
 }
 
-_KEYS = {"entrypoint", "cmd", "user", "passwd", "group", "setuid_root", "http_ports", "http_server"}
+_KEYS = {"entrypoint", "cmd", "user", "passwd", "group", "setuid_root", "http_ports", "http_server", "programs"}
 WEB_SERVERS = ("nginx", "httpd")
 # programs that start the image's web server
 SERVER_PROGRAMS = frozenset({"nginx", "httpd", "httpd-foreground", "apache2", "apache2-foreground"})
@@ -157,4 +220,5 @@ def content_from_dict(data: Mapping[str, Any], where: str) -> ImageContent:
         raise InvalidArgument(f"{where}: content.http_server must be one of {', '.join(WEB_SERVERS)}")
     return ImageContent(entrypoint=words("entrypoint"), cmd=words("cmd"), user=text("user", ""),
                         passwd=text("passwd", BUSYBOX_PASSWD), group=text("group", BUSYBOX_GROUP),
-                        setuid_root=words("setuid_root"), http_ports=tuple(ports), http_server=server)
+                        setuid_root=words("setuid_root"), http_ports=tuple(ports), http_server=server,
+                        programs=words("programs"))

@@ -1,13 +1,14 @@
-"""A container's own command taken on live: once it is given input (attach with stdin), or
-once it looks at its files after time has passed.
+"""A container's own command taken on live: once it is given input (attach with stdin), once
+it looks at its files after time has passed, or once it reaches the network.
 
 A command that reads its input stops its plan at its first read (`Plan.input_at_ns`). When
 input comes, a fresh process of the command is run up to that read and then stepped
-with the input. A command that looks at files after its start is handed over by its plan
-at that moment (see `behaviour.build_plan`) and stepped from there, so each look sees the
-files as they are then. What a live process writes and when it exits come back as
-decisions for the engine (`Wrote`, `Exited`), and when it sleeps, a deadline that
-`LiveInputs.due` reports.
+with the input. A command that looks at files after its start, or takes a network step, is
+handed over by its plan at that moment (see `behaviour.build_plan`) and stepped from there,
+so each look sees the files as they are then, and each network step is carried out by the
+owner (`LiveInputs.network_steps`, answered with `answered`). What a live process writes and
+when it exits come back as decisions for the engine (`Wrote`, `Exited`), and when it sleeps,
+a deadline that `LiveInputs.due` reports.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import heapq
 from dataclasses import dataclass
 
 from fakecri.engine.exits import reason_for
-from fakecri.sim.shell import READ, Process, Sleep, Write
+from fakecri.sim.shell import READ, Connect, NetResult, Process, Reply, Sleep, Write
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +42,17 @@ MAX_STEPS_TO_FIRST_READ = 10_000
 class LiveInput:
     """One live process and the input it has not read yet."""
 
-    __slots__ = ("proc", "pending", "eof", "waiting", "due_ns")
+    __slots__ = ("proc", "pending", "eof", "waiting", "due_ns", "connect", "answer")
 
-    def __init__(self, proc: Process) -> None:
+    def __init__(self, proc: Process, connect: Connect | None = None) -> None:
+        """`connect`: the network step `proc` stopped at, not yet carried out."""
         self.proc = proc
         self.pending = bytearray()  # input given, not yet read
         self.eof = False  # the input has ended
         self.waiting = False  # the process is at a READ step
         self.due_ns: int | None = None  # when its next step is due; None: not armed
+        self.connect = connect  # the network step it waits on (its owner carries it out)
+        self.answer: NetResult | None = None  # what that step got, not yet given to it
 
     @classmethod
     def take_on(cls, proc: Process) -> LiveInput | None:
@@ -71,11 +75,17 @@ class LiveInput:
         """Run until it waits again (for input or time) or ends: (decisions, ended)."""
         self.due_ns = None
         out: list[Decision] = []
+        reply: Reply = None
         try:
             while True:
-                if self.waiting:
+                if self.connect is not None:
+                    if self.answer is None:
+                        return out, False  # the network has not answered yet
+                    reply, self.connect, self.answer = self.answer, None, None
+                    step = self.proc.send(reply)
+                elif self.waiting:
                     if self.pending:
-                        reply: bytes | None = bytes(self.pending)
+                        reply = bytes(self.pending)
                         self.pending.clear()
                     elif self.eof:
                         reply = None
@@ -93,8 +103,12 @@ class LiveInput:
                     if step.ns is not None:
                         self.due_ns = now + step.ns
                     return out, False  # asleep until the deadline, or for good
-                else:
+                elif step is READ:
                     self.waiting = True
+                elif isinstance(step, Connect):
+                    self.connect = step
+                    return out, False  # the owner carries it out and comes back with `answer`
+                # (a Trap gets nothing: the next send answers None)
         except StopIteration as done:
             code = int(done.value or 0) & 0xFF
             out.append(Exited(cid, code, reason_for(code), now))
@@ -107,6 +121,7 @@ class LiveInputs:
     def __init__(self) -> None:
         self._live: dict[str, LiveInput] = {}
         self._heap: list[tuple[int, str]] = []
+        self._asked: set[str] = set()  # containers whose network step is being carried out
 
     def get(self, cid: str) -> LiveInput | None:
         return self._live.get(cid)
@@ -131,6 +146,23 @@ class LiveInputs:
             heapq.heappush(self._heap, (live.due_ns, cid))
         return out
 
+    def network_steps(self) -> list[tuple[str, Connect]]:
+        """(container id, step) of every live process waiting on the network, not yet handed
+        out; each is handed out once."""
+        out = [(cid, live.connect) for cid, live in self._live.items()
+               if live.connect is not None and live.answer is None and live.due_ns is None and cid not in self._asked]
+        self._asked.update(cid for cid, _ in out)
+        return out
+
+    def answered(self, cid: str, result: NetResult, now: int) -> list[Decision]:
+        """The network's answer to `cid`'s step: it runs on from there."""
+        self._asked.discard(cid)
+        live = self._live.get(cid)
+        if live is None or live.connect is None:
+            return []
+        live.answer = result
+        return self.step(cid, now)
+
     def _stale(self, entry: tuple[int, str]) -> bool:
         live = self._live.get(entry[1])
         return live is None or live.due_ns != entry[0]
@@ -150,6 +182,7 @@ class LiveInputs:
         return out
 
     def forget(self, cid: str) -> None:
+        self._asked.discard(cid)
         live = self._live.pop(cid, None)
         if live is not None:
             live.proc.close()

@@ -1,245 +1,72 @@
 """The one command interpreter: what containers, ExecSync, exec and attach run.
 
 Nothing is executed. A command becomes a *process*: a generator that yields steps
-(`Write` some text to a stream, `Sleep` for a while or forever, `READ` input) and
-returns its exit code. Two drivers run processes:
+(fakecri.sim.steps: `Write` some text to a stream, `Sleep` for a while or forever, `READ`
+input, `Connect` to the network, `Trap` SIGTERM) and returns its exit code. Drivers run
+processes:
 
-- `record` / `trace` (here) run one to the end at once and return a `Trace`: the
-  lines it writes at their offsets, and when it exits with which code. Container main
-  programs and ExecSync use it.
-- the streaming runtime backend runs one live, step by step, over a client's stream
-  (server/streaming/runtime_backend.py), so a shell answers line by line.
+- `record` / `trace` (sim/recording.py, re-exported here) run one to the end at once and
+  return a `Trace`: the lines it writes at their offsets, and when it exits with which
+  code. Container main programs use it.
+- the server's drivers run one live, step by step: over a client's stream
+  (server/streaming/runtime_backend.py), so a shell answers line by line, and to its end
+  for ExecSync (server/processes.py); they carry out its network steps.
 
 Understood: the programs in `COMMANDS` (`sleep`, `true`, `false`, `exit`, `echo`, `cat`,
-`stty`, `tty`, `sh`...), statements joined by `;`, `&&`, `||`, `|` or newlines, `sh -c
-SCRIPT`, `$(...)`, and an interactive `sh` that reads lines from its input (with a
-`/ # ` prompt on a terminal). In a container, the context adds the commands that look
-into its userland (sim/userland/) and `$VAR`, `>`, `>>` on its files. In an exec, a busybox
-program we do not model (`ls`, `touch`...)
-succeeds silently and any other name answers as busybox does, `sh: NAME: not found`,
-exit 127. As a container's own command, a program we do not model is one we cannot
-see into (`nginx`, `tail -f /dev/null`), which runs until stopped. Odd input never raises.
+`stty`, `tty`, `trap`, `wait`, `sh`...), statements joined by `;`, `&&`, `||`, `|` or
+newlines, `!` before a pipeline, `&` (a background job: it runs at once, and an exec's
+output stays open until it ends), `while`/`until` loops, functions, `sh -c SCRIPT`,
+`$(...)`, and an interactive `sh` that reads lines from its input (with a `/ # ` prompt on
+a terminal). In a container, the context adds the commands that look into its userland
+(sim/userland/) and the programs it knows by name (sim/programs/), and `$VAR`, `>`, `>>` on
+its files. In an exec, a busybox program we do not model (`ls`, `touch`...) succeeds
+silently and any other name answers as busybox does, `sh: NAME: not found`, exit 127. As a
+container's own command, a program we do not model is one we cannot see into (`nginx`,
+`tail -f /dev/null`), which runs until stopped. Odd input never raises.
 """
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Generator, Mapping, Sequence
+from dataclasses import replace
 
 from fakecri.engine.durations import NS
+from fakecri.sim.recording import MAX_SLEEP_NS, Trace, record
+from fakecri.sim.shell_io import DEFAULT_SIZE, MAX_NESTING, Command, Context, Input, Interrupted, Io, _Exit
 from fakecri.sim.shell_syntax import (
     COMPOUND,
     SUB,
     Statement,
     UnknownSyntax,
+    cut_functions,
     literal,
     loop_parts,
     split_script,
     strip_prefixes,
 )
+from fakecri.sim.steps import (
+    LOOK,
+    NO_NETWORK,
+    READ,
+    Connect,
+    NetResult,
+    Process,
+    Read,
+    Reply,
+    Sleep,
+    Step,
+    Trap,
+    Write,
+)
+
+# the steps and the recorder, re-exported for the modules that drive processes
+__all__ = ["LOOK", "READ", "Connect", "NetResult", "Process", "Read", "Reply", "Sleep", "Step", "Trap", "Trace",
+           "Write", "record", "DEFAULT_SIZE", "MAX_NESTING", "Command", "Context", "Input", "Interrupted", "Io"]
 
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
-MAX_SLEEP_NS = 100 * 365 * 86_400 * NS["s"]
-MAX_STEPS = 100_000  # a traced process taking more steps than this is treated as running forever
-MAX_NESTING = 50  # shells and $(...) inside one another, at most
 _SLEEP_UNITS = {"s": NS["s"], "m": NS["m"], "h": NS["h"], "d": NS["d"]}
 PROMPT = "/ # "  # busybox sh's prompt for root in /
-DEFAULT_SIZE = (80, 24)  # (columns, rows) of a terminal nobody resized
-
-
-# ---------------------------------------------------------------- steps
-
-
-@dataclass(frozen=True, slots=True)
-class Write:
-    """Write `text` to `stream` ("stdout" or "stderr")."""
-
-    stream: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Sleep:
-    """Let `ns` nanoseconds pass; None: until stopped."""
-
-    ns: int | None
-
-
-class Read:
-    """Ask for input. The driver answers with bytes, or None at the end of the input."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "READ"
-
-
-READ = Read()
-Step = Write | Sleep | Read
-# A command is about to look at files, which change with time: a driver that works a process out
-# ahead of time (a container's plan) stops here once time has passed; a live one goes on.
-LOOK = Sleep(0)
-Process = Generator[Step, bytes | None, int]
-Command = Callable[[list[str], "Io"], Process]  # (arguments, io) -> the process
-
-
-@dataclass(slots=True)
-class Context:
-    """Where a process runs.
-
-    `main`: it is a container's own command, so a program we do not model runs until
-    stopped instead of answering "not found". `tty`: its output goes to a terminal,
-    whose (columns, rows) `size` returns.
-    """
-
-    main: bool = False
-    tty: bool = False
-    size: Callable[[], tuple[int, int]] = lambda: DEFAULT_SIZE
-    # The container's userland (core.userland.Userland), built on first use, and the
-    # commands that look into it; without one, files and identity are not modelled.
-    userland: Callable[[], Any] | None = None
-    commands: Mapping[str, Command] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Trace:
-    """What a command does, worked out at once.
-
-    `outputs` are (offset_ns, stream, text), text as written (echo's newline included);
-    `end_ns` is when it exits (None: it never does), with `exit_code`. `input_at_ns`:
-    it stopped at that offset to wait for input that the trace did not have (None: it
-    did not), so a live driver can take it on from there when input comes.
-    """
-
-    outputs: tuple[tuple[int, str, str], ...]  # text: bytes that are not UTF-8 as surrogate escapes
-    end_ns: int | None
-    exit_code: int
-    input_at_ns: int | None = None
-    look_at_ns: int | None = None  # it stopped at a LOOK at this offset (see `record`)
-
-
-# ---------------------------------------------------------------- parsing
-
-
-class Interrupted(Exception):
-    """Ctrl-C on the terminal: a live driver throws it into the process."""
-
-
-class _Exit(Exception):
-    """`exit N` ends the whole shell, not just the statement."""
-
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
-
-
-# ---------------------------------------------------------------- input and output
-
-
-class Input:
-    """A process's standard input, shared by the commands it runs (a shell and its children)."""
-
-    def __init__(self, data: bytes = b"", *, empty: bool = False) -> None:
-        """`data`: input already there; `empty`: nothing more comes."""
-        self._buf = bytearray(data)
-        self._eof = empty
-
-    def read(self) -> Generator[Step, bytes | None, bytes | None]:
-        """The next chunk as it arrives; None at the end."""
-        if self._buf:
-            data = bytes(self._buf)
-            self._buf.clear()
-            return data
-        while not self._eof:
-            chunk = yield READ
-            if chunk is None:
-                self._eof = True
-            elif chunk:
-                return bytes(chunk)
-        return None
-
-    def readline(self) -> Generator[Step, bytes | None, bytes | None]:
-        """The next line with its newline (the last one may lack it); None at the end."""
-        while b"\n" not in self._buf and not self._eof:
-            chunk = yield READ
-            if chunk is None:
-                self._eof = True
-            else:
-                self._buf += chunk
-        if not self._buf:
-            return None
-        end = self._buf.find(b"\n") + 1 or len(self._buf)
-        line = bytes(self._buf[:end])
-        del self._buf[:end]
-        return line
-
-
-@dataclass(slots=True)
-class Io:
-    """What a command runs with: its context, input, and where its output goes."""
-
-    ctx: Context
-    stdin: Input
-    out: str | None = "stdout"  # None: redirected to a file (kept in the userland when there is one)
-    to_file: str = ""
-    capture: list[str] | None = None  # a command substitution collects the output here
-    shell: str = "sh"  # how the running shell was called, as its error messages name it
-    depth: int = 0  # how many shells and command substitutions it runs inside
-    # Where its errors go, as out/to_file/capture say for its output (`2>&1`, `2> file`, `2>/dev/null`).
-    err_out: str | None = "stderr"
-    err_file: str = ""
-    err_capture: list[str] | None = None
-
-    def write(self, text: str) -> Generator[Step, bytes | None, None]:
-        if text and self.capture is not None and self.out == "stdout":
-            self.capture.append(text)
-        elif text and self.out is not None:
-            yield Write(self.out, text)
-        elif text and self.to_file and self.ctx.userland is not None:
-            try:
-                self.ctx.userland().write(self.to_file, text.encode("utf-8", "surrogateescape"), append=True)
-            except Exception:  # the file vanished or turned read-only meanwhile: the output is lost
-                pass
-
-    def error(self, text: str) -> Generator[Step, bytes | None, None]:
-        if text and self.err_capture is not None:
-            self.err_capture.append(text)
-        elif text and self.err_out is not None:
-            yield Write(self.err_out, text)
-        elif text and self.err_file and self.ctx.userland is not None:
-            try:
-                self.ctx.userland().write(self.err_file, text.encode("utf-8", "surrogateescape"), append=True)
-            except Exception:  # as for output: a file that cannot be written loses it
-                pass
-
-    def errors_of(self, st: Statement) -> tuple[str | None, str, list[str] | None]:
-        """Where a statement's errors go: as this shell's (no redirection), where this shell's
-        output goes (`2>&1`), or to a file or nowhere (`2> file`, `2>/dev/null`)."""
-        if st.stderr == "stderr":
-            return self.err_out, self.err_file, self.err_capture
-        if st.stderr == "stdout":
-            return self.out, self.to_file, self.capture if self.out == "stdout" else None
-        return None, st.err_file, None
-
-    def for_statement(self, st: Statement) -> Io:
-        if (st.stdout == self.out and not st.stdin_from_file and not st.to_file and st.stderr == "stderr"
-                and not st.err_file):
-            return self
-        return Io(self.ctx, Input(empty=True) if st.stdin_from_file else self.stdin,
-                  st.stdout if self.out is not None else None, st.to_file or self.to_file,
-                  self.capture if st.stdout == "stdout" else None, self.shell, self.depth, *self.errors_of(st))
-
-    def piped(self, stdin: Input, capture: list[str]) -> Io:
-        """A pipeline's stage before the last: its output collected for the next, its errors as this shell's."""
-        return Io(self.ctx, stdin, "stdout", "", capture, self.shell, self.depth,
-                  self.err_out, self.err_file, self.err_capture)
-
-    def nested(self) -> Io | None:
-        """The same, one shell deeper; None past MAX_NESTING (the script nests too deep to run)."""
-        return None if self.depth >= MAX_NESTING else replace(self, depth=self.depth + 1)
-
 
 
 # ---------------------------------------------------------------- commands
@@ -343,8 +170,10 @@ def _shell(args: list[str], io: Io) -> Process:
     while rest and rest[0].startswith("-") and "c" not in rest[0]:
         rest = rest[1:]  # options such as -e, -x, -i or -s before -c (or none)
     if len(rest) >= 2 and rest[0].startswith("-") and "c" in rest[0]:
+        script, functions = cut_functions(rest[1])
+        io = replace(io, functions=functions)  # a new shell: its own functions
         try:
-            statements = split_script(rest[1])
+            statements = split_script(script)
         except UnknownSyntax:
             return (yield from _unmodelled(io))
         if any(st.argv[:1] and st.argv[0] in COMPOUND for st in statements):
@@ -388,6 +217,7 @@ def _unmodelled(io: Io) -> Process:
 
 
 COMMANDS: dict[str, Command] = {
+    "trap": lambda args, io: _trap(args, io), "wait": lambda args, io: _wait(args, io),
     "true": _true, ":": _true, "false": _false, "exit": _exit, "echo": _echo, "sleep": _sleep,
     "cat": _cat, "stty": _stty, "tty": _tty, **{name: _shell for name in SHELLS},
 }
@@ -402,8 +232,8 @@ APPLETS = frozenset("""
     mkdir mkfifo mknod mktemp more mount mv nc netstat nice nohup nproc nslookup od passwd paste pgrep
     pidof ping pkill printenv printf ps pwd read readlink realpath renice reset return rev rm rmdir route
     sed seq set setsid sha1sum sha256sum sha512sum shift sort source split stat strings su sync sysctl tac
-    tail tar tee test time timeout top touch tr traceroute trap truncate type ulimit umask umount uname
-    uniq unset unzip uptime usleep vi wait watch wc wget which whoami xargs yes zcat
+    tail tar tee test time timeout top touch tr traceroute truncate type ulimit umask umount uname
+    uniq unset unzip uptime usleep vi watch wc wget which whoami xargs yes zcat
 """.split())
 
 
@@ -411,8 +241,8 @@ MAX_LOOP_ROUNDS = 10_000  # a loop still going after this many rounds is taken t
 
 
 def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> Process:
-    """Run statements in order with the shell's `&&` / `||` rules, `while`/`until` loops
-    included; the last status."""
+    """Run statements in order with the shell's `&&` / `||` rules, pipelines, background jobs
+    and `while`/`until` loops included; the last status."""
     i = 0
     while i < len(statements):
         st = statements[i]
@@ -430,14 +260,18 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
         if not st.argv:
             status = 1 if negate else status
             continue
-        if i < len(statements) and statements[i].connector == "|" and st.argv[0] not in ("while", "until"):
+        if st.argv[0] not in ("while", "until"):  # (a loop's condition takes the pipes after it)
             stages = [st]
             while i < len(statements) and statements[i].connector == "|":
                 stages.append(statements[i])
                 i += 1
-            status = yield from _pipeline(stages, io, status)
-            status = int(status == 0) if negate else status
-            continue
+            if stages[-1].background:
+                status = yield from _background(stages, io, status)
+                continue
+            if len(stages) > 1:
+                status = yield from _pipeline(stages, io, status)
+                status = int(status == 0) if negate else status
+                continue
         if st.argv[0] in ("while", "until"):
             parts = loop_parts(statements, i - 1)
             if parts is None:
@@ -468,9 +302,8 @@ def run_statements(statements: Sequence[Statement], io: Io, status: int = 0) -> 
         if io.ctx.userland is not None:
             env = io.ctx.userland().env()
             env["?"] = str(status)
-            st = Statement(st.connector, [_expand(w, env) for w in st.argv], st.stdout, st.stderr,
-                           literal(_expand(st.err_file, env)), st.stdin_from_file,
-                           literal(_expand(st.to_file, env)), st.append)
+            st = replace(st, argv=[_expand(w, env) for w in st.argv], to_file=literal(_expand(st.to_file, env)),
+                         err_file=literal(_expand(st.err_file, env)))
             if st.err_file and st.err_file != st.to_file:
                 yield LOOK
                 try:
@@ -514,7 +347,26 @@ def _pipeline(stages: Sequence[Statement], io: Io, status: int) -> Process:
     return status
 
 
-def _substitute(script: str, io: Io, status: int) -> Generator[Step, bytes | None, str]:
+def _background(stages: Sequence[Statement], io: Io, status: int) -> Process:
+    """`a | b &`: what it writes comes now, the shell goes on at once with status 0; when it
+    ends is noted (on the process's clock, for `wait` and an exec's end)."""
+    job = [*stages[:-1], replace(stages[-1], background=False)]
+    done = record(_pipeline(job, replace(io, stdin=Input(empty=True)), status), b"", lambda step: NO_NETWORK)
+    for _, stream, text in done.outputs:
+        yield Write(stream, text)
+    io.jobs.append(float("inf") if done.end_ns is None else io.clock[0] + done.end_ns)
+    return 0
+
+
+def _wait(args: list[str], io: Io) -> Process:
+    """`wait`: until the shell's background jobs have ended."""
+    left = max(io.jobs, default=0) - io.clock[0]
+    if left > 0:
+        yield Sleep(None if left == float("inf") else int(left))
+    return 0
+
+
+def _substitute(script: str, io: Io, status: int) -> Generator[Step, Reply, str]:
     """The output of `$(script)`, trailing newlines dropped, as the shell substitutes it."""
     captured: list[str] = []
     if io.depth >= MAX_NESTING:
@@ -551,9 +403,15 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
     if name not in COMMANDS and io.ctx.userland is not None and io.ctx.userland().masked_program(words[0]):
         yield from io.error(f"{io.shell}: {words[0]}: Permission denied\n")
         return 126
+    if words[0] in io.functions:
+        return (yield from _function(words[0], io))
     if name in SHELLS:
         io = replace(io, shell=words[0])
-    command = io.ctx.commands.get(name) or COMMANDS.get(name)
+    command = io.ctx.commands.get(name)
+    if command is not None:
+        io = replace(io, argv0=words[0])
+    else:
+        command = COMMANDS.get(name)
     if command is not None:
         return (yield from command(args, io))
     if io.ctx.main:
@@ -564,11 +422,88 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
     return 127
 
 
-def _top(argv: Sequence[str], io: Io) -> Process:
+def _function(name: str, io: Io) -> Process:
+    """A call of one of the shell's functions: its body runs in this shell (an `exit` in it ends
+    the shell)."""
+    inner = io.nested()
+    if inner is None:
+        return (yield from _too_deep(io))
+    try:
+        statements = split_script(io.functions[name])
+    except UnknownSyntax:
+        return (yield from _unmodelled(io))
+    return (yield from run_statements(statements, inner))
+
+
+TERM_SIGNALS = frozenset({"TERM", "SIGTERM", "15"})
+AT_SIGNAL = -1  # `$?` in a trap's dry run: the status of the moment the signal comes, not known yet
+
+
+def _trap(args: list[str], io: Io) -> Process:
+    """`trap ACTION SIGNAL...`: for SIGTERM, the process now takes the signal by running ACTION.
+    How long that takes and how it exits is worked out here (without touching anything);
+    what it does inside runs when the signal comes (the Trap step carries it). Whether the
+    signal reaches the shell at all is sim/signals.py's to say."""
+    if len(args) < 2 or not TERM_SIGNALS & {a.upper() for a in args[1:]}:
+        return 0
+    action = args[0]
+    if action in ("", "-"):
+        yield Trap(None, 0)  # ignored (""), or back to the default, which PID 1 never gets either
+        return 0
+    dry = Io(Context(), Input(empty=True), None, functions=io.functions)
+    exited: list[int] = []
+    done = record(_handler(action, dry, exited), b"", lambda step: NO_NETWORK)
+    defs = "".join(f"{name}() {{\n{body}\n}}\n" for name, body in io.functions.items())
+    # An action that does not exit lets the shell go on: the signal changes nothing but what it did.
+    delay = done.end_ns if exited else None
+    code = None if not exited or exited[0] == AT_SIGNAL else exited[0] & 0xFF
+    yield Trap(delay, code, (io.shell, "-c", defs + action))
+    return 0
+
+
+def _handler(action: str, io: Io, exited: list[int]) -> Process:
+    """The trap's action as a process; `exited` gets the code it exits the shell with, if it does."""
+    try:
+        return (yield from run_statements(split_script(action), io, AT_SIGNAL))
+    except _Exit as ex:
+        exited.append(ex.code)
+        return 0
+    except UnknownSyntax:
+        return 0
+
+
+def _run_top(argv: Sequence[str], io: Io) -> Process:
     try:
         return (yield from run_argv(argv, io))
     except _Exit as ex:  # `exit N` given as the command itself
         return ex.code
+
+
+def _top(argv: Sequence[str], io: Io) -> Process:
+    """The process: its steps pass through, its sleeps counted on its clock. When it ends
+    with background jobs still running, an exec's output stays open until they end (the
+    runtime waits for it); a container's own command ends its jobs with it."""
+    inner = _run_top(argv, io)
+    try:
+        step = inner.send(None)
+        while True:
+            if isinstance(step, Sleep) and step.ns:
+                io.clock[0] += step.ns
+            try:
+                reply = yield step
+            except GeneratorExit:
+                inner.close()
+                raise
+            except BaseException as exc:  # Ctrl-C thrown in by a live driver
+                step = inner.throw(exc)
+                continue
+            step = inner.send(reply)
+    except StopIteration as done:
+        code = int(done.value or 0)
+    left = max(io.jobs, default=0) - io.clock[0]
+    if left > 0 and not io.ctx.main:
+        yield Sleep(None if left == float("inf") else int(left))
+    return code
 
 
 # ---------------------------------------------------------------- drivers
@@ -577,39 +512,6 @@ def _top(argv: Sequence[str], io: Io) -> Process:
 def spawn(argv: Sequence[str], ctx: Context | None = None) -> Process:
     """The process `argv` would be, reading its input through `READ` steps."""
     return _top(argv, Io(ctx or Context(), Input()))
-
-
-def record(proc: Process, stdin: bytes | None = b"", *, until_look: bool = False) -> Trace:
-    """Run `proc` to its end at once. `stdin` is all its input; None: input that never comes,
-    so a process that reads runs until stopped. `until_look`: stop at the first LOOK after
-    time has passed, leaving `proc` there for the caller to run on live (`look_at_ns`)."""
-    t = 0
-    outputs: list[tuple[int, str, str]] = []
-    fed = False
-    reply: bytes | None = None
-    input_at: int | None = None
-    try:
-        step = proc.send(None)
-        for _ in range(MAX_STEPS):
-            reply = None
-            if isinstance(step, Write):
-                outputs.append((t, step.stream, step.text))
-            elif isinstance(step, Sleep):
-                if step.ns is None:
-                    break
-                if step is LOOK and until_look and t > 0:
-                    return Trace(tuple(outputs), None, 0, look_at_ns=t)
-                t = min(t + step.ns, MAX_SLEEP_NS)
-            else:
-                if stdin is None:
-                    input_at = t
-                    break
-                reply, fed = (stdin if not fed and stdin else None), True
-            step = proc.send(reply)
-    except StopIteration as done:
-        return Trace(tuple(outputs), t, int(done.value or 0) & 0xFF)
-    proc.close()
-    return Trace(tuple(outputs), None, 0, input_at)
 
 
 def trace(argv: Sequence[str], stdin: bytes | None = b"", *, main: bool = False) -> Trace:

@@ -1,14 +1,16 @@
 """Shell syntax as the interpreter (fakecri.sim.shell) reads it: a script split into
 statements joined by `;`, `&&`, `||` and `|` (a pipe: the statement's input is the output of
-the one before), with their redirections and command substitutions. What it cannot read
-raises `UnknownSyntax`."""
+the one before) or ended by `&` (in the background), with their redirections and command
+substitutions; function definitions cut out of a script (`cut_functions`). What it cannot
+read raises `UnknownSyntax`."""
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-OPERATORS = frozenset({";", "&&", "||", "|"})
+OPERATORS = frozenset({";", "&&", "||", "|"})  # and `&`, which ends a statement run in the background
 
 
 class UnknownSyntax(Exception):
@@ -33,8 +35,10 @@ class Statement:
     append: bool = False
     subs: dict[str, str] = field(default_factory=dict)  # command substitutions: marker -> script
     execs: bool = False  # it was written `exec CMD`: the shell replaces itself with CMD
+    background: bool = False  # `this &` (the last command of a pipeline): the shell does not wait for it
 
 
+_OPERATOR = re.compile(r"&&|\|\||[;&|]")
 SUB = "\x01"  # marks a command substitution's place in a word: \x01N\x01
 LITERAL_DOLLAR = "\x02"  # a `$` between single quotes, which no expansion touches (see `literal`)
 
@@ -92,6 +96,46 @@ def cut_substitutions(script: str) -> tuple[str, dict[str, str]]:
     return "".join(out), subs
 
 
+_FUNCTION = re.compile(r"(?:^|(?<=[;\n&|]))\s*"
+                       r"(?:function\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?|([A-Za-z_][\w-]*)\s*\(\s*\))\s*\{")
+
+
+def cut_functions(script: str) -> tuple[str, dict[str, str]]:
+    """The script without its function definitions (`name() { ...; }`, `function name { ... }`),
+    and the definitions: name -> body. Braces are counted outside quotes; a definition
+    without its closing brace is left in place (and read as syntax not modelled)."""
+    functions: dict[str, str] = {}
+    out = []
+    at = 0
+    while (m := _FUNCTION.search(script, at)) is not None:
+        end = _closing_brace(script, m.end())
+        if end is None:
+            break
+        out.append(script[at:m.start()] + "\n")
+        functions[m.group(1) or m.group(2)] = script[m.end():end].strip()
+        at = end + 1
+    out.append(script[at:])
+    return "".join(out), functions
+
+
+def _closing_brace(script: str, i: int) -> int | None:
+    depth, quote = 1, ""
+    while i < len(script):
+        ch = script[i]
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
 def split_script(script: str) -> list[Statement]:
     """Split a shell script into statements; raise UnknownSyntax on what we can't read."""
     if SUB in script or LITERAL_DOLLAR in script:
@@ -103,18 +147,23 @@ def split_script(script: str) -> list[Statement]:
         tokens = list(lexer)
     except ValueError as exc:  # unbalanced quotes and the like
         raise UnknownSyntax(str(exc)) from None
+    # The lexer joins the operators that meet (`&` then a newline: "&;", blank lines: ";;").
+    tokens = [op for tok in tokens for op in (_OPERATOR.findall(tok) if tok and set(tok) <= set(";&|") else [tok])]
     statements: list[Statement] = []
     current = Statement(";", [])
     i = 0
     while i < len(tokens):
         tok = tokens[i]
         i += 1
-        if tok in OPERATORS:
+        if tok in OPERATORS or tok == "&":
             if current.argv:
+                current.background = tok == "&"
                 statements.append(current)
-            elif tok != ";":
+            elif tok == ";":
+                continue  # an empty statement (a blank line), or a line that ends in `&&`, `||` or `|`
+            else:
                 raise UnknownSyntax(f"operator {tok} without a command")
-            current = Statement(tok, [])
+            current = Statement(";" if tok == "&" else tok, [])
         elif tok.startswith(FD) and i < len(tokens) and set(tokens[i]) <= set("<>&"):
             fd, tok, target = tok[1:], tokens[i], tokens[i + 1] if i + 1 < len(tokens) else ""
             i += 2
@@ -133,6 +182,8 @@ def split_script(script: str) -> list[Statement]:
             current.argv.append(tok)
     if current.argv:
         statements.append(current)
+    elif current.connector == "|":
+        raise UnknownSyntax("| without a command")
     for st in statements:
         words = st.argv
         st.argv = strip_prefixes(words)

@@ -9,26 +9,34 @@ of SIGTERM (die) never reaches it. So what a stop does depends on the program:
 |---|---|
 | a shell running a script or a loop, or reading its input | ignores it (no handler): killed at the timeout, 137 |
 | a shell whose script is one command, or ends in `exec CMD` | what CMD does (the shell replaced itself) |
-| a shell with `trap '...; exit N' TERM` and a loop or `wait` | exits N at once (a bare `exit` after a `wait`: 143) |
+| a shell with `trap '...; exit N' TERM`, a loop or `wait` | runs the action, exits N (bare `exit` after `wait`: 143) |
 | `top`, `less` (busybox catches it to restore the terminal, then cannot die of it) | exits 143 at once |
 | `sleep`, `cat`, `tail` and the other busybox programs | ignores it: killed at the timeout, 137 |
 | `nginx`, `httpd`, `httpd-foreground`, `apache2` | shuts down: exits 0 at once |
 | `pause`, `/pause` | exits 0 at once |
-| `agnhost` | exits 2 at once (the Go runtime's exit when PID 1 cannot die of the signal) |
+| `agnhost` | exits 2 at once (Go's exit when PID 1 cannot die of the signal) unless its subcommand handles it |
 | any other program, or none | exits 0 at once (a server written for Kubernetes handles SIGTERM) |
 
-`on_sigterm` answers this from the command line alone (the same argv, the same answer);
-the `fakecri.io/stop-delay` and `stop-exit-code` annotations change it (sim/behaviour.py).
+A program says how it takes the signal by a `Trap` step (fakecri.sim.steps): a shell's `trap
+ACTION TERM` (the action's time and exit code worked out by the shell, its handler run inside
+when the signal comes), agnhost's subcommands that handle it (`netexec --delay-shutdown`,
+`serve-hostname`...), the pause image's `/pause`. That decides, except that a shell takes
+its trap only between commands: with a loop or a `wait` (where a bare `exit` keeps the 143
+`wait` returned), not while a foreground command holds it. `on_sigterm` answers from the
+command line and the program's trace (traced here when the caller has none); the
+`fakecri.io/stop-delay` and `stop-exit-code` annotations change it (sim/behaviour.py).
 """
 from __future__ import annotations
 
 import posixpath
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from fakecri.sim.shell import APPLETS, COMMANDS, SHELLS
-from fakecri.sim.shell_syntax import OPERATORS, UnknownSyntax, split_script, strip_prefixes
+from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
+from fakecri.sim.recording import Trace, record
+from fakecri.sim.shell import APPLETS, COMMANDS, SHELLS, Context, spawn
+from fakecri.sim.shell_syntax import UnknownSyntax, cut_functions, split_script, strip_prefixes
+from fakecri.sim.steps import Trap
 
 # busybox programs that catch SIGTERM, then re-raise it with the default action, which PID 1
 # does not get, and so _exit(128 + 15)
@@ -36,18 +44,20 @@ CATCH_AND_EXIT = frozenset({"top", "less"})
 WEB_SERVERS = frozenset({"nginx", "httpd", "httpd-foreground", "apache2", "apache2-foreground"})
 PAUSE = frozenset({"pause"})
 GO_PID1_EXIT = 2  # a Go program without a SIGTERM handler of its own, as PID 1, exits 2
-TERM_NAMES = frozenset({"TERM", "SIGTERM", "15"})
+WAIT_CUT_SHORT = 128 + 15  # what `wait` returns when SIGTERM comes
 MAX_DEPTH = 10  # shells inside shells, at most, before we stop looking
 
 
 @dataclass(frozen=True, slots=True)
 class OnTerm:
     """What the program does on SIGTERM: `delay_ns` None ignores it (the runtime's SIGKILL
-    ends it at the timeout); otherwise it exits `exit_code` that long after the signal."""
+    ends it at the timeout); otherwise it exits `exit_code` that long after the signal.
+    `handler`: what runs inside when the signal comes (a shell's trap), for its effects."""
 
     delay_ns: int | None
     exit_code: int
     program: str  # which row of the table decided: "shell", "busybox", "web server", ...
+    handler: tuple[str, ...] = ()
 
 
 IGNORES_SHELL = OnTerm(None, 0, "shell")
@@ -59,41 +69,38 @@ AGNHOST = OnTerm(0, GO_PID1_EXIT, "agnhost")
 UNKNOWN = OnTerm(0, 0, "unknown")
 
 
-def on_sigterm(argv: Sequence[str]) -> OnTerm:
-    """What the program `argv` (a container's whole command line) does on SIGTERM as PID 1."""
-    return _program([str(a) for a in argv], 0)
+def on_sigterm(argv: Sequence[str], traced: Trace | None = None) -> OnTerm:
+    """What the program `argv` (a container's whole command line) does on SIGTERM as PID 1.
+    `traced`: what the command did in its plan (its last `Trap` step counts); without it the
+    command is traced here, outside any container."""
+    words = [str(a) for a in argv]
+    if traced is None:
+        traced = record(spawn(words, Context(main=True, commands=PROGRAM_COMMANDS)), None)
+    return _program(words, traced.trap, 0)
 
 
-def _program(argv: list[str], depth: int) -> OnTerm:
+def _program(argv: list[str], trap: Trap | None, depth: int) -> OnTerm:
     words = strip_prefixes(argv)
     if not words:
         return UNKNOWN
     name = posixpath.basename(words[0])
     if name in SHELLS:
-        return _shell(words[1:], depth)
-    if name in WEB_SERVERS:
-        return WEB_SERVER
-    if name in PAUSE:
-        return PAUSES
-    if name == "agnhost":
-        return AGNHOST
-    if name in CATCH_AND_EXIT:
-        return TERMINAL
-    if name in COMMANDS or name in APPLETS:
-        return IGNORES_BUSYBOX
-    return UNKNOWN
+        return _shell(words[1:], trap, depth)
+    row = (WEB_SERVER if name in WEB_SERVERS else PAUSES if name in PAUSE else AGNHOST if name == "agnhost"
+           else TERMINAL if name in CATCH_AND_EXIT else IGNORES_BUSYBOX if name in COMMANDS or name in APPLETS
+           else UNKNOWN)
+    if trap is not None and not trap.handler:  # the program's own handler (a shell's trap has an action)
+        return OnTerm(trap.delay_ns, trap.exit_code or 0, row.program)
+    return row
 
 
-def _shell(args: list[str], depth: int) -> OnTerm:
+def _shell(args: list[str], trap: Trap | None, depth: int) -> OnTerm:
     rest = args
     while rest and rest[0].startswith("-") and "c" not in rest[0]:
         rest = rest[1:]
     if len(rest) < 2 or not rest[0].startswith("-"):
         return IGNORES_SHELL  # reading its input, or a script file we cannot read
-    script = rest[1]
-    trapped = _trap(script)
-    if trapped is not None:
-        return trapped
+    script, _ = cut_functions(rest[1])
     try:
         statements = split_script(script)
     except UnknownSyntax:
@@ -102,55 +109,13 @@ def _shell(args: list[str], depth: int) -> OnTerm:
         return IGNORES_SHELL
     last = statements[-1]
     if len(statements) == 1 and last.argv[0] not in ("while", "until"):
-        return _program(last.argv, depth + 1)  # `sh -c CMD` execs CMD
+        return _program(last.argv, trap, depth + 1)  # `sh -c CMD` execs CMD
     if last.execs and last.connector == ";" and last.argv[0] not in ("while", "until", "done"):
-        return _program(last.argv, depth + 1)
-    return IGNORES_SHELL
-
-
-def _trap(script: str) -> OnTerm | None:
-    """What `trap ACTION TERM` in `script` makes of SIGTERM; None when the script sets no
-    handler for it. The shell runs the action only between commands (once its foreground
-    command ends), so it is taken at once only when the script loops or `wait`s."""
-    lexer = shlex.shlex(script.replace("\n", ";"), posix=True, punctuation_chars=";&|()")
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError:
-        return None
-    handler: str | None = None
-    for i, tok in enumerate(tokens):
-        if tok != "trap" or (i and tokens[i - 1] not in OPERATORS | {"&", "(", ")", "do", "then"}):
-            continue
-        signals = []
-        for word in tokens[i + 2:]:
-            if word in OPERATORS or word in ("&", "(", ")"):
-                break
-            signals.append(word)
-        if i + 1 < len(tokens) and any(s.upper() in TERM_NAMES for s in signals):
-            handler = tokens[i + 1]  # the last trap for TERM wins
-    if handler is None:
-        return None
-    # A bare `exit` keeps `$?`: 143 from a `wait` the signal cut short, else the last command's 0.
-    code = _exit_code(handler, 128 + 15 if "wait" in tokens else 0)
-    if code is None:  # `trap '' TERM`, `trap - TERM`, or an action that does not exit
-        return IGNORES_SHELL
-    if not ({"while", "until", "wait"} & set(tokens)):
-        return IGNORES_SHELL  # its foreground command holds the trap until the kill
-    return OnTerm(0, code, "shell with a trap")
-
-
-def _exit_code(action: str, status: int) -> int | None:
-    """The code `action` exits with (`exit N`; a bare `exit`: `status`), None when it does not exit."""
-    if action.strip() in ("", "-"):
-        return None
-    try:
-        statements = split_script(action)
-    except UnknownSyntax:
-        return None
-    for st in statements:
-        if st.argv and st.argv[0] == "exit":
-            if len(st.argv) == 1:
-                return status
-            return int(st.argv[1]) & 0xFF if st.argv[1].isdigit() else 2
-    return None
+        return _program(last.argv, trap, depth + 1)
+    words = {w for st in statements for w in st.argv}
+    if trap is None or not trap.handler or trap.delay_ns is None or "trap" not in words:
+        return IGNORES_SHELL  # no trap for TERM, or one that ignores it or does not exit
+    if not {"while", "until", "wait"} & words:
+        return IGNORES_SHELL  # the shell runs a trap between commands: its foreground command holds it
+    code = trap.exit_code if trap.exit_code is not None else (WAIT_CUT_SHORT if "wait" in words else 0)
+    return OnTerm(trap.delay_ns, code, "shell with a trap", trap.handler)

@@ -2,9 +2,11 @@
 command inside a container sees.
 
 `Simulation` answers the engine's `Programs` port (a container's plan, its CPU use), runs
-exec commands, takes a container's own command on live when it is given input, and knows
-what is inside each container (its image's content, its userland, its processes, the
-ports its server listens on). It reads the engine through a `RuntimeView` and the host
+exec commands, takes a container's own command on live when it is given input, looks at its
+files after its start or reaches the network (handing its network steps to its owner), runs
+a shell's SIGTERM trap inside when a stop begins, and knows what is inside each container
+(its image's content, its userland, its processes, the servers its program runs and the
+sockets they listen on). It reads the engine through a `RuntimeView` and the host
 through a `HostView`; it changes neither: what it decides (a line written, an exit) comes
 back as values for its owner to apply.
 
@@ -30,8 +32,12 @@ from fakecri.sim.curves import Curve
 from fakecri.sim.host import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.live import Decision, LiveInput, LiveInputs
-from fakecri.sim.shell import Context, Process, Write, spawn
+from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
+from fakecri.sim.programs import reads_userland, server_for
+from fakecri.sim.programs.base import Here, Listen, Server
+from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Write, record, spawn
 from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_figures, script_from_settings
+from fakecri.sim.steps import NO_NETWORK
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 
 _RUNNING = ContainerState.RUNNING
@@ -39,6 +45,8 @@ _CREATED = ContainerState.CREATED
 MAX_CONTENTS = 1024  # image contents kept by image (then it starts over)
 STATS_KEYS = frozenset(KEYS)
 MAX_CATCH_UP = 10_000  # rounds of live steps one tick runs when time jumped past several of them
+# What a command inside a container can run beyond the shell's own commands.
+INSIDE_COMMANDS: dict[str, Command] = {**PROGRAM_COMMANDS, **USERLAND_COMMANDS}
 
 
 class RuntimeView(Protocol):
@@ -72,8 +80,11 @@ class Inside:
 
     userland: Userland | None = None
     own_plan: Plan | None = None  # the plan of a command that reads its userland
-    resume: tuple[Process, int] | None = None  # its command, left by the plan at a look (and that offset)
+    # its command, left by the plan where it goes on live (a look, a network step), that offset and the step
+    resume: tuple[Process, int, Connect | None] | None = None
     mounts_at_start: frozenset[str] | None = None  # for a private host mount: the host's mounts at start
+    server: Server | None = None  # what its program serves (made on first need)
+    server_made: bool = False
 
 
 class Simulation:
@@ -84,7 +95,7 @@ class Simulation:
         self.live = LiveInputs()
         self._plans = PlanCache()
         self._inside: dict[str, Inside] = {}
-        self._resuming: set[str] = set()  # containers whose command a plan left at a look, not yet live
+        self._resuming: set[str] = set()  # containers whose command a plan left to go on live, not yet live
         self._contents: dict[str, ImageContent] = {}
         self._scripts: dict[str, StatsScript | None] = {}  # each container's stats script, once read
         self._set: dict[str, list[tuple[int, dict[str, Curve]]]] = {}  # what SetStats set, by container
@@ -130,13 +141,13 @@ class Simulation:
                 inside.mounts_at_start = self.host.mount_points()
         settings = behaviour_annotations(c.annotations, sandbox.annotations, c.name)
         command, args = self.argv_of(c)
-        if not looks_inside(command + args):
+        if not looks_inside(command + args) and not reads_userland(command + args):
             return self._plans.get(command, args, settings)
         inside = self._of(c.id)
         if inside.own_plan is None:  # a command that reads its userland has a plan of its own
 
-            def take_on(proc: Process, offset: int) -> None:
-                inside.resume = (proc, offset)
+            def take_on(proc: Process, offset: int, step: Connect | None) -> None:
+                inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
             inside.own_plan = build_plan(command, args, settings, self._context(c, Context(main=True)), take_on)
         return inside.own_plan
@@ -233,11 +244,29 @@ class Simulation:
         return [(1, "/sbin/init")] + sorted((host_pid(other.id), self.title(other))
                                             for other in view.list_containers(state=_RUNNING))
 
-    def web_ports(self, c: Container) -> tuple[int, ...]:
-        """The ports the container's own web server listens on (none unless it is running)."""
+    def server_of(self, c: Container) -> Server | None:
+        """What the container's program serves while it runs (None: it serves nothing); one
+        `Server` per container, holding the program's state."""
+        inside = self._of(c.id)
+        if not inside.server_made:
+            command, args = self.argv_of(c)
+            inside.server = server_for(command + args, dict(c.spec.envs), self.content_of(c))
+            inside.server_made = True
+        return inside.server
+
+    def listeners(self, c: Container) -> tuple[Listen, ...]:
+        """The sockets the container's program listens on (none unless it is running)."""
         if c.state != _RUNNING:
             return ()
-        return self.content_of(c).serves_on(c.command, c.args)
+        server = self.server_of(c)
+        return server.listens if server is not None else ()
+
+    def here(self, c: Container, now_ns: int) -> Here:
+        """Where a request to the container's server is answered."""
+        sb = self._view().get_sandbox(c.sandbox_id)
+        cid = c.id
+        return Here(cid, now_ns, c.started_at, sb.hostname, sb.ip,
+                    shell=lambda argv: spawn(argv, self._context(c)), userland=lambda: self.userland_of(cid))
 
     def userland_of(self, cid: str) -> Userland:
         """The container's simulated userland, built from its config the first time it is asked for."""
@@ -255,7 +284,7 @@ class Simulation:
     def _context(self, c: Container, ctx: Context | None = None) -> Context:
         """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""
         cid = c.id
-        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=USERLAND_COMMANDS)
+        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=INSIDE_COMMANDS)
 
     # ------------------------------------------------------------ exec
 
@@ -322,8 +351,9 @@ class Simulation:
         return []
 
     def _take_on(self) -> None:
-        """Run on live the commands their plans left at a look, from that offset after their start
-        (known once the engine started them)."""
+        """Run on live the commands their plans left to go on live, from that offset after their
+        start (known once the engine started them); one left at a network step at its start
+        waits for its owner to carry the step out (`network_steps`), unarmed."""
         for cid in list(self._resuming):
             inside = self._inside.get(cid)
             try:
@@ -337,11 +367,32 @@ class Simulation:
                     inside.resume = None
                 continue
             if c.state == _RUNNING:
-                proc, offset = inside.resume
+                proc, offset, step = inside.resume
                 inside.resume = None
                 self._resuming.discard(cid)
-                self.live.add(cid, LiveInput(proc))
-                self.live.arm(cid, c.started_at + offset)
+                self.live.add(cid, LiveInput(proc, step))
+                if step is None or offset > 0:
+                    self.live.arm(cid, c.started_at + offset)
+
+    def signalled(self, c: Container) -> None:
+        """SIGTERM reaches running container `c` (a graceful stop begins): what its command set up
+        to run on that signal (a shell's `trap`) does its work inside now; how long it takes and
+        how it exits is its plan's stop outcome."""
+        if c.state != _RUNNING:
+            return
+        handler = self.plan(c, self._view().get_sandbox(c.sandbox_id)).term_handler
+        if handler:
+            record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
+
+    def network_steps(self) -> list[tuple[str, Connect]]:
+        """(container id, step) of the live programs waiting on the network, each handed out once."""
+        if self._resuming:
+            self._take_on()
+        return self.live.network_steps()
+
+    def network_answered(self, cid: str, result: NetResult, now_ns: int) -> list[Decision]:
+        """What the network answered a container's program: it runs on (its decisions come back)."""
+        return self.live.answered(cid, result, now_ns)
 
     def next_deadline_ns(self) -> int | None:
         if self._resuming:

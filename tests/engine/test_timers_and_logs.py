@@ -200,6 +200,22 @@ def test_output_without_a_line_end_waits_for_the_rest_of_its_line(tmp_path):
     assert not os.path.exists(path)
     files.write(path, "stderr", "err\n", 2_000_000_000)
     files.write(path, "stdout", "\nnext", 3_000_000_000)
-    files.flush(path)  # the container stopped: what is left is a line
+    files.flush(path)  # the container stopped: what is left is a partial entry, as containerd writes it
     assert [e.split(" ", 3)[1:] for e in open(path).read().splitlines()] == [
-        ["stderr", "F", "err"], ["stdout", "F", "value-1"], ["stdout", "F", "next"]]
+        ["stderr", "F", "err"], ["stdout", "F", "value-1"], ["stdout", "P", "next"]]
+
+
+def test_a_line_without_its_newline_waits_and_ends_as_a_partial_entry(tmp_path):
+    """containerd reads a container's stream line by line: `echo -n a; echo b` is one line `ab`,
+    and text the stream ends with, without a newline, is one last P entry (the kubelet's
+    FallbackToLogsOnError then reads `DONE`, not `DONE\\n`)."""
+    files = LogFiles(tmp_path)
+    t = FakeClock.DEFAULT_START_NS
+    files.write("c.log", "stdout", "a", t)
+    files.write("c.log", "stdout", "b\nDO", t + S)
+    files.write("c.log", "stdout", "NE", t + 2 * S)
+    assert (tmp_path / "c.log").read_text() == "2026-01-01T00:00:01Z stdout F ab\n"
+    files.flush("c.log")
+    assert (tmp_path / "c.log").read_text().splitlines()[1] == "2026-01-01T00:00:02Z stdout P DONE"
+    files.flush("c.log")  # nothing left: nothing more
+    assert len((tmp_path / "c.log").read_text().splitlines()) == 2

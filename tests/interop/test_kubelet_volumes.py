@@ -13,8 +13,7 @@ import os
 
 import pytest
 
-from interop.conftest import find_binary
-from interop.mini_cluster import MiniCluster, missing
+from interop.mini_cluster import MiniCluster, usable
 
 pytestmark = pytest.mark.slow
 
@@ -25,11 +24,10 @@ NODE = "fv-volumes"
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    kubelet = find_binary("kubelet")
-    reason = missing(kubelet.parent if kubelet else None)
+    reason = usable()
     if reason:
         pytest.skip(reason)
-    c = MiniCluster(kubelet.parent, tmp_path_factory.mktemp("mini-cluster"), kubelet_args="--sync-frequency=10s")
+    c = MiniCluster(tmp_path_factory.mktemp("mini-cluster"), kubelet_args="--sync-frequency=10s")
     try:
         c.start(NODE, "127.91.200.0/24")
         c.apply(CONFIG)
@@ -69,7 +67,7 @@ spec:
 
 def finished_logs(cluster: MiniCluster, name: str, container: str = "", phase: str = "Succeeded") -> list[str]:
     got = cluster.finished(name)
-    assert got["status"]["phase"] == phase, (got["status"], cluster.node_log_tail(NODE))
+    assert got["status"]["phase"] == phase, (got["status"], cluster.node_log_tail())
     return cluster.logs(name, container).splitlines()
 
 
@@ -190,9 +188,9 @@ data: {data-1: value-1}
     volumeMounts: [{{name: cm, mountPath: /etc/configmap-volume}}]""",
         "  - {name: cm, configMap: {name: changing}}", restart="Always"))
     line = 'content of file "/etc/configmap-volume/data-1": '
-    cluster.wait(lambda: line + "value-1" in cluster.logs("watcher", "c", check=False), 60, "the first content")
+    cluster.until(lambda: line + "value-1" in cluster.logs("watcher", "c", check=False), 60, "the first content")
     cluster.kubectl("patch", "configmap", "changing", "-p", '{"data": {"data-1": "value-2"}}')
-    cluster.wait(lambda: line + "value-2" in cluster.logs("watcher", "c", check=False), 150, "the update in mounttest's loop")
-    cluster.wait(lambda: "value-2" in cluster.logs("watcher", "shell", check=False).splitlines(), 30, "the update in the shell loop")
+    cluster.until(lambda: line + "value-2" in cluster.logs("watcher", "c", check=False), 150, "the update in mounttest's loop")
+    cluster.until(lambda: "value-2" in cluster.logs("watcher", "shell", check=False).splitlines(), 30, "the update in the shell loop")
     assert cluster.pod("watcher")["status"]["phase"] == "Running"
     cluster.kubectl("delete", "pod", "watcher", "--wait=false")

@@ -113,3 +113,19 @@ def test_slow_pull_past_the_deadline_records_nothing(img, ctl):
         pull(img, "slowpoke:1", timeout=0.3)
     assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
     assert not status(img, "slowpoke:1").HasField("image")
+
+
+def test_container_status_reports_the_image_tag_when_created_by_id(rt, img):
+    """The kubelet creates containers by image id; containerd's ContainerStatus answers the
+    image's first repo tag (containerStatuses[].image), while ListContainers keeps the id."""
+    from helpers.cri import container_config, sandbox_config
+
+    image_id = img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox:1.36"))).image_ref
+    cfg = sandbox_config("by-id")
+    sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg)).pod_sandbox_id
+    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=container_config(
+        image=image_id, command=["sleep", "60"]), sandbox_config=cfg)).container_id
+    status = rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid)).status
+    assert status.image.image == "docker.io/library/busybox:1.36" and status.image_id == image_id
+    [listed] = rt.ListContainers(pb.ListContainersRequest(filter=pb.ContainerFilter(id=cid))).containers
+    assert listed.image.image == image_id

@@ -43,7 +43,7 @@ S = 1_000_000_000
     (["sh"], None, 0),
     (["sh", "-c", "while true; do sleep 1; done"], None, 0),
     (["sh", "-c", "echo 'unbalanced"], None, 0),
-    (["sh", "-c", "sleep 1 | cat"], 1, 0),  # cat reads what sleep wrote: nothing
+    (["sh", "-c", "sleep 1 | cat"], 1, 0),  # the stages of a pipeline run one after the other
     (["sh", "-c", "&& true"], None, 0),
     (["sh", "-c", "sleep 2; myserver --port 80"], None, 0),
     (["cat"], None, 0),  # waits for input that never comes
@@ -62,6 +62,16 @@ def test_pipes_feed_each_command_the_output_of_the_one_before():
     assert trace.exit_code == 0  # `exit` in a pipeline ends its own part only
     negated = simulate(["sh", "-c", "! echo x | false && echo negated; ! true && echo wrong"])
     assert [text for _, _, text in negated.outputs] == ["negated\n"] and negated.exit_code == 1
+
+
+def test_background_jobs_and_wait():
+    """`&` runs a job (a pipeline too) at once and goes on; `wait` waits for the jobs; a line
+    that ends in `&&` or `|` goes on on the next one, and blank lines are nothing."""
+    trace = simulate(["sh", "-c", "sleep 2 | cat &\necho now &&\n\n echo then; wait; echo after"])
+    assert trace.outputs == ((0, "stdout", "now\n"), (0, "stdout", "then\n"), (2 * S, "stdout", "after\n"))
+    assert trace.end_ns == 2 * S
+    assert simulate(["sh", "-c", "echo a |"]).end_ns is None  # a pipe with nothing after it: not modelled
+    assert simulate(["sh", "-c", "echo x | cat &"]).outputs == ((0, "stdout", "x\n"),)
 
 
 def test_echo_output_offsets_and_redirects():
@@ -173,3 +183,23 @@ def test_while_and_until_loops():
     assert trace(["sh", "-c", "while true; do echo spin; done"]).end_ns is None  # bounded, then taken as endless
     broken = trace(["sh", "-c", "while true; do echo x"])
     assert broken.exit_code == 2 and "expecting \"done\"" in broken.outputs[0][2]
+
+
+def test_functions_and_a_sigterm_trap():
+    """A script that defines a function and traps SIGTERM with it (as the e2e probe specs'
+    pods do), then waits: the plan takes the stop as the handler would (30 s, exit 0) and
+    keeps the handler to run inside when the signal comes. A shell runs its trap only between
+    commands, so a foreground `sleep infinity` holds it until the kill."""
+    from fakecri.sim.behaviour import build_plan
+
+    define = "_term() {\n\trm -f /tmp/ready\n\tsleep 30\n\texit 0\n}\ntrap _term SIGTERM\n\necho up\n"
+    plan = build_plan(["/bin/bash", "-c", define + "sleep infinity &\nwait\n"], [], {})
+    assert plan.outputs == ((0, "stdout", "up\n"),) and plan.end_ns is None
+    assert plan.stop_outcome(60 * S) == (30 * S, 0, "Completed")
+    assert plan.stop_outcome(10 * S) == (10 * S, 137, "Error")  # the grace period ends first: killed
+    assert plan.term_handler[:2] == ("/bin/bash", "-c") and plan.term_handler[2].endswith("}\n_term")
+    held = build_plan(["/bin/bash", "-c", define + "sleep infinity\n"], [], {})
+    assert held.stop_outcome(60 * S) == (60 * S, 137, "Error") and held.term_handler == ()
+    ignoring = build_plan(["sh", "-c", "greet() { echo hi; }; trap 'echo bye' TERM; greet; sleep infinity"], [], {})
+    assert ignoring.outputs == ((0, "stdout", "hi\n"),)
+    assert ignoring.stop_outcome(5 * S) == (5 * S, 137, "Error")  # an action that does not exit: killed at the end

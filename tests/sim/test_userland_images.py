@@ -125,7 +125,7 @@ def _pid_sandbox(mode: int, ipc: int = pb.NamespaceMode.POD) -> pb.PodSandboxCon
 def test_processes_follow_the_pid_namespace(runtime, pods, run, joined):
     nginx = "registry.k8s.io/e2e-test-images/nginx:1.14-2"
     own = start(runtime, pods, nginx, pb.ContainerConfig(), _pid_sandbox(pb.NamespaceMode.CONTAINER), "own")
-    assert run(own, "cat", "/proc/1/cmdline").stdout == b"nginx: master process nginx -g daemon off;\0"  # its title
+    assert run(own, "cat", "/proc/1/cmdline").stdout == b"nginx: master process nginx -g daemon off;\0"  # its title, written over its argv
     assert run(own, "cat", "/var/run/nginx.pid").stdout == b"1\n"
     assert run(own, "ps").stdout.decode().splitlines() == [
         "PID   USER     TIME  COMMAND", "    1 root      0:00 nginx: master process nginx -g daemon off;",
@@ -148,9 +148,9 @@ def test_processes_follow_the_pid_namespace(runtime, pods, run, joined):
     assert sim.processes_seen_from(own.id) == [(1, sim.title(own))]
     assert sim.processes_seen_from(shared.id) == [(1, "/pause"), (2, sim.title(shared))]
     assert sorted(sim.processes_seen_from(other.id))[0] == (1, "/sbin/init")
-    assert sim.web_ports(web) == (80,) and sim.web_ports(other) == ()
+    assert [lis.port for lis in sim.listeners(web)] == [80] and sim.listeners(other) == ()
     runtime.stop_container(web.id, 0)
-    assert sim.web_ports(runtime.get_container(web.id)) == ()  # no server once it stopped
+    assert sim.listeners(runtime.get_container(web.id)) == ()  # no server once it stopped
     assert len(run(other, "pidof", "nginx").stdout.split()) == 2
 
 

@@ -43,8 +43,18 @@ class StatusCache:
     def clear(self) -> None:
         self._entries.clear()
 
+    def image_tag(self, c: Container) -> str:
+        """The first repo tag of the container's image as it is now ("" when it has none, or is gone)."""
+        img = self.runtime.images.get(c.image_id)
+        return img.repo_tags[0] if img is not None and img.repo_tags else ""
+
+    def container_status(self, c: Container) -> pb.ContainerStatus:
+        return tr.container_status(c, self.content_of(c), self.image_tag(c))
+
     def container_status_bytes(self, c: Container) -> bytes:
-        return self._cached(c, lambda c: tr.container_status(c, self.content_of(c)))
+        tag = self.image_tag(c)
+        key = (c, tag) if tag else c
+        return self._cached(key, lambda key: tr.container_status(c, self.content_of(c), tag))
 
     def sandbox_status_bytes(self, sb: Sandbox) -> bytes:
         return self._cached(sb, tr.sandbox_status)
@@ -75,6 +85,6 @@ class StatusCache:
         resp = pb.PodSandboxStatusResponse(status=tr.sandbox_status(sb), timestamp=now_ns)
         if Quirk.TIMESTAMP_WITHOUT_STATUSES not in quirks:
             resp.containers_statuses.extend(
-                tr.container_status(c, self.content_of(c))
+                self.container_status(c)
                 for c in listed_containers(self.runtime, sb, self._own(sb), quirks))
         return resp

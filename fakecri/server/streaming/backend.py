@@ -9,19 +9,23 @@ from typing import Literal, Protocol
 from fakecri.server.sessions import Watch
 
 Writer = Callable[[bytes], Awaitable[None]]
+Respond = Callable[[bytes, Writer], Awaitable[None]]  # (one HTTP request, where its response goes)
 
 
 @dataclass(frozen=True)
 class PortForwardBehaviour:
-    """What answers a forwarded connection: an echo, a fixed HTTP response, a refusal, or
-    the pod's own web server (`server` names it, as fakecri.server.webserver knows it)."""
+    """What answers a forwarded connection: an echo, a fixed HTTP response, a refusal, the
+    pod's own server through its real listener (`proxy`: relayed to `address`), or the pod's
+    own HTTP server with no listener behind the port (`web`: `respond` answers each request as
+    the listener would, fakecri.server.webserver)."""
 
-    mode: Literal["echo", "http", "refuse", "web"] = "echo"
+    mode: Literal["echo", "http", "refuse", "proxy", "web"] = "echo"
     http_status: int = 200
     http_body: bytes = b"ok\n"
     http_content_type: str = "text/plain; charset=utf-8"
     message: str = "connection refused"
-    server: str = ""
+    address: tuple[str, int] = ("", 0)  # proxy: the listener the connection is relayed to
+    respond: Respond | None = None  # web: answers one request (its bytes) through the writer it is given
 
     @classmethod
     def echo(cls) -> PortForwardBehaviour:
@@ -33,12 +37,16 @@ class PortForwardBehaviour:
         return cls("http", http_status=status, http_body=body, http_content_type=content_type)
 
     @classmethod
+    def proxy(cls, host: str, port: int) -> PortForwardBehaviour:
+        return cls("proxy", address=(host, port))
+
+    @classmethod
     def refuse(cls, message: str = "connection refused") -> PortForwardBehaviour:
         return cls("refuse", message=message)
 
     @classmethod
-    def web(cls, server: str) -> PortForwardBehaviour:
-        return cls("web", server=server)
+    def web(cls, respond: Respond) -> PortForwardBehaviour:
+        return cls("web", respond=respond)
 
 
 class StreamingBackend(Protocol):

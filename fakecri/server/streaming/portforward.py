@@ -1,17 +1,19 @@
 """The service behind a forwarded port, shared by the SPDY and WebSocket transports.
 
-There is no real process in a fake pod, so a `PortForwardBehaviour` answers instead:
-echo the bytes back, send one fixed HTTP response, refuse with an error message, or
-answer as the pod's web server answers on its host port (fakecri.server.webserver).
+A `PortForwardBehaviour` says what answers: the pod's program through its real listener
+(the connection relayed to it), the pod's HTTP server answering each request as its
+listener would (fakecri.server.webserver) when no listener is behind the port, or, with no
+server on the port, an echo of the bytes, one fixed HTTP response, or a refusal.
 """
 from __future__ import annotations
 
+import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from http import HTTPStatus
 
 from fakecri.engine.errors import CoreError
-from fakecri.server import webserver
 from fakecri.server.streaming.backend import PortForwardBehaviour, StreamingBackend, Writer
 from fakecri.server.streaming.prepared import PortForwardRequest
 
@@ -20,6 +22,9 @@ log = logging.getLogger(__name__)
 Reader = Callable[[], Awaitable[bytes]]  # returns b"" at end of stream
 
 MAX_HTTP_HEAD = 64 * 1024
+MAX_HTTP_BODY = 1 << 20
+_LENGTH = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)", re.I)
+RELAY_CONNECT_TIMEOUT_S = 5.0
 
 
 def parse_port(text: str) -> int:
@@ -56,20 +61,57 @@ async def serve_connection(behaviour: PortForwardBehaviour, pod_sandbox_id: str,
     if behaviour.mode == "refuse":
         return (f"error forwarding port {port} to pod {pod_sandbox_id}: "
                 f"failed to connect to localhost:{port}: {behaviour.message}")
+    if behaviour.mode == "proxy":
+        return await _relay(behaviour.address, pod_sandbox_id, port, read, write)
     if behaviour.mode in ("http", "web"):
-        head = bytearray()
-        while b"\r\n\r\n" not in head and len(head) < MAX_HTTP_HEAD:
+        request = bytearray()
+        while b"\r\n\r\n" not in request and len(request) < MAX_HTTP_HEAD:
             chunk = await read()
             if not chunk:
                 break
-            head += chunk
-        if behaviour.mode == "web":
-            await write(webserver.answer(behaviour.server, bytes(head)))
+            request += chunk
+        if behaviour.mode == "web" and behaviour.respond is not None:
+            head = bytes(request).partition(b"\r\n\r\n")[0]
+            announced = _LENGTH.search(head)
+            want = min(int(announced.group(1)), MAX_HTTP_BODY) if announced else 0
+            while len(request) - len(head) - 4 < want and (chunk := await read()):
+                request += chunk
+            await behaviour.respond(bytes(request), write)
         else:
             await write(http_response(behaviour))
         return None
     while chunk := await read():
         await write(chunk)
+    return None
+
+
+async def _relay(address: tuple[str, int], pod_sandbox_id: str, port: int, read: Reader, write: Writer) -> str | None:
+    """Relay the forwarded connection to the pod's real listener, both ways, until both ends finish."""
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(*address), RELAY_CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as exc:
+        return (f"error forwarding port {port} to pod {pod_sandbox_id}: "
+                f"failed to connect to localhost:{port}: {exc.strerror if isinstance(exc, OSError) else exc}")
+
+    async def upstream() -> None:
+        try:
+            while chunk := await read():
+                writer.write(chunk)
+                await writer.drain()
+            if writer.can_write_eof():
+                writer.write_eof()
+        except (OSError, RuntimeError):
+            pass
+
+    sender = asyncio.ensure_future(upstream())
+    try:
+        while chunk := await reader.read(65536):
+            await write(chunk)
+    except OSError:
+        pass
+    finally:
+        sender.cancel()
+        writer.close()
     return None
 
 

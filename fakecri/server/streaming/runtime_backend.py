@@ -24,12 +24,15 @@ from fakecri.engine import errors
 from fakecri.engine.events import Output
 from fakecri.engine.exits import EXIT_KILLED
 from fakecri.engine.records import Container, ContainerState, SandboxState
+from fakecri.server import webserver
+from fakecri.server.dialer import exchange
 from fakecri.server.node import Node
 from fakecri.server.sessions import Watch, ended
 from fakecri.server.streaming.annotations import PORT_FORWARD_ANNOTATION, parse_port_forward_annotation
-from fakecri.server.streaming.backend import PortForwardBehaviour, Writer
+from fakecri.server.streaming.backend import PortForwardBehaviour, Respond, Writer
 from fakecri.server.streaming.tasks import cancel_tasks
-from fakecri.sim.shell import DEFAULT_SIZE, Context, Interrupted, Process, Sleep, Write
+from fakecri.sim.programs.base import HTTP
+from fakecri.sim.shell import DEFAULT_SIZE, Connect, Context, Interrupted, Process, Sleep, Trap, Write
 
 ATTACH_BUFFER = 1000
 INPUT_BUFFER = 64  # chunks of client input held for a process that is not reading yet
@@ -141,6 +144,10 @@ async def drive(proc: Process, *, stdin: AsyncIterable[bytes] | None, stdout_wri
                         pass  # what was typed before Ctrl-C is dropped with the command
                     step = proc.throw(Interrupted())
                     continue
+            elif isinstance(step, Connect):
+                reply = await exchange(step)  # type: ignore[assignment]
+            elif isinstance(step, Trap):
+                pass
             else:
                 item = await next_input()
                 if item is _INTERRUPT:
@@ -291,6 +298,13 @@ class RuntimeStreamingBackend:
             return ended(sb.id, self.node.now_ns(), f"pod sandbox {sb.id[:12]} stopped")
         return self.node.sessions.watch(sb.id)
 
+    def _responder(self, cid: str, port: int) -> Respond:
+        node = self.node
+
+        async def respond(request: bytes, write: Writer) -> None:
+            await webserver.respond(node, cid, port, request, write)
+        return respond
+
     def port_forward_behaviour(self, pod_sandbox_id: str, port: int) -> PortForwardBehaviour:
         sb = self.node.runtime.get_sandbox(pod_sandbox_id)
         key = f"{PORT_FORWARD_ANNOTATION}.{port}"
@@ -299,9 +313,15 @@ class RuntimeStreamingBackend:
         if key in sb.annotations:
             return parse_port_forward_annotation(sb.annotations[key], key)
         sim = self.node.sim
-        for c in self.node.runtime.list_containers(sandbox_id=sb.id):  # the pod's own web server on that port answers
-            if port in sim.web_ports(c):
-                return PortForwardBehaviour.web(sim.content_of(c).http_server)
+        for c in self.node.runtime.list_containers(sandbox_id=sb.id):  # the pod's own server on that port answers
+            listens = [lis for lis in sim.listeners(c) if lis.port == port and lis.proto == "tcp"]
+            if not listens:
+                continue
+            for host, bound in self.node.ports.bound(c.id):
+                if bound == port and host == sb.ip:
+                    return PortForwardBehaviour.proxy(host, port)  # its real listener on the pod IP
+            if listens[0].kind == HTTP and not listens[0].tls:  # no listener there: it answers as one would
+                return PortForwardBehaviour.web(self._responder(c.id, port))
         return PortForwardBehaviour.echo()
 
 

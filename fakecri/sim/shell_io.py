@@ -1,0 +1,159 @@
+"""What a shell process runs with: where it runs (`Context`), its input (`Input`), and how
+its commands write (`Io`). Split from the interpreter (fakecri.sim.shell), which re-exports them."""
+from __future__ import annotations
+
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from fakecri.sim.shell_syntax import Statement
+from fakecri.sim.steps import READ, Process, Reply, Step, Write
+
+MAX_NESTING = 50  # shells and $(...) inside one another, at most
+DEFAULT_SIZE = (80, 24)  # (columns, rows) of a terminal nobody resized
+Command = Callable[[list[str], "Io"], Process]  # (arguments, io) -> the process
+
+
+@dataclass(slots=True)
+class Context:
+    """Where a process runs.
+
+    `main`: it is a container's own command, so a program we do not model runs until
+    stopped instead of answering "not found". `tty`: its output goes to a terminal,
+    whose (columns, rows) `size` returns.
+    """
+
+    main: bool = False
+    tty: bool = False
+    size: Callable[[], tuple[int, int]] = lambda: DEFAULT_SIZE
+    # The container's userland (core.userland.Userland), built on first use, and the
+    # commands that look into it; without one, files and identity are not modelled.
+    userland: Callable[[], Any] | None = None
+    commands: Mapping[str, Command] = field(default_factory=dict)
+
+
+# ---------------------------------------------------------------- signals to the interpreter
+
+
+class Interrupted(Exception):
+    """Ctrl-C on the terminal: a live driver throws it into the process."""
+
+
+class _Exit(Exception):
+    """`exit N` ends the whole shell, not just the statement."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+# ---------------------------------------------------------------- input and output
+
+
+class Input:
+    """A process's standard input, shared by the commands it runs (a shell and its children)."""
+
+    def __init__(self, data: bytes = b"", *, empty: bool = False) -> None:
+        """`data`: input already there (a pipeline's); `empty`: nothing more comes."""
+        self._buf = bytearray(data)
+        self._eof = empty
+
+    def read(self) -> Generator[Step, Reply, bytes | None]:
+        """The next chunk as it arrives; None at the end."""
+        if self._buf:
+            data = bytes(self._buf)
+            self._buf.clear()
+            return data
+        while not self._eof:
+            chunk = yield READ
+            if chunk is None:
+                self._eof = True
+            elif isinstance(chunk, bytes) and chunk:
+                return bytes(chunk)
+        return None
+
+    def readline(self) -> Generator[Step, Reply, bytes | None]:
+        """The next line with its newline (the last one may lack it); None at the end."""
+        while b"\n" not in self._buf and not self._eof:
+            chunk = yield READ
+            if chunk is None:
+                self._eof = True
+            elif isinstance(chunk, bytes):
+                self._buf += chunk
+        if not self._buf:
+            return None
+        end = self._buf.find(b"\n") + 1 or len(self._buf)
+        line = bytes(self._buf[:end])
+        del self._buf[:end]
+        return line
+
+
+@dataclass(slots=True)
+class Io:
+    """What a command runs with: its context, input, and where its output goes."""
+
+    ctx: Context
+    stdin: Input
+    out: str | None = "stdout"  # None: redirected to a file (kept in the userland when there is one)
+    to_file: str = ""
+    capture: list[str] | None = None  # a command substitution collects the output here
+    shell: str = "sh"  # how the running shell was called, as its error messages name it
+    depth: int = 0  # how many shells and command substitutions it runs inside
+    argv0: str = ""  # the name the running program was called by (as its argv[0])
+    clock: list[int] = field(default_factory=lambda: [0])  # ns the whole process has slept so far
+    jobs: list[float] = field(default_factory=list)  # when its background jobs end (on `clock`)
+    functions: dict[str, str] = field(default_factory=dict)  # the shell's functions: name -> body
+    # Where its errors go, as out/to_file/capture say for its output (`2>&1`, `2> file`, `2>/dev/null`).
+    err_out: str | None = "stderr"
+    err_file: str = ""
+    err_capture: list[str] | None = None
+
+    def write(self, text: str) -> Generator[Step, Reply, None]:
+        if text and self.capture is not None and self.out == "stdout":
+            self.capture.append(text)
+        elif text and self.out is not None:
+            yield Write(self.out, text)
+        elif text and self.to_file and self.ctx.userland is not None:
+            try:
+                self.ctx.userland().write(self.to_file, text.encode("utf-8", "surrogateescape"), append=True)
+            except Exception:  # the file vanished or turned read-only meanwhile: the output is lost
+                pass
+
+    def error(self, text: str) -> Generator[Step, Reply, None]:
+        if text and self.err_capture is not None:
+            self.err_capture.append(text)
+        elif text and self.err_out is not None:
+            yield Write(self.err_out, text)
+        elif text and self.err_file and self.ctx.userland is not None:
+            try:
+                self.ctx.userland().write(self.err_file, text.encode("utf-8", "surrogateescape"), append=True)
+            except Exception:  # as for output: a file that cannot be written loses it
+                pass
+
+    def errors_of(self, st: Statement) -> tuple[str | None, str, list[str] | None]:
+        """Where a statement's errors go: as this shell's (no redirection), where this shell's
+        output goes (`2>&1`), or to a file or nowhere (`2> file`, `2>/dev/null`)."""
+        if st.stderr == "stderr":
+            return self.err_out, self.err_file, self.err_capture
+        if st.stderr == "stdout":
+            return self.out, self.to_file, self.capture if self.out == "stdout" else None
+        return None, st.err_file, None
+
+    def for_statement(self, st: Statement) -> Io:
+        if (st.stdout == self.out and not st.stdin_from_file and not st.to_file and st.stderr == "stderr"
+                and not st.err_file):
+            return self
+        err_out, err_file, err_capture = self.errors_of(st)
+        return replace(self, stdin=Input(empty=True) if st.stdin_from_file else self.stdin,
+                       out=st.stdout if self.out is not None else None, to_file=st.to_file or self.to_file,
+                       capture=self.capture if st.stdout == "stdout" else None,
+                       err_out=err_out, err_file=err_file, err_capture=err_capture)
+
+    def piped(self, stdin: Input, capture: list[str]) -> Io:
+        """A pipeline's stage before the last (or a `$(...)`): its output collected for the next,
+        its errors as this shell's."""
+        return replace(self, stdin=stdin, out="stdout", to_file="", capture=capture)
+
+    def nested(self) -> Io | None:
+        """The same, one shell deeper; None past MAX_NESTING (the script nests too deep to run)."""
+        return None if self.depth >= MAX_NESTING else replace(self, depth=self.depth + 1)
