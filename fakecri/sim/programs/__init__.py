@@ -30,13 +30,15 @@ from fakecri.sim.programs.servers import (
     TestWebserver,
     WebServer,
 )
+from fakecri.sim.programs.webservers import WEB_SERVER_COMMANDS
 from fakecri.sim.shell import SHELLS, Command
 from fakecri.sim.shell_syntax import UnknownSyntax, split_script, strip_prefixes
 
 _agnhost.register("mounttest", _agnhost.Subcommand(run=lambda inv, io: mounttest.run(list(inv.args), io),
                                                    own_command_line=True))
 AGNHOST_NAMES = frozenset({"agnhost", "agnhost-2"})
-COMMANDS: dict[str, Command] = {**{name: _agnhost.agnhost for name in AGNHOST_NAMES}, **CLIENT_COMMANDS}
+COMMANDS: dict[str, Command] = {**{name: _agnhost.agnhost for name in AGNHOST_NAMES}, **CLIENT_COMMANDS,
+                                **WEB_SERVER_COMMANDS}
 
 _AGNHOST_SERVERS: dict[str, Callable[[_agnhost.Invocation, Mapping[str, str]], Server]] = {
     "netexec": lambda inv, env: Netexec(inv),
@@ -89,8 +91,9 @@ def server_for(argv: Sequence[str], env: Mapping[str, str], content: ImageConten
     return None
 
 
-# Tools that need the container's userland: its privileges (ip), its address and /etc/hosts (the clients).
-USERLAND_TOOLS = frozenset({"ip", "wget", "curl", "nc", "pause"})
+# Tools that need the container's userland: its privileges (ip), its address and /etc/hosts (the clients,
+# httpd's start-up warning), its image (pause, httpd).
+USERLAND_TOOLS = frozenset({"ip", "wget", "curl", "nc", "pause", *WEB_SERVER_COMMANDS})
 _WORD = re.compile(r"[\w.-]+")
 
 
