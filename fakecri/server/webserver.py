@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from email.utils import formatdate
 from typing import Any
 
 from fakecri.engine.exits import reason_for
@@ -74,6 +73,8 @@ async def respond(owner: Any, cid: str, port: int, request: bytes, send: Send, *
     said = await answer(server.http(port, req, here), wait=owner.wait,
                         write=lambda stream, text: _log(owner, cid, stream, text))
     if said.response is not None:
+        from email.utils import formatdate  # at the first answer, not at every start
+
         date = formatdate(owner.now_ns() / 1e9, usegmt=True)
         await send(encode_response(said.response, head_only=method == "HEAD", date=date))
     if said.exit_code is not None:
