@@ -111,7 +111,7 @@ ROWS: list[tuple[list[str], dict[str, str], str]] = [
     (["serve", "--socket-dir", "{tmp}/farm"], {}, "--nodes"),
     (SERVE + ["--nodes", "2", "--socket-dir", "{tmp}/farm"], {}, "--socket"),
     (["serve", "--nodes", "2", "--socket-dir", "{tmp}/farm", "--node-name", "same"], {}, "same name"),
-    (["serve", "--nodes", "2", "--socket-dir", "{tmp}/farm", "--node-name", "Node_{i}"], {}, "DNS subdomain"),
+    (["serve", "--nodes", "2", "--socket-dir", "{tmp}/farm", "--node-name", "Node_{i}"], {}, "--node-name 'Node_{i}': node name 'Node_0' is not a DNS subdomain"),
     (["serve", "--nodes", "2", "--socket-dir", "{tmp}/farm", "--node-name", "n{x}"], {}, "{i}"),
     (["serve", "--nodes", "300", "--socket-dir", "{tmp}/farm"], {}, "fewer than --nodes 300"),
     (["serve", "--nodes", "2", "--socket-dir", "{tmp}/farm", "--node-cidr-size", "200"], {}, "'--node-cidr-size'"),

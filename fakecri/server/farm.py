@@ -74,7 +74,10 @@ def name_for(pattern: str, number: int) -> str:
     except (KeyError, IndexError, ValueError, AttributeError) as exc:
         raise ValueError(f"node name pattern {pattern!r} cannot be filled in ({exc!s}); write {{i}} where the "
                          "node's number goes, as in node-{i}") from None
-    check_node_name(name)
+    try:
+        check_node_name(name)
+    except ValueError as exc:
+        raise ValueError(f"--node-name {pattern!r}: {exc}") from None
     return name
 
 
