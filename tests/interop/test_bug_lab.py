@@ -239,7 +239,12 @@ def test_8_remove_of_an_exiting_container_answers_unknown(kubelet_standalone, tm
         if quirk:
             assert "UNKNOWN" in codes and refused, report(lb, "RemoveContainer")
         else:
-            assert set(codes) == {"OK"} and not refused
+            # Every removal answers OK. The kubelet may still log the line for a container it
+            # had removed a moment before: two ContainerDied events of one relist each clean up
+            # the pod's dead containers, and the second asks ContainerStatus of one the first
+            # removed (NotFound; docs/interop.md). Only a refusal of the removal itself counts.
+            assert set(codes) == {"OK"}, codes
+            assert not [line for line in refused if "NotFound" not in line], refused
 
 
 # ------------------------------------------------------------ the CRI of 1.37 and 1.38
