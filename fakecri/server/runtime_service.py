@@ -21,7 +21,7 @@ from fakecri.server import checkpoint_archives as archives
 from fakecri.server import stats_replies as replies
 from fakecri.server import translate as tr
 from fakecri.server.call_wrapper import too_big
-from fakecri.server.configs import check_container_config, check_sandbox_config, container_spec, sandbox_spec
+from fakecri.server.configs import check_sandbox_config, checked_container_spec, sandbox_spec
 from fakecri.server.events.delivery import deliver
 from fakecri.server.node import Node
 from fakecri.server.processes import exec_to_end
@@ -203,8 +203,7 @@ class RuntimeService:
         cfg = request.config
         if not cfg.image.image:
             raise errors.InvalidArgument("CreateContainer: config.image.image is required")
-        check_container_config(cfg)
-        spec = container_spec(cfg)
+        spec = checked_container_spec(cfg)
         self._confine_container(request.pod_sandbox_id, spec, cfg.log_path)
         c = self.node.runtime.create_container(
             request.pod_sandbox_id,
