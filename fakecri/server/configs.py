@@ -243,6 +243,59 @@ def container_spec(cfg: pb.ContainerConfig) -> ContainerSpec:
     ))
 
 
+# ---------------------------------------------------------------- checked and decoded, once per distinct config
+
+
+def _holds_enums(field: FieldDescriptor) -> bool:
+    return field.type == FieldDescriptor.TYPE_ENUM or (
+        field.type == FieldDescriptor.TYPE_MESSAGE and _may_hold_enums(field.message_type))
+
+
+def _keyed_parts_hold_every_enum() -> bool:
+    """Whether every enum a ContainerConfig can hold is in the parts `_spec_key` is made of
+    (mounts, linux.security_context, stop_signal): then a config whose key was checked once
+    needs no enum check again."""
+    for field in pb.ContainerConfig.DESCRIPTOR.fields:
+        if field.name in ("mounts", "stop_signal"):
+            continue
+        if field.name == "linux":
+            if any(_holds_enums(f) for f in field.message_type.fields if f.name != "security_context"):
+                return False
+        elif _holds_enums(field):
+            return False
+    return True
+
+
+_SPEC_CACHE_SAFE = _keyed_parts_hold_every_enum()
+_checked_specs: dict[tuple[Any, ...], ContainerSpec] = {}
+
+
+def _spec_key(cfg: pb.ContainerConfig) -> tuple[Any, ...]:
+    """Everything check_container_config and container_spec read of a config but the
+    container's name (which only refusals show)."""
+    return (cfg.linux.security_context.SerializeToString(), tuple(m.SerializeToString() for m in cfg.mounts),
+            tuple((kv.key, kv.value) for kv in cfg.envs), cfg.working_dir, cfg.stop_signal,
+            cfg.stdin, cfg.stdin_once, cfg.tty)
+
+
+def checked_container_spec(cfg: pb.ContainerConfig) -> ContainerSpec:
+    """check_container_config, then container_spec, done once per distinct key (`_spec_key`):
+    a config equal in all but its name and the parts neither reads takes the spec decoded
+    before. Only accepted configs are kept, so a refusal always names its own container."""
+    if not _SPEC_CACHE_SAFE:
+        check_container_config(cfg)
+        return container_spec(cfg)
+    key = _spec_key(cfg)
+    spec = _checked_specs.get(key)
+    if spec is None:
+        check_container_config(cfg)
+        spec = container_spec(cfg)
+        if len(_checked_specs) >= _INTERN_MAX:
+            _checked_specs.clear()
+        _checked_specs[key] = spec
+    return spec
+
+
 def _text(value: bytes | str) -> str:
     return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
 

@@ -21,7 +21,7 @@ from fakecri.server import checkpoint_archives as archives
 from fakecri.server import stats_replies as replies
 from fakecri.server import translate as tr
 from fakecri.server.call_wrapper import too_big
-from fakecri.server.configs import check_container_config, check_sandbox_config, container_spec, sandbox_spec
+from fakecri.server.configs import check_sandbox_config, checked_container_spec, sandbox_spec
 from fakecri.server.events.delivery import deliver
 from fakecri.server.node import Node
 from fakecri.server.processes import exec_to_end
@@ -203,18 +203,17 @@ class RuntimeService:
         cfg = request.config
         if not cfg.image.image:
             raise errors.InvalidArgument("CreateContainer: config.image.image is required")
-        check_container_config(cfg)
-        spec = container_spec(cfg)
+        spec = checked_container_spec(cfg)
         self._confine_container(request.pod_sandbox_id, spec, cfg.log_path)
         c = self.node.runtime.create_container(
             request.pod_sandbox_id,
             name=cfg.metadata.name,
             attempt=cfg.metadata.attempt,
             image=cfg.image.image,
-            labels=dict(cfg.labels),
-            annotations=dict(cfg.annotations),
-            command=tuple(cfg.command),
-            args=tuple(cfg.args),
+            labels=cfg.labels,  # the engine keeps its own copies of these
+            annotations=cfg.annotations,
+            command=cfg.command,
+            args=cfg.args,
             log_path=cfg.log_path,
             resources=tr.resources_from_pb(cfg.linux.resources),
             spec=spec,

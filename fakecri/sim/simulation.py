@@ -15,6 +15,7 @@ by `forget` when the container is removed.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -33,7 +34,7 @@ from fakecri.sim.host import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.live import Decision, LiveInput, LiveInputs
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
-from fakecri.sim.programs import reads_userland, server_for
+from fakecri.sim.programs import may_serve, reads_userland, server_for
 from fakecri.sim.programs.base import Here, Listen, Server
 from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Write, record, spawn
 from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_figures, script_from_settings
@@ -66,6 +67,13 @@ def host_pid(cid: str) -> int:
     """The pid a container's main process has on the node (stable: from its id)."""
     head = cid[:8]
     return 1000 + int(head, 16) % 4_000_000 if head and all(ch in "0123456789abcdef" for ch in head) else 1000
+
+
+@functools.lru_cache(maxsize=1024)
+def _needs_own_plan(argv: tuple[str, ...]) -> bool:
+    """Whether a command line may read its userland (a plan of its own, built with it): a pure
+    function of the command line, asked at every start."""
+    return looks_inside(argv) or reads_userland(argv)
 
 
 def _probe_process(code: int, err: bytes) -> Process:
@@ -141,7 +149,7 @@ class Simulation:
                 inside.mounts_at_start = self.host.mount_points()
         settings = behaviour_annotations(c.annotations, sandbox.annotations, c.name)
         command, args = self.argv_of(c)
-        if not looks_inside(command + args) and not reads_userland(command + args):
+        if not _needs_own_plan(command + args):
             return self._plans.get(command, args, settings)
         inside = self._of(c.id)
         if inside.own_plan is None:  # a command that reads its userland has a plan of its own
@@ -250,7 +258,9 @@ class Simulation:
         inside = self._of(c.id)
         if not inside.server_made:
             command, args = self.argv_of(c)
-            inside.server = server_for(command + args, dict(c.spec.envs), self.content_of(c))
+            content = self.content_of(c)
+            argv = command + args
+            inside.server = server_for(argv, dict(c.spec.envs), content) if may_serve(argv, content) else None
             inside.server_made = True
         return inside.server
 

@@ -78,3 +78,29 @@ def test_invalid_recursive_read_only_mounts_are_refused(rt, img, readonly, propa
     assert words in _refused(_create, rt, sid, cfg, ccfg)
     ccfg.mounts[0].readonly, ccfg.mounts[0].propagation = True, pb.PROPAGATION_PRIVATE
     assert _create(rt, sid, cfg, ccfg).container_id
+
+
+def test_a_config_checked_once_is_decoded_once_and_refusals_still_name_their_container():
+    from fakecri.engine.errors import InvalidArgument
+    from fakecri.server import configs
+
+    first = container_config("one")
+    first.linux.security_context.run_as_user.value = 7
+    first.mounts.append(pb.Mount(container_path="/data", host_path="/tmp"))
+    second = container_config("two")
+    second.CopyFrom(first)
+    second.metadata.name = "two"
+    spec = configs.checked_container_spec(first)
+    assert configs.checked_container_spec(second) is spec == configs.container_spec(second)
+    bad = pb.ContainerConfig()
+    bad.CopyFrom(second)
+    bad.metadata.name = "three"
+    bad.linux.security_context.ClearField("run_as_user")
+    bad.linux.security_context.run_as_group.value = 5
+    for _ in range(2):  # refused each time, each time naming it
+        with pytest.raises(InvalidArgument, match="'three'.*run_as_group"):
+            configs.checked_container_spec(bad)
+    bad.stop_signal = 999  # an enum number outside the enum, in a field of the key
+    bad.linux.security_context.run_as_user.value = 7
+    with pytest.raises(InvalidArgument, match="stop_signal"):
+        configs.checked_container_spec(bad)

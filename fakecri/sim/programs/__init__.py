@@ -10,6 +10,7 @@ last statement does.
 """
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -70,6 +71,21 @@ def program_argv(argv: Sequence[str]) -> tuple[str, ...]:
     return tuple(words)
 
 
+def may_serve(argv: tuple[str, ...], content: ImageContent) -> bool:
+    """False when `server_for` is sure to answer None: an image without a web server of its
+    own, and a command line that runs no serving agnhost subcommand."""
+    return bool(content.http_ports) or _serving_agnhost(argv)
+
+
+@functools.lru_cache(maxsize=1024)
+def _serving_agnhost(argv: tuple[str, ...]) -> bool:
+    words = program_argv(argv)
+    if not words or posixpath.basename(words[0]) not in AGNHOST_NAMES:
+        return False
+    inv = _agnhost.invocation(words)
+    return isinstance(inv, _agnhost.Invocation) and inv.sub in _AGNHOST_SERVERS
+
+
 def server_for(argv: Sequence[str], env: Mapping[str, str], content: ImageContent) -> Server | None:
     """The server the command line `argv` (of an image with `content`) runs; None when it
     serves nothing."""
@@ -109,4 +125,4 @@ def reads_userland(argv: Sequence[str]) -> bool:
     return isinstance(inv, _agnhost.Invocation) and inv.sub in _agnhost.READS_USERLAND
 
 
-__all__ = ["COMMANDS", "Listen", "Server", "program_argv", "reads_userland", "server_for"]
+__all__ = ["COMMANDS", "Listen", "Server", "may_serve", "program_argv", "reads_userland", "server_for"]
