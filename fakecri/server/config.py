@@ -146,7 +146,8 @@ class ServerConfig:
     host_root: str | None = setting(
         None, "Confine the host paths callers name (mounts, log directories and paths, checkpoint archives, "
               "Localhost seccomp profiles) to this existing directory: anything else, '..', or a symlink out is "
-              "refused with PERMISSION_DENIED, and containers see nothing of the host outside it "
+              "refused with PERMISSION_DENIED, containers see nothing of the host outside it and dial only the pod "
+              "network "
               "[default: the whole host].", kind="directory", metavar="DIR")
     # Log nothing at all (the pytest plugin when its log level is not set).
     quiet: bool = setting(False, cli=False)

@@ -15,6 +15,7 @@ import errno
 import ipaddress
 import socket
 import ssl
+from collections.abc import Callable
 
 from fakecri.server.tls import client_context
 from fakecri.sim.steps import REFUSED, RESET, TIMEOUT, UDP, UNREACHABLE, Connect, NetResult
@@ -58,9 +59,26 @@ def _source(step: Connect) -> tuple[str, int] | None:
     return None
 
 
-async def exchange(step: Connect) -> NetResult:
-    """Carry out one `Connect`; never raises (what went wrong is in the result)."""
-    if not reachable(step.host) or not 0 < step.port < 65536:
+def within(cidr: str) -> Callable[[str], bool]:
+    """A `may_dial` for a confined node (`--host-root`): loopback addresses inside `cidr`
+    (the pod network) only, so that pods reach each other and nothing the host serves."""
+    network = ipaddress.ip_network(cidr, strict=False)
+
+    def may_dial(host: str) -> bool:
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            return False
+        return address.is_loopback and address.version == network.version and address in network
+
+    return may_dial
+
+
+async def exchange(step: Connect, may_dial: Callable[[str], bool] = reachable) -> NetResult:
+    """Carry out one `Connect`; never raises (what went wrong is in the result). `may_dial`
+    says which addresses are dialled at all (any loopback address by default); any other is
+    unreachable."""
+    if not may_dial(step.host) or not 0 < step.port < 65536:
         return NetResult(error=UNREACHABLE)
     timeout = min(max(step.timeout_s, 0.001), MAX_TIMEOUT_S)
     if step.proto == UDP:

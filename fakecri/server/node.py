@@ -23,7 +23,7 @@ import math
 import os
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -39,7 +39,7 @@ from fakecri.faults.plan import FaultPlan, FaultRecord
 from fakecri.faults.quirks import Quirk
 from fakecri.server.catalog_file import load_catalog
 from fakecri.server.config import ServerConfig
-from fakecri.server.dialer import exchange
+from fakecri.server.dialer import exchange, within
 from fakecri.server.disk import DiskRoot
 from fakecri.server.events.bus import EventBus, Subscription
 from fakecri.server.events.encoder import EventEncoder
@@ -52,7 +52,7 @@ from fakecri.server.sessions import Sessions
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.live import Decision, Exited, Wrote
 from fakecri.sim.simulation import Simulation
-from fakecri.sim.steps import Connect
+from fakecri.sim.steps import Connect, NetResult
 
 # Drawn once per process: mixed into the id stream so that a restarted fakecri never hands out
 # the ids of an earlier one (a kubelet that lived through the restart still holds those).
@@ -291,9 +291,17 @@ class Node:
         for fn in list(self.output_listeners):
             fn(out)
 
+    def dial(self, step: Connect) -> Awaitable[NetResult]:
+        """Carry out a program's network step on the real network: any loopback address, or
+        with `--host-root` only the pod network's (this node's pod CIDR), so that a confined
+        node's pods reach each other and nothing the host serves."""
+        if not self.host_root.confined:
+            return exchange(step)
+        return exchange(step, within(self.runtime.pod_cidr))
+
     async def _carry(self, cid: str, step: Connect) -> None:
         """Carry out a live program's network step, then let it run on."""
-        result = await exchange(step)
+        result = await self.dial(step)
         try:
             self.apply(self.sim.network_answered(cid, result, self.clock.now_ns()))
             self.commit()

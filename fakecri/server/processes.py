@@ -19,11 +19,12 @@ from fakecri.sim.programs.base import Answer
 from fakecri.sim.steps import Connect, NetResult, Process, Read, Reply, Sleep, Step, Write
 
 Wait = Callable[[float], Awaitable[None]]
+Dial = Callable[[Connect], Awaitable[NetResult]]  # carries out a network step (`Node.dial`)
 MAX_HANDLER_S = 300.0  # a request's handler that would take longer is cut off (its connection dropped)
 
 
 async def exec_to_end(proc: Process, *, wait: Wait, stdin: bytes = b"", timeout_s: float = 0.0,
-                      ended: asyncio.Event | None = None) -> ExecResult:
+                      ended: asyncio.Event | None = None, dial: Dial = exchange) -> ExecResult:
     """Run an exec's process to its end; with `timeout_s` > 0, stop it there (`timed_out`),
     as the runtime kills an exec that outlasts its timeout. `ended`: set when the container
     it runs in stops or goes (a session's watch), which kills it: exit 137, with what it
@@ -62,7 +63,7 @@ async def exec_to_end(proc: Process, *, wait: Wait, stdin: bytes = b"", timeout_
             elif isinstance(step, Connect):
                 started = loop.time()
                 left = budget - spent
-                reply = await exchange(step if left >= step.timeout_s else _shorter(step, left))
+                reply = await dial(step if left >= step.timeout_s else _shorter(step, left))
                 spent += loop.time() - started
                 if spent >= budget:
                     return ExecResult(bytes(out), bytes(err), EXIT_KILLED, budget, True)
@@ -81,7 +82,7 @@ def _shorter(step: Connect, left: float) -> Connect:
 
 
 async def answer(handler: Generator[Step, Reply, Answer], *, wait: Wait,
-                 write: Callable[[str, str], None] | None = None) -> Answer:
+                 write: Callable[[str, str], None] | None = None, dial: Dial = exchange) -> Answer:
     """Run a server's handler to its answer; what it writes (its log) goes to `write(stream, text)`."""
     async def run() -> Answer:
         reply: Any = None
@@ -98,7 +99,7 @@ async def answer(handler: Generator[Step, Reply, Answer], *, wait: Wait,
                     else:
                         await wait(step.ns / 1e9)
                 elif isinstance(step, Connect):
-                    reply = await exchange(step)
+                    reply = await dial(step)
                 step = handler.send(reply)
         except StopIteration as done:
             result: Answer = done.value

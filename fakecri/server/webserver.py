@@ -71,7 +71,7 @@ async def respond(owner: Any, cid: str, port: int, request: bytes, send: Send, *
     server, here = found
     req = HttpRequest(method, target, headers, body[:content_length(head)], peer, local)
     said = await answer(server.http(port, req, here), wait=owner.wait,
-                        write=lambda stream, text: _log(owner, cid, stream, text))
+                        write=lambda stream, text: _log(owner, cid, stream, text), dial=owner.dial)
     if said.response is not None:
         from email.utils import formatdate  # at the first answer, not at every start
 

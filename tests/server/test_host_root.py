@@ -4,12 +4,15 @@ or by a symlink out is refused with PERMISSION_DENIED naming the field and the p
 container reaches nothing of the host outside DIR, even through a symlink planted inside."""
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
 import tarfile
+import threading
 
 import grpc
 import pytest
@@ -181,3 +184,57 @@ def test_a_host_root_that_is_not_a_directory_is_one_line_naming_the_option(tmp_p
     if os.path.isdir(os.path.dirname(sock)):
         os.rmdir(os.path.dirname(sock))
     assert done.returncode == 2 and "--host-root" in done.stderr and "Traceback" not in done.stderr
+
+
+def _served_on(address: str) -> tuple[socket.socket, int]:
+    """A host service: a listener on `address` that answers one HTTP request."""
+    listener = socket.socket()
+    listener.bind((address, 0))
+    listener.listen(4)
+
+    def serve():
+        with contextlib.suppress(OSError):
+            conn, _ = listener.accept()
+            with conn:
+                conn.recv(4096)
+                conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 11\r\n\r\nhost secret")
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, listener.getsockname()[1]
+
+
+@pytest.mark.parametrize("confine", [False, True])
+def test_a_confined_nodes_pods_reach_each_other_and_no_host_service(tmp_path, confine):
+    """Programs in containers dial for real, loopback only. With --host-root a pod reaches the
+    pod network (its CIDR) and nothing else the host serves on loopback."""
+    (tmp_path / "allowed").mkdir()
+    settings = {"host_root": str(tmp_path / "allowed")} if confine else {}
+    host, port = _served_on("127.0.0.2")
+    with host, FakeCRIServer(seed=5, pod_cidr="127.77.0.0/16", state_root=str(tmp_path / "root"),
+                             **settings) as server:
+        ch = grpc.insecure_channel(server.endpoint)
+        rt, img = api_pb2_grpc.RuntimeServiceStub(ch), api_pb2_grpc.ImageServiceStub(ch)
+        image = "registry.k8s.io/e2e-test-images/agnhost:2.63.0"
+        img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image=image)), timeout=T)
+        ids = {}
+        for name, args in (("server", ["netexec", "--http-port=8080"]), ("client", ["pause"])):
+            cfg = sandbox_config(name)
+            sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg), timeout=T).pod_sandbox_id
+            ccfg = container_config(name, image=image, args=args)
+            cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ccfg, sandbox_config=cfg),
+                                     timeout=T).container_id
+            rt.StartContainer(pb.StartContainerRequest(container_id=cid), timeout=T)
+            ip = rt.PodSandboxStatus(pb.PodSandboxStatusRequest(pod_sandbox_id=sid), timeout=T).status.network.ip
+            ids[name] = (cid, ip)
+
+        def fetch(url):
+            r = rt.ExecSync(pb.ExecSyncRequest(container_id=ids["client"][0], cmd=["curl", "-s", "-m", "3", url],
+                                               timeout=10), timeout=T)
+            return r.exit_code, r.stdout
+
+        assert fetch(f"http://{ids['server'][1]}:8080/hostname") == (0, b"server")
+        code, out = fetch(f"http://127.0.0.2:{port}/")
+        if confine:
+            assert code != 0 and out == b""
+        else:
+            assert (code, out) == (0, b"host secret")

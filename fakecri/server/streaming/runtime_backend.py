@@ -27,6 +27,7 @@ from fakecri.engine.records import Container, ContainerState, SandboxState
 from fakecri.server import webserver
 from fakecri.server.dialer import exchange
 from fakecri.server.node import Node
+from fakecri.server.processes import Dial
 from fakecri.server.sessions import Watch, ended
 from fakecri.server.streaming.annotations import PORT_FORWARD_ANNOTATION, parse_port_forward_annotation
 from fakecri.server.streaming.backend import PortForwardBehaviour, Respond, Writer
@@ -80,7 +81,7 @@ class Terminal:
 
 
 async def drive(proc: Process, *, stdin: AsyncIterable[bytes] | None, stdout_write: Writer,
-                stderr_write: Writer, tty: bool, wait) -> int:
+                stderr_write: Writer, tty: bool, wait, dial: Dial = exchange) -> int:
     """Run a shell process live over a client's streams; returns its exit code."""
     inbox: asyncio.Queue[object] = asyncio.Queue(INPUT_BUFFER)
     interrupts = asyncio.Event()
@@ -145,7 +146,7 @@ async def drive(proc: Process, *, stdin: AsyncIterable[bytes] | None, stdout_wri
                     step = proc.throw(Interrupted())
                     continue
             elif isinstance(step, Connect):
-                reply = await exchange(step)  # type: ignore[assignment]
+                reply = await dial(step)  # type: ignore[assignment]
             elif isinstance(step, Trap):
                 pass
             else:
@@ -205,7 +206,8 @@ class RuntimeStreamingBackend:
         proc = self.node.sim.exec_process(c, list(argv), self.node.now_ns(), ctx)
         with self.node.sessions.watch(cid) as watch:
             running = asyncio.ensure_future(drive(proc, stdin=stdin, stdout_write=stdout_write,
-                                                  stderr_write=stderr_write, tty=tty, wait=self.node.wait))
+                                                  stderr_write=stderr_write, tty=tty, wait=self.node.wait,
+                                                  dial=self.node.dial))
             stopped = asyncio.ensure_future(watch.ended.wait())
             try:
                 await asyncio.wait({running, stopped}, return_when=asyncio.FIRST_COMPLETED)
