@@ -45,7 +45,7 @@ RUNTIME_SERVICE = pb.DESCRIPTOR.services_by_name["RuntimeService"]
 IMAGE_SERVICE = pb.DESCRIPTOR.services_by_name["ImageService"]
 CONTROL_SERVICE = cpb.DESCRIPTOR.services_by_name["Control"]
 
-__all__ = ["FakeCRIServer", "ServerErrors", "StartupError", "new_grpc_server", "on_shared_loop",
+__all__ = ["FakeCRIServer", "OnSharedLoop", "ServerErrors", "StartupError", "new_grpc_server", "on_shared_loop",
            "run_on_shared_loop", "short_socket_path"]
 
 
@@ -160,7 +160,76 @@ def short_socket_path(name: str = "cri.sock") -> str:
     return os.path.join(tempfile.mkdtemp(prefix="fc-", dir="/tmp"), name)
 
 
-class FakeCRIServer:
+class OnSharedLoop:
+    """The lifecycle a server and a farm share: `start_async`/`stop_async` on a loop of the
+    caller's (`fakecri serve`), or `start()`/`stop()`/`call()` on the process's shared
+    background loop (tests, the plugin). A subclass names itself in `WHAT` (for errors),
+    sets its default bound in `TIMEOUT_S`, makes `_stopped` in its start_async and sets it
+    at the end of its stop_async."""
+
+    WHAT = "the server"
+    TIMEOUT_S = 15.0
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopped: asyncio.Event | None = None
+
+    async def start_async(self) -> None:
+        raise NotImplementedError
+
+    async def stop_async(self) -> None:
+        raise NotImplementedError
+
+    async def serve_forever(self) -> None:
+        assert self._stopped is not None, "call start_async() first"
+        await self._stopped.wait()
+
+    def _start_threaded(self, timeout: float | None) -> None:
+        """start_async on the shared background loop; returns once it is done."""
+        timeout = self.TIMEOUT_S if timeout is None else timeout
+        loop = on_shared_loop(self)
+        fut = asyncio.run_coroutine_threadsafe(self.start_async(), loop)
+        try:
+            fut.result(timeout)
+        except concurrent.futures.TimeoutError:
+            fut.cancel()
+            off_shared_loop(self)
+            raise StartupError(f"{self.WHAT} did not start within {timeout}s") from None
+        except BaseException:
+            off_shared_loop(self)
+            raise
+        self._loop = loop
+
+    @property
+    def running(self) -> bool:
+        """True between start() and stop() on the shared background loop."""
+        return self._loop is not None
+
+    def stop(self, timeout: float | None = None) -> None:
+        if self._loop is None:
+            return
+        loop, self._loop = self._loop, None
+        off_shared_loop(self)
+        asyncio.run_coroutine_threadsafe(self.stop_async(), loop).result(
+            self.TIMEOUT_S if timeout is None else timeout)
+
+    def call(self, fn: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
+        """Run `fn(*args)` on the loop where the state lives and return its result (awaited
+        if it is a coroutine)."""
+        if self._loop is None:
+            raise RuntimeError(f"{self.WHAT} is not running on a background thread")
+
+        async def run() -> Any:
+            result = fn(*args)
+            if asyncio.iscoroutine(result):
+                result = await result
+            return result
+
+        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(
+            self.TIMEOUT_S if timeout is None else timeout)
+
+
+class FakeCRIServer(OnSharedLoop):
     """A fakecri in this process. Built from keywords alone (`FakeCRIServer(seed=7)`) it
     writes no log line unless `log=True`; built from a ServerConfig (as `fakecri serve`
     does) it follows that config's `quiet`. Without a socket or a TCP address it serves
@@ -180,6 +249,7 @@ class FakeCRIServer:
             overrides["quiet"] = not log
         elif config is None:
             overrides.setdefault("quiet", True)
+        super().__init__()
         config = dataclasses.replace(config or ServerConfig(), **overrides)
         self._made_dir: str | None = None  # the directory made for a socket nobody named
         if not config.socket and not config.listen:
@@ -201,8 +271,6 @@ class FakeCRIServer:
         self._servers: list[grpc.aio.Server] = []
         self._guards: list[SocketGuard] = []
         self._side_services: list[Any] = []
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stopped: asyncio.Event | None = None
 
     # ------------------------------------------------------------ addresses
 
@@ -364,52 +432,12 @@ class FakeCRIServer:
         if self._stopped is not None:
             self._stopped.set()
 
-    async def serve_forever(self) -> None:
-        assert self._stopped is not None, "call start_async() first"
-        await self._stopped.wait()
-
     # ------------------------------------------------------------ threaded lifecycle
 
-    def start(self, timeout: float = 15.0) -> FakeCRIServer:
+    def start(self, timeout: float | None = None) -> FakeCRIServer:
         """Run the server on the process's shared background loop; returns once it accepts calls."""
-        loop = on_shared_loop(self)
-        fut = asyncio.run_coroutine_threadsafe(self.start_async(), loop)
-        try:
-            fut.result(timeout)
-        except concurrent.futures.TimeoutError:
-            fut.cancel()
-            off_shared_loop(self)
-            raise StartupError(f"the server did not start within {timeout}s") from None
-        except BaseException:
-            off_shared_loop(self)
-            raise
-        self._loop = loop
+        self._start_threaded(timeout)
         return self
-
-    @property
-    def running(self) -> bool:
-        """True between start() and stop() of a server on the shared background loop."""
-        return self._loop is not None
-
-    def stop(self, timeout: float = 15.0) -> None:
-        if self._loop is None:
-            return
-        loop, self._loop = self._loop, None
-        off_shared_loop(self)
-        asyncio.run_coroutine_threadsafe(self.stop_async(), loop).result(timeout)
-
-    def call(self, fn: Callable[..., Any], *args: Any, timeout: float = 15.0) -> Any:
-        """Run `fn(*args)` on the server's loop (where the state lives) and return its result."""
-        if self._loop is None:
-            raise RuntimeError("the server is not running on a background thread")
-
-        async def run() -> Any:
-            result = fn(*args)
-            if asyncio.iscoroutine(result):
-                result = await result
-            return result
-
-        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)
 
     def _running_node(self) -> Node:
         if self.node is None:

@@ -18,7 +18,6 @@ every node's series, each labelled node="NAME".
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import dataclasses
 import hashlib
 import ipaddress
@@ -34,7 +33,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.engine import errors
 from fakecri.engine.clock import Clock
-from fakecri.server.app import FakeCRIServer, new_grpc_server, off_shared_loop, on_shared_loop
+from fakecri.server.app import FakeCRIServer, OnSharedLoop, new_grpc_server
 from fakecri.server.catalog_file import load_catalog
 from fakecri.server.config import FarmConfig, ServerConfig, check_cidr, format_address, parse_address
 from fakecri.server.control_routing import node_named, refusal
@@ -157,11 +156,15 @@ def check_farm(config: ServerConfig, farm: FarmConfig) -> None:
                          "shorter directory")
 
 
-class Farm:
+class Farm(OnSharedLoop):
     """Node runtimes on one event loop, one socket each, added and removed at run time."""
+
+    WHAT = "the farm"
+    TIMEOUT_S = 60.0
 
     def __init__(self, config: ServerConfig, farm: FarmConfig, *,
                  clock_for: Callable[[str], Clock] | None = None) -> None:
+        super().__init__()
         check_farm(config, farm)
         assert farm.nodes is not None and farm.socket_dir
         self.config = config
@@ -185,8 +188,6 @@ class Farm:
         self.metrics: FarmMetrics | None = None
         self._metrics_server: MetricsServer | None = None
         self._changing = asyncio.Lock()
-        self._stopped: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
 
     # ------------------------------------------------------------ addresses
 
@@ -390,47 +391,12 @@ class Farm:
         if self._stopped is not None:
             self._stopped.set()
 
-    async def serve_forever(self) -> None:
-        assert self._stopped is not None, "call start_async() first"
-        await self._stopped.wait()
-
     # ------------------------------------------------------------ threaded lifecycle (tests, the plugin)
 
-    def start(self, timeout: float = 60.0) -> Farm:
+    def start(self, timeout: float | None = None) -> Farm:
         """Run the farm on the process's shared background loop; returns once every node serves."""
-        loop = on_shared_loop(self)
-        fut = asyncio.run_coroutine_threadsafe(self.start_async(), loop)
-        try:
-            fut.result(timeout)
-        except concurrent.futures.TimeoutError:
-            fut.cancel()
-            off_shared_loop(self)
-            raise StartupError(f"the farm did not start within {timeout}s") from None
-        except BaseException:
-            off_shared_loop(self)
-            raise
-        self._loop = loop
+        self._start_threaded(timeout)
         return self
-
-    def stop(self, timeout: float = 60.0) -> None:
-        if self._loop is None:
-            return
-        loop, self._loop = self._loop, None
-        off_shared_loop(self)
-        asyncio.run_coroutine_threadsafe(self.stop_async(), loop).result(timeout)
-
-    def call(self, fn: Callable[..., Any], *args: Any, timeout: float = 60.0) -> Any:
-        """Run `fn(*args)` on the farm's loop and return its result (awaited if it is a coroutine)."""
-        if self._loop is None:
-            raise RuntimeError("the farm is not running on a background thread")
-
-        async def run() -> Any:
-            result = fn(*args)
-            if asyncio.iscoroutine(result):
-                result = await result
-            return result
-
-        return asyncio.run_coroutine_threadsafe(run(), self._loop).result(timeout)
 
     def __enter__(self) -> Farm:
         return self.start()

@@ -90,6 +90,8 @@ class _Health(health_pb2_grpc.HealthServicer):
             return health_pb2.HealthCheckResponse(status=health_pb2.HealthCheckResponse.NOT_SERVING)
         await context.abort(grpc.StatusCode.NOT_FOUND, "unknown service")
 
+    # agnhost's grpc-health-checking answers these two itself with Unimplemented
+    # ("unimplemented"), and so does its stand-in here.
     async def Watch(self, request: Any, context: Any) -> Any:
         await context.abort(grpc.StatusCode.UNIMPLEMENTED, "unimplemented")
 

@@ -197,15 +197,18 @@ spec:
 ALREADY_EXISTS = "already exists in sandbox"
 
 
-def wait_for(what: str, check, timeout: float, kubelet: Kubelet):
+def wait_for(what: str, check, timeout: float, kubelet: Kubelet, *, step: float = 1.0, shown=None):
+    """`check()`'s first true answer, asked every `step` seconds; past `timeout` the test fails
+    with `what` and `shown()` (by default the kubelet's pods)."""
     deadline = time.monotonic() + timeout
     while True:
         got = check()
         if got:
             return got
         if time.monotonic() > deadline:
-            pytest.fail(f"{what} within {timeout:.0f} s; pods: {json.dumps(kubelet.pods())[:3000]}")
-        time.sleep(1)
+            said = shown() if shown is not None else f"pods: {json.dumps(kubelet.pods())[:3000]}"
+            pytest.fail(f"{what} within {timeout:.0f} s; {said}")
+        time.sleep(step)
 
 
 def start_static_pods(kubelet: Kubelet) -> None:

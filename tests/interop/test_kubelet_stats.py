@@ -10,14 +10,13 @@ moves.) Slow, and serialised machine-wide with the other kubelet runs.
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
 from fakecri.control_client import ControlClient
 from fakecri.server.app import FakeCRIServer
 
-from interop.kubelet_run import Kubelet
+from interop.kubelet_run import Kubelet, wait_for
 
 pytestmark = pytest.mark.slow
 
@@ -45,14 +44,7 @@ CRITICAL = 'cannot evict a critical pod" pod="default/hog-fakecri-node"'
 
 
 def _wait(what: str, check, timeout: float, kubelet: Kubelet):
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            pytest.fail(f"{what} within {timeout:.0f} s; kubelet log tail: {kubelet.log()[-2000:]}")
-        time.sleep(2)
+    return wait_for(what, check, timeout, kubelet, step=2.0, shown=lambda: f"kubelet log tail: {kubelet.log()[-2000:]}")
 
 
 def _app(kubelet: Kubelet) -> dict | None:
