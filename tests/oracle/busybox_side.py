@@ -36,11 +36,11 @@ _DEVICES = {"null": (1, 3), "zero": (1, 5), "full": (1, 7), "random": (1, 8), "u
 # Run by the host's /bin/sh in fresh UTS and mount namespaces: name the host as the pod is
 # named, mount a /proc of its own in the root (busybox's shell re-executes itself through
 # /proc/self/exe, e.g. for a script without #!), then become the exec'd `sh -c SCRIPT` with the
-# container's supplementary groups, and without the PWD the host shell exported.
+# container's supplementary groups, and without the PWD and OLDPWD the host shell exported.
 _SETUP = (
     'bb=$1 name=$2 root=$3 chroot=$4 groups=$5 script=$6; '
     '"$bb" hostname "$name" && "$bb" mount -t proc proc "$root/proc" && umask 022 && cd / && '
-    'exec "$chroot" --groups="$groups" "$root" /bin/env -u PWD sh -c "$script"'
+    'exec "$chroot" --groups="$groups" "$root" /bin/env -u PWD -u OLDPWD sh -c "$script"'
 )
 _DIRS = ("bin", "dev", "etc", "home", "proc", "root", "sys", "tmp", "usr", "var")
 
