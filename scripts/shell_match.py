@@ -17,7 +17,7 @@ import argparse
 import datetime
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--show", type=int, default=10, help="mismatches printed (default 10)")
     p.add_argument("--notes", help="append a dated markdown section of the mismatches to this file")
     p.add_argument("--notes-limit", type=int, default=40, help="mismatches in the notes section (default 40)")
+    p.add_argument("--label", default="", help="what was judged, for the notes section's heading")
     args = p.parse_args(argv)
     if not available():
         print("shell_match: /usr/bin/busybox is missing (apt-get install busybox-static)", file=sys.stderr)
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     report(outcomes, args.show, elapsed, busybox.chroot)
     if args.notes:
         with open(args.notes, "a") as f:
-            f.write(notes_section(outcomes, args.notes_limit))
+            f.write(notes_section(outcomes, args.notes_limit, args.label))
     return 0
 
 
@@ -112,27 +113,43 @@ def report(outcomes: list[Outcome], show: int, elapsed: float, chroot: bool) -> 
         print(o.describe())
 
 
-def notes_section(outcomes: list[Outcome], limit: int) -> str:
-    """A dated markdown section: the rates, then the mismatches grouped by owner and category."""
+def _spread(group: list[Outcome], n: int) -> list[Outcome]:
+    """Up to n of `group`, taken in turn from each category, so every category is seen."""
+    by_cat: dict[str, list[Outcome]] = defaultdict(list)
+    for o in group:
+        by_cat[o.case.category].append(o)
+    queues = [by_cat[c] for c in sorted(by_cat)]
+    taken: list[Outcome] = []
+    while len(taken) < n and any(queues):
+        for q in queues:
+            if q and len(taken) < n:
+                taken.append(q.pop(0))
+    return sorted(taken, key=lambda o: o.case.category)
+
+
+def notes_section(outcomes: list[Outcome], limit: int, label: str = "") -> str:
+    """A dated markdown section: the rates, then the mismatches grouped by owner and category
+    (each owner gets a share of `limit`)."""
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    lines = [f"\n## {stamp}\n"]
+    lines = [f"\n## {stamp}{' - ' + label if label else ''}\n"]
     rates = _rates(outcomes)
-    lines.append("Match rate: " + ", ".join(f"{cat} {ok}/{n}" for cat, (ok, n) in rates.items()) + "\n")
+    total_ok = sum(ok for ok, _ in rates.values())
+    lines.append(f"Match rate {total_ok}/{len(outcomes)}: "
+                 + ", ".join(f"{cat} {ok}/{n}" for cat, (ok, n) in rates.items()) + "\n")
     bad = [o for o in outcomes if not o.match]
     by_owner: dict[str, list[Outcome]] = defaultdict(list)
     for o in bad:
         by_owner[OWNERS.get(o.case.category, "shell")].append(o)
-    shown = 0
+    share = max(8, limit // max(1, len(by_owner)))
     for owner in sorted(by_owner):
         group = by_owner[owner]
-        take = group[: max(0, limit - shown)] if owner != "generated" else group[:5]
-        if not take:
-            lines.append(f"### {owner}: {len(group)} mismatches (not shown: over the limit)\n")
-            continue
-        lines.append(f"### {owner}: {len(group)} mismatches\n")
-        for o in take:
-            shown += 1
-            lines.append("```\n" + o.describe(width=300) + "\n```\n")
+        counts = ", ".join(f"{cat} {n}" for cat, n in sorted(Counter(o.case.category for o in group).items()))
+        shown = _spread(group, share)
+        more = f"; {len(shown)} shown" if len(shown) < len(group) else ""
+        lines.append(f"### {owner}: {len(group)} mismatches ({counts}){more}\n")
+        for o in shown:
+            lines.append("```\n" + o.describe(width=240) + "\n```")
+        lines.append("")
     return "\n".join(lines)
 
 
