@@ -24,7 +24,7 @@ x=0; echo 5 | read x; echo "x=$x"
 ### background-pid-is-set
 sleep 0.05 & [ -n "$!" ] && echo has-pid; wait
 ### two-background-jobs-wait-all
-(sleep 0.05; echo one) & (echo two) & wait; echo all
+(sleep 0.1; echo one) & (echo two) & wait; echo all
 ### subshell-isolates
 x=1; (x=2; echo in $x); echo out $x
 ### subshell-exit-status
