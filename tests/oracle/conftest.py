@@ -26,3 +26,18 @@ def judge():
     busybox.close()
     fakecri.close()
     server.stop()
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Say how many corpus scripts are judged apart as known mismatches (known_mismatches.py)."""
+    from .corpus import load
+    from .known_mismatches import KNOWN_MISMATCHES
+
+    if config.getoption("collectonly", False):
+        return
+    ran = [r for key in ("passed", "failed") for r in terminalreporter.stats.get(key, [])
+           if "tests/oracle/test_corpus.py" in getattr(r, "nodeid", "")]
+    if ran:
+        terminalreporter.write_line(
+            f"oracle: {len(KNOWN_MISMATCHES)} known mismatches of {len(load())} corpus scripts "
+            "(tests/oracle/known_mismatches.py)")
