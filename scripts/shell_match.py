@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.socket:
         target = "unix:" + args.socket
     else:
-        from fakecri.server.app import FakeCRIServer
+        from fakecri.server.process.app import FakeCRIServer
 
         server = FakeCRIServer(seed=7)
         server.start()

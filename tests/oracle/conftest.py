@@ -15,7 +15,7 @@ MISSING = "the oracle /usr/bin/busybox is missing (apt-get install busybox-stati
 def judge():
     if not available():
         pytest.skip(MISSING)
-    from fakecri.server.app import FakeCRIServer
+    from fakecri.server.process.app import FakeCRIServer
 
     server = FakeCRIServer(seed=7)
     server.start()
