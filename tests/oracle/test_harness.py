@@ -80,3 +80,21 @@ def test_docs_list_every_difference():
     section = text.split("## Differences from busybox", 1)[1].split("\n## ", 1)[0]
     for d in DIFFERENCES:
         assert re.search(re.escape(d.name), section, re.IGNORECASE), f"docs/shell.md lacks {d.name!r}"
+
+
+def test_the_fallback_runs_busybox_sh_from_a_scratch_directory(monkeypatch):
+    """Without root the oracle is `busybox sh` on the host, PATH only the applet links."""
+    from . import busybox_side
+
+    if not busybox_side.available():
+        pytest.skip("the oracle /usr/bin/busybox is missing")
+    monkeypatch.setattr(busybox_side, "_chroot_possible", lambda: False)
+    side = busybox_side.BusyboxSide({}, {"PATH": "/nowhere", "HOME": "/root"}, "oracle")
+    try:
+        parent = side.scratch_parent()
+        r = side.run(f"mkdir -p {parent}/oracle-1 && cd {parent}/oracle-1 && touch x && ls && pwd && echo $PATH")
+        assert r.rc == 0, r
+        out = normalise(r.stdout, scratch=parent).splitlines()
+        assert out[:2] == ["x", "/tmp/oracle-1"] and out[2].endswith("/applets")
+    finally:
+        side.close()
