@@ -65,8 +65,9 @@ def main(argv: list[str] | None = None) -> int:
 
         server = FakeCRIServer(seed=7)
         server.start()
-        server.node.log_rpcs = False
-        target = "unix:" + server.config.socket
+        if server.node is not None:
+            server.node.log_rpcs = False
+        target = f"unix:{server.config.socket}"
     fakecri = FakecriSide(target)
     busybox = BusyboxSide(fakecri.etc_files(), CONTAINER_ENV, POD_NAME)
     judge = Judge(busybox, fakecri)

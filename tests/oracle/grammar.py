@@ -10,6 +10,8 @@ script ends by printing its variables and the last status.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import TypeVar
 
 from hypothesis import strategies as st
 
@@ -19,6 +21,7 @@ WORDS = ("x", "ab", "a b", "", "1", "42", "-n", "f*", "?1", "[ab]", "it's", "a\\
 FILES = ("f1", "f2", "ab.txt")
 FORMATS = ("%s|", "[%s]", "%s\\n", "<%5s>", "%d.", "%-3s|%s\\n")
 MAX_DEPTH = 3
+T = TypeVar("T")
 
 
 def quote(word: str) -> str:
@@ -35,7 +38,7 @@ class Gen:
         self.groups = 0
         self.functions: list[str] = []
 
-    def pick(self, xs):  # type: ignore[no-untyped-def]
+    def pick(self, xs: Sequence[T]) -> T:
         return xs[self.r.randrange(len(xs))]
 
     def chance(self, p: float) -> bool:
