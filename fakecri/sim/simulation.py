@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from fakecri.engine.clock import Clock
 from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound
 from fakecri.engine.images import ImageStore
 from fakecri.engine.plan import Plan
@@ -40,6 +41,7 @@ from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Wri
 from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_figures, script_from_settings
 from fakecri.sim.steps import NO_NETWORK
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
+from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow
 
 _RUNNING = ContainerState.RUNNING
 _CREATED = ContainerState.CREATED
@@ -54,6 +56,7 @@ class RuntimeView(Protocol):
     """What the simulation reads of the engine (fakecri.engine.runtime.Runtime has it)."""
 
     images: ImageStore
+    clock: Clock
 
     def get_container(self, cid: str) -> Container: ...
 
@@ -96,9 +99,14 @@ class Inside:
 
 
 class Simulation:
-    def __init__(self, catalog: Catalog | None = None, host: HostView | None = None) -> None:
+    def __init__(self, catalog: Catalog | None = None, host: HostView | None = None, *, cgroup_version: int = 2,
+                 swap_bytes: int | None = None) -> None:
+        """`cgroup_version`: the cgroup file system containers see (2, or 1); `swap_bytes`: the
+        node's swap as containers' /proc/meminfo shows it (None: the host's)."""
         self.catalog = catalog if catalog is not None else Catalog()
         self.host: HostView = host if host is not None else NoHost()
+        self.cgroup_version = cgroup_version
+        self.swap_bytes = swap_bytes
         self.view: RuntimeView | None = None  # the engine it reads; set by the owner once both exist
         self.live = LiveInputs()
         self._plans = PlanCache()
@@ -286,10 +294,24 @@ class Simulation:
             c = view.get_container(cid)
             sb = view.get_sandbox(c.sandbox_id)
             cid = c.id
+            online = self.host.proc_file("/sys/devices/system/cpu/online").decode("ascii", "replace").strip()
+            cgroup = Cgroup(self.cgroup_version, online or "0", self.swap_bytes, lambda: self.cgroup_now(cid))
             inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self.content_of(c),
                                        processes=lambda: self.processes_seen_from(cid),
-                                       mounts_at_start=inside.mounts_at_start, host=self.host)
+                                       mounts_at_start=inside.mounts_at_start, host=self.host, cgroup=cgroup)
         return inside.userland
+
+    def cgroup_now(self, cid: str) -> CgroupNow:
+        """What container `cid`'s cgroup holds now: its resources as last set, and the usage its
+        stats report at this moment (so a reading inside agrees with ContainerStats)."""
+        view = self._view()
+        c = view.get_container(cid)
+        figures = stats.container_stats(c, view.clock.now_ns(), self.stats_script(c))
+        mem = figures.memory
+        userland = self._of(cid).userland
+        return CgroupNow(c.resources, mem.usage_bytes, mem.working_set_bytes, mem.rss_bytes, mem.page_faults,
+                         mem.major_page_faults, figures.cpu.usage_core_nano_seconds, (1,),
+                         int(userland is not None and userland.oom_killed))
 
     def _context(self, c: Container, ctx: Context | None = None) -> Context:
         """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""

@@ -14,6 +14,7 @@ from typing import Protocol
 
 from fakecri.engine.specs import Mount
 from fakecri.sim.host import HostError, HostFs, HostView
+from fakecri.sim.userland.cgroupfs import Cgroup, mount_lines
 from fakecri.sim.userland.fs import FsStat
 from fakecri.sim.userland.spec import UserlandSpec
 
@@ -29,6 +30,7 @@ class World(Protocol):
 
     spec: UserlandSpec
     host: HostView
+    cgroup: Cgroup
 
     def mounts_made_inside(self) -> list[tuple[str, str]]: ...
 
@@ -110,8 +112,14 @@ def _kernel(world: World) -> list[FsStat]:
         FsStat("devpts", "/dev/pts", "devpts", "rw,nosuid,noexec,relatime,gid=5,mode=620,ptmxmode=666"),
         FsStat("mqueue", "/dev/mqueue", "mqueue", "rw,nosuid,nodev,noexec,relatime"),
         FsStat("sysfs", "/sys", "sysfs", sys_opts),
-        FsStat("cgroup", "/sys/fs/cgroup", "cgroup2", sys_opts),
+        *(_cgroup_fs(*line) for line in mount_lines(world.cgroup, sys_opts)),
     ]
+
+
+def _cgroup_fs(source: str, point: str, fs_type: str, options: str) -> FsStat:
+    if fs_type == "tmpfs":
+        return _tmpfs(source, point, options, SMALL_TMPFS)
+    return FsStat(source, point, fs_type, options)
 
 
 def _shm() -> FsStat:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from fakecri.engine.specs import NODE, Mount
 from fakecri.sim.host import HostError, HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
+from fakecri.sim.userland.cgroupfs import Cgroup, cgroup_dirs, cgroup_links, cgroup_names
 from fakecri.sim.userland.filesystems import statfs_of, table
 from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who, X, may, to_container, to_host
 from fakecri.sim.userland.generated import LISTED, generated_dirs, generated_file
@@ -56,11 +57,14 @@ def _within(path: str, root: str) -> bool:
 class Userland(MountsInside):
     def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX,
                  processes: Callable[[], list[tuple[int, str]]] | None = None,
-                 mounts_at_start: frozenset[str] | None = None, host: HostView | None = None) -> None:
+                 mounts_at_start: frozenset[str] | None = None, host: HostView | None = None,
+                 cgroup: Cgroup | None = None) -> None:
         """`processes`: what its PID namespace shows; `mounts_at_start`: the host's mount points
         when the container started (a private mount hides what the host mounted under it
-        since); `host`: what of the host its mounts and shared namespaces reach."""
+        since); `host`: what of the host its mounts and shared namespaces reach; `cgroup`: its
+        cgroup as /sys/fs/cgroup shows it."""
         self.spec = spec
+        self.cgroup = cgroup if cgroup is not None else Cgroup()
         self.host: HostView = host if host is not None else NoHost()
         # (pid, command line) its PID namespace shows, pid 1 first (the runtime knows them)
         self.processes = processes or (lambda: [(1, "sh")])
@@ -73,7 +77,8 @@ class Userland(MountsInside):
         self._shown: dict[str, list[str]] = {}  # target -> host paths a bidirectional mount copied out
         self._files: dict[str, bytes] = {}  # the in-memory layer of the root filesystem
         self._dirs: set[str] = set(ROOT_DIRS)
-        self._links: dict[str, str] = {}  # symlinks made in the in-memory layer: path -> target
+        self._links: dict[str, str] = cgroup_links(self.cgroup)  # symlinks of the in-memory layer: path -> target
+        self._dirs |= cgroup_dirs(self.cgroup)
         self._meta: dict[str, tuple[int, int, int]] = {}  # (mode, uid, gid) of in-memory paths made or changed
         self._removed: set[str] = set()  # generated files deleted in this container
         self.oom_killed = False  # a process of the container went beyond its memory limit
@@ -348,7 +353,8 @@ class Userland(MountsInside):
         prefix = p.rstrip("/") + "/"
         candidates = (set(self._files) | self._dirs | set(self._links) | generated_dirs(self.spec)
                       | self._mount_dirs | {posixpath.normpath(m.container_path) for m in self.spec.mounts}
-                      | set(LISTED) | {"/proc/sys/" + k for k, _ in self.spec.sysctls})
+                      | set(LISTED) | {"/proc/sys/" + k for k, _ in self.spec.sysctls}
+                      | (cgroup_names(self.cgroup) if p.startswith("/sys/fs/cgroup") else set()))
         for c in candidates:
             if c.startswith(prefix) and c != p and c not in self._removed:
                 names.add(c[len(prefix):].split("/", 1)[0])
@@ -383,7 +389,8 @@ class Userland(MountsInside):
                                         or not self._on_submount(mounted[0].host_path, mounted[1])):
                 raise FileError(READ_ONLY)
             return mounted
-        if self.spec.readonly_rootfs and not path.startswith(TMPFS):
+        if (self.spec.readonly_rootfs and not path.startswith(TMPFS)) or (
+                path.startswith("/sys/") and not self.spec.privileged):  # runc mounts /sys read-only
             raise FileError(READ_ONLY)
         return None
 
