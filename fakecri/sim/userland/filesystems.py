@@ -16,6 +16,7 @@ from fakecri.engine.specs import Mount
 from fakecri.sim.host import HostError, HostFs, HostView
 from fakecri.sim.userland.cgroupfs import Cgroup, mount_lines
 from fakecri.sim.userland.fs import FsStat
+from fakecri.sim.userland.masks import mount_lines as mask_lines
 from fakecri.sim.userland.spec import UserlandSpec
 
 TMPFS_PREFIX = "\0tmpfs"  # (inside_mounts.TMPFS) where a tmpfs mounted inside keeps its files
@@ -37,6 +38,10 @@ class World(Protocol):
     def tmpfs_options(self, target: str) -> str: ...
 
     def backing(self, path: str) -> tuple[Mount, str] | None: ...
+
+    def exists(self, path: str) -> bool: ...
+
+    def is_dir(self, path: str) -> bool: ...
 
 
 def size_option(options: str) -> int | None:
@@ -145,6 +150,9 @@ def table(world: World) -> list[FsStat]:
         if m.host_path and m.container_path:
             out.append(_host_backed(world, m, m.host_path))
     out.append(_shm())
+    spec = world.spec
+    if spec.readonly_paths or spec.masked_paths:
+        out += mask_lines(spec, world.exists, world.is_dir, lambda path: statfs_of(world, path))
     out += [_made_inside(world, source, target) for source, target in world.mounts_made_inside()]
     return out
 

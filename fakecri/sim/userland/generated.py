@@ -39,6 +39,10 @@ class Userland(Protocol):
 
     def backing(self, path: str) -> tuple[Mount, str] | None: ...
 
+    def exists(self, path: str) -> bool: ...
+
+    def is_dir(self, path: str) -> bool: ...
+
 # the generated files a directory listing shows (the /proc/sys ones follow the sysctls)
 LISTED = ("/etc/hostname", "/etc/hosts", "/etc/resolv.conf", "/etc/passwd", "/etc/group", "/proc/mounts",
           "/proc/self/mounts", "/proc/meminfo",

@@ -29,6 +29,7 @@ from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who,
 from fakecri.sim.userland.generated import LISTED, generated_dirs, generated_file
 from fakecri.sim.userland.identity import accounts, identity
 from fakecri.sim.userland.inside_mounts import NO_SUCH, NOT_DIR, TMPFS, FileError, MountsInside
+from fakecri.sim.userland.masks import NULL_DEVICE, masked_dir, masked_file
 from fakecri.sim.userland.privilege import Privilege, privilege
 from fakecri.sim.userland.spec import UserlandSpec
 
@@ -234,6 +235,9 @@ class Userland(MountsInside):
         """What is at the resolved path `p` itself (a symlink there not followed); None: nothing."""
         if not p:
             return None
+        if self.spec.masked_paths and (masked_file(self.spec, p) or masked_dir(self.spec, p)):
+            return NULL_DEVICE if masked_file(self.spec, p) else (
+                FileStat("dir", DIR_MODE, 0, 0, 40, nlink=2) if masked_dir(self.spec, p) == p else None)
         mounted = self._mount(p)
         if mounted is not None:
             hidden = self._hidden(mounted)
@@ -341,6 +345,8 @@ class Userland(MountsInside):
             raise FileError(NOT_DIR)
         if not may(self.who, node, R):
             raise FileError(DENIED)
+        if self.spec.masked_paths and masked_dir(self.spec, p):
+            return []  # an empty tmpfs covers it
         mounted = self._mount(p)
         if mounted is not None:
             if self._hidden(mounted) is not None:
@@ -381,7 +387,8 @@ class Userland(MountsInside):
 
     def _writable(self, path: str) -> tuple[Mount, str] | None:
         """Check the file system lets `path` change; the mount it is on (None: the root filesystem)."""
-        if self._under(path, self.spec.readonly_paths) or path.startswith("/proc/sys/"):
+        if (self._under(path, self.spec.readonly_paths) or path.startswith("/proc/sys/")
+                or (self.spec.masked_paths and masked_dir(self.spec, path))):
             raise FileError(READ_ONLY)
         mounted = self._mount(path)
         if mounted is not None:
@@ -430,6 +437,8 @@ class Userland(MountsInside):
         if node is not None and node.kind == "dir":
             raise FileError(IS_DIR)
         mounted = self._writable(p)
+        if self.spec.masked_paths and masked_file(self.spec, p):
+            return  # /dev/null takes it
         parent = None
         if node is None:
             parent = self._creatable(p)
