@@ -223,6 +223,14 @@ class Simulation:
             self._contents[key] = content
         return content
 
+    def image_content(self, ref: str) -> ImageContent:
+        """What is inside the image `ref` names (an id, a tag or a digest; an image volume's)."""
+        try:
+            img: Image | None = self._view().images.resolve(ref)
+        except CoreError:
+            img = None
+        return self._content_for(img, ref)
+
     def _content_for(self, img: Image | None, ref: str) -> ImageContent:
         names = (list(img.repo_tags) + list(img.repo_digests)) if img is not None else []
         for name in names + [ref]:
@@ -298,7 +306,8 @@ class Simulation:
             cgroup = Cgroup(self.cgroup_version, online or "0", self.swap_bytes, lambda: self.cgroup_now(cid))
             inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self.content_of(c),
                                        processes=lambda: self.processes_seen_from(cid),
-                                       mounts_at_start=inside.mounts_at_start, host=self.host, cgroup=cgroup)
+                                       mounts_at_start=inside.mounts_at_start, host=self.host, cgroup=cgroup,
+                                       images=self.image_content)
         return inside.userland
 
     def cgroup_now(self, cid: str) -> CgroupNow:

@@ -16,6 +16,7 @@ from fakecri.engine.specs import Mount
 from fakecri.sim.host import HostError, HostFs, HostView
 from fakecri.sim.userland.cgroupfs import Cgroup, mount_lines
 from fakecri.sim.userland.fs import FsStat
+from fakecri.sim.userland.image_volumes import mount_line as image_mount_line
 from fakecri.sim.userland.masks import mount_lines as mask_lines
 from fakecri.sim.userland.spec import UserlandSpec
 
@@ -149,6 +150,8 @@ def table(world: World) -> list[FsStat]:
     for m in world.spec.mounts:
         if m.host_path and m.container_path:
             out.append(_host_backed(world, m, m.host_path))
+        elif m.image and m.container_path:
+            out.append(image_mount_line(m))
     out.append(_shm())
     spec = world.spec
     if spec.readonly_paths or spec.masked_paths:

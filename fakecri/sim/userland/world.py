@@ -28,6 +28,7 @@ from fakecri.sim.userland.filesystems import statfs_of, table
 from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who, X, may, to_container, to_host
 from fakecri.sim.userland.generated import LISTED, generated_dirs, generated_file
 from fakecri.sim.userland.identity import accounts, identity
+from fakecri.sim.userland.image_volumes import image_files, image_mounts
 from fakecri.sim.userland.inside_mounts import NO_SUCH, NOT_DIR, TMPFS, FileError, MountsInside
 from fakecri.sim.userland.masks import NULL_DEVICE, masked_dir, masked_file
 from fakecri.sim.userland.privilege import Privilege, privilege
@@ -59,11 +60,11 @@ class Userland(MountsInside):
     def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX,
                  processes: Callable[[], list[tuple[int, str]]] | None = None,
                  mounts_at_start: frozenset[str] | None = None, host: HostView | None = None,
-                 cgroup: Cgroup | None = None) -> None:
+                 cgroup: Cgroup | None = None, images: Callable[[str], ImageContent] | None = None) -> None:
         """`processes`: what its PID namespace shows; `mounts_at_start`: the host's mount points
         when the container started (a private mount hides what the host mounted under it
         since); `host`: what of the host its mounts and shared namespaces reach; `cgroup`: its
-        cgroup as /sys/fs/cgroup shows it."""
+        cgroup as /sys/fs/cgroup shows it; `images`: an image's content by reference (image volumes)."""
         self.spec = spec
         self.cgroup = cgroup if cgroup is not None else Cgroup()
         self.host: HostView = host if host is not None else NoHost()
@@ -80,6 +81,11 @@ class Userland(MountsInside):
         self._dirs: set[str] = set(ROOT_DIRS)
         self._links: dict[str, str] = cgroup_links(self.cgroup)  # symlinks of the in-memory layer: path -> target
         self._dirs |= cgroup_dirs(self.cgroup)
+        self._image_roots: set[str] = set()
+        if images is not None and image_mounts(spec.mounts):  # their files, as a read-only layer
+            files, dirs, self._image_roots = image_files(spec.mounts, images)
+            self._files.update(files)
+            self._dirs |= dirs
         self._meta: dict[str, tuple[int, int, int]] = {}  # (mode, uid, gid) of in-memory paths made or changed
         self._removed: set[str] = set()  # generated files deleted in this container
         self.oom_killed = False  # a process of the container went beyond its memory limit
@@ -397,7 +403,8 @@ class Userland(MountsInside):
                 raise FileError(READ_ONLY)
             return mounted
         if (self.spec.readonly_rootfs and not path.startswith(TMPFS)) or (
-                path.startswith("/sys/") and not self.spec.privileged):  # runc mounts /sys read-only
+                path.startswith("/sys/") and not self.spec.privileged) or (  # runc mounts /sys read-only
+                self._image_roots and any(_within(path, root) for root in self._image_roots)):
             raise FileError(READ_ONLY)
         return None
 
