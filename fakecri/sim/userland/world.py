@@ -25,7 +25,7 @@ from fakecri.sim.host import HostError, HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.cgroupfs import Cgroup, cgroup_dirs, cgroup_links, cgroup_names
 from fakecri.sim.userland.filesystems import statfs_of, table
-from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who, X, may, to_container, to_host
+from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who, X, disk_id, may, shown_id
 from fakecri.sim.userland.generated import LISTED, generated_dirs, generated_file
 from fakecri.sim.userland.identity import accounts, identity
 from fakecri.sim.userland.image_volumes import image_files, image_mounts
@@ -255,9 +255,10 @@ class Userland(MountsInside):
                 target = self.host.readlink(mounted[1]) if hs.kind == "link" else ""
             except HostError:
                 return None
-            return FileStat(hs.kind, hs.mode, to_container(hs.uid, self.spec.uid_map),
-                            to_container(hs.gid, self.spec.gid_map), hs.size, hs.mtime_ns, hs.nlink, hs.blocks,
-                            hs.inode, hs.device, target)
+            m = mounted[0]
+            return FileStat(hs.kind, hs.mode, shown_id(hs.uid, m.uid_mappings, self.spec.uid_map),
+                            shown_id(hs.gid, m.gid_mappings, self.spec.gid_map), hs.size, hs.mtime_ns, hs.nlink,
+                            hs.blocks, hs.inode, hs.device, target)
         mode, uid, gid = self._meta.get(p, (-1, 0, 0))
         if p in self._links:
             target = self._links[p]
@@ -429,7 +430,9 @@ class Userland(MountsInside):
             self._meta[p] = (mode, self.uid, gid)
             return
         try:  # the owner first: a chown clears the setuid and setgid bits of a file
-            self.host.chown(mounted[1], to_host(self.uid, self.spec.uid_map), to_host(gid, self.spec.gid_map))
+            m = mounted[0]
+            self.host.chown(mounted[1], disk_id(self.uid, m.uid_mappings, self.spec.uid_map),
+                            disk_id(gid, m.gid_mappings, self.spec.gid_map))
         except HostError:
             pass  # fakecri may not give files away (it is not root): the host shows its own ids
         try:
@@ -576,6 +579,8 @@ class Userland(MountsInside):
             self._meta[p] = (mode, uid, gid)
             return
         try:
-            self.host.chown(mounted[1], to_host(uid, self.spec.uid_map), to_host(gid, self.spec.gid_map))
+            m = mounted[0]
+            self.host.chown(mounted[1], disk_id(uid, m.uid_mappings, self.spec.uid_map),
+                            disk_id(gid, m.gid_mappings, self.spec.gid_map))
         except HostError as exc:
             raise FileError(exc.reason) from None
