@@ -7,7 +7,7 @@ import pytest
 
 from fakecri.engine.records import Resources
 from fakecri.engine.specs import ContainerSpec, Mount
-from fakecri.server.host import LocalHost
+from fakecri.server.host.host import LocalHost
 from fakecri.sim import stats
 from fakecri.sim.userland.cgroupfs import V1_UNLIMITED, shares_to_weight
 

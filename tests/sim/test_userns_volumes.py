@@ -9,7 +9,7 @@ import os
 import pytest
 
 from fakecri.engine.specs import POD, ContainerSpec, Mount, Namespaces, SandboxSpec, UserNamespace
-from fakecri.server.host import LocalHost
+from fakecri.server.host.host import LocalHost
 
 MAP = ((0, 100_000, 65_536),)
 
