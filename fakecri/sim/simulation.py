@@ -21,10 +21,11 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from fakecri.engine.clock import Clock
-from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound
+from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound, Other
+from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED
 from fakecri.engine.images import ImageStore
 from fakecri.engine.plan import Plan
-from fakecri.engine.records import Container, ContainerState, Image, Sandbox
+from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
 from fakecri.engine.references import normalize
 from fakecri.engine.specs import CONTAINER, POD
 from fakecri.sim import stats
@@ -33,7 +34,7 @@ from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
 from fakecri.sim.host import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
-from fakecri.sim.live import Decision, LiveInput, LiveInputs
+from fakecri.sim.live import Decision, Exited, LiveInput, LiveInputs
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.programs import may_serve, reads_userland, server_for
 from fakecri.sim.programs.base import Here, Listen, Server
@@ -309,6 +310,30 @@ class Simulation:
                                        mounts_at_start=inside.mounts_at_start, host=self.host, cgroup=cgroup,
                                        images=self.image_content)
         return inside.userland
+
+    def resize(self, c: Container, new: Resources) -> list[Decision]:
+        """What the kernel makes of a lower memory limit for running container `c`, before the
+        engine stores it. Memory it cannot reclaim is what its scripted stats say it holds (the
+        RSS, by default the working set); the default figures are taken to follow the limit (they
+        stay under it). cgroup v1 refuses a limit below that (EBUSY): containerd answers UNKNOWN
+        with runc's words and nothing changes. cgroup v2 takes it and OOM-kills the container:
+        its exit (137, OOMKilled) follows the update."""
+        limit, old = new.memory_limit_in_bytes, c.resources.memory_limit_in_bytes
+        script = self.stats_script(c)
+        if (c.state != _RUNNING or limit <= 0 or 0 < old <= limit  # no new limit, or not a lower one
+                or script is None or script.get("memory") is None):
+            return []
+        now = self.cgroup_now(c.id)
+        if limit >= now.memory_rss:
+            return []
+        if self.cgroup_version == 1:
+            raise Other("UNKNOWN", f"failed to update resources: failed to update resources: unable to set memory "
+                                   f"limit to {limit} (current usage: {now.memory_usage}, peak usage: "
+                                   f"{now.memory_usage})")
+        userland = self._of(c.id).userland
+        if userland is not None:
+            userland.oom_killed = True
+        return [Exited(c.id, EXIT_KILLED, OOM_KILLED, self._view().clock.now_ns())]
 
     def cgroup_now(self, cid: str) -> CgroupNow:
         """What container `cid`'s cgroup holds now: its resources as last set, and the usage its
