@@ -125,3 +125,11 @@ def test_hostname_looks_itself_up_in_etc_hosts(run, local_host, tmp_path):
     hosts.write_text("127.0.0.1\tlocalhost\n")
     assert sh("hostname -f") == (1, "", "hostname: web-0: Unknown host\n")
     assert sh("hostname -x")[0] == 1
+
+
+def test_dd_meets_the_limit_as_last_set(run, runtime):
+    sh = run(Resources(memory_limit_in_bytes=15 * MIB))
+    assert sh("dd if=/dev/zero of=/dev/null bs=20M count=1")[0] == 137
+    sh = run(Resources(memory_limit_in_bytes=15 * MIB))
+    runtime.update_container_resources(sh.container.id, Resources(memory_limit_in_bytes=64 * MIB))
+    assert sh("dd if=/dev/zero of=/dev/null bs=20M count=1")[0] == 0

@@ -260,7 +260,7 @@ def _dd(args: list[str], io: Io) -> Process:
     if block is None or ("count" in opts and count is None):
         yield from io.error(f"dd: invalid number '{opts.get('bs') if block is None else opts['count']}'\n")
         return 1
-    limit = world.spec.memory_limit
+    limit = world.cgroup.now().resources.memory_limit_in_bytes  # as last set (a resize moves it)
     if 0 < limit <= block:
         world.oom_killed = True
         return 137

@@ -65,7 +65,7 @@ def _memory_default(world: World) -> int:
             parts = line.split()
             total = int(parts[1]) * 1024 if len(parts) > 1 and parts[1].isdigit() else 0
     half = total // 2 or SMALL_TMPFS
-    limit = world.spec.memory_limit
+    limit = world.cgroup.now().resources.memory_limit_in_bytes
     return min(half, limit) if limit > 0 else half
 
 

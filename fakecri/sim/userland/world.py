@@ -20,10 +20,11 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 
+from fakecri.engine.records import Resources
 from fakecri.engine.specs import NODE, Mount
 from fakecri.sim.host import HostError, HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
-from fakecri.sim.userland.cgroupfs import Cgroup, cgroup_dirs, cgroup_links, cgroup_names
+from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow, cgroup_dirs, cgroup_links, cgroup_names
 from fakecri.sim.userland.filesystems import statfs_of, table
 from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who, X, disk_id, may, shown_id
 from fakecri.sim.userland.generated import LISTED, generated_dirs, generated_file
@@ -66,7 +67,8 @@ class Userland(MountsInside):
         since); `host`: what of the host its mounts and shared namespaces reach; `cgroup`: its
         cgroup as /sys/fs/cgroup shows it; `images`: an image's content by reference (image volumes)."""
         self.spec = spec
-        self.cgroup = cgroup if cgroup is not None else Cgroup()
+        self.cgroup = cgroup if cgroup is not None else Cgroup(now=lambda: CgroupNow(
+            Resources(memory_limit_in_bytes=spec.memory_limit)))  # no runtime to ask: the spec's limit
         self.host: HostView = host if host is not None else NoHost()
         # (pid, command line) its PID namespace shows, pid 1 first (the runtime knows them)
         self.processes = processes or (lambda: [(1, "sh")])
