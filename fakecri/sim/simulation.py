@@ -97,6 +97,7 @@ class Inside:
     mounts_at_start: frozenset[str] | None = None  # for a private host mount: the host's mounts at start
     server: Server | None = None  # what its program serves (made on first need)
     server_made: bool = False
+    oom_score_adj: int | None = None  # what its process started with, once an update asked for another
 
 
 class Simulation:
@@ -318,6 +319,10 @@ class Simulation:
         stay under it). cgroup v1 refuses a limit below that (EBUSY): containerd answers UNKNOWN
         with runc's words and nothing changes. cgroup v2 takes it and OOM-kills the container:
         its exit (137, OOMKilled) follows the update."""
+        if c.state == _RUNNING and new.oom_score_adj != c.resources.oom_score_adj:
+            inside = self._of(c.id)  # runc does not change a running process's oom_score_adj
+            if inside.oom_score_adj is None:
+                inside.oom_score_adj = c.resources.oom_score_adj
         limit, old = new.memory_limit_in_bytes, c.resources.memory_limit_in_bytes
         script = self.stats_script(c)
         if (c.state != _RUNNING or limit <= 0 or 0 < old <= limit  # no new limit, or not a lower one
@@ -342,10 +347,10 @@ class Simulation:
         c = view.get_container(cid)
         figures = stats.container_stats(c, view.clock.now_ns(), self.stats_script(c))
         mem = figures.memory
-        userland = self._of(cid).userland
+        inside = self._of(cid)
         return CgroupNow(c.resources, mem.usage_bytes, mem.working_set_bytes, mem.rss_bytes, mem.page_faults,
                          mem.major_page_faults, figures.cpu.usage_core_nano_seconds, (1,),
-                         int(userland is not None and userland.oom_killed))
+                         int(inside.userland is not None and inside.userland.oom_killed), inside.oom_score_adj)
 
     def _context(self, c: Container, ctx: Context | None = None) -> Context:
         """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""

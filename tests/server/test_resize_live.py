@@ -142,3 +142,11 @@ def test_the_generic_faults_fail_or_delay_an_update(faulty_rt):
     rt.UpdatePodSandboxResources(pb.UpdatePodSandboxResourcesRequest(
         pod_sandbox_id=sandbox, resources=pb.LinuxContainerResources(memory_limit_in_bytes=400 * MIB)))
     assert time.monotonic() - began >= 0.25
+
+
+def test_oom_score_adj_stays_what_the_process_started_with(rt, img):
+    cid = _start(rt, img, pb.LinuxContainerResources(memory_limit_in_bytes=200 * MIB, oom_score_adj=900))
+    rt.UpdateContainerResources(pb.UpdateContainerResourcesRequest(container_id=cid, linux=pb.LinuxContainerResources(
+        memory_limit_in_bytes=300 * MIB, oom_score_adj=500)))
+    assert _status(rt, cid).resources.linux.oom_score_adj == 500  # the spec says the new one
+    assert _sh(rt, cid, "cat /proc/1/oom_score_adj") == "900\n"  # runc leaves the running process alone

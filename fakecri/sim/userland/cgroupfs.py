@@ -56,6 +56,7 @@ class CgroupNow:
     cpu_usage_ns: int = 0
     pids: tuple[int, ...] = (1,)
     oom_kills: int = 0
+    oom_score_adj: int | None = None  # its process's, when it differs from the resources' (set at the start)
 
 
 def _empty() -> CgroupNow:

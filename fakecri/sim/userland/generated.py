@@ -148,7 +148,8 @@ def generated_file(world: Userland, path: str) -> bytes | None:
     if path == "/proc/meminfo":
         return meminfo(world)
     if path in ("/proc/self/oom_score_adj", "/proc/1/oom_score_adj"):
-        return f"{world.cgroup.now().resources.oom_score_adj}\n".encode()
+        now = world.cgroup.now()
+        return f"{now.resources.oom_score_adj if now.oom_score_adj is None else now.oom_score_adj}\n".encode()
     if path.startswith("/proc/sys/"):
         value = spec.sysctl(path[len("/proc/sys/"):])
         if value is not None:
