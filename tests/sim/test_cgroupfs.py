@@ -133,3 +133,13 @@ def test_dd_meets_the_limit_as_last_set(run, runtime):
     sh = run(Resources(memory_limit_in_bytes=15 * MIB))
     runtime.update_container_resources(sh.container.id, Resources(memory_limit_in_bytes=64 * MIB))
     assert sh("dd if=/dev/zero of=/dev/null bs=20M count=1")[0] == 0
+
+
+def test_the_kubelets_limited_swap_share_reaches_the_file_and_the_stats(run, joined):
+    # LimitedSwap (the kubelet's calcSwapForBurstablePods): request / node memory x node swap
+    request, node_memory, node_swap = 128 * MIB, 8192 * MIB, 2048 * MIB
+    share = int(request / node_memory * node_swap)
+    sh = run(Resources(memory_limit_in_bytes=256 * MIB, unified=(("memory.swap.max", str(share)),)), swap=node_swap)
+    assert sh("cat /sys/fs/cgroup/memory.swap.max")[1] == f"{share}\n"
+    c = joined.runtime.get_container(sh.container.id)
+    assert stats.container_stats(c, joined.clock.now_ns()).swap.swap_available_bytes == share
