@@ -21,11 +21,10 @@ def local_host(joined):
     host.close()
 
 
-def _run(joined, pods, volume, idmapped: bool, **container):
+def _run(joined, pods, volume, mappings=(), **container):
     userns = Namespaces(userns=UserNamespace(mode=POD, uids=MAP, gids=MAP))
     sb = pods.sandbox(spec=SandboxSpec(namespaces=userns))
-    mount = Mount(container_path="/vol", host_path=str(volume), uid_mappings=MAP if idmapped else (),
-                  gid_mappings=MAP if idmapped else ())
+    mount = Mount(container_path="/vol", host_path=str(volume), uid_mappings=mappings, gid_mappings=mappings)
     c = pods.running(sb, spec=ContainerSpec(mounts=(mount,), **container))
 
     def sh(cmd: str) -> tuple[int, str, str]:
@@ -34,15 +33,16 @@ def _run(joined, pods, volume, idmapped: bool, **container):
     return sh
 
 
-def test_owners_through_an_idmapped_mount_and_without_one(joined, pods, local_host, tmp_path):
+def test_owners_through_the_idmapped_volume(joined, pods, local_host, tmp_path):
     volume = tmp_path / "vol"
     volume.mkdir()
     (volume / "f").write_text("x")
     owner = os.stat(volume / "f").st_uid
     shown = owner if owner < 65_536 else 65534
-    sh = _run(joined, pods, volume, idmapped=True)
+    sh = _run(joined, pods, volume)  # no maps named: idmapped with the pod's, as containerd mounts it
     assert sh("cat /proc/self/uid_map") == (0, "         0     100000      65536\n", "")
     assert sh("stat -c %u /vol/f") == (0, f"{shown}\n", "")
-    plain = _run(joined, pods, volume, idmapped=False)
-    expected = owner - 100_000 if 100_000 <= owner < 165_536 else 65534
-    assert plain("stat -c %u /vol/f") == (0, f"{expected}\n", "")
+    assert _run(joined, pods, volume, MAP)("stat -c %u /vol/f") == (0, f"{shown}\n", "")
+    # a mount that names maps of its own that lead outside the pod's range: the overflow id
+    other = _run(joined, pods, volume, ((0, 500_000, 65_536),))
+    assert other("stat -c %u /vol/f") == (0, "65534\n", "")
