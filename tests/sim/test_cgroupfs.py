@@ -143,3 +143,11 @@ def test_the_kubelets_limited_swap_share_reaches_the_file_and_the_stats(run, joi
     assert sh("cat /sys/fs/cgroup/memory.swap.max")[1] == f"{share}\n"
     c = joined.runtime.get_container(sh.container.id)
     assert stats.container_stats(c, joined.clock.now_ns()).swap.swap_available_bytes == share
+
+
+def test_the_kernels_own_proc_files_are_the_hosts(run, local_host):
+    sh = run(Resources(cpuset_cpus="0"))
+    with open("/proc/version") as f:
+        assert sh("cat /proc/version")[1] == f.read()
+    code, out, _ = sh("grep -c processor /proc/cpuinfo")
+    assert code == 0 and int(out) >= 1  # every CPU of the host, whatever the cpuset

@@ -76,6 +76,7 @@ def status_text(world: Userland) -> bytes:
             f"Mems_allowed_list:\t{res.cpuset_mems or '0'}\n").encode()
 
 
+HOST_PROC = ("/proc/cpuinfo", "/proc/loadavg", "/proc/uptime", "/proc/version", "/proc/stat")
 FALLBACK_MEMORY_KB = 16 * 1024 * 1024  # MemTotal where the host's /proc/meminfo cannot be read
 
 
@@ -147,6 +148,8 @@ def generated_file(world: Userland, path: str) -> bytes | None:
         return proc_cgroup(world.cgroup)
     if path == "/proc/meminfo":
         return meminfo(world)
+    if path in HOST_PROC:  # the kernel's own view, which a container without lxcfs shares
+        return world.host.proc_file(path) or None
     if path in ("/proc/self/oom_score_adj", "/proc/1/oom_score_adj"):
         now = world.cgroup.now()
         return f"{now.resources.oom_score_adj if now.oom_score_adj is None else now.oom_score_adj}\n".encode()
