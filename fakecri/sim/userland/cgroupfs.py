@@ -34,6 +34,7 @@ DEFAULT_SHARES = 1024
 DEFAULT_WEIGHT = 100
 HUGE_PAGE_SIZES = ("2MB", "1GB")  # what an x86-64 kernel offers
 V2_CONTROLLERS = "cpuset cpu io memory hugetlb pids rdma misc"
+PER_DEVICE = ("io.max", "io.stat")
 # v1 hierarchies as runc mounts them: (directory, the controllers it carries, its hierarchy id)
 V1_HIERARCHIES = (("blkio", "blkio", 9), ("cpu,cpuacct", "cpu,cpuacct", 4), ("cpuset", "cpuset", 7),
                   ("devices", "devices", 3), ("freezer", "freezer", 10), ("hugetlb", "hugetlb", 5),
@@ -236,10 +237,13 @@ def cgroup_file(view: Cgroup, path: str) -> bytes | None:
     """The content of `path` (absolute, under /sys/fs/cgroup), None when there is no such file."""
     if not path.startswith(ROOT + "/"):
         return None
-    text = files(view).get(path[len(ROOT) + 1:])
+    name = path[len(ROOT) + 1:]
+    text = files(view).get(name)
     if text is None:
         return None
-    return (text + "\n").encode() if text else b""
+    if not text:  # an empty list (cpuset.cpus unset) is a bare newline; a per-device table has no lines
+        return b"" if name in PER_DEVICE else b"\n"
+    return (text + "\n").encode()
 
 
 def cgroup_dirs(view: Cgroup) -> set[str]:
