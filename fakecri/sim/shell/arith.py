@@ -10,8 +10,8 @@ import re
 from collections.abc import Callable
 
 MAX_RECURSION = 32  # a variable whose value names a variable... at most this deep
-_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+[0-9a-zA-Z_]*)|([A-Za-z_]\w*)|"
-                    r"(<<=|>>=|\*\*|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|[-+*/%<>=!~&|^?:()]))")
+_TOKEN = re.compile(r"\s*(?:(0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+|\d+[0-9a-zA-Z_]*)|([A-Za-z_]\w*)|"
+                    r"(<<=|>>=|\*\*|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[-+*/%&|^]=|[-+*/%<>=!~&|^?:(),]))")
 _BINARY = {  # operator -> (precedence, right-associative)
     "||": (3, False), "&&": (4, False), "|": (5, False), "^": (6, False), "&": (7, False),
     "==": (8, False), "!=": (8, False), "<": (9, False), "<=": (9, False), ">": (9, False), ">=": (9, False),
@@ -34,6 +34,11 @@ def _wrap(n: int) -> int:
 
 def _number(text: str) -> int:
     try:
+        if "#" in text:
+            base, _, digits = text.partition("#")
+            if not 2 <= int(base) <= 36:
+                raise ArithError("invalid number")
+            return _wrap(int(digits, int(base)))
         if text[:2] in ("0x", "0X"):
             return _wrap(int(text[2:], 16))
         if len(text) > 1 and text[0] == "0":
@@ -85,6 +90,9 @@ class _Eval:
         if not self.tokens:
             return 0
         value = self.assign(False)
+        while self.peek() == ("op", ","):
+            self.take()
+            value = self.assign(False)
         if self.peek()[0] != "end":
             raise ArithError("arithmetic syntax error")
         return value

@@ -218,10 +218,12 @@ def _unset(args: list[str], sh: Shell) -> Process:
             continue
         if functions:
             sh.functions.pop(name, None)
+        elif name in sh.readonly:
+            yield from sh.io.error(sh.fail("unset", f"{name}: is read only"))
+            raise ShellExit(2)
         else:
             sh.unset(name)
     return 0
-    yield
 
 
 def _local(args: list[str], sh: Shell) -> Process:

@@ -62,7 +62,7 @@ def _read(args: list[str], sh: Shell) -> Process:
         if not is_name(name):
             yield from sh.io.error(sh.fail("read", f"'{name}': not a valid identifier"))
             return 2
-    if prompt:
+    if prompt and sh.io.ctx.tty:
         yield from sh.io.error(prompt)
     text = ""
     eof = False

@@ -47,11 +47,13 @@ def _special(name: str, sh: Shell) -> str | None:
         return sh.positional[n - 1] if n <= len(sh.positional) else None
     if name in ("@", "*"):
         return " ".join(sh.positional) if sh.positional else None
+    if name == "LINENO":
+        return str(sh.line)
     return sh.get(name)
 
 
 def value_of(name: str, sh: Shell) -> str | None:
-    return _special(name, sh) if not (name[0].isalpha() or name[0] == "_") else sh.get(name)
+    return _special(name, sh) if not (name[0].isalpha() or name[0] == "_") or name == "LINENO" else sh.get(name)
 
 
 def _pieces(parts: tuple[Part, ...], sh: Shell, quoted: bool) -> Expansion:

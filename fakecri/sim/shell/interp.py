@@ -286,7 +286,8 @@ def call_function(fn: ast.FuncDef, args: list[str], sh: Shell) -> Process:
         raise ShellError(f"the script nests functions, eval or $(...) more than {MAX_NESTING} deep")
     saved = sh.positional
     sh.positional = list(args)
-    sh.locals.append({})
+    sh.locals.append({"FUNCNAME": sh.vars.get("FUNCNAME")})
+    sh.vars["FUNCNAME"] = fn.name
     sh.calls += 1
     sh.depth += 1
     loops, sh.loops = sh.loops, 0

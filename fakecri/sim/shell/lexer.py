@@ -173,6 +173,13 @@ class Lexer:
                     raise ShellSyntaxError("unterminated quoted string", at_end=True)
                 lit(src[self.pos + 1:end], True)
                 self.pos = end + 1
+            elif ch == '"' and quoted and brace:  # "${x-"a b"}": quotes inside the braces
+                self.pos += 1
+                flush()
+                parts.extend(self.scan('"', quoted=True) or [Lit("", True)])
+                if self.pos >= n:
+                    raise ShellSyntaxError("unterminated quoted string", at_end=True)
+                self.pos += 1
             elif ch == '"' and not quoted:
                 self.pos += 1
                 flush()
@@ -271,7 +278,11 @@ class Lexer:
             nxt = src[i + 1]
             if nxt.isalnum() or nxt == "_" or (nxt in SPECIAL_PARAMS and src[i + 2:i + 3] == "}"):
                 length, i = True, i + 1
-        if i < n and src[i] in SPECIAL_PARAMS:
+        if i < n and src[i].isdigit():
+            end = i
+            while end < n and src[end].isdigit():
+                end += 1
+        elif i < n and src[i] in SPECIAL_PARAMS:
             end = i + 1
         else:
             end = i

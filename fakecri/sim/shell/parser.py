@@ -31,6 +31,7 @@ from fakecri.sim.shell.ast import (
     Test,
     Word,
 )
+from fakecri.sim.shell.io import MAX_NESTING
 from fakecri.sim.shell.lexer import (
     REDIRECTIONS,
     Lexer,
@@ -41,7 +42,7 @@ from fakecri.sim.shell.lexer import (
 
 RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "case", "esac", "while", "until", "for",
                       "in", "{", "}", "!", "[["})
-MAX_DEPTH = 200  # constructs inside one another, at most (deeper: a syntax error, never a RecursionError)
+MAX_DEPTH = MAX_NESTING  # constructs and $(...) inside one another, at most (deeper: an error, never a RecursionError)
 ENDS_LIST = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "}"})
 
 
@@ -94,7 +95,7 @@ class Parser:
     def deeper(self) -> None:
         self.depth += 1
         if self.depth > MAX_DEPTH:
-            raise ShellSyntaxError(f"the script nests more than {MAX_DEPTH} constructs deep")
+            raise ShellSyntaxError(f"the script nests constructs or $(...) more than {MAX_DEPTH} deep")
 
     # ------------------------------------------------------------ lists
 
@@ -384,7 +385,7 @@ class Parser:
     def _sub_parse(self, src: str, pos: int) -> tuple[Node, int]:
         """`$(` at `pos`: its commands up to the `)`, and the position after it."""
         if self.depth >= MAX_DEPTH:
-            raise ShellSyntaxError(f"the script nests more than {MAX_DEPTH} constructs deep")
+            raise ShellSyntaxError(f"the script nests constructs or $(...) more than {MAX_DEPTH} deep")
         inner = Parser(src, pos, self.depth + 1)
         if inner.peek().kind == "op" and inner.peek().value == ")":
             inner.take()
@@ -397,7 +398,7 @@ class Parser:
 
     def _parse_text(self, text: str) -> Node:
         if self.depth >= MAX_DEPTH:
-            raise ShellSyntaxError(f"the script nests more than {MAX_DEPTH} constructs deep")
+            raise ShellSyntaxError(f"the script nests constructs or $(...) more than {MAX_DEPTH} deep")
         return Parser(text, 0, self.depth + 1).program()
 
 

@@ -12,11 +12,14 @@ from fakecri.sim.shell.state import Shell
 from fakecri.sim.steps import Process
 
 _SAFE = re.compile(r"[\w@%+=:,./-]+")
+_KEYWORDS = frozenset({"in", "select", "function", "time", "}", "]]"})
 
 
 def quote(word: str) -> str:
-    """A word as ash's `set -x` shows it (single quotes when it needs any)."""
-    if _SAFE.fullmatch(word):
+    """A word as ash's `set -x` shows it (single quotes when it needs any, reserved words too)."""
+    from fakecri.sim.shell.parser import RESERVED
+
+    if not word or (_SAFE.fullmatch(word) and word not in RESERVED and word not in _KEYWORDS):
         return word
     return "'" + word.replace("'", "'\"'\"'") + "'"
 

@@ -38,8 +38,10 @@ class ShellError(Exception):
         self.code = code
 
 
-OPTION_LETTERS = {"errexit": "e", "noglob": "f", "nounset": "u", "xtrace": "x", "verbose": "v", "noexec": "n",
-                  "allexport": "a", "noclobber": "C", "pipefail": ""}
+# `set -o` names, in the order ash lists them; "" for those that have no letter
+OPTION_LETTERS = {"errexit": "e", "noglob": "f", "ignoreeof": "", "monitor": "m", "noexec": "n", "xtrace": "x",
+                  "verbose": "v", "noclobber": "C", "allexport": "a", "notify": "b", "nounset": "u",
+                  "errtrace": "E", "vi": "", "pipefail": ""}
 
 
 @dataclass(slots=True, eq=False)
@@ -127,8 +129,9 @@ class Shell:
 
     def flags(self) -> str:
         """`$-`."""
-        return "".join(c for c in "efuxvnaC" if c in self.options) + ("i" if self.interactive else "") + \
-            ("c" if self.command_mode else "")
+        letters = [c for c in "uaCvxn" if c in self.options] + (["i"] if self.interactive else []) + \
+            (["c"] if self.command_mode else []) + [c for c in "fe" if c in self.options]
+        return "".join(letters)
 
     def ifs(self) -> str:
         value = self.get("IFS")
