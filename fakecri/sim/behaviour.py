@@ -272,17 +272,19 @@ def _echo_stream(redirs: tuple[ast.Redir, ...]) -> str | None:
 
 
 class PlanCache:
-    """Plans keyed by (command, args, settings); pods of one spec share one plan."""
+    """Plans keyed by (command, args, settings); pods of one spec share one plan. `refused`
+    is told what the shell refused while a plan was worked out (once per plan)."""
 
-    def __init__(self, size: int = 512) -> None:
+    def __init__(self, size: int = 512, refused: Callable[[str], None] | None = None) -> None:
         self._size = size
         self._plans: dict[tuple[object, ...], Plan] = {}
+        self._ctx = Context(main=True, commands=PROGRAM_COMMANDS, refused=refused) if refused is not None else None
 
     def get(self, command: Sequence[str], args: Sequence[str], settings: Mapping[str, str]) -> Plan:
         key = (tuple(command), tuple(args), tuple(sorted(settings.items())))
         plan = self._plans.get(key)
         if plan is None:
-            plan = build_plan(command, args, settings)
+            plan = build_plan(command, args, settings, self._ctx)
             if len(self._plans) >= self._size:
                 self._plans.clear()
             self._plans[key] = plan

@@ -101,12 +101,18 @@ class Simulation:
         self.host: HostView = host if host is not None else NoHost()
         self.view: RuntimeView | None = None  # the engine it reads; set by the owner once both exist
         self.live = LiveInputs()
-        self._plans = PlanCache()
+        # told the name of each thing the shell refuses (not modelled): the node counts them
+        self.refused: Callable[[str], None] | None = None
+        self._plans = PlanCache(refused=self._refuse)
         self._inside: dict[str, Inside] = {}
         self._resuming: set[str] = set()  # containers whose command a plan left to go on live, not yet live
         self._contents: dict[str, ImageContent] = {}
         self._scripts: dict[str, StatsScript | None] = {}  # each container's stats script, once read
         self._set: dict[str, list[tuple[int, dict[str, Curve]]]] = {}  # what SetStats set, by container
+
+    def _refuse(self, name: str) -> None:
+        if self.refused is not None:
+            self.refused(name)
 
     def watch(self, view: RuntimeView) -> None:
         self.view = view
@@ -294,7 +300,8 @@ class Simulation:
     def _context(self, c: Container, ctx: Context | None = None) -> Context:
         """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""
         cid = c.id
-        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=INSIDE_COMMANDS)
+        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=INSIDE_COMMANDS,
+                       refused=self._refuse)
 
     # ------------------------------------------------------------ exec
 

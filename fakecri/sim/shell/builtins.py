@@ -266,7 +266,7 @@ def _source(args: list[str], sh: Shell) -> Process:
         raise ShellExit(2)
     yield LOOK
     world = sh.io.ctx.userland()
-    full = path if path.startswith("/") else posixpath.join(sh.get("PWD") or "/", path)
+    full = path if path.startswith("/") else posixpath.join(sh.cwd(), path)
     try:
         text = world.read(full).decode("utf-8", "surrogateescape")
     except Exception:  # the userland's FileError
@@ -322,13 +322,7 @@ def _cd(args: list[str], sh: Shell) -> Process:
 
 
 def current_dir(sh: Shell) -> str:
-    pwd = sh.get("PWD")
-    if pwd:
-        return pwd
-    if sh.io.ctx.userland is not None:
-        spec = getattr(sh.io.ctx.userland(), "spec", None)
-        return getattr(spec, "working_dir", "") or "/"
-    return "/"
+    return sh.cwd()
 
 
 def _pwd(args: list[str], sh: Shell) -> Process:

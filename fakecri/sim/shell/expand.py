@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Generator
+from typing import Any
 
 from fakecri.sim.shell import pattern as patterns
 from fakecri.sim.shell.arith import ArithError, evaluate
@@ -253,11 +254,11 @@ def _glob(field: list[Piece], sh: Shell) -> Generator[Step, Reply, list[str]]:
     if sh.io.ctx.userland is None or not patterns.has_magic(pat):
         return [plain]
     yield LOOK
-    found = glob(sh.io.ctx.userland(), pat, sh.get("PWD") or "/")
+    found = glob(sh.io.ctx.userland(), pat, sh.cwd())
     return found or [plain]
 
 
-def glob(world: object, pat: str, cwd: str) -> list[str]:
+def glob(world: Any, pat: str, cwd: str) -> list[str]:
     """The paths of the container's files that the pattern matches, sorted."""
     absolute = pat.startswith("/")
     comps = [c for c in pat.split("/") if c]

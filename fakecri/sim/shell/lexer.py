@@ -311,7 +311,7 @@ class Lexer:
         self.pos = end + len(op)
         arg2: Word | None = None
         if op in ("/", "//"):
-            arg = Word(tuple(self.scan("/}", quoted=quoted, brace=True)))
+            arg = Word(tuple(self.scan("/}", quoted=False, brace=True)))
             if src.startswith("/", self.pos):
                 self.pos += 1
                 arg2 = Word(tuple(self.scan("}", quoted=quoted, brace=True)))
@@ -320,6 +320,8 @@ class Lexer:
             if src.startswith(":", self.pos):
                 self.pos += 1
                 arg2 = Word(tuple(self.scan("}", quoted=quoted, brace=True)))
+        elif op in ("#", "##", "%", "%%"):
+            arg = Word(tuple(self.scan("}", quoted=False, brace=True)))  # a pattern, even between "..."
         else:
             arg = Word(tuple(self.scan("}", quoted=quoted, brace=True)))
         if not src.startswith("}", self.pos):

@@ -104,8 +104,7 @@ def _open(path: str, sh: Shell, io: Io, append: bool) -> Generator[Step, Reply, 
 def _absolute(path: str, sh: Shell) -> str:
     if path.startswith("/"):
         return path
-    cwd = sh.get("PWD") or "/"
-    return cwd.rstrip("/") + "/" + path
+    return sh.cwd().rstrip("/") + "/" + path
 
 
 def _read_file(path: str, sh: Shell, io: Io, create: bool) -> Generator[Step, Reply, Input | None]:

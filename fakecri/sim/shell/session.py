@@ -148,7 +148,8 @@ def external(argv: list[str], sh: Shell, env: Mapping[str, str], replacing: bool
     name = posixpath.basename(argv[0])
     if name in UNMODELLED_BUILTINS and name not in sh.io.ctx.commands:
         return (yield from refuse(name, sh.io, sh.name))
-    io = replace(sh.io, shell=sh.name, environ=lambda: {**sh.environ(), **env})
+    io = replace(sh.io, shell=sh.name, environ=lambda: {**sh.environ(), **env},
+                 cwd=sh.vars.get("PWD", sh.io.cwd))
     return (yield from _program(argv, io, top=False, in_script=True))
 
 

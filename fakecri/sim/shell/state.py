@@ -133,6 +133,16 @@ class Shell:
             (["c"] if self.command_mode else []) + [c for c in "fe" if c in self.options]
         return "".join(letters)
 
+    def cwd(self) -> str:
+        """The working directory: $PWD, else the container's working directory, else /."""
+        pwd = self.get("PWD")
+        if pwd:
+            return pwd
+        if self.io.ctx.userland is not None:
+            spec = getattr(self.io.ctx.userland(), "spec", None)
+            return getattr(spec, "working_dir", "") or "/"
+        return "/"
+
     def ifs(self) -> str:
         value = self.get("IFS")
         return " \t\n" if value is None else value

@@ -3,6 +3,7 @@ files (looked at through its userland, at the moment the test runs). Its errors 
 busybox's: `sh: x: bad number`, `sh: missing ]`, status 2."""
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable, Generator
 from typing import Any
@@ -32,8 +33,11 @@ def _int(text: str) -> int:
 
 
 class _Eval:
-    def __init__(self, args: list[str], world: Callable[[], Any], patterns: bool) -> None:
-        self.args, self.i, self.world, self.patterns = args, 0, world, patterns
+    def __init__(self, args: list[str], world: Callable[[], Any], patterns: bool, cwd: str = "/") -> None:
+        self.args, self.i, self.world, self.patterns, self.cwd = args, 0, world, patterns, cwd
+
+    def path(self, arg: str) -> str:
+        return arg if arg.startswith("/") or not arg else posixpath.join(self.cwd, arg)
 
     def peek(self, k: int = 0) -> str | None:
         j = self.i + k
@@ -100,6 +104,7 @@ class _Eval:
         world = self.world()
         if world is None:
             return False
+        arg = self.path(arg)
         try:
             if op == "-e":
                 return bool(world.exists(arg))
@@ -138,7 +143,7 @@ class _Eval:
             if world is None:
                 return False
             try:
-                sa, sb = world.stat(a), world.stat(b)
+                sa, sb = world.stat(self.path(a)), world.stat(self.path(b))
             except Exception:  # a file that is not there
                 return False
             if op == "-ef":
@@ -180,7 +185,7 @@ def evaluate(args: list[str], sh: Shell, patterns: bool = False) -> Generator[St
     if _needs_files(args) and sh.io.ctx.userland is not None:
         yield LOOK  # it looks at files: now, not ahead of time
     ctx = sh.io.ctx
-    ev = _Eval(args, lambda: ctx.userland() if ctx.userland is not None else None, patterns)
+    ev = _Eval(args, lambda: ctx.userland() if ctx.userland is not None else None, patterns, sh.cwd())
     try:
         return 0 if (ev.run() if patterns else _posix(args, ev)) else 1
     except TestError as exc:

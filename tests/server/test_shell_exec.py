@@ -1,0 +1,55 @@
+"""The shell through a real server: ExecSync runs scripts as busybox's ash would (variables,
+control flow, functions, here-documents, the container's files), and what fakecri does not
+model is refused loudly and counted in the node's metrics and `ctl info`."""
+from __future__ import annotations
+
+import grpc
+import pytest
+from helpers.operations import TIMEOUT, run_pod, sample, scrape
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.api.runtime.v1 import api_pb2_grpc
+from fakecri.control_client import ControlClient
+from fakecri.server.process.app import FakeCRIServer
+
+
+@pytest.fixture(scope="module")
+def served():
+    with FakeCRIServer(seed=5, metrics_addr="127.0.0.1:0") as srv:
+        srv.node.log_rpcs = False
+        ch = grpc.insecure_channel("unix:" + srv.config.socket)
+        rt = api_pb2_grpc.RuntimeServiceStub(ch)
+        img = api_pb2_grpc.ImageServiceStub(ch)
+        _, cid = run_pod(rt, img, "shell", "uid-shell")
+        yield srv, rt, cid
+        ch.close()
+
+
+def run(rt, cid, script: str) -> tuple[int, str, str]:
+    r = rt.ExecSync(pb.ExecSyncRequest(container_id=cid, cmd=["sh", "-c", script], timeout=10), timeout=TIMEOUT)
+    return r.exit_code, r.stdout.decode(), r.stderr.decode()
+
+
+@pytest.mark.parametrize("script,expected", [
+    ('X=1; echo "[$X]"', (0, "[1]\n", "")),
+    ("for i in 1 2 3; do echo $i; done | while read n; do echo $((n * n)); done", (0, "1\n4\n9\n", "")),
+    ('f() { local v=$1; echo "${v%.*}"; return 3; }; f name.tar.gz; echo $?', (0, "name.tar\n3\n", "")),
+    ("case $HOSTNAME in '') echo none;; *) echo named;; esac", (0, "named\n", "")),
+    ("cat <<EOF\nhome is $HOME\nEOF", (0, "home is /root\n", "")),
+    ('echo hi > /tmp/f; read line < /tmp/f; echo "got $line"; [ -s /tmp/f ] && echo sized', (0, "got hi\nsized\n", "")),
+    ("cd /etc && pwd && [ -f hostname ] && echo here", (0, "/etc\nhere\n", "")),
+    ("trap 'echo bye' EXIT; exit 4", (4, "bye\n", "")),
+    ("if then", (2, "", 'sh: syntax error: unexpected "then"\n')),
+])
+def test_scripts_run_as_ash_runs_them(served, script, expected):
+    _, rt, cid = served
+    assert run(rt, cid, script) == expected
+
+
+def test_what_is_not_modelled_is_refused_and_counted(served):
+    srv, rt, cid = served
+    assert run(rt, cid, "acpid -f; echo $?") == (0, "127\n", "sh: acpid: not modelled by fakecri\n")
+    assert run(rt, cid, "nosuchprogram") == (127, "", "sh: nosuchprogram: not found\n")
+    with ControlClient(srv.endpoint) as ctl:
+        assert ctl.server_info()["counters"].get("refused:acpid", 0) >= 1
+    assert sample(scrape(srv.node.metrics.url), "fakecri_shell_refused_total", command="acpid") >= 1
