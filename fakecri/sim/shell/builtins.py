@@ -156,7 +156,7 @@ def _set(args: list[str], sh: Shell) -> Process:
             name = args[i + 1]
             if name not in OPTION_LETTERS:
                 yield from sh.io.error(sh.fail("set", f"Illegal option -o {name}"))
-                return 2
+                raise ShellExit(2)
             flag = OPTION_LETTERS[name] or name
             (sh.options.add if arg == "-o" else sh.options.discard)(flag)
             i += 2
@@ -165,7 +165,7 @@ def _set(args: list[str], sh: Shell) -> Process:
             for c in arg[1:]:
                 if c not in "efuxvnaCh":
                     yield from sh.io.error(sh.fail("set", f"Illegal option {arg[0]}{c}"))
-                    return 2
+                    raise ShellExit(2)  # a special builtin's error ends a script
                 (sh.options.add if arg[0] == "-" else sh.options.discard)(c)
             i += 1
             continue
@@ -238,6 +238,8 @@ def _local(args: list[str], sh: Shell) -> Process:
         sh.make_local(name)
         if eq:
             sh.set(name, value)
+        else:
+            sh.vars.pop(name, None)  # ash: `local x` starts x unset
     return 0
 
 

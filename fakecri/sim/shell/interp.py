@@ -318,6 +318,7 @@ def command_substitution(body: ast.Node, sh: Shell) -> Generator[Step, Reply, st
     child.io = replace(sh.io, out="stdout", to_file="", capture=captured)
     status = yield from subshell(body, child)
     sh.status = status
+    sh.substitutions += 1
     return "".join(captured).rstrip("\n")
 
 

@@ -111,6 +111,7 @@ class Io:
     err_file: str = ""
     err_capture: list[str] | None = None
     fds: dict[int, Sink] = field(default_factory=dict)  # descriptors 3 and up that a redirection opened
+    inputs: dict[int, Input] = field(default_factory=dict)  # descriptors 3 and up opened for reading
     cwd: str = ""  # the shell's working directory after a `cd` ("": the container's working directory)
     # The environment the program gets (the shell's exported variables); None: the container's own.
     environ: Callable[[], dict[str, str]] | None = None

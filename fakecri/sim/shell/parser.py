@@ -29,6 +29,7 @@ from fakecri.sim.shell.ast import (
     Simple,
     Subshell,
     Test,
+    Tilde,
     Word,
 )
 from fakecri.sim.shell.io import MAX_NESTING
@@ -80,8 +81,13 @@ class Parser:
         if tok.kind == "eof":
             text = "unexpected end of file" + (f" (expecting \"{expecting}\")" if expecting else "")
             return ShellSyntaxError(text, at_end=True)
-        shown = "newline" if tok.kind == "newline" else tok.value
-        return ShellSyntaxError(f"unexpected \"{shown}\"" if tok.kind != "newline" else "unexpected newline")
+        if tok.kind == "newline":
+            text = "unexpected newline"
+        elif tok.kind == "word" and self.reserved(tok) is None:
+            text = "unexpected word"
+        else:
+            text = f"unexpected \"{tok.value}\""
+        return ShellSyntaxError(text + (f" (expecting \"{expecting}\")" if expecting else ""))
 
     def expect(self, word: str) -> None:
         tok = self.take()
@@ -106,6 +112,41 @@ class Parser:
             raise self.unexpected(tok)
         return node
 
+    def lines(self) -> tuple[list[Node], ShellSyntaxError | None]:
+        """The script's top-level lines, parsed one after the other as ash reads them (it runs
+        each before it reads the next): those that parse, and the error that stopped it."""
+        nodes: list[Node] = []
+        try:
+            while True:
+                self.newlines()
+                if self.peek().kind == "eof":
+                    return nodes, None
+                nodes.append(self.line())
+        except ShellSyntaxError as exc:
+            return nodes, exc
+
+    def line(self) -> Node:
+        items: list[tuple[Node, bool]] = []
+        while True:
+            tok = self.peek()
+            if self.reserved(tok) in ENDS_LIST:
+                raise self.unexpected(tok)
+            node = self.and_or()
+            tok = self.peek()
+            background = tok.kind == "op" and tok.value == "&"
+            items.append((node, background))
+            if tok.kind == "op" and tok.value in (";", "&"):
+                self.take()
+                if self.peek().kind in ("newline", "eof"):
+                    break
+                continue
+            if tok.kind in ("newline", "eof"):
+                break
+            raise self.unexpected(tok)
+        if len(items) == 1 and not items[0][1]:
+            return items[0][0]
+        return Sequence(tuple(items))
+
     def compound_list(self, top: bool = False, until: str = "") -> Node:
         """Commands separated by newlines, `;` and `&`, up to a reserved word that ends a list
         (or the end of the text, or `)`)."""
@@ -129,7 +170,7 @@ class Parser:
         if not items:
             if not top:
                 tok = self.peek()
-                raise self.unexpected(tok, until)
+                raise self.unexpected(tok, until) if tok.kind == "eof" else self.unexpected(tok)
             return EMPTY
         if len(items) == 1 and not items[0][1]:
             return items[0][0]
@@ -410,6 +451,9 @@ def _assignment(word: Word) -> tuple[str, Word] | None:
     if not is_name(name):
         return None
     parts = ((Lit(rest),) if rest else ()) + word.parts[1:]
+    if rest.startswith("~") and (len(rest) == 1 or rest[1] == "/" or rest[1:].isalnum()):
+        user, _, tail = rest[1:].partition("/")
+        parts = (Tilde(user),) + ((Lit("/" + tail),) if "/" in rest else ()) + word.parts[1:]
     return name, Word(parts, word.text[len(name) + 1:])
 
 
@@ -420,6 +464,16 @@ def parse(script: str) -> Node:
         return Parser(script).program()
     except RecursionError:
         raise ShellSyntaxError("the script nests too deep") from None
+
+
+@functools.lru_cache(maxsize=2048)
+def parse_lines(script: str) -> tuple[tuple[Node, ...], ShellSyntaxError | None]:
+    """The script's lines that parse, in order, and the syntax error after them (None: all parse)."""
+    try:
+        nodes, error = Parser(script).lines()
+    except RecursionError:
+        return (), ShellSyntaxError("the script nests too deep")
+    return tuple(nodes), error
 
 
 def parse_incremental(script: str) -> Node:

@@ -41,15 +41,26 @@ def apply(redirs: tuple[Redir, ...], sh: Shell, io: Io) -> Generator[Step, Reply
         target = yield from expand_string(r.target, sh)
         if r.op in (">&", "<&"):
             if target == "-":
-                io = io.with_sink(r.fd, None) if r.fd != 0 else _with_input(io, Input(empty=True))
+                if r.fd == 0:
+                    io = _with_input(io, Input(empty=True))
+                elif r.fd in io.inputs:
+                    io = replace(io, inputs={k: v for k, v in io.inputs.items() if k != r.fd})
+                else:
+                    io = io.with_sink(r.fd, None)
                 continue
             if target.isdigit():
                 src = int(target)
+                if src in io.inputs and r.op == "<&" or (r.fd == 0 and src in io.inputs):
+                    if r.fd == 0:
+                        io = _with_input(io, io.inputs[src])
+                    else:
+                        io = replace(io, inputs={**io.inputs, r.fd: io.inputs[src]})
+                    continue
                 if src > MAX_FD or (src not in (0, 1, 2) and src not in io.fds):
                     yield from io.error(f"{sh.name}: {target}: bad file descriptor\n")
                     return None
                 if r.fd == 0 or src == 0:
-                    continue  # input descriptors: only 0 is modelled
+                    continue  # (descriptor 0 duplicated: the same input)
                 io = io.with_sink(r.fd, io.sink(src))
                 continue
             if r.op == "<&":
@@ -60,13 +71,12 @@ def apply(redirs: tuple[Redir, ...], sh: Shell, io: Io) -> Generator[Step, Reply
             got = yield from _read_file(target, sh, io, create=r.op == "<>")
             if got is None:
                 return None
-            if r.fd == 0:
-                io = _with_input(io, got)
+            io = _with_input(io, got) if r.fd == 0 else replace(io, inputs={**io.inputs, r.fd: got})
             continue
         if r.op == "<>":
             sink = yield from _open(target, sh, io, append=True)
         else:
-            sink = yield from _open(target, sh, io, append=r.op == ">>")
+            sink = yield from _open(target, sh, io, append=r.op == ">>", clobber=r.op != ">" or "C" not in sh.options)
         if sink is False:
             return None
         if r.op in ("&>", ">&"):
@@ -80,7 +90,7 @@ def _with_input(io: Io, stdin: Input) -> Io:
     return replace(io, stdin=stdin)
 
 
-def _open(path: str, sh: Shell, io: Io, append: bool) -> Generator[Step, Reply, Sink | bool]:
+def _open(path: str, sh: Shell, io: Io, append: bool, clobber: bool = True) -> Generator[Step, Reply, Sink | bool]:
     if path == "/dev/null":
         return NOWHERE
     if path in STDOUT_PATHS:
@@ -93,8 +103,12 @@ def _open(path: str, sh: Shell, io: Io, append: bool) -> Generator[Step, Reply, 
     if io.ctx.userland is None:
         return (None, path, None)  # no files modelled here: what goes there is lost
     yield LOOK  # it opens a file: now, not ahead of time
+    world = io.ctx.userland()
+    if not clobber and world.exists(_absolute(path, sh)) and not world.is_dir(_absolute(path, sh)):
+        yield from io.error(f"{sh.name}: can't create {path}: File exists\n")  # set -C
+        return False
     try:
-        io.ctx.userland().write(_absolute(path, sh), b"", append=append)
+        world.write(_absolute(path, sh), b"", append=append)
     except Exception as exc:  # the userland's FileError: the shell cannot open it
         yield from io.error(f"{sh.name}: can't create {path}: {_reason(exc)}\n")
         return False

@@ -17,7 +17,7 @@ import functools
 import importlib
 import importlib.util
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import replace
 
 from fakecri.sim.shell.builtins import BUILTINS
@@ -25,10 +25,10 @@ from fakecri.sim.shell.interp import run, run_exit_trap, run_guarded
 from fakecri.sim.shell.io import MAX_NESTING, Command, Interrupted, Io, ShellExit
 from fakecri.sim.shell.lexer import ShellSyntaxError, is_name
 from fakecri.sim.shell.names import BUSYBOX_APPLETS
-from fakecri.sim.shell.parser import parse, parse_incremental
+from fakecri.sim.shell.parser import parse_incremental, parse_lines
 from fakecri.sim.shell.state import Break, Return, Shell, ShellError
 from fakecri.sim.shell.tools import COMMANDS as TOOLS
-from fakecri.sim.steps import Process, Sleep
+from fakecri.sim.steps import LOOK, Process, Reply, Sleep, Step
 
 SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
 PROMPT = "/ # "  # busybox sh's prompt for root in /
@@ -127,6 +127,10 @@ def _program(words: list[str], io: Io, top: bool, in_script: bool = False) -> Pr
         io = replace(io, shell=words[0])
     if command is not None:
         return (yield from command(words[1:], io))
+    if "/" in words[0] and io.ctx.userland is not None:
+        ran = yield from _file_program(words, io)
+        if ran is not None:
+            return ran
     if io.ctx.main and (top or name not in BUSYBOX_APPLETS):
         yield Sleep(None)  # a program fakecri cannot see into: as a container's command, it runs on
         return 0
@@ -134,6 +138,38 @@ def _program(words: list[str], io: Io, top: bool, in_script: bool = False) -> Pr
         return (yield from refuse(name, io))
     yield from io.error(f"{io.shell}: {words[0]}: not found\n")
     return 127
+
+
+def _file_program(words: list[str], io: Io) -> Generator[Step, Reply, int | None]:
+    """A path to one of the container's files that no table names: a script runs (`#!` a shell,
+    or no `#!` line: as sh does); a file it may not execute is `Permission denied` (126); None
+    when there is no such file (or a binary fakecri cannot see into)."""
+    assert io.ctx.userland is not None
+    yield LOOK
+    world = io.ctx.userland()
+    path = words[0]
+    try:
+        if not world.exists(path) or world.is_dir(path):
+            if world.is_dir(path):
+                yield from io.error(f"{io.shell}: {path}: Permission denied\n")
+                return 126
+            return None
+        if not world.may(path, 1):
+            yield from io.error(f"{io.shell}: {path}: Permission denied\n")
+            return 126
+        text = world.read(path).decode("utf-8", "surrogateescape")
+    except Exception:  # the userland's FileError: as a file not there
+        return None
+    first = text.split("\n", 1)[0]
+    if first.startswith("#!"):
+        interpreter = first[2:].split()
+        if not interpreter or posixpath.basename(interpreter[0]) not in SHELLS:
+            return (yield from _program([*interpreter, *words], io, top=False))
+    elif "\x00" in text[:512]:
+        return None  # a binary
+    sh = new_shell(io, path)
+    sh.positional = words[1:]
+    return (yield from run_script(text, sh))
 
 
 def _container_env(io: Io) -> dict[str, str]:
@@ -148,9 +184,48 @@ def external(argv: list[str], sh: Shell, env: Mapping[str, str], replacing: bool
     name = posixpath.basename(argv[0])
     if name in UNMODELLED_BUILTINS and name not in sh.io.ctx.commands:
         return (yield from refuse(name, sh.io, sh.name))
-    io = replace(sh.io, shell=sh.name, environ=lambda: {**sh.environ(), **env},
-                 cwd=sh.vars.get("PWD", sh.io.cwd))
-    return (yield from _program(argv, io, top=False, in_script=True))
+    cwd = sh.vars.get("PWD", sh.io.cwd)
+    io = replace(sh.io, shell=sh.name, environ=lambda: {**sh.environ(), **env}, cwd=cwd)
+    proc = _program(argv, io, top=False, in_script=True)
+    if cwd and io.ctx.userland is not None:
+        proc = in_directory(proc, io, cwd)
+    return (yield from proc)
+
+
+def in_directory(proc: Process, io: Io, cwd: str) -> Process:
+    """`proc` with the container's relative paths taken from `cwd` (the shell's directory after a
+    `cd`): around each of its steps, the userland's working directory is `cwd`. (Steps of other
+    processes never run in between: each step is one call.)"""
+    assert io.ctx.userland is not None
+    world = io.ctx.userland()
+    spec = getattr(world, "spec", None)
+    if spec is None or getattr(spec, "working_dir", "") == cwd:
+        return (yield from proc)
+    moved = replace(spec, working_dir=cwd)
+    reply: Reply = None
+    while True:
+        before = world.spec
+        world.spec = moved
+        try:
+            step = proc.send(reply)
+        except StopIteration as done:
+            return int(done.value or 0)
+        finally:
+            world.spec = before
+        try:
+            reply = yield step
+        except GeneratorExit:
+            proc.close()
+            raise
+        except BaseException as exc:  # Ctrl-C: into the program, in its directory
+            world.spec = moved
+            try:
+                step = proc.throw(exc)
+            except StopIteration as done:
+                return int(done.value or 0)
+            finally:
+                world.spec = before
+            reply = yield step
 
 
 # ---------------------------------------------------------------- the shell as a program
@@ -214,13 +289,14 @@ def shell(args: list[str], io: Io) -> Process:
 
 def run_script(script: str, sh: Shell) -> Process:
     """A whole script in `sh`: parse errors as ash reports them (exit 2), its EXIT trap at its end."""
+    nodes, error = parse_lines(script)
     try:
-        node = parse(script)
-    except ShellSyntaxError as exc:
-        yield from sh.io.error(f"{sh.name}: syntax error: {exc.message}\n")
-        return 2
-    try:
-        status = yield from run_guarded(node, sh)
+        status = 0
+        for node in nodes:
+            status = yield from run_guarded(node, sh)
+        if error is not None:
+            yield from sh.io.error(f"{sh.name}: syntax error: {error.message}\n")
+            status = 2
     except ShellExit as ex:
         status = ex.code
     except RecursionError:

@@ -34,13 +34,9 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
     values: list[tuple[str, str]] = []
     had_sub = False
     for name, word in node.assigns:
-        marker = sh.status
-        sh.status = -1
+        subs = sh.substitutions
         values.append((name, (yield from expand_string(word, sh))))
-        if sh.status != -1:
-            had_sub = True
-        else:
-            sh.status = marker
+        had_sub = had_sub or sh.substitutions != subs
         if not argv:
             sh.set(name, values[-1][1])  # (each is made before the next is expanded)
     if "x" in sh.options and (values or argv):

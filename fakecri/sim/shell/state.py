@@ -69,6 +69,7 @@ class Shell:
     env_loader: Callable[[], dict[str, str]] | None = None  # the container's environment, read on first need
     errexit_off: int = 0  # inside a condition, `set -e` does not apply
     in_trap: bool = False
+    substitutions: int = 0  # command substitutions run so far (an assignment's status is its last one's)
     line: int = 0  # the line of the command running (0 first), as builtins' messages name it
 
     def fail(self, builtin: str, message: str) -> str:
