@@ -193,10 +193,17 @@ def _if(node: ast.If, sh: Shell) -> Process:
 def _loop(node: ast.Loop, sh: Shell) -> Process:
     status = 0
     sh.loops += 1
+    since = -1  # when time last passed, on the process's clock
     try:
-        for rounds in range(MAX_LOOP_ROUNDS):
+        rounds = 0
+        while rounds < MAX_LOOP_ROUNDS:
             if rounds:
                 yield LOOK  # between rounds: a plan worked out ahead goes on live here once time has passed
+            if rounds % 1000 == 0:
+                now = yield from jobs.ask(jobs.Now(0))
+                if now != since:
+                    since, rounds = now, 0  # time passes: the loop is no busy one
+            rounds += 1
             if ((yield from _condition(node.cond, sh)) == 0) == node.until:
                 break
             try:

@@ -51,7 +51,12 @@ class Signal(Sleep):
     status: int = 128 + 15  # the status the thread ends with (0: only ask whether it runs, `kill -0`)
 
 
-def ask(request: Spawn | WaitFor | Signal) -> Generator[Step, Reply, int]:
+@dataclass(frozen=True, slots=True)
+class Now(Sleep):
+    """What time it is on the process's clock (ns since it started)."""
+
+
+def ask(request: Spawn | WaitFor | Signal | Now) -> Generator[Step, Reply, int]:
     """A request to the scheduler: its answer (-1 when no scheduler answered it)."""
     got: object = yield request
     return got if isinstance(got, int) else -1
@@ -169,6 +174,9 @@ def _step(th: _Thread, table: _Table, ready: list[_Thread],
                 continue
             th.waiting, th.wait_for = "threads", step.pids
             return
+        if type(step) is Now:
+            th.reply = table.now
+            continue
         if type(step) is Signal:
             target = table.threads.get(step.pid)
             if target is None or target.status is not None or target is th or step.status == 0:
