@@ -32,7 +32,7 @@ from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
 from fakecri.sim.host import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
-from fakecri.sim.live import Decision, LiveInput, LiveInputs
+from fakecri.sim.live import Decision, LiveInput, LiveInputs, Wrote
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.programs import may_serve, reads_userland, server_for
 from fakecri.sim.programs.base import Here, Listen, Server
@@ -391,15 +391,18 @@ class Simulation:
                 if step is None or offset > 0:
                     self.live.arm(cid, c.started_at + offset)
 
-    def signalled(self, c: Container) -> None:
+    def signalled(self, c: Container, now_ns: int = 0) -> list[Decision]:
         """SIGTERM reaches running container `c` (a graceful stop begins): what its command set up
-        to run on that signal (a shell's `trap`) does its work inside now; how long it takes and
-        how it exits is its plan's stop outcome."""
+        to run on that signal (a shell's `trap`) does its work inside now, and what it writes goes
+        to the container's log (the decisions returned); how long it takes and how it exits is its
+        plan's stop outcome."""
         if c.state != _RUNNING:
-            return
+            return []
         handler = self.plan(c, self._view().get_sandbox(c.sandbox_id)).term_handler
-        if handler:
-            record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
+        if not handler:
+            return []
+        done = record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
+        return [Wrote(c.id, stream, text, now_ns) for _, stream, text in done.outputs]
 
     def network_steps(self) -> list[tuple[str, Connect]]:
         """(container id, step) of the live programs waiting on the network, each handed out once."""

@@ -53,3 +53,17 @@ def test_what_is_not_modelled_is_refused_and_counted(served):
     with ControlClient(srv.endpoint) as ctl:
         assert ctl.server_info()["counters"].get("refused:acpid", 0) >= 1
     assert sample(scrape(srv.node.metrics.url), "fakecri_shell_refused_total", command="acpid") >= 1
+
+
+@pytest.mark.parametrize("script,code,logged", [
+    ("trap 'echo stopping; exit 42' TERM; echo up; while true; do sleep 1; done", 42, "stopping"),
+    ("trap 'kill $PID; echo killed; exit 0' TERM; sleep 1000 & PID=$!; wait $PID", 0, "killed"),
+])
+def test_a_term_trap_runs_when_the_stop_begins(rt, img, tmp_path, script, code, logged):
+    from helpers.cri import run_pod as run_one
+
+    _, cid = run_one(rt, img, "trapped", command=["sh", "-c", script], log_directory=str(tmp_path))
+    rt.StopContainer(pb.StopContainerRequest(container_id=cid, timeout=10), timeout=TIMEOUT)
+    status = rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid)).status
+    assert status.exit_code == code
+    assert logged in open(status.log_path).read()
