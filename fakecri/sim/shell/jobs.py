@@ -20,6 +20,7 @@ from fakecri.sim.shell.io import Interrupted
 from fakecri.sim.steps import READ, Process, Reply, Sleep, Step, Write
 
 SIGPIPE_STATUS = 128 + 13
+INTERRUPTED = 128 + 2
 MAX_THREADS = 256  # threads alive at once; more and a Spawn fails (as fork would)
 
 
@@ -125,6 +126,12 @@ def schedule(main: Process, first_pid: int = 100, wait_for_jobs: bool = True) ->
                     yield Sleep(delta)
                 except Interrupted as exc:  # Ctrl-C while everything sleeps: to the shell in the foreground
                     heapq.heappush(timers, (wake, 0, pid))
+                    if head.waiting == "threads":  # and to the pipeline it waits for
+                        for p in head.wait_for:
+                            t = table.threads.get(p)
+                            if t is not None and t.status is None and not t.background:
+                                t.proc.close()
+                                _end(t, INTERRUPTED, table, ready)
                     if head.status is None:
                         head.waiting, head.exc = "", exc
                         ready.append(head)
@@ -156,6 +163,11 @@ def _step(th: _Thread, table: _Table, ready: list[_Thread],
             step = th.proc.throw(exc) if exc is not None else th.proc.send(reply)  # type: ignore[arg-type]
         except StopIteration as done:
             _end(th, int(done.value or 0) & 0xFF, table, ready)
+            return
+        except Interrupted:
+            if th.pid == 0:
+                raise
+            _end(th, INTERRUPTED, table, ready)  # Ctrl-C ended this stage or job
             return
         if type(step) is Spawn:
             if len([t for t in table.threads.values() if t.status is None]) >= MAX_THREADS:
