@@ -83,7 +83,7 @@ def _echo(args: list[str], sh: Shell) -> Process:
 
 def _number(builtin: str, text: str, sh: Shell) -> int:
     try:
-        if not text.lstrip("-").isdigit():
+        if not text.isdigit():
             raise ValueError(text)
         return int(text)
     except ValueError:

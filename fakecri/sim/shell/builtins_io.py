@@ -20,7 +20,7 @@ from fakecri.sim.steps import NO_NETWORK, Process, Trap
 SIGNALS = {"EXIT": 0, "HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "BUS": 7, "FPE": 8,
            "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14, "TERM": 15, "STKFLT": 16,
            "CHLD": 17, "CONT": 18, "STOP": 19, "TSTP": 20, "TTIN": 21, "TTOU": 22, "URG": 23, "XCPU": 24,
-           "XFSZ": 25, "VTALRM": 26, "PROF": 27, "WINCH": 28, "IO": 29, "PWR": 30, "SYS": 31}
+           "XFSZ": 25, "VTALRM": 26, "PROF": 27, "WINCH": 28, "POLL": 29, "PWR": 30, "SYS": 31}
 NUMBERS = {n: name for name, n in SIGNALS.items()}
 DIED_OF = {128 + 15: "Terminated\n", 128 + 9: "Killed\n", 128 + 1: "Hangup\n"}
 AT_SIGNAL = -1  # `$?` in a trap's dry run: the status of the moment the signal comes, not known yet
@@ -240,7 +240,17 @@ def _wait(args: list[str], sh: Shell) -> Process:
 def _kill(args: list[str], sh: Shell) -> Process:
     sig = "TERM"
     if args and args[0] == "-l":
-        yield from sh.io.write(" ".join(name for _, name in sorted(NUMBERS.items()) if name != "EXIT") + "\n")
+        if len(args) > 1:  # the name of a signal (or of the signal a status 128+N says)
+            for a in args[1:]:
+                n = int(a) if a.isdigit() else -1
+                name = NUMBERS.get(n - 128 if n > 128 else n)
+                if name is None or name == "EXIT":
+                    yield from sh.io.error(f"{sh.name}: kill: bad signal number '{a}'\n" if a.isdigit() else
+                                           f"{sh.name}: kill: bad signal name '{a}'\n")
+                    return 1
+                yield from sh.io.write(name + "\n")
+            return 0
+        yield from sh.io.write("".join(f"{n:2d}) {name}\n" for n, name in sorted(NUMBERS.items()) if n))
         return 0
     if args and args[0] == "-s" and len(args) > 1:
         sig, args = args[1], args[2:]
@@ -252,8 +262,7 @@ def _kill(args: list[str], sh: Shell) -> Process:
                                f"{sh.name}: kill: bad signal number '{sig}'\n")
         return 1
     if not args:
-        yield from sh.io.error(f"{sh.name}: kill: usage: kill [-s sigspec | -signum | -sigspec] [pid | job]... "
-                               "or\nkill -l [exitstatus]\n")
+        yield from sh.io.error(f"{sh.name}: you need to specify whom to kill\n")
         return 1
     status = 0
     for target in args:
@@ -356,7 +365,7 @@ def _getopts(args: list[str], sh: Shell) -> Process:
 
 def describe(name: str, sh: Shell) -> tuple[str, str] | None:
     """What `name` is: ("function" | "builtin" | "command" | "reserved", its path or name)."""
-    from fakecri.sim.shell.builtins import BUILTINS
+    from fakecri.sim.shell.builtins import BUILTINS, SPECIAL
     from fakecri.sim.shell.parser import RESERVED
     from fakecri.sim.shell.session import find_command
 
@@ -365,7 +374,7 @@ def describe(name: str, sh: Shell) -> tuple[str, str] | None:
     if name in sh.functions:
         return "function", name
     if name in BUILTINS:
-        return "builtin", name
+        return ("special" if name in SPECIAL or name == "times" else "builtin"), name
     found = find_command(name, sh.io)
     if found is not None:
         return "command", name if "/" in name else "/bin/" + name
@@ -404,7 +413,8 @@ def _command(args: list[str], sh: Shell) -> Process:
 
 def _type_line(name: str, kind: str, path: str) -> str:
     return {"function": f"{name} is a function\n", "builtin": f"{name} is a shell builtin\n",
-            "reserved": f"{name} is a shell keyword\n"}.get(kind, f"{name} is {path}\n")
+            "reserved": f"{name} is a shell keyword\n", "special": f"{name} is a special shell builtin\n",
+            }.get(kind, f"{name} is {path}\n")
 
 
 def _type(args: list[str], sh: Shell) -> Process:

@@ -86,7 +86,7 @@ def _all_params(p: Param, sh: Shell, quoted: bool) -> list[Piece]:
     params = sh.positional
     if p.name == "*" and quoted:
         ifs = sh.ifs()
-        return [((ifs[:1]).join(params), QUOTED)] if params else []
+        return [((ifs[:1]).join(params), QUOTED)]  # (no parameters: still one word, empty)
     kind = QUOTED if quoted else EXPANDED
     out: list[Piece] = []
     for i, value in enumerate(params):

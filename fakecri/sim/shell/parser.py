@@ -377,6 +377,8 @@ class Parser:
             tok = self.take()
         op = tok.value
         target = self.take()
+        if target.kind in ("op", "io") and target.value in REDIRECTIONS | {"<"} or target.kind == "io":
+            raise ShellSyntaxError("unexpected redirection")
         if target.kind != "word" or target.word is None:
             raise self.unexpected(target)
         if fd < 0:
