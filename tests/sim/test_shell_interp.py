@@ -91,3 +91,12 @@ def test_a_loop_goes_on_live_once_time_has_passed():
     proc = spawn(["sh", "-c", "while true; do echo x; sleep 1; done"], Context(main=True))
     done = record(proc, None, hand_over=True)
     assert done.live_at_ns == S and done.outputs == ((0, "stdout", "x\n"),)
+
+
+def test_aliases_and_the_prompt_after_cd():
+    done = trace(["sh", "-c", "alias ll='echo aliased'\nll x; unalias ll; ll"])
+    assert streams(done) == ("aliased x\n", "sh: ll: not found\n", 127)
+    proc = spawn(["sh"], Context(tty=True))
+    assert next(proc) == Write("stdout", "/ # ")
+    assert next(proc) is READ
+    assert proc.send(b"cd /tmp\n") == Write("stdout", "/tmp # ")

@@ -344,6 +344,35 @@ def _umask(args: list[str], sh: Shell) -> Process:
     return 0
 
 
+def _alias(args: list[str], sh: Shell) -> Process:
+    if not args:
+        yield from sh.io.write("".join(f"{k}={_quoted(v)}\n" for k, v in sorted(sh.aliases.items())))
+        return 0
+    status = 0
+    for arg in args:
+        name, eq, value = arg.partition("=")
+        if eq:
+            sh.aliases[name] = value
+        elif name in sh.aliases:
+            yield from sh.io.write(f"{name}={_quoted(sh.aliases[name])}\n")
+        else:
+            yield from sh.io.error(f"alias: {name} not found\n")
+            status = 1
+    return status
+
+
+def _unalias(args: list[str], sh: Shell) -> Process:
+    if args[:1] == ["-a"]:
+        sh.aliases.clear()
+        return 0
+    status = 0
+    for name in args:
+        if sh.aliases.pop(name, None) is None:
+            yield from sh.io.error(f"unalias: {name} not found\n")
+            status = 1
+    return status
+
+
 def _let(args: list[str], sh: Shell) -> Process:
     from fakecri.sim.shell.arith import ArithError, evaluate
 
@@ -364,6 +393,7 @@ BUILTINS: dict[str, Builtin] = {
     "break": _break, "continue": _continue, "shift": _shift, "set": _set, "export": _export,
     "readonly": _readonly, "unset": _unset, "local": _local, "eval": _eval, ".": _source, "source": _source,
     "exec": _exec, "cd": _cd, "chdir": _cd, "pwd": _pwd, "umask": _umask, "let": _let,
+    "alias": _alias, "unalias": _unalias,
     "test": testing.test, "[": testing.bracket, **builtins_io.BUILTINS,
 }
 SPECIAL = frozenset({":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set",

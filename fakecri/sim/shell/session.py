@@ -35,7 +35,7 @@ PROMPT = "/ # "  # busybox sh's prompt for root in /
 PS2 = "> "
 NOT_MODELLED = "not modelled by fakecri"  # the one wording of a refusal
 # ash builtins fakecri does not model: refused as applets are
-UNMODELLED_BUILTINS = frozenset({"alias", "unalias", "hash", "ulimit", "jobs", "fg", "bg", "times", "history",
+UNMODELLED_BUILTINS = frozenset({"hash", "ulimit", "jobs", "fg", "bg", "times", "history",
                                  "help"})
 
 
@@ -327,6 +327,17 @@ def _script_file(path: str, args: list[str], sh: Shell) -> Process:
     return (yield from run_script(text, sh))
 
 
+def _prompt(sh: Shell) -> str:
+    """busybox's default prompt: the directory (HOME as ~), then `#`."""
+    cwd = sh.vars.get("PWD")
+    if not cwd:
+        return PROMPT
+    home = sh.get("HOME")
+    if home and home != "/" and (cwd == home or cwd.startswith(home + "/")):
+        cwd = "~" + cwd[len(home):]
+    return f"{cwd} # "
+
+
 def interactive(sh: Shell) -> Process:
     """Lines from the input, each complete command run as it arrives; on a terminal, the `/ # `
     prompt, and `> ` while a command is not complete yet."""
@@ -338,7 +349,7 @@ def interactive(sh: Shell) -> Process:
     status = 0
     while True:
         if sh.io.ctx.tty:
-            yield from sh.io.write(PS2 if pending else PROMPT)
+            yield from sh.io.write(PS2 if pending else _prompt(sh))
         try:
             line = yield from sh.io.stdin.readline()
             if line is None:

@@ -30,6 +30,8 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
     from fakecri.sim.shell.session import external
 
     sh.line = node.line
+    if sh.aliases and node.words and node.words[0].literal() in sh.aliases and not sh.in_alias:
+        return (yield from _aliased(node, sh))
     argv = (yield from expand_words(node.words, sh)) if node.words else []
     values: list[tuple[str, str]] = []
     had_sub = False
@@ -77,6 +79,28 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
     finally:
         if sh.io is io:
             sh.io = saved_io  # (`exec >file` leaves its descriptors for the rest of the script)
+
+
+def _aliased(node: ast.Simple, sh: Shell) -> Process:
+    """A command whose first word is an alias: the alias's text in its place, read again."""
+    from fakecri.sim.shell.interp import run_text
+
+    first = node.words[0].literal() or ""
+    text = " ".join([*(f"{n}={w.text}" for n, w in node.assigns), sh.aliases[first], *(w.text for w in node.words[1:])])
+    io = sh.io
+    if node.redirs:
+        got = yield from redirect.apply(node.redirs, sh, sh.io)
+        if got is None:
+            return 1
+        io = got
+    saved, sh.io = sh.io, io
+    sh.in_alias = True  # (an alias is not expanded again inside itself)
+    try:
+        return (yield from run_text(text, sh))
+    finally:
+        sh.in_alias = False
+        if sh.io is io:
+            sh.io = saved
 
 
 def _prefix(values: list[tuple[str, str]], sh: Shell) -> list[tuple[str, str | None, bool]]:

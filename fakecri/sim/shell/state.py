@@ -53,6 +53,7 @@ class Shell:
     readonly: set[str] = field(default_factory=set)
     positional: list[str] = field(default_factory=list)
     functions: dict[str, FuncDef] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)  # a function's definition as written
     options: set[str] = field(default_factory=set)  # the letters set: e f u x ... and "pipefail"
     status: int = 0  # $?
@@ -69,6 +70,7 @@ class Shell:
     env_loader: Callable[[], dict[str, str]] | None = None  # the container's environment, read on first need
     errexit_off: int = 0  # inside a condition, `set -e` does not apply
     in_trap: bool = False
+    in_alias: bool = False
     substitutions: int = 0  # command substitutions run so far (an assignment's status is its last one's)
     line: int = 0  # the line of the command running (0 first), as builtins' messages name it
 
@@ -80,7 +82,7 @@ class Shell:
         """A subshell: the same state, copied (its changes stay inside)."""
         self.load_env()
         return replace(self, vars=dict(self.vars), exported=set(self.exported), readonly=set(self.readonly),
-                       positional=list(self.positional), functions=dict(self.functions),
+                       positional=list(self.positional), functions=dict(self.functions), aliases=dict(self.aliases),
                        sources=dict(self.sources), options=set(self.options),
                        traps={k: v for k, v in self.traps.items() if v == ""}, jobs=[],
                        locals=[dict(d) for d in self.locals])
