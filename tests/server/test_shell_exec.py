@@ -67,3 +67,11 @@ def test_a_term_trap_runs_when_the_stop_begins(rt, img, tmp_path, script, code, 
     status = rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid)).status
     assert status.exit_code == code
     assert logged in open(status.log_path).read()
+
+
+def test_globs_match_the_containers_files(served):
+    _, rt, cid = served
+    script = ("mkdir -p /tmp/g/d && cd /tmp/g && touch b.log a.log .hidden c.txt d/x.log; "
+              "echo *.log; echo ./*.log; echo */*.log; echo /tmp/g/?.txt; echo *; echo .*; echo */; echo no*match")
+    assert run(rt, cid, script) == (0, "a.log b.log\n./a.log ./b.log\nd/x.log\n/tmp/g/c.txt\na.log b.log c.txt d\n"
+                                       ". .. .hidden\nd/\nno*match\n", "")

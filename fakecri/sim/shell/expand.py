@@ -259,45 +259,45 @@ def _glob(field: list[Piece], sh: Shell) -> Generator[Step, Reply, list[str]]:
 
 
 def glob(world: Any, pat: str, cwd: str) -> list[str]:
-    """The paths of the container's files that the pattern matches, sorted."""
+    """The paths of the container's files that the pattern matches, sorted (as written: a
+    relative pattern gives relative paths)."""
     absolute = pat.startswith("/")
     comps = [c for c in pat.split("/") if c]
-    results: list[str] = ["/" if absolute else ""]
-    listdir = world.listdir
-    is_dir = world.is_dir
-    exists = world.exists
+
+    def join(base: str, name: str) -> str:
+        return base + name if not base or base.endswith("/") else base + "/" + name
+
+    def real(shown: str) -> str:
+        return shown if absolute else posixpath.join(cwd, shown) if shown else cwd
+
+    paths = ["/" if absolute else ""]
     for n, comp in enumerate(comps):
-        last = n == len(comps) - 1
-        nxt: list[str] = []
-        for base in results:
-            where = base if absolute or base else cwd
-            where = where if base else cwd if not absolute else "/"
+        last = n == len(comps) - 1 and not pat.endswith("/")
+        found: list[str] = []
+        for base in paths:
             if not patterns.has_magic(comp):
-                path = (base.rstrip("/") + "/" if base else ("/" if absolute else "")) + patterns.unescape(comp)
-                if base and not base.endswith("/"):
-                    path = base + "/" + patterns.unescape(comp)
-                full = path if absolute else posixpath.join(cwd, path)
-                if exists(full) and (last or is_dir(full)):
-                    nxt.append(path)
+                shown = join(base, patterns.unescape(comp))
+                if world.exists(real(shown)) and (last or world.is_dir(real(shown))):
+                    found.append(shown)
                 continue
-            full_dir = (base or "/") if absolute else posixpath.join(cwd, base) if base else cwd
             try:
-                names = sorted(listdir(full_dir))
+                names = sorted(world.listdir(real(base)))
+                if comp.startswith("."):
+                    names = [".", "..", *names]  # (readdir gives them too)
             except Exception:  # the userland's FileError: not a directory, or unreadable
                 continue
             for name in names:
-                if name.startswith(".") and not comp.startswith(".") and not comp.startswith("\\."):
-                    continue
+                if name.startswith(".") and not comp.startswith((".", "\\.")):
+                    continue  # a leading dot is matched only by a leading dot
                 if patterns.matches(comp, name):
-                    path = (base if base.endswith("/") or not base else base + "/") + name
-                    full = path if absolute else posixpath.join(cwd, path)
-                    if last or is_dir(full):
-                        nxt.append(path)
-            if len(nxt) > MAX_GLOB:
+                    shown = join(base, name)
+                    if last or world.is_dir(real(shown)):
+                        found.append(shown)
+            if len(found) > MAX_GLOB:
                 break
-        results = nxt
-        if not results:
+        paths = found
+        if not paths:
             return []
     if pat.endswith("/"):
-        results = [r + "/" for r in results]
-    return sorted(results)
+        paths = [p + "/" for p in paths]
+    return sorted(paths)
