@@ -240,7 +240,8 @@ class RuntimeService:
         runtime = self.node.runtime
         if request.timeout > 0:  # a graceful stop: SIGTERM first (a timeout of 0 kills at once)
             try:
-                self.node.sim.signalled(runtime.get_container(request.container_id))
+                self.node.apply(self.node.sim.signalled(runtime.get_container(request.container_id),
+                                                        self.node.clock.now_ns()))  # a trap's output is logged
             except errors.NotFound:
                 pass  # stopping what is not there does nothing
         delay = runtime.stop_container(request.container_id, float(request.timeout))
