@@ -59,3 +59,28 @@ def assert_same(got: Result, want: Result, stderr: str = "all") -> None:
     elif stderr == "none":
         got, want = (got[0], b"", got[2]), (want[0], b"", want[2])
     assert got == want
+
+
+def in_container(joined, cid: str, argv: list[str], stdin: bytes = b"",
+                 files: Mapping[str, bytes] | None = None) -> Result:
+    """fakecri's `argv` run by ExecSync in container `cid` (of `joined`), after writing `files`
+    (relative names: under its working directory) into its userland; the files are removed after."""
+    world = joined.sim.userland_of(cid)
+    for name, data in (files or {}).items():
+        if "/" in name:
+            world.mkdir(name.rsplit("/", 1)[0], parents=True)
+        world.write(name, data)
+    try:
+        r = joined.exec_sync(cid, argv, 5, stdin)
+        return r.stdout, r.stderr, r.exit_code
+    finally:
+        for name in files or {}:
+            top = name.split("/", 1)[0]
+            if world.lexists(top):
+                world.remove(top, recursive=True)
+
+
+def check_files(joined, cid: str, argv: list[str], stdin: bytes = b"", files: Mapping[str, bytes] | None = None,
+                *, stderr: str = "all") -> None:
+    """As `check`, with `files` in the container's working directory and busybox's."""
+    assert_same(in_container(joined, cid, argv, stdin, files), real(argv, stdin, files), stderr)
