@@ -19,7 +19,8 @@ from fakecri.sim.applets import APPLET_COMMANDS
 from fakecri.sim.shell import Context, record, spawn
 
 BUSYBOX = "/usr/bin/busybox"
-needs_busybox = pytest.mark.skipif(not os.path.exists(BUSYBOX), reason="no /usr/bin/busybox on this host to compare with")
+needs_busybox = pytest.mark.skipif(not os.path.exists(BUSYBOX),
+                                   reason="no /usr/bin/busybox on this host to compare with")
 Result = tuple[bytes, bytes, int]
 
 

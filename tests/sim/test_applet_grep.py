@@ -28,8 +28,10 @@ FILE_CASES = [
     ["-x", "bar", "g.txt"], ["-e", "foo", "-e", "bar", "g.txt"], ["-q", "foo", "g.txt", "nope"], ["foo", "nope"],
     ["-s", "foo", "nope"], ["-v", "o", "g.txt"], ["-F", "o.", "g.txt"], ["-E", "fo+|ba", "g.txt"],
     ["-A1", "-B1", "foo", "c.txt"], ["-C1", "-n", "foo", "c.txt"], ["-A1", "-c", "foo", "c.txt"],
-    ["-m1", "-c", "foo", "c.txt"], ["-n", "-A1", "foo", "c.txt", "g.txt"], ["-w", "o*", "g.txt"], ["-i", "-o", "F", "g.txt"],
-    ["-r", "foo", "d"], ["-f", "h.txt", "h.txt", "g.txt"], ["-f", "nope", "x"], ["-cv", "x", "h.txt"], ["-m1", "o", "g.txt"],
+    ["-m1", "-c", "foo", "c.txt"], ["-n", "-A1", "foo", "c.txt", "g.txt"], ["-w", "o*", "g.txt"],
+    ["-i", "-o", "F", "g.txt"],
+    ["-r", "foo", "d"], ["-f", "h.txt", "h.txt", "g.txt"], ["-f", "nope", "x"], ["-cv", "x", "h.txt"],
+    ["-m1", "o", "g.txt"],
     ["-ln", "foo", "c.txt", "g.txt", "h.txt"], ["-c", "foo", "-"],
 ]
 
@@ -40,9 +42,11 @@ def test_grep_on_files_matches_busybox(box, args):
 
 
 STDIN_CASES = [
-    (["-F", "."], b"a.b\n"), ([""], b"a\n"), (["-c", "x"], b"a\n"), (["-o", ""], b"ab\n"), (["-n", "-v", "a", "-"], b"a\nb\n"),
+    (["-F", "."], b"a.b\n"), ([""], b"a\n"), (["-c", "x"], b"a\n"), (["-o", ""], b"ab\n"),
+    (["-n", "-v", "a", "-"], b"a\nb\n"),
     (["-E", "("], b"a\n"), (["a\\{1"], b"a\n"), (["-o", "a*"], b"aaa\n"),
-    (["-b", "x"], b"x\n"), (["-z", "x"], b"x\n"), (["^[[:digit:]]\\+$"], b"12\nx1\n"), (["-E", "^a|b$"], b"ab\nxb\nax\nq\n"),
+    (["-b", "x"], b"x\n"), (["-z", "x"], b"x\n"), (["^[[:digit:]]\\+$"], b"12\nx1\n"),
+    (["-E", "^a|b$"], b"ab\nxb\nax\nq\n"),
     (["-i", "ABC"], b"xabcx\n"), (["-x", "-F", "ab"], b"ab\nabc\n"),
     (["-E", "x{2}"], b"xx\nx\n"), (["\\(ab\\)\\1"], b"abab\nab\n"), (["-E", "(ab)\\1"], b"abab\nab\n"),
     (["-q", "a"], b"a\n"), (["-qv", "a"], b"a\n"), (["-c", ""], b""), (["a"], b"a"),

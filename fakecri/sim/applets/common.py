@@ -15,7 +15,7 @@ from fakecri.sim.userland.files import looking
 from fakecri.sim.userland.world import FileError
 
 Gen = Generator[Step, Reply, object]
-BANNER = "BusyBox v1.35.0 multi-call binary.\n"
+BANNER = "BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n"  # the oracle's, word for word
 
 
 def decode(data: bytes) -> str:
@@ -118,7 +118,7 @@ def getopt(applet: str, args: list[str], spec: str, *, permute: bool = True,
 def usage_error(io: Io, applet: str, synopsis: str, exc: BadUsage, code: int = 1) -> Process:
     """Report a bad command line as busybox does (the message, then the usage), exit `code`."""
     usage = f"{BANNER}\nUsage: {applet} {synopsis}\n" if exc.usage else ""
-    yield from io.error(f"{exc.message}\n{usage}")
+    yield from io.error((f"{exc.message}\n" if exc.message else "") + usage)
     return code
 
 
@@ -205,3 +205,12 @@ def number(text: str) -> int | None:
     if t[0] in "+-":
         sign, t = (-1 if t[0] == "-" else 1), t[1:]
     return sign * int(t) if t.isdigit() else None
+
+
+def options(io: Io, applet: str, args: list[str], spec: str, synopsis: str, *, code: int = 1,
+            permute: bool = True, longs: dict[str, str] | None = None) -> Generator[Step, Reply, Options | int]:
+    """`getopt`, a bad command line reported (the exit code returned instead of the options)."""
+    try:
+        return getopt(applet, args, spec, permute=permute, longs=longs)
+    except BadUsage as exc:
+        return (yield from usage_error(io, applet, synopsis, exc, code))

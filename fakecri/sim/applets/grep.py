@@ -11,7 +11,7 @@ import re
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from fakecri.sim.applets.common import BadUsage, decode, getopt, lines_of, read_path, usage_error
+from fakecri.sim.applets.common import BANNER, BadUsage, decode, getopt, lines_of, read_path, usage_error
 from fakecri.sim.applets.regex import RegexError, compile_posix
 from fakecri.sim.shell import Command, Io, Process, Reply, Step
 from fakecri.sim.userland.files import looking
@@ -210,7 +210,7 @@ def grep_as(name: str, forced: str = "") -> Command:
 
 
 def _usage(io: Io, name: str) -> Process:
-    yield from io.error(f"BusyBox v1.35.0 multi-call binary.\n\nUsage: {name} {SYNOPSIS}\n")
+    yield from io.error(f"{BANNER}\nUsage: {name} {SYNOPSIS}\n")
     return 2
 
 
