@@ -8,6 +8,7 @@ what is modelled.
 """
 from __future__ import annotations
 
+from fakecri.sim.applets.counts import COUNT_COMMANDS
 from fakecri.sim.applets.grep import GREP_COMMANDS
 from fakecri.sim.applets.printf import PRINTF_COMMANDS
 from fakecri.sim.applets.sed import SED_COMMANDS
@@ -16,5 +17,5 @@ from fakecri.sim.applets.text import TEXT_COMMANDS
 from fakecri.sim.shell import Command
 
 APPLET_COMMANDS: dict[str, Command] = {
-    **PRINTF_COMMANDS, **SED_COMMANDS, **GREP_COMMANDS, **TEXT_COMMANDS, **SORT_COMMANDS,
+    **PRINTF_COMMANDS, **SED_COMMANDS, **GREP_COMMANDS, **TEXT_COMMANDS, **SORT_COMMANDS, **COUNT_COMMANDS,
 }
