@@ -9,13 +9,16 @@ what is modelled.
 from __future__ import annotations
 
 from fakecri.sim.applets.counts import COUNT_COMMANDS
+from fakecri.sim.applets.expr import EXPR_COMMANDS
 from fakecri.sim.applets.grep import GREP_COMMANDS
 from fakecri.sim.applets.printf import PRINTF_COMMANDS
 from fakecri.sim.applets.sed import SED_COMMANDS
+from fakecri.sim.applets.seq import SEQ_COMMANDS
 from fakecri.sim.applets.sort import SORT_COMMANDS
 from fakecri.sim.applets.text import TEXT_COMMANDS
 from fakecri.sim.shell import Command
 
 APPLET_COMMANDS: dict[str, Command] = {
     **PRINTF_COMMANDS, **SED_COMMANDS, **GREP_COMMANDS, **TEXT_COMMANDS, **SORT_COMMANDS, **COUNT_COMMANDS,
+    **SEQ_COMMANDS, **EXPR_COMMANDS,
 }
