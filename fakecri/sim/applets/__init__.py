@@ -15,10 +15,11 @@ from fakecri.sim.applets.printf import PRINTF_COMMANDS
 from fakecri.sim.applets.sed import SED_COMMANDS
 from fakecri.sim.applets.seq import SEQ_COMMANDS
 from fakecri.sim.applets.sort import SORT_COMMANDS
+from fakecri.sim.applets.sums import SUM_COMMANDS
 from fakecri.sim.applets.text import TEXT_COMMANDS
 from fakecri.sim.shell import Command
 
 APPLET_COMMANDS: dict[str, Command] = {
     **PRINTF_COMMANDS, **SED_COMMANDS, **GREP_COMMANDS, **TEXT_COMMANDS, **SORT_COMMANDS, **COUNT_COMMANDS,
-    **SEQ_COMMANDS, **EXPR_COMMANDS,
+    **SEQ_COMMANDS, **EXPR_COMMANDS, **SUM_COMMANDS,
 }
