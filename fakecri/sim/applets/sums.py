@@ -20,7 +20,8 @@ def _summer(name: str, algorithm: str) -> Command:
             return o
         if not o.has("c"):
             found, status = yield from read_inputs(io, name, o.operands, style="open")
-            yield from io.write("".join(f"{hashlib.new(algorithm, data).hexdigest()}  {path}\n" for path, data in found))
+            sums = [f"{hashlib.new(algorithm, data).hexdigest()}  {path}\n" for path, data in found]
+            yield from io.write("".join(sums))
             return status
         lists, status = yield from read_inputs(io, name, o.operands, style="open")
         bad = 0
