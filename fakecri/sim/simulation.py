@@ -27,6 +27,7 @@ from fakecri.engine.records import Container, ContainerState, Image, Sandbox
 from fakecri.engine.references import normalize
 from fakecri.engine.specs import CONTAINER, POD
 from fakecri.sim import stats
+from fakecri.sim.applets.date import date_at
 from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
@@ -157,7 +158,8 @@ class Simulation:
             def take_on(proc: Process, offset: int, step: Connect | None) -> None:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
-            inside.own_plan = build_plan(command, args, settings, self._context(c, Context(main=True)), take_on)
+            ctx = self._context(c, Context(main=True), c.started_at or None)
+            inside.own_plan = build_plan(command, args, settings, ctx, take_on)
         return inside.own_plan
 
     def cpu_used_ns(self, container: Container, now_ns: int) -> int:
@@ -291,10 +293,12 @@ class Simulation:
                                        mounts_at_start=inside.mounts_at_start, host=self.host)
         return inside.userland
 
-    def _context(self, c: Container, ctx: Context | None = None) -> Context:
-        """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""
+    def _context(self, c: Container, ctx: Context | None = None, now_ns: int | None = None) -> Context:
+        """Where a command in `c` runs: its userland (built on first use) and the commands that read it;
+        `now_ns`, when the process starts (its `date` counts from it)."""
         cid = c.id
-        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=INSIDE_COMMANDS)
+        commands = INSIDE_COMMANDS if now_ns is None else {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns)}
+        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=commands)
 
     # ------------------------------------------------------------ exec
 
@@ -315,7 +319,7 @@ class Simulation:
         probe = self._probe(c, argv, now_ns)
         if probe is not None:
             return ExecResult(b"", probe[1], probe[0], 0.0, False)
-        return run_exec(argv, timeout_s, stdin, self._context(c))
+        return run_exec(argv, timeout_s, stdin, self._context(c, now_ns=now_ns))
 
     def exec_process(self, c: Container, argv: Sequence[str], now_ns: int, ctx: Context | None = None) -> Process:
         """`argv` as a live process in running container `c`, for the streaming server to drive."""
@@ -324,7 +328,7 @@ class Simulation:
         probe = self._probe(c, argv, now_ns)
         if probe is not None:
             return _probe_process(*probe)
-        return spawn(argv, self._context(c, ctx))
+        return spawn(argv, self._context(c, ctx, now_ns))
 
     # ------------------------------------------------------------ input to a container's own command
 

@@ -9,6 +9,7 @@ what is modelled.
 from __future__ import annotations
 
 from fakecri.sim.applets.counts import COUNT_COMMANDS
+from fakecri.sim.applets.date import DATE_COMMANDS
 from fakecri.sim.applets.expr import EXPR_COMMANDS
 from fakecri.sim.applets.grep import GREP_COMMANDS
 from fakecri.sim.applets.printf import PRINTF_COMMANDS
@@ -21,5 +22,5 @@ from fakecri.sim.shell import Command
 
 APPLET_COMMANDS: dict[str, Command] = {
     **PRINTF_COMMANDS, **SED_COMMANDS, **GREP_COMMANDS, **TEXT_COMMANDS, **SORT_COMMANDS, **COUNT_COMMANDS,
-    **SEQ_COMMANDS, **EXPR_COMMANDS, **SUM_COMMANDS,
+    **SEQ_COMMANDS, **EXPR_COMMANDS, **SUM_COMMANDS, **DATE_COMMANDS,
 }
