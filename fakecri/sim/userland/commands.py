@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from fakecri.sim.applets import APPLET_COMMANDS
 from fakecri.sim.shell import Command, Io, Process, Sleep
 from fakecri.sim.userland.files import FILE_COMMANDS
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
@@ -287,12 +286,11 @@ def _ipcs(args: list[str], io: Io) -> Process:
 USERLAND_COMMANDS: dict[str, Command] = {
     "ps": _ps, "pidof": _pidof, "ipcs": _ipcs,
     "nnp": _nnp, "dd": _dd, "netstat": _netstat,
-    "id": _id, "whoami": _whoami, "groups": _groups, "hostname": _hostname, "env": _env,
+    "id": _id, "whoami": _whoami, "groups": _groups, "hostname": _hostname,
     "printenv": _printenv, "sysctl": _sysctl, "pwd": _pwd,
     "brctl": _brctl, "ping": _ping,
     **FILE_COMMANDS,
     **TEXT_COMMANDS,
-    **APPLET_COMMANDS,
 }
 
 
