@@ -34,7 +34,7 @@ APPLET_COMMANDS: dict[str, Command] = {
 _WORD = re.compile(r"[\w\[.-]+")
 
 
-def names_applet(argv: Sequence[str]) -> bool:
+def runs_applet(argv: Sequence[str]) -> bool:
     """Whether a command line names one of the applets (which may read the container's files,
     environment or clock: a container's own command that does gets a plan built with its userland)."""
     text = " ".join(argv).replace("/", " /")
