@@ -11,13 +11,15 @@ container without CAP_SYS_TIME.
 from __future__ import annotations
 
 import calendar
+import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from datetime import UTC, datetime
+from typing import Any
 
 from fakecri.engine.clock import FakeClock
 from fakecri.sim.applets.common import BadUsage, fail, options, usage_error
-from fakecri.sim.shell import Command, Io, Process
+from fakecri.sim.shell import Command, Io, Process, Reply, Step
 
 NS_PER_S = 1_000_000_000
 SYNOPSIS = "[OPTIONS] [+FMT] [[-s] TIME]"
@@ -71,6 +73,20 @@ def _parse(text: str, now_s: int, given_format: str | None) -> int | None:
     return None
 
 
+def _slept(io: Io) -> Generator[Step, Reply, int]:
+    """How long the process has run (its simulated time): the shell's scheduler knows it where
+    there is one (the shell's `Now` request), else the process's clock counts its sleeps."""
+    try:
+        jobs: Any = importlib.import_module("fakecri.sim.shell.jobs")
+    except ImportError:
+        jobs = None
+    if jobs is not None and hasattr(jobs, "Now"):
+        now = yield from jobs.ask(jobs.Now(0))
+        if isinstance(now, int) and now >= 0:
+            return now
+    return int(getattr(io, "clock", [0])[0])
+
+
 def date_at(now_ns: Callable[[], int]) -> Command:
     """`date` whose "now" is `now_ns()` (ns since the epoch) plus the time the process slept."""
     def date(args: list[str], io: Io) -> Process:
@@ -87,7 +103,7 @@ def date_at(now_ns: Callable[[], int]) -> Command:
             if len(rest) > 1:
                 return (yield from usage_error(io, "date", SYNOPSIS, BadUsage("")))
             return (yield from fail(io, "date: can't set date: Operation not permitted"))
-        total = now_ns() + int(getattr(io, "clock", [0])[0])
+        total = now_ns() + (yield from _slept(io))
         seconds, nanos = divmod(total, NS_PER_S)
         given = o.last("d")
         if given is not None:
