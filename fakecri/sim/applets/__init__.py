@@ -15,6 +15,7 @@ from fakecri.sim.applets.counts import COUNT_COMMANDS
 from fakecri.sim.applets.date import DATE_COMMANDS
 from fakecri.sim.applets.expr import EXPR_COMMANDS
 from fakecri.sim.applets.grep import GREP_COMMANDS
+from fakecri.sim.applets.od import OD_COMMANDS
 from fakecri.sim.applets.printf import PRINTF_COMMANDS
 from fakecri.sim.applets.run import RUN_COMMANDS
 from fakecri.sim.applets.sed import SED_COMMANDS
@@ -28,7 +29,7 @@ from fakecri.sim.shell import Command
 APPLET_COMMANDS: dict[str, Command] = {
     **PRINTF_COMMANDS, **SED_COMMANDS, **GREP_COMMANDS, **TEXT_COMMANDS, **SORT_COMMANDS, **COUNT_COMMANDS,
     **SEQ_COMMANDS, **EXPR_COMMANDS, **SUM_COMMANDS, **DATE_COMMANDS,
-    **RUN_COMMANDS, **SYSTEM_COMMANDS,
+    **RUN_COMMANDS, **SYSTEM_COMMANDS, **OD_COMMANDS,
 }
 
 _WORD = re.compile(r"[\w\[.-]+")
