@@ -14,7 +14,6 @@ A36 = b"a" * 36
     (["-A", "d", "-t", "d1"], DATA), (["-Ax", "-tc"], DATA), (["-t", "u2"], DATA), (["-c"], A36), (["-v", "-c"], A36),
     (["-t", "x4"], b"ab"), ([], b""), (["-t", "x1", "-c"], DATA), (["-t", "d2"], DATA), (["-t", "o4"], DATA),
     (["-t", "x8"], DATA), (["-d"], DATA), (["-o"], DATA), (["-A", "q"], DATA), (["-t", "z"], DATA),
-   
     (["-Z"], DATA), (["-t", "x1"], bytes(range(40))),
 ], ids=lambda a: repr(a)[:30])
 def test_od_matches_busybox(args, stdin):
