@@ -180,6 +180,14 @@ class Runtime:
         """CPU nanoseconds used by containers already removed from sandbox `sid` (so pod counters only grow)."""
         return self.store.removed_cpu.get(sid, 0)
 
+    def is_stopping(self, cid: str) -> bool:
+        """A slow stop of `cid` has begun and not finished."""
+        return cid in self.store.stopping
+
+    def containers_of(self, sb: Sandbox) -> list[Container]:
+        """The sandbox's containers, as they are now."""
+        return [self._containers[cid] for cid in sb.container_ids]
+
     def counts(self) -> dict[str, int]:
         return {"sandboxes": len(self._sandboxes), "containers": len(self._containers),
                 "running": self.store.running, "timers": len(self.store.timers)}
@@ -490,17 +498,21 @@ class Runtime:
         res_mod.validate(resources, f"container {c.id} ({c.name})")
         self._put_container(evolve(c, resources=resources))
 
-    def check_exec(self, cid: str) -> Container:
-        """The container a command may be run in now (FailedPrecondition unless it runs)."""
+    def check_exec(self, cid: str, op: str = "exec") -> Container:
+        """The container `op` (exec, attach) may be done to now, by the transition table
+        (FailedPrecondition unless it runs)."""
         c = self.get_container(cid)
-        path_for("container", c.id, "exec", c.state)
+        path_for("container", c.id, op, c.state)
         return c
 
     def check_reopen_log(self, cid: str) -> Container:
-        """The container whose log may be reopened now (FailedPrecondition unless it runs)."""
-        c = self.get_container(cid)
-        path_for("container", c.id, "reopen_log", c.state)
-        return c
+        return self.check_exec(cid, "reopen_log")
+
+    def check_port_forward(self, sid: str) -> Sandbox:
+        """The sandbox a port may be forwarded into now (FailedPrecondition unless it is READY)."""
+        sb = self.get_sandbox(sid)
+        path_for("sandbox", sb.id, "port_forward", sb.state)
+        return sb
 
     # ------------------------------------------------------------ time
 

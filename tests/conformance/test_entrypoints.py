@@ -42,7 +42,6 @@ def test_cli_in_process_writes_table_json_and_junit(tmp_path):
 
 def test_cli_property_selection_and_exit_status():
     with FakeCRIServer(seed=2, faults=[_quirk("created-at-seconds")]) as server:
-        server.node.log_rpcs = False
         res = CliRunner().invoke(main, ["conformance", "--endpoint", server.endpoint, "--max-examples", "1",
                                         "--steps", "3", "--no-shrink", "-q",
                                         "--property", "created-at-nanoseconds-monotonic",
@@ -78,7 +77,6 @@ def test_pytest_pyargs_runs_one_test_per_property(tmp_path):
 
 def test_cleanup_removes_everything_with_the_run_label_and_nothing_else():
     with FakeCRIServer(seed=4) as server:
-        server.node.log_rpcs = False
         with CRIClient(server.endpoint, timeout=10) as cri:
             cri.pull_image("busybox")
 

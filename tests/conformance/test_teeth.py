@@ -28,7 +28,6 @@ def _quiet_logs():
 
 def judge(faults=(), *, profile="current", examples=1, steps=5, shrink=False, **extra):
     server = FakeCRIServer(seed=11, faults=list(faults)).start()
-    server.node.log_rpcs = False
     try:
         extra.setdefault("slow_burst", 25)
         result = run_suite(Options(endpoint=server.endpoint, profile=profile, max_examples=examples, steps=steps,
@@ -137,7 +136,6 @@ def test_faults_a_correct_client_survives_do_not_fail_convergence(faults, profil
 @pytest.mark.parametrize("policy", ["close", "drop"])
 def test_slow_subscriber_is_judged_against_a_declared_policy(policy):
     server = FakeCRIServer(seed=5, subscriber_policy=policy, subscriber_buffer=10).start()
-    server.node.log_rpcs = False
     try:
         result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=1, scripted=False, slow_burst=60,
                                    properties=["slow-subscriber-policy"]))

@@ -30,7 +30,6 @@ def _quiet_logs():
 
 def judge(faults, **extra):
     server = FakeCRIServer(seed=11, faults=list(faults)).start()
-    server.node.log_rpcs = False
     started = time.monotonic()
     try:
         result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=4, seed=1, **extra))
@@ -65,7 +64,6 @@ def test_a_stream_closed_with_ok_at_once_is_named_as_its_own_defect():
 
 def test_the_image_is_pulled_only_when_absent_and_no_pull_is_honoured():
     with FakeCRIServer(seed=3) as server:
-        server.node.log_rpcs = False
         res = CliRunner().invoke(main, ["conformance", "--endpoint", server.endpoint, "--no-pull", "-q",
                                         "--max-examples", "1", "--steps", "2"])
         assert res.exit_code == 2 and "busybox is not present and pulling was turned off" in res.output
@@ -81,7 +79,6 @@ def test_the_image_is_pulled_only_when_absent_and_no_pull_is_honoured():
 def test_a_property_never_exercised_is_skipped_not_passed():
     # Only the slow-subscriber property, with its burst skipped: nothing exercises it.
     with FakeCRIServer(seed=4) as server:
-        server.node.log_rpcs = False
         result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=1, scripted=False,
                                    properties=["no-lost-exits", "resources-stick-all-or-nothing"]))
     for r in result.results:

@@ -60,7 +60,6 @@ EXPECTED_PASSING = {
 
 def test_every_api_level_critest_spec_passes(critest_bin, tmp_path):
     with FakeCRIServer(seed=11, state_root=str(tmp_path / "root")) as server:
-        server.node.log_rpcs = False
         run = run_critest(critest_bin, server.config.socket, tmp_path / "critest.json",
                           focus=API_LEVEL_FOCUS, timeout=240)
     # Specs outside the focus, and the few critest skips itself for a host reason (AppArmor

@@ -206,7 +206,6 @@ def template(method: str, world: World):
 def fuzz_server():
     server = FakeCRIServer(seed=99, fake_clock=True, max_sandboxes=80, max_containers=160, max_images=60)
     server.start()
-    server.node.log_rpcs = False
     yield server
     server.stop()
 

@@ -19,7 +19,6 @@ from fakecri.server.process.app import FakeCRIServer
 @pytest.fixture(scope="module")
 def server():
     with FakeCRIServer(seed=31, fake_clock=True) as s:
-        s.node.log_rpcs = False
         yield s
 
 

@@ -91,7 +91,6 @@ def _measure_ratio(server, churn: Churn, rounds: int, cycles: int) -> tuple[floa
 
 def test_stuck_subscriber_does_not_slow_others_under_close():
     with FakeCRIServer(seed=8, subscriber_buffer=200) as server:
-        server.node.log_rpcs = False
         healthy = Subscriber(server.endpoint)  # a reader that keeps up, present in every round
         churn = Churn(server.endpoint)
         try:
@@ -116,7 +115,6 @@ def test_stuck_subscriber_does_not_slow_others_under_close():
 def test_stuck_subscriber_is_closed_with_resource_exhausted_and_memory_stays_bounded():
     buffer = 100
     with FakeCRIServer(seed=9, subscriber_buffer=buffer) as server:
-        server.node.log_rpcs = False
         churn = Churn(server.endpoint)
         stuck = Subscriber(server.endpoint, read=False)
         try:
@@ -162,7 +160,6 @@ def test_stuck_subscriber_is_closed_with_resource_exhausted_and_memory_stays_bou
 def test_drop_policy_keeps_the_stream_open_and_counts_what_it_drops():
     buffer = 50
     with FakeCRIServer(seed=10, subscriber_policy="drop", subscriber_buffer=buffer) as server:
-        server.node.log_rpcs = False
         churn = Churn(server.endpoint)
         stuck = Subscriber(server.endpoint, read=False)
         try:
@@ -199,7 +196,6 @@ def test_drop_policy_keeps_the_stream_open_and_counts_what_it_drops():
 def test_block_policy_stalls_emitting_rpcs_until_the_reader_drains_and_loses_nothing():
     buffer = 20
     with FakeCRIServer(seed=11, subscriber_policy="block", subscriber_buffer=buffer) as server:
-        server.node.log_rpcs = False
         churn = Churn(server.endpoint)
         stuck = Subscriber(server.endpoint, read=False)
         try:

@@ -159,7 +159,6 @@ def test_drop_events_5_percent_over_2000_events():
     from fakecri.faults.spec import parse_drop_events
 
     with FakeCRIServer(seed=11, faults=[parse_drop_events("5%")]) as server:
-        server.node.log_rpcs = False
         ch, rt, img = stubs(server)
         sub = EventCollector("unix:" + server.config.socket)
         try:

@@ -173,7 +173,6 @@ def test_image_catalog_over_the_wire(tmp_path):
     path = tmp_path / "catalog.yaml"
     path.write_text(CATALOG)
     with FakeCRIServer(image_catalog=str(path)) as server:
-        server.node.log_rpcs = False
         ch = grpc.insecure_channel(server.endpoint)
         img = api_pb2_grpc.ImageServiceStub(ch)
 

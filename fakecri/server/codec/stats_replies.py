@@ -50,8 +50,7 @@ def memo_place(disk: DiskRoot) -> Place:
 
 def pods_now(rt: Runtime, sandboxes: Sequence[Sandbox]) -> list[tuple[Sandbox, list[Container], int]]:
     """Each sandbox with its containers and the CPU of its removed ones, as they are now."""
-    table = rt.store.containers
-    return [(sb, [table[cid] for cid in sb.container_ids], rt.removed_cpu_ns(sb.id)) for sb in sandboxes]
+    return [(sb, rt.containers_of(sb), rt.removed_cpu_ns(sb.id)) for sb in sandboxes]
 
 
 def _u64(msg, value: int) -> None:

@@ -9,7 +9,6 @@ from fakecri.engine.clock import FakeClock
 from fakecri.engine.exits import EXIT_KILLED, reason_for
 from fakecri.faults.model import Fault, FaultSpecError
 from fakecri.server.node.node import Node
-from fakecri.server.node.restarts import apply_pending_restart, restart
 from fakecri.sim.stats_script import FIGURES as STATS_FIGURES
 
 
@@ -40,39 +39,41 @@ MAX_DOWNTIME_S = 86400.0  # a day: longer than any test wants a runtime to stay 
 class ControlService:
     def __init__(self, node: Node) -> None:
         self.node = node
+        self.runtime, self.sim, self.plan = node.runtime, node.sim, node.plan
+        self.clock, self.config = node.clock, node.config
 
     async def AddFault(self, request, context):
         if not request.fault.type:
             raise errors.InvalidArgument("AddFault: fault.type is required")
         try:
-            added = self.node.plan.add(fault_from_pb(request.fault))
+            added = self.plan.add(fault_from_pb(request.fault))
         except FaultSpecError as exc:
             raise errors.InvalidArgument(f"AddFault: {exc}") from None
-        await apply_pending_restart(self.node)
+        await self.node.apply_pending_restart()
         return fault_to_pb(added)
 
     async def ListFaults(self, request, context):
-        return cpb.ListFaultsResponse(faults=[fault_to_pb(f) for f in self.node.plan.list()])
+        return cpb.ListFaultsResponse(faults=[fault_to_pb(f) for f in self.plan.list()])
 
     async def RemoveFault(self, request, context):
-        self.node.plan.remove(request.name)
+        self.plan.remove(request.name)
         return cpb.RemoveFaultResponse()
 
     async def ResetFaults(self, request, context):
-        self.node.plan.reset()
-        self.node.plan.clear_log()
+        self.plan.reset()
+        self.plan.clear_log()
         return cpb.ResetFaultsResponse()
 
     async def ExitContainer(self, request, context):
         code = EXIT_KILLED if request.oom else request.exit_code
         reason = request.reason or reason_for(code, oom=request.oom)
-        self.node.runtime.exit_container(request.container_id, code, reason, request.message)
+        self.runtime.exit_container(request.container_id, code, reason, request.message)
         return cpb.ExitContainerResponse()
 
     async def SetStats(self, request, context):
-        c = self.node.runtime.get_container(request.container_id)
+        c = self.runtime.get_container(request.container_id)
         figures = {name: getattr(request, name.replace("-", "_")) for name in STATS_FIGURES}
-        self.node.sim.set_stats(c, {k: v for k, v in figures.items() if v}, self.node.now_ns(), clear=request.clear)
+        self.sim.set_stats(c, {k: v for k, v in figures.items() if v}, self.node.now_ns(), clear=request.clear)
         return cpb.SetStatsResponse()
 
     async def SetCondition(self, request, context):
@@ -89,11 +90,11 @@ class ControlService:
         if request.duration_seconds > 0:
             attrs["duration"] = f"{request.duration_seconds}s"
         # Setting a condition replaces what was set before for it (the first fault would win).
-        for old in self.node.plan.list():
+        for old in self.plan.list():
             if old.type == "condition" and old.attributes.get("condition") == request.type:
-                self.node.plan.remove(old.name)
+                self.plan.remove(old.name)
         try:
-            self.node.plan.add(Fault(type="condition", attributes=attrs))
+            self.plan.add(Fault(type="condition", attributes=attrs))
         except FaultSpecError as exc:
             raise errors.InvalidArgument(f"SetCondition: {exc}") from None
         return cpb.SetConditionResponse()
@@ -104,11 +105,11 @@ class ControlService:
             raise errors.InvalidArgument(
                 f"RestartRuntime: downtime_seconds {request.downtime_seconds} is not between 0 and {MAX_DOWNTIME_S:.0f}"
             )
-        await restart(self.node, request.downtime_seconds, request.wipe_state)
+        await self.node.restart(request.downtime_seconds, request.wipe_state)
         return cpb.RestartRuntimeResponse()
 
     async def AdvanceClock(self, request, context):
-        clock = self.node.clock
+        clock = self.clock
         if not isinstance(clock, FakeClock):
             raise errors.FailedPrecondition(
                 "AdvanceClock: the server runs on the system clock (start it with a fake clock)")
@@ -138,10 +139,10 @@ class ControlService:
     async def GetFaultLog(self, request, context):
         return cpb.GetFaultLogResponse(
             records=[cpb.FaultRecord(fault=r.fault, type=r.type, hit=str(r.hit), at_ns=r.at_ns)
-                     for r in self.node.plan.log]
+                     for r in self.plan.log]
         )
 
     async def GetServerInfo(self, request, context):
         return cpb.GetServerInfoResponse(
-            seed=self.node.config.seed, counters=dict(self.node.counters), errors=list(self.node.server_errors)
+            seed=self.config.seed, counters=dict(self.node.counters), errors=list(self.node.server_errors)
         )

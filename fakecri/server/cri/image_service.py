@@ -29,7 +29,9 @@ def _auth(msg: pb.AuthConfig) -> dict[str, str] | None:
 class ImageService:
     def __init__(self, node: Node) -> None:
         self.node = node
-        self.images = node.runtime.images
+        self.runtime, self.sim, self.plan = node.runtime, node.sim, node.plan
+        self.config, self.disk = node.config, node.disk
+        self.images = self.runtime.images
         self._fragments_of = FragmentCache(tr.image_item)
 
     def _fragments(self, f) -> list[bytes]:
@@ -39,7 +41,7 @@ class ImageService:
         return b"".join(self._fragments(request.filter))
 
     async def StreamImages(self, request, context):
-        for chunk in batches(self._fragments(request.filter), STREAM_BATCH, self.node.config.max_message_bytes):
+        for chunk in batches(self._fragments(request.filter), STREAM_BATCH, self.config.max_message_bytes):
             yield chunk
 
     async def ImageStatus(self, request, context):
@@ -62,7 +64,7 @@ class ImageService:
         images = self.images
         auth = _auth(request.auth) if request.HasField("auth") else None
         duration = images.check_pull(ref, auth)  # fails before any waiting
-        action = self.node.plan.on_pull(ref)
+        action = self.plan.on_pull(ref)
         duration += action.delay_s if action else 0.0
         remaining = context.time_remaining()
         if remaining is not None and duration > remaining:
@@ -84,7 +86,7 @@ class ImageService:
         return pb.RemoveImageResponse()
 
     async def ImageFsInfo(self, request, context):
-        now = self.node.clock.now_ns()
-        image_fs = image_filesystem(self.images.fs_usage(now), self.node.disk)
-        container_fs = container_filesystem(self.node.runtime, now, self.node.disk, self.node.sim.stats_script)
+        now = self.node.now_ns()
+        image_fs = image_filesystem(self.images.fs_usage(now), self.disk)
+        container_fs = container_filesystem(self.runtime, now, self.disk, self.sim.stats_script)
         return pb.ImageFsInfoResponse(image_filesystems=[image_fs], container_filesystems=[container_fs])

@@ -3,10 +3,10 @@
 Register servicer objects with a grpc.aio server straight from the service descriptors
 (`generic_handler`), each method wrapped by `_call_unary` or `_call_stream`, which do, in
 order: the fault gate (a restart in progress, injected latency, hangs, errors and restarts),
-the request check, the servicer method, the node's commit point (events out, timers, state
-file), the message-size limit, the "after" fault gate, the wait for slow event readers
-under the block policy; then, whatever happened, the mapping of errors to status codes, a
-last commit (a call that failed may have changed something first) and the call record.
+the request check, the servicer method inside `node.changing()` (which commits on its way
+out: events out, timers, state file; a call that failed commits what it changed first), the
+message-size limit, the "after" fault gate, the wait for slow event readers under the block
+policy; then, whatever happened, the mapping of errors to status codes and the call record.
 
 Responses may be protobuf messages or ready-made wire bytes (the list calls), so the
 serializer passes bytes through untouched.
@@ -27,8 +27,7 @@ from google.protobuf.message import DecodeError
 from fakecri.engine import errors
 from fakecri.server.codec.status import code_for
 from fakecri.server.node.call_summary import ids_named, summarize
-from fakecri.server.node.node import CallRecord, Node
-from fakecri.server.node.restarts import restart
+from fakecri.server.node.node import Node
 
 # INTERNAL answers: every one is counted (`internal_errors`), the tracebacks of the last
 # the node keeps for check() and GetServerInfo (node.ERROR_RING), each cut to TRACEBACK_CHARS.
@@ -83,7 +82,7 @@ async def _gate(node: Node, name: str, context, stage: str) -> None:
     if action is None:
         return
     if action.restart is not None:
-        await restart(node, action.restart.downtime_s, action.restart.wipe)
+        await node.restart(action.restart.downtime_s, action.restart.wipe)
         raise errors.Unavailable(f"{name}: the runtime is restarting")
     if action.delay_s > 0:
         await asyncio.sleep(action.delay_s)
@@ -98,13 +97,8 @@ async def _gate(node: Node, name: str, context, stage: str) -> None:
 
 def _record(node: Node, name: str, request, code: str, started: float) -> None:
     duration = time.perf_counter() - started
-    node.call_log.append(CallRecord(name, summarize(request), code, duration, node.clock.now_ns()))
-    node.counters[f"rpc:{name}:{code}"] += 1
-    if node.metrics is not None:
-        node.metrics.observe_rpc(name, code, duration)
-    if node.log_rpcs:
-        ids = ids_named(request) if type(request) is not _Undecodable else {}
-        node.log.info("rpc", method=name, code=code, ms=round(duration * 1000, 3), **ids)
+    node.record_call(name, summarize(request), code, duration,
+                     lambda: ids_named(request) if type(request) is not _Undecodable else {})
 
 
 async def _abort(node: Node, name: str, exc: Exception, context) -> None:
@@ -132,24 +126,10 @@ def _check_decoded(request) -> None:
         raise errors.InvalidArgument(f"the request is not a valid {request.type_name}: {request.error}")
 
 
-def _finish(node: Node, name: str, gated: bool, request, code: str, started: float,
-            committed_at: int | None) -> None:
-    """After every call, whatever happened: a last commit if the state changed after the call's
-    own (or the call failed), and the call record."""
-    if committed_at != node.runtime.changes:
-        try:
-            node.commit()
-        except Exception as exc:  # the call has its answer already; the failure is the state file's
-            node.log.error("commit after a failed call", method=name, error=repr(exc))
-    if gated:
-        _record(node, name, request, code, started)
-
-
 async def _call_unary(node: Node, name: str, impl, gated: bool, request, context):
     """One unary call. `gated=False` skips the fault gate and the call record (the control service)."""
     started = time.perf_counter()
     code = "OK"
-    committed_at: int | None = None  # the engine's change count at the call's own commit
     try:
         # The gate only has work when faults are armed or a restart is in progress;
         # skipping the coroutine otherwise keeps the no-fault path short.
@@ -157,9 +137,8 @@ async def _call_unary(node: Node, name: str, impl, gated: bool, request, context
             await _gate(node, name, context, "before")
         _check_decoded(request)
         emitted = node.bus.emitted
-        resp = await impl(request, context)
-        node.commit()
-        committed_at = node.runtime.changes
+        with node.changing():
+            resp = await impl(request, context)
         if type(resp) is bytes and len(resp) > node.config.max_message_bytes:
             raise too_big(name, len(resp), node.config.max_message_bytes)
         if gated and node.plan.has_rpc_faults:
@@ -176,7 +155,8 @@ async def _call_unary(node: Node, name: str, impl, gated: bool, request, context
         code = exc.code if isinstance(exc, errors.CoreError) else "INTERNAL"
         await _abort(node, name, exc, context)
     finally:
-        _finish(node, name, gated, request, code, started, committed_at)
+        if gated:
+            _record(node, name, request, code, started)
 
 
 async def _call_stream(node: Node, name: str, impl, gated: bool, request, context) -> AsyncIterator:
@@ -187,8 +167,9 @@ async def _call_stream(node: Node, name: str, impl, gated: bool, request, contex
         if gated and (node.down_until or node.plan.has_rpc_faults):
             await _gate(node, name, context, "before")
         _check_decoded(request)
-        async for item in impl(request, context):
-            yield item
+        with node.changing():
+            async for item in impl(request, context):
+                yield item
     except grpc.aio.AbortError:
         raise
     except (asyncio.CancelledError, GeneratorExit):
@@ -198,7 +179,8 @@ async def _call_stream(node: Node, name: str, impl, gated: bool, request, contex
         code = exc.code if isinstance(exc, errors.CoreError) else "INTERNAL"
         await _abort(node, name, exc, context)
     finally:
-        _finish(node, name, gated, request, code, started, None)
+        if gated:
+            _record(node, name, request, code, started)
 
 
 def generic_handler(service: ServiceDescriptor, servicer, node: Node, *, gated: bool = True) -> grpc.GenericRpcHandler:
