@@ -335,7 +335,7 @@ class Runtime:
             log_path=posixpath.join(sb.log_directory, log_path) if log_path else "",
             resources=resources if resources is not None else Resources(), spec=spec,
         )
-        self.programs.check(c, sb)  # InvalidArgument on a bad fakecri.io/ annotation
+        self.programs.check(c, sb, self.images.get(image_id) if image_id else None)  # a bad fakecri.io/ one
         self._put_container(c)
         self.store.container_keys[key] = c.id
         self._put_sandbox(evolve(sb, container_ids=sb.container_ids + (c.id,)))
@@ -348,7 +348,7 @@ class Runtime:
         path_for("container", c.id, "start", c.state)
         sb = self._sandboxes[c.sandbox_id]
         path_for("sandbox", sb.id, "start_container", sb.state)
-        plan = self.programs.plan(c, sb)
+        plan = self._plan(c)
         now = self.clock.now_ns()
         if plan.fail_start is not None:
             message = f"failed to start container {c.id} ({c.name}): {plan.fail_start}"
@@ -363,7 +363,9 @@ class Runtime:
         self._after_wake(c, plan, 0, now)
 
     def _plan(self, c: Container) -> Plan:
-        return self.programs.plan(c, self._sandboxes[c.sandbox_id])
+        """The Programs port is handed what it needs (the sandbox, the image record): it never reads back."""
+        image = self.images.get(c.image_id) if c.image_id else None
+        return self.programs.plan(c, self._sandboxes[c.sandbox_id], image)
 
     def _after_wake(self, c: Container, plan: Plan, offset: int, due: int) -> None:
         """Exit at `offset` if the plan ends there, else arm the next scripted moment."""
@@ -466,7 +468,7 @@ class Runtime:
                 sb = self._sandboxes.get(c.sandbox_id)
                 if sb is not None:
                     self._put_sandbox(evolve(sb, container_ids=tuple(x for x in sb.container_ids if x != c.id)))
-                    used = self.programs.cpu_used_ns(c, self.clock.now_ns())
+                    used = self.programs.cpu_used_ns(c, sb, self.clock.now_ns())
                     if used:
                         self.store.removed_cpu[sb.id] = self.store.removed_cpu.get(sb.id, 0) + used
                 self._entered(c, step)

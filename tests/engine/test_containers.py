@@ -244,7 +244,7 @@ def test_removed_cpu_is_kept_per_sandbox(pods, runtime, joined, clock):
     clock.advance(30)
     runtime.stop_container(a.id, 0)
     a = runtime.get_container(a.id)
-    used = joined.sim.cpu_used_ns(a, clock.now_ns())  # the Programs port the engine asks
+    used = joined.sim.cpu_used_ns(a, sb, clock.now_ns())  # the Programs port the engine asks
     assert used > 0 and runtime.removed_cpu_ns(sb.id) == 0
     clock.advance(30)
     runtime.remove_container(a.id)
@@ -266,7 +266,7 @@ class SevenNs(NoPrograms):
     def __init__(self):
         self.asked = []
 
-    def cpu_used_ns(self, container, now_ns):
+    def cpu_used_ns(self, container, sandbox, now_ns):
         self.asked.append((container.id, container.state, now_ns))
         return 7
 

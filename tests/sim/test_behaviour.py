@@ -271,8 +271,9 @@ def test_plan_is_shared_for_identical_specs(pods, joined):
     sb = pods.sandbox()
     a = pods.container(sb, "a", command=["sleep", "5"])
     b = pods.container(sb, "b", command=["sleep", "5"])
-    assert joined.sim.plan(a, sb) is joined.sim.plan(b, sb)
-    assert joined.sim.plan(a, sb) is not joined.sim.plan(pods.container(sb, "c", command=["sleep", "6"]), sb)
+    assert joined.sim.plan(a, sb, None) is joined.sim.plan(b, sb, None)
+    other = pods.container(sb, "c", command=["sleep", "6"])
+    assert joined.sim.plan(a, sb, None) is not joined.sim.plan(other, sb, None)
     assert build_plan(["sleep", "5"], [], {}).end_ns == 5 * S
 
 

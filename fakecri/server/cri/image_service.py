@@ -8,6 +8,7 @@ from fakecri.engine import errors
 from fakecri.server.codec import translate as tr
 from fakecri.server.codec.stats_replies import container_filesystem, image_filesystem
 from fakecri.server.codec.wire import FragmentCache, batches
+from fakecri.server.exceptions import DeadlineExceeded
 from fakecri.server.node.node import Node
 
 STREAM_BATCH = 5000
@@ -69,7 +70,7 @@ class ImageService:
         remaining = context.time_remaining()
         if remaining is not None and duration > remaining:
             await asyncio.sleep(max(0.0, remaining))
-            raise errors.DeadlineExceeded(f"PullImage {ref}: the deadline passed before the pull finished")
+            raise DeadlineExceeded(f"PullImage {ref}: the deadline passed before the pull finished")
         await self.node.wait(duration)
         if action is not None and action.error is not None:
             code, message = action.error

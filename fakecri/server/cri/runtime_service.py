@@ -23,6 +23,7 @@ from fakecri.server.codec.configs import check_sandbox_config, checked_container
 from fakecri.server.codec.wire import FragmentCache, VersionedCache, batches, field_fragment
 from fakecri.server.cri import checkpoint_archives as archives
 from fakecri.server.events.delivery import deliver
+from fakecri.server.exceptions import DeadlineExceeded
 from fakecri.server.host.processes import exec_to_end
 from fakecri.server.node.call_wrapper import too_big
 from fakecri.server.node.node import Node
@@ -316,7 +317,7 @@ class RuntimeService:
             result = await exec_to_end(proc, wait=lambda s: self.node.wait(s, until=watch.ended),
                                        timeout_s=float(request.timeout), ended=watch.ended, dial=self.node.dial)
         if result.timed_out:  # as containerd words it (DEADLINE_EXCEEDED: the kubelet's probe then fails)
-            raise errors.DeadlineExceeded(
+            raise DeadlineExceeded(
                 f"failed to exec in container: timeout {request.timeout}s exceeded: context deadline exceeded")
         return pb.ExecSyncResponse(stdout=result.stdout, stderr=result.stderr, exit_code=result.exit_code)
 

@@ -26,6 +26,7 @@ from google.protobuf.message import DecodeError
 
 from fakecri.engine import errors
 from fakecri.server.codec.status import code_for
+from fakecri.server.exceptions import DeadlineExceeded, Unavailable
 from fakecri.server.node.call_summary import ids_named, summarize
 from fakecri.server.node.node import Node
 
@@ -77,19 +78,19 @@ def _deserializer(request_cls):
 async def _gate(node: Node, name: str, context, stage: str) -> None:
     """What the fault plan (or a restart in progress) does to this call at `stage`."""
     if stage == "before" and node.down_until and asyncio.get_running_loop().time() < node.down_until:
-        raise errors.Unavailable(f"{name}: the runtime is restarting")
+        raise Unavailable(f"{name}: the runtime is restarting")
     action = node.plan.on_call(name, stage)
     if action is None:
         return
     if action.restart is not None:
         await node.restart(action.restart.downtime_s, action.restart.wipe)
-        raise errors.Unavailable(f"{name}: the runtime is restarting")
+        raise Unavailable(f"{name}: the runtime is restarting")
     if action.delay_s > 0:
         await asyncio.sleep(action.delay_s)
     if action.hang:
         remaining = context.time_remaining()
         await asyncio.sleep(remaining + 0.05 if remaining is not None else 3600.0)
-        raise errors.DeadlineExceeded(f"{name}: hung by a fault until the deadline")
+        raise DeadlineExceeded(f"{name}: hung by a fault until the deadline")
     if action.error is not None:
         code, message = action.error
         raise errors.from_code(code, message or f"{name}: error injected by a fault")

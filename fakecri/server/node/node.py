@@ -44,7 +44,7 @@ from fakecri.server.config import ServerConfig
 from fakecri.server.events.bus import EventBus, Subscription
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.events.status_cache import StatusCache
-from fakecri.server.exceptions import StartupError, StateWriteError
+from fakecri.server.exceptions import StartupError, StateWriteError, Unavailable
 from fakecri.server.host.catalog_file import load_catalog
 from fakecri.server.host.dialer import exchange, within
 from fakecri.server.host.disk import DiskRoot
@@ -300,7 +300,7 @@ class Node:
         except StartupError as undo_failed:  # the file cannot be read back either: nothing better to hold
             self.log.error("state file roll-back failed", error=str(undo_failed))
         self.reschedule()
-        raise errors.Unavailable(
+        raise Unavailable(
             f"{exc.strerror}: the change was undone (the runtime holds what the file holds); "
             "changes are taken again once the file can be written")
 
@@ -374,7 +374,7 @@ class Node:
     def _timer_fired(self) -> None:
         try:
             self.tick()
-        except errors.Unavailable:
+        except Unavailable:
             pass  # its change could not be written (logged): undone, and tried again later
         except Exception as exc:  # a timer has no caller to answer: log it, keep serving
             self.log.error("timer failed", error=repr(exc))
