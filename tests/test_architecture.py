@@ -344,7 +344,8 @@ def test_the_api_tables_list_every_public_member_and_nothing_else():
                            "fakecri.server.node.node.Node"}
     for dotted, listed in tables.items():
         real = public_members(dotted)
-        assert listed == real, f"{dotted}: on the page only {sorted(listed - real)}; in the code only {sorted(real - listed)}"
+        assert listed == real, f"{dotted}: on the page only {sorted(listed - real)}; " \
+                               f"in the code only {sorted(real - listed)}"
 
 
 def test_the_walk_of_one_call_names_modules_that_exist():

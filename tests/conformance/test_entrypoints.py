@@ -27,7 +27,8 @@ ROOT = PACKAGE.parent.parent
 
 def test_cli_in_process_writes_table_json_and_junit(tmp_path):
     report, junit = tmp_path / "r.json", tmp_path / "r.xml"
-    res = CliRunner().invoke(main, ["conformance", "--max-examples", "1", "--steps", "3", "--seed", "3", "-q", "--burst", "25",
+    res = CliRunner().invoke(main, ["conformance", "--max-examples", "1", "--steps", "3", "--seed", "3", "-q",
+                                    "--burst", "25",
                                     "--report", str(report), "--junit", str(junit)])
     assert res.exit_code == 0, res.output
     lines = res.output.splitlines()

@@ -46,7 +46,8 @@ def test_unimplemented_events_skip_the_event_properties_with_the_reason():
         assert got[name].reason == "no events were delivered (GetContainerEvents answered UNIMPLEMENTED)", name
         assert got[name].exercises == 0
     # Everything else is still judged, and passes on fakecri.
-    others = [r for r in result.results if r.name not in EVENT_PROPERTIES and r.name != "resources-stick-all-or-nothing"]
+    others = [r for r in result.results
+              if r.name not in EVENT_PROPERTIES and r.name != "resources-stick-all-or-nothing"]
     assert all(r.status == "pass" and r.exercises > 0 for r in others), result.table()
     assert seconds < 45, f"{seconds:.0f}s: the slow-subscriber burst and its waits must not run"
 

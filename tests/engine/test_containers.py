@@ -175,7 +175,8 @@ def test_invalid_resource_updates_change_nothing(pods, runtime, res, problem):
 
 @pytest.mark.parametrize("res", [
     Resources(), Resources(cpu_shares=2), Resources(cpu_shares=262144), Resources(cpu_period=100000, cpu_quota=-1),
-    Resources(cpu_period=1000, cpu_quota=1000), Resources(oom_score_adj=-1000), Resources(memory_limit_in_bytes=4 << 20),
+    Resources(cpu_period=1000,
+              cpu_quota=1000), Resources(oom_score_adj=-1000), Resources(memory_limit_in_bytes=4 << 20),
     Resources(cpuset_cpus="0-3,5", cpuset_mems="0"), Resources(memory_swap_limit_in_bytes=-1),
 ])
 def test_valid_resource_updates_are_stored(pods, runtime, res):

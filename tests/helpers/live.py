@@ -24,7 +24,8 @@ def fakecri(faults=(), **config):
         from fakecri.server.config import ServerConfig
 
         path = os.path.join(tempfile.mkdtemp(prefix="fc-"), "cri.sock")
-        server = app.FakeCRIServer(ServerConfig(socket=path, seed=0, faults=list(faults), **{"log_rpcs": False, **config}))
+        server = app.FakeCRIServer(ServerConfig(socket=path, seed=0, faults=list(faults), **{"log_rpcs": False,
+                                                                                             **config}))
         server.start()
     except (ImportError, AttributeError) as exc:
         pytest.skip(f"fakecri server not usable yet: {exc}")

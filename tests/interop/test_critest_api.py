@@ -31,7 +31,8 @@ EXPECTED_PASSING = {
     "[k8s.io] Container runtime should support log runtime should support reopening container log [Conformance]",
     *(f"[k8s.io] Image Manager {what} [Conformance]" for what in (
         "public image with tag should be pulled and removed", "public image should timeout if requested",
-        "public image without tag should be pulled and removed", "public image with digest should be pulled and removed",
+        "public image without tag should be pulled and removed",
+        "public image with digest should be pulled and removed",
         "image status should support all kinds of references",
         "image status get image fields should not have Uid|Username empty",
         "listImage should get exactly 3 image in the result list",
@@ -54,7 +55,8 @@ EXPECTED_PASSING = {
     "[k8s.io] Runtime info runtime should support returning runtime info runtime should return runtime conditions "
     "[Conformance]",
     *("[k8s.io] Container Mount Readonly runtime should support readonly mounts should reject a recursive readonly "
-      "mount with " + what for what in ("PROPAGATION_HOST_TO_CONTAINER", "PROPAGATION_BIDIRECTIONAL", "ReadOnly: false")),
+      "mount with " + what for what in ("PROPAGATION_HOST_TO_CONTAINER", "PROPAGATION_BIDIRECTIONAL",
+                                        "ReadOnly: false")),
 }
 
 

@@ -67,7 +67,8 @@ def test_pod_lifecycle_figures(served):
     rt.StopContainer(pb.StopContainerRequest(container_id=cid, timeout=0), timeout=TIMEOUT)
     rt.StopPodSandbox(pb.StopPodSandboxRequest(pod_sandbox_id=sid), timeout=TIMEOUT)
     m = scrape(url)
-    assert sample(m, "fakecri_containers", state="EXITED") == 1 and sample(m, "fakecri_containers", state="RUNNING") == 0
+    assert sample(m, "fakecri_containers", state="EXITED") == 1 and sample(m, "fakecri_containers",
+                                                                           state="RUNNING") == 0
     assert sample(m, "fakecri_sandboxes", state="NOTREADY") == 1
 
     ctl.AddFault(cpb.AddFaultRequest(fault=cpb.Fault(name="flaky-list", type="error", target="ListImages",
@@ -90,7 +91,8 @@ def test_pod_lifecycle_figures(served):
     assert sample(m, "fakecri_faults_injected_total", fault="flaky-list") == 2
     assert sample(m, "fakecri_rpcs_total", method="ListImages", code="UNAVAILABLE") == 2
     assert sample(m, "fakecri_rpcs_total", method="ListImages", code="OK") == 1
-    assert sample(m, "fakecri_sandboxes", state="NOTREADY") == 0 and sample(m, "fakecri_containers", state="EXITED") == 0
+    assert sample(m, "fakecri_sandboxes", state="NOTREADY") == 0 and sample(m, "fakecri_containers",
+                                                                            state="EXITED") == 0
 
     events.close()
     m = scrape_until(url, "fakecri_event_subscribers", 0)

@@ -49,8 +49,9 @@ def test_state_survives_a_restart(tmp_path):
     path = str(tmp_path / "state.json")
     with running(state_file=path) as srv:
         ch, rt, img = stubs(srv)
-        rt.UpdateRuntimeConfig(pb.UpdateRuntimeConfigRequest(
-            runtime_config=pb.RuntimeConfig(network_config=pb.NetworkConfig(pod_cidr="10.244.7.0/24"))), timeout=TIMEOUT)
+        network = pb.NetworkConfig(pod_cidr="10.244.7.0/24")
+        rt.UpdateRuntimeConfig(pb.UpdateRuntimeConfigRequest(runtime_config=pb.RuntimeConfig(network_config=network)),
+                               timeout=TIMEOUT)
         sid1, cid1 = run_pod(rt, img, "web", "u1")
         sid2, cid2 = run_pod(rt, img, "job", "u2")
         rt.StopContainer(pb.StopContainerRequest(container_id=cid2, timeout=0), timeout=TIMEOUT)

@@ -179,7 +179,7 @@ def test_fakecri_handle_without_pytest():
         with pytest.raises(FaultSpecError, match="give a dict, a Fault or a flag string"):
             node.add_fault(42)
         with pytest.raises(AttributeError):
-            node._missing
+            _ = node._missing
     assert not node.server.running
 
 

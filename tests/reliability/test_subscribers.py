@@ -46,7 +46,8 @@ class Churn:
         t1 = time.perf_counter()
         timed = [t1 - t0]
         for fn, req in ((rt.StartContainer, pb.StartContainerRequest(container_id=cid)),
-                        (rt.ListContainers, pb.ListContainersRequest(filter=pb.ContainerFilter(pod_sandbox_id=self.sid))),
+                        (rt.ListContainers,
+                         pb.ListContainersRequest(filter=pb.ContainerFilter(pod_sandbox_id=self.sid))),
                         (rt.StopContainer, pb.StopContainerRequest(container_id=cid, timeout=0)),
                         (rt.RemoveContainer, pb.RemoveContainerRequest(container_id=cid))):
             t0 = time.perf_counter()
@@ -97,7 +98,7 @@ def test_stuck_subscriber_does_not_slow_others_under_close():
             for _ in range(20):  # warm up channels and code paths
                 churn.cycle()
             ratios = []
-            for attempt in range(4):  # a noisy shared machine: retry the measurement before failing
+            for _ in range(4):  # a noisy shared machine: retry the measurement before failing
                 a, b, ratio = _measure_ratio(server, churn, rounds=8, cycles=60)
                 ratios.append(round(ratio, 3))
                 if ratio <= 1.2:

@@ -305,7 +305,8 @@ def test_quirk_pod_wide_container_statuses(rt, img, ctl):
 
     ids = []
     for attempt in (0, 1):
-        sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=sandbox_config("p", uid=uid, attempt=attempt))).pod_sandbox_id
+        sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=sandbox_config("p", uid=uid,
+                                                                             attempt=attempt))).pod_sandbox_id
         ids.append(rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid,
                                                                 config=container_config())).container_id)
     resp = rt.PodSandboxStatus(pb.PodSandboxStatusRequest(pod_sandbox_id=sid))

@@ -15,7 +15,8 @@ S = 1_000_000_000
 
 
 @pytest.mark.parametrize("text,ns", [("500ms", S // 2), ("3s", 3 * S), ("2m", 120 * S), ("1.5s", 3 * S // 2),
-                                     ("1m30s", 90 * S), ("2", 2 * S), ("0.25", S // 4), ("10us", 10_000), ("1h", 3600 * S)])
+                                     ("1m30s", 90 * S), ("2", 2 * S), ("0.25", S // 4), ("10us", 10_000), ("1h",
+                                                                                                           3600 * S)])
 def test_durations(text, ns):
     assert parse_duration_ns(text) == ns
 

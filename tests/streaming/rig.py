@@ -6,7 +6,7 @@ interpreter on the system clock, and take input the way attach gives it.
 from __future__ import annotations
 
 import random
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from fakecri.engine.clock import SystemClock
 from fakecri.engine.records import Container, Sandbox
