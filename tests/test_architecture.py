@@ -356,7 +356,8 @@ def test_the_walk_of_one_call_names_modules_that_exist():
 
 
 def test_ruff_is_clean():
-    ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "--quiet", str(PACKAGE)], capture_output=True,
+    ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "--quiet", str(PACKAGE), str(ROOT / "tests"),
+                           str(ROOT / "bench")], capture_output=True,
                           text=True, cwd=ROOT)
     if ruff.returncode != 0 and "No module named ruff" in ruff.stderr:
         pytest.skip("ruff is not installed (pip install -e '.[dev]' brings it)")
