@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any, TypeAlias
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
@@ -10,6 +11,8 @@ from fakecri.server.codec.stats_replies import container_filesystem, image_files
 from fakecri.server.codec.wire import FragmentCache, batches
 from fakecri.server.exceptions import DeadlineExceeded
 from fakecri.server.node.node import Node
+
+Context: TypeAlias = Any  # a grpc.aio.ServicerContext (grpc ships no types)
 
 STREAM_BATCH = 5000
 
@@ -35,17 +38,17 @@ class ImageService:
         self.images = self.runtime.images
         self._fragments_of = FragmentCache(tr.image_item)
 
-    def _fragments(self, f) -> list[bytes]:
+    def _fragments(self, f: pb.ImageFilter) -> list[bytes]:
         return self._fragments_of.every(self.images.list(f.image.image))
 
-    async def ListImages(self, request, context):
+    async def ListImages(self, request: pb.ListImagesRequest, context: Context) -> Any:
         return b"".join(self._fragments(request.filter))
 
-    async def StreamImages(self, request, context):
+    async def StreamImages(self, request: pb.StreamImagesRequest, context: Context) -> Any:
         for chunk in batches(self._fragments(request.filter), STREAM_BATCH, self.config.max_message_bytes):
             yield chunk
 
-    async def ImageStatus(self, request, context):
+    async def ImageStatus(self, request: pb.ImageStatusRequest, context: Context) -> Any:
         ref = request.image.image
         if not ref:
             raise errors.InvalidArgument("ImageStatus: image.image is required")
@@ -58,7 +61,7 @@ class ImageService:
             resp.info.update(tr.image_info(img))
         return resp
 
-    async def PullImage(self, request, context):
+    async def PullImage(self, request: pb.PullImageRequest, context: Context) -> Any:
         ref = request.image.image
         if not ref:
             raise errors.InvalidArgument("PullImage: image.image is required")
@@ -79,14 +82,14 @@ class ImageService:
         # The image id, as containerd answers: the same string as Image.id for every name of it.
         return pb.PullImageResponse(image_ref=img.id)
 
-    async def RemoveImage(self, request, context):
+    async def RemoveImage(self, request: pb.RemoveImageRequest, context: Context) -> Any:
         ref = request.image.image
         if not ref:
             raise errors.InvalidArgument("RemoveImage: image.image is required")
         self.images.remove(ref)
         return pb.RemoveImageResponse()
 
-    async def ImageFsInfo(self, request, context):
+    async def ImageFsInfo(self, request: pb.ImageFsInfoRequest, context: Context) -> Any:
         now = self.node.now_ns()
         image_fs = image_filesystem(self.images.fs_usage(now), self.disk)
         container_fs = container_filesystem(self.runtime, now, self.disk, self.sim.stats_script)

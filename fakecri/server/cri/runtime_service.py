@@ -9,7 +9,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from fakecri import __version__
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -30,6 +30,8 @@ from fakecri.server.node.call_wrapper import too_big
 from fakecri.server.node.node import Node
 from fakecri.server.streaming.annotations import check_port_forward_annotations
 
+Context: TypeAlias = Any  # a grpc.aio.ServicerContext (grpc ships no types)
+
 if TYPE_CHECKING:
     from fakecri.server.streaming.runtime_backend import StreamingUrls
 
@@ -39,7 +41,7 @@ _SANDBOX_STATES = frozenset(s.value for s in SandboxState)
 _CONTAINER_STATES = frozenset(s.value for s in ContainerState)
 
 
-def _selector(msg) -> dict[str, str] | None:
+def _selector(msg: Any) -> dict[str, str] | None:
     return dict(msg.label_selector) if msg.label_selector else None
 
 
@@ -87,12 +89,12 @@ class RuntimeService:
 
     # ------------------------------------------------------------ runtime info
 
-    async def Version(self, request, context):
+    async def Version(self, request: pb.VersionRequest, context: Context) -> Any:
         return pb.VersionResponse(
             version="0.1.0", runtime_name="fakecri", runtime_version=__version__, runtime_api_version="v1"
         )
 
-    async def Status(self, request, context):
+    async def Status(self, request: pb.StatusRequest, context: Context) -> Any:
         conditions = self.node.conditions()
         resp = pb.StatusResponse(
             status=pb.RuntimeStatus(
@@ -114,11 +116,11 @@ class RuntimeService:
             resp.info["config"] = self.node.describe_config()
         return resp
 
-    async def RuntimeConfig(self, request, context):
+    async def RuntimeConfig(self, request: pb.RuntimeConfigRequest, context: Context) -> Any:
         driver = pb.CGROUPFS if self.config.cgroup_driver == "cgroupfs" else pb.SYSTEMD
         return pb.RuntimeConfigResponse(linux=pb.LinuxRuntimeConfiguration(cgroup_driver=driver))
 
-    async def UpdateRuntimeConfig(self, request, context):
+    async def UpdateRuntimeConfig(self, request: pb.UpdateRuntimeConfigRequest, context: Context) -> Any:
         cidr = request.runtime_config.network_config.pod_cidr
         if cidr:
             self.runtime.set_pod_cidr(cidr)
@@ -126,7 +128,7 @@ class RuntimeService:
 
     # ------------------------------------------------------------ sandboxes
 
-    async def RunPodSandbox(self, request, context):
+    async def RunPodSandbox(self, request: pb.RunPodSandboxRequest, context: Context) -> Any:
         cfg = request.config
         check_sandbox_config(cfg)
         check_port_forward_annotations(cfg.annotations)
@@ -151,15 +153,15 @@ class RuntimeService:
         )
         return pb.RunPodSandboxResponse(pod_sandbox_id=sb.id)
 
-    async def StopPodSandbox(self, request, context):
+    async def StopPodSandbox(self, request: pb.StopPodSandboxRequest, context: Context) -> Any:
         self.runtime.stop_pod_sandbox(request.pod_sandbox_id)
         return pb.StopPodSandboxResponse()
 
-    async def RemovePodSandbox(self, request, context):
+    async def RemovePodSandbox(self, request: pb.RemovePodSandboxRequest, context: Context) -> Any:
         self.runtime.remove_pod_sandbox(request.pod_sandbox_id)
         return pb.RemovePodSandboxResponse()
 
-    async def PodSandboxStatus(self, request, context):
+    async def PodSandboxStatus(self, request: pb.PodSandboxStatusRequest, context: Context) -> Any:
         sb = self.runtime.get_sandbox(request.pod_sandbox_id)
         if not request.verbose:  # wire bytes from the cached statuses (the common kubelet call)
             return self.statuses.sandbox_status_wire(sb, self.node.quirks(), self.node.now_ns())
@@ -193,14 +195,14 @@ class RuntimeService:
             self._answers.put(key, changes, chunks)
         return chunks
 
-    async def ListPodSandbox(self, request, context):
+    async def ListPodSandbox(self, request: pb.ListPodSandboxRequest, context: Context) -> Any:
         return self._list_reply(request, self._sandboxes)
 
-    async def StreamPodSandboxes(self, request, context):
+    async def StreamPodSandboxes(self, request: pb.StreamPodSandboxesRequest, context: Context) -> Any:
         for chunk in self._stream_chunks(request, self._sandboxes):
             yield chunk
 
-    async def UpdatePodSandboxResources(self, request, context):
+    async def UpdatePodSandboxResources(self, request: pb.UpdatePodSandboxResourcesRequest, context: Context) -> Any:
         self.runtime.update_pod_sandbox_resources(
             request.pod_sandbox_id,
             overhead=tr.resources_from_pb(request.overhead) if request.HasField("overhead") else None,
@@ -210,7 +212,7 @@ class RuntimeService:
 
     # ------------------------------------------------------------ containers
 
-    async def CreateContainer(self, request, context):
+    async def CreateContainer(self, request: pb.CreateContainerRequest, context: Context) -> Any:
         cfg = request.config
         if not cfg.image.image:
             raise errors.InvalidArgument("CreateContainer: config.image.image is required")
@@ -242,11 +244,11 @@ class RuntimeService:
             return
         host_root.check_container(spec, posixpath.join(sb.log_directory, log_path) if log_path else "", "config.")
 
-    async def StartContainer(self, request, context):
+    async def StartContainer(self, request: pb.StartContainerRequest, context: Context) -> Any:
         self.runtime.start_container(request.container_id)
         return pb.StartContainerResponse()
 
-    async def StopContainer(self, request, context):
+    async def StopContainer(self, request: pb.StopContainerRequest, context: Context) -> Any:
         runtime = self.runtime
         if request.timeout > 0:  # a graceful stop: SIGTERM first (a timeout of 0 kills at once)
             try:
@@ -261,7 +263,7 @@ class RuntimeService:
             runtime.complete_stop(cid)  # nothing, if a reset or a wipe took the container meanwhile
         return pb.StopContainerResponse()
 
-    async def RemoveContainer(self, request, context):
+    async def RemoveContainer(self, request: pb.RemoveContainerRequest, context: Context) -> Any:
         if Quirk.REMOVE_EXITING_UNKNOWN in self.node.quirks():
             self._refuse_exiting(request.container_id)
         self.runtime.remove_container(request.container_id)
@@ -281,14 +283,14 @@ class RuntimeService:
             raise errors.from_code("UNKNOWN", f"failed to set removing state for container {c.id!r}: "
                                               "container is still running, to stop first")
 
-    async def ListContainers(self, request, context):
+    async def ListContainers(self, request: pb.ListContainersRequest, context: Context) -> Any:
         return self._list_reply(request, self._containers)
 
-    async def StreamContainers(self, request, context):
+    async def StreamContainers(self, request: pb.StreamContainersRequest, context: Context) -> Any:
         for chunk in self._stream_chunks(request, self._containers):
             yield chunk
 
-    async def ContainerStatus(self, request, context):
+    async def ContainerStatus(self, request: pb.ContainerStatusRequest, context: Context) -> Any:
         c = self.runtime.get_container(request.container_id)
         if not request.verbose:  # ContainerStatusResponse.status (field 1) from the cached status
             return field_fragment(1, self.statuses.container_status_bytes(c))
@@ -296,7 +298,7 @@ class RuntimeService:
         resp.info.update(tr.container_info(c))
         return resp
 
-    async def UpdateContainerResources(self, request, context):
+    async def UpdateContainerResources(self, request: pb.UpdateContainerResourcesRequest, context: Context) -> Any:
         c = self.runtime.get_container(request.container_id)
         if Quirk.RESIZE_NOT_APPLIED in self.node.quirks():
             return pb.UpdateContainerResourcesResponse()
@@ -309,12 +311,12 @@ class RuntimeService:
         self.node.apply(after)
         return pb.UpdateContainerResourcesResponse()
 
-    async def ReopenContainerLog(self, request, context):
+    async def ReopenContainerLog(self, request: pb.ReopenContainerLogRequest, context: Context) -> Any:
         c = self.runtime.check_reopen_log(request.container_id)
         self.log_files.reopen(c.log_path)
         return pb.ReopenContainerLogResponse()
 
-    async def ExecSync(self, request, context):
+    async def ExecSync(self, request: pb.ExecSyncRequest, context: Context) -> Any:
         if not request.cmd:
             raise errors.InvalidArgument(f"ExecSync in container {request.container_id}: cmd is empty")
         c = self.runtime.check_exec(request.container_id)
@@ -334,23 +336,23 @@ class RuntimeService:
             raise errors.FailedPrecondition(f"{kind}: the streaming server is not running")
         return self._streaming.url_for(kind, request)
 
-    async def Exec(self, request, context):
+    async def Exec(self, request: pb.ExecRequest, context: Context) -> Any:
         return pb.ExecResponse(url=self._streaming_url("exec", request))
 
-    async def Attach(self, request, context):
+    async def Attach(self, request: pb.AttachRequest, context: Context) -> Any:
         return pb.AttachResponse(url=self._streaming_url("attach", request))
 
-    async def PortForward(self, request, context):
+    async def PortForward(self, request: pb.PortForwardRequest, context: Context) -> Any:
         return pb.PortForwardResponse(url=self._streaming_url("portforward", request))
 
     # ------------------------------------------------------------ stats
 
-    async def ContainerStats(self, request, context):
+    async def ContainerStats(self, request: pb.ContainerStatsRequest, context: Context) -> Any:
         c = self.runtime.get_container(request.container_id)
         return pb.ContainerStatsResponse(stats=replies.container_stats(c, self.node.now_ns(), self.disk.place,
                                                                        self.sim.stats_script))
 
-    def _container_stats(self, f) -> AsyncIterator[bytes]:
+    def _container_stats(self, f: pb.ContainerStatsFilter) -> AsyncIterator[bytes]:
         items = self.runtime.list_containers(id=f.id, sandbox_id=f.pod_sandbox_id, label_selector=_selector(f))
         items = [c for c in items if c.state != ContainerState.EXITED or f.id]
         attributes = self._attributes
@@ -361,34 +363,34 @@ class RuntimeService:
         now, place, scripts = self.node.now_ns(), replies.memo_place(self.disk), self.sim.stats_script
         return replies.sliced(items, lambda c: replies.container_stats_item(c, now, place, attributes, scripts))
 
-    async def ListContainerStats(self, request, context):
+    async def ListContainerStats(self, request: pb.ListContainerStatsRequest, context: Context) -> Any:
         return await self._whole("ListContainerStats", self._container_stats(request.filter))
 
-    async def StreamContainerStats(self, request, context):
+    async def StreamContainerStats(self, request: pb.StreamContainerStatsRequest, context: Context) -> Any:
         async for chunk in self._batched(self._container_stats(request.filter)):
             yield chunk
 
-    async def PodSandboxStats(self, request, context):
+    async def PodSandboxStats(self, request: pb.PodSandboxStatsRequest, context: Context) -> Any:
         rt = self.runtime
         [pod] = replies.pods_now(rt, [rt.get_sandbox(request.pod_sandbox_id)])
         return pb.PodSandboxStatsResponse(stats=replies.pod_sandbox_stats(*pod, self.node.now_ns(),
                                                                           self.disk.place,
                                                                           self.sim.stats_script))
 
-    def _sandbox_stats(self, f) -> AsyncIterator[bytes]:
+    def _sandbox_stats(self, f: pb.PodSandboxStatsFilter) -> AsyncIterator[bytes]:
         rt = self.runtime
         pods = replies.pods_now(rt, rt.list_sandboxes(id=f.id, label_selector=_selector(f)))
         now, place, scripts = self.node.now_ns(), replies.memo_place(self.disk), self.sim.stats_script
         return replies.sliced(pods, lambda pod: replies.pod_sandbox_stats_item(pod, now, place, scripts))
 
-    async def ListPodSandboxStats(self, request, context):
+    async def ListPodSandboxStats(self, request: pb.ListPodSandboxStatsRequest, context: Context) -> Any:
         return await self._whole("ListPodSandboxStats", self._sandbox_stats(request.filter))
 
-    async def StreamPodSandboxStats(self, request, context):
+    async def StreamPodSandboxStats(self, request: pb.StreamPodSandboxStatsRequest, context: Context) -> Any:
         async for chunk in self._batched(self._sandbox_stats(request.filter)):
             yield chunk
 
-    async def ListMetricDescriptors(self, request, context):
+    async def ListMetricDescriptors(self, request: pb.ListMetricDescriptorsRequest, context: Context) -> Any:
         return pb.ListMetricDescriptorsResponse(descriptors=replies.metric_descriptors())
 
     def _sandbox_metrics(self) -> AsyncIterator[bytes]:
@@ -396,10 +398,10 @@ class RuntimeService:
         pods, now, scripts = replies.pods_now(rt, rt.list_sandboxes()), self.node.now_ns(), self.sim.stats_script
         return replies.sliced(pods, lambda pod: replies.pod_sandbox_metrics_item(pod, now, scripts))
 
-    async def ListPodSandboxMetrics(self, request, context):
+    async def ListPodSandboxMetrics(self, request: pb.ListPodSandboxMetricsRequest, context: Context) -> Any:
         return await self._whole("ListPodSandboxMetrics", self._sandbox_metrics())
 
-    async def StreamPodSandboxMetrics(self, request, context):
+    async def StreamPodSandboxMetrics(self, request: pb.StreamPodSandboxMetricsRequest, context: Context) -> Any:
         async for chunk in self._batched(self._sandbox_metrics()):
             yield chunk
 
@@ -430,16 +432,16 @@ class RuntimeService:
 
     # ------------------------------------------------------------ checkpoints
 
-    async def CheckpointContainer(self, request, context):
+    async def CheckpointContainer(self, request: pb.CheckpointContainerRequest, context: Context) -> Any:
         archives.checkpoint_container(self.runtime, request.container_id, request.location, self.host_root)
         return pb.CheckpointContainerResponse()
 
-    async def CheckpointPod(self, request, context):
+    async def CheckpointPod(self, request: pb.CheckpointPodRequest, context: Context) -> Any:
         archives.checkpoint_pod(self.runtime, request.pod_sandbox_id, request.output_path,
                                 list(request.container_ids), self.host_root)
         return pb.CheckpointPodResponse()
 
-    async def RestorePod(self, request, context):
+    async def RestorePod(self, request: pb.RestorePodRequest, context: Context) -> Any:
         sb, containers = archives.restore_pod(self.runtime, request, self.host_root)
         return pb.RestorePodResponse(
             pod_sandbox_id=sb.id,
@@ -448,7 +450,7 @@ class RuntimeService:
 
     # ------------------------------------------------------------ events
 
-    async def GetContainerEvents(self, request, context):
+    async def GetContainerEvents(self, request: Any, context: Context) -> Any:
         sub, faults = self.node.subscribe()
         try:
             async for item in deliver(self.bus, sub, faults, self.node.count):

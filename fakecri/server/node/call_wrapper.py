@@ -17,7 +17,8 @@ import asyncio
 import functools
 import time
 import traceback
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import grpc
 from google.protobuf import message_factory
@@ -53,7 +54,7 @@ def too_big(name: str, size: int, limit: int, *, at_least: bool = False) -> erro
         f"message limit; {advice}")
 
 
-def _serialize(msg) -> bytes:
+def _serialize(msg: Any) -> bytes:
     return msg if type(msg) is bytes else msg.SerializeToString()
 
 
@@ -65,8 +66,8 @@ class _Undecodable:
         self.error = error
 
 
-def _deserializer(request_cls):
-    def parse(data: bytes):
+def _deserializer(request_cls: Any) -> Callable[[bytes], Any]:
+    def parse(data: bytes) -> Any:
         try:
             return request_cls.FromString(data)
         except DecodeError as exc:  # a caller mistake: INVALID_ARGUMENT, not grpc's UNKNOWN
@@ -75,7 +76,7 @@ def _deserializer(request_cls):
     return parse
 
 
-async def _gate(node: Node, name: str, context, stage: str) -> None:
+async def _gate(node: Node, name: str, context: Any, stage: str) -> None:
     """What the fault plan (or a restart in progress) does to this call at `stage`."""
     if stage == "before" and node.down_until and asyncio.get_running_loop().time() < node.down_until:
         raise Unavailable(f"{name}: the runtime is restarting")
@@ -96,13 +97,13 @@ async def _gate(node: Node, name: str, context, stage: str) -> None:
         raise errors.from_code(code, message or f"{name}: error injected by a fault")
 
 
-def _record(node: Node, name: str, request, code: str, started: float) -> None:
+def _record(node: Node, name: str, request: Any, code: str, started: float) -> None:
     duration = time.perf_counter() - started
     node.record_call(name, summarize(request), code, duration,
                      lambda: ids_named(request) if type(request) is not _Undecodable else {})
 
 
-async def _abort(node: Node, name: str, exc: Exception, context) -> None:
+async def _abort(node: Node, name: str, exc: Exception, context: Any) -> None:
     """End the call with the status for `exc`: a core error's code, or INTERNAL for a bug
     in fakecri (recorded so that check() fails the test that caused it)."""
     if isinstance(exc, errors.CoreError):
@@ -122,12 +123,13 @@ def _cut(text: str, limit: int) -> str:
     return f"{text[:head]}\n... ({len(text) - limit} characters left out) ...\n{text[-(limit - head):]}"
 
 
-def _check_decoded(request) -> None:
+def _check_decoded(request: Any) -> None:
     if type(request) is _Undecodable:
         raise errors.InvalidArgument(f"the request is not a valid {request.type_name}: {request.error}")
 
 
-async def _call_unary(node: Node, name: str, impl, gated: bool, request, context):
+async def _call_unary(node: Node, name: str, impl: Callable[..., Any], gated: bool, request: Any,
+                      context: Any) -> Any:
     """One unary call. `gated=False` skips the fault gate and the call record (the control service)."""
     started = time.perf_counter()
     code = "OK"
@@ -160,7 +162,8 @@ async def _call_unary(node: Node, name: str, impl, gated: bool, request, context
             _record(node, name, request, code, started)
 
 
-async def _call_stream(node: Node, name: str, impl, gated: bool, request, context) -> AsyncIterator:
+async def _call_stream(node: Node, name: str, impl: Callable[..., Any], gated: bool, request: Any,
+                       context: Any) -> AsyncIterator[Any]:
     """One server-streaming call: each item the servicer yields, through the same steps."""
     started = time.perf_counter()
     code = "OK"
@@ -184,7 +187,8 @@ async def _call_stream(node: Node, name: str, impl, gated: bool, request, contex
             _record(node, name, request, code, started)
 
 
-def generic_handler(service: ServiceDescriptor, servicer, node: Node, *, gated: bool = True) -> grpc.GenericRpcHandler:
+def generic_handler(service: ServiceDescriptor, servicer: Any, node: Node, *,
+                    gated: bool = True) -> grpc.GenericRpcHandler:
     """Every method of `service`, served by the same-named method of `servicer` through
     `_call_unary` or `_call_stream`."""
     methods = {}

@@ -38,7 +38,8 @@ from fakecri.engine.ids import IdSource, RandomIds
 from fakecri.engine.limits import Limits
 from fakecri.engine.records import Container, ContainerState
 from fakecri.engine.runtime import Runtime
-from fakecri.faults.plan import FaultPlan, FaultRecord
+from fakecri.faults.model import FaultRecord
+from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirks import Quirk
 from fakecri.server.config import ServerConfig
 from fakecri.server.events.bus import EventBus, Subscription

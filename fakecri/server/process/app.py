@@ -365,7 +365,7 @@ class FakeCRIServer(OnSharedLoop):
             raise
         node.log.debug("fakecri ready", endpoint=self.endpoint, seed=cfg.seed)
 
-    def _cri_server(self, handlers: list, healths: list, control_handler: Any | None) -> grpc.aio.Server:
+    def _cri_server(self, handlers: list[Any], healths: list[Any], control_handler: Any | None) -> grpc.aio.Server:
         """A server with CRI, health and reflection, and the control API if it is given."""
         server = self._new_server()
         server.add_generic_rpc_handlers(handlers)
@@ -379,7 +379,7 @@ class FakeCRIServer(OnSharedLoop):
         reflection.enable_server_reflection(names, server)
         return server
 
-    async def _listen_tcp(self, handlers: list, healths: list) -> None:
+    async def _listen_tcp(self, handlers: list[Any], healths: list[Any]) -> None:
         """CRI on TCP, on a server of its own that never has the control API: a port has no
         owner or mode to keep other users out (see config.py, "TCP listeners")."""
         cfg = self.config

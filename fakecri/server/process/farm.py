@@ -92,7 +92,7 @@ class Subnets:
         self.taken: dict[str, int] = {}  # node name -> subnet number
 
     def total(self) -> int:
-        return 2 ** (self.prefix - self.net.prefixlen)
+        return int(2 ** (self.prefix - self.net.prefixlen))
 
     def count(self) -> int:
         rest = max(0, self.total() - self.first)
@@ -420,7 +420,7 @@ class Farm(OnSharedLoop):
         )
 
 
-class _ControlRouter(grpc.GenericRpcHandler):
+class _ControlRouter(grpc.GenericRpcHandler):  # type: ignore[misc]  # grpc ships no types
     """The Control service on the farm's socket: each call goes to the node its metadata names."""
 
     def __init__(self, farm: Farm) -> None:

@@ -33,7 +33,7 @@ class StateCollector:
     def __init__(self, node: Node) -> None:
         self.counters, self.bus, self.runtime = node.counters, node.bus, node.runtime
 
-    def collect(self) -> Iterator:
+    def collect(self) -> Iterator[Metric]:
         counters = Counter(self.counters)
         faults = CounterMetricFamily("fakecri_faults_injected", "Times each fault fired, by fault name",
                                      labels=["fault"])
@@ -45,7 +45,7 @@ class StateCollector:
         yield from self._events(counters)
         yield from self._objects()
 
-    def _events(self, counters: Counter) -> Iterator:
+    def _events(self, counters: Counter[str]) -> Iterator[Metric]:
         subs = list(self.bus.subscribers)
         yield CounterMetricFamily("fakecri_events_emitted", "Container events published to the bus",
                                   value=counters["events_emitted"])
@@ -70,7 +70,7 @@ class StateCollector:
         yield per_sub
         yield queued
 
-    def _objects(self) -> Iterator:
+    def _objects(self) -> Iterator[Metric]:
         rt = self.runtime
         images = rt.images
         by_state = Counter(sb.state.name for sb in rt.list_sandboxes())

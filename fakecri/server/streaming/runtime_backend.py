@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterable
+from typing import TYPE_CHECKING, Any
 
 from fakecri.engine import errors
 from fakecri.engine.events import Output
@@ -34,6 +35,9 @@ from fakecri.server.streaming.backend import PortForwardBehaviour, Respond, Writ
 from fakecri.server.streaming.tasks import cancel_tasks
 from fakecri.sim.programs.base import HTTP
 from fakecri.sim.shell import DEFAULT_SIZE, Connect, Context, Interrupted, Process, Sleep, Trap, Write
+
+if TYPE_CHECKING:
+    from fakecri.server.streaming.server import StreamingServer
 
 ATTACH_BUFFER = 1000
 INPUT_BUFFER = 64  # chunks of client input held for a process that is not reading yet
@@ -81,7 +85,7 @@ class Terminal:
 
 
 async def drive(proc: Process, *, stdin: AsyncIterable[bytes] | None, stdout_write: Writer,
-                stderr_write: Writer, tty: bool, wait, dial: Dial = exchange) -> int:
+                stderr_write: Writer, tty: bool, wait: Any, dial: Dial = exchange) -> int:
     """Run a shell process live over a client's streams; returns its exit code."""
     inbox: asyncio.Queue[object] = asyncio.Queue(INPUT_BUFFER)
     interrupts = asyncio.Event()
@@ -191,8 +195,8 @@ class RuntimeStreamingBackend:
         """(columns, rows) the client last reported for its terminal on this container."""
         return self._sizes.get(container_id, DEFAULT_SIZE)
 
-    async def exec(self, container_id, argv, *, tty, stdin: AsyncIterable[bytes] | None, stdout_write,
-                   stderr_write) -> int:
+    async def exec(self, container_id: str, argv: list[str], *, tty: bool, stdin: AsyncIterable[bytes] | None,
+                   stdout_write: Writer, stderr_write: Writer) -> int:
         c = self.runtime.check_exec(container_id)
         cid = c.id
         ctx = Context(tty=tty, size=lambda: self._sizes.get(container_id, self._sizes.get(cid, DEFAULT_SIZE)))
@@ -220,7 +224,8 @@ class RuntimeStreamingBackend:
         """How many clients are attached to the container now."""
         return self._attached.get(container_id, 0)
 
-    async def attach(self, container_id, *, tty, stdin, stdout_write, stderr_write) -> None:
+    async def attach(self, container_id: str, *, tty: bool, stdin: AsyncIterable[bytes] | None, stdout_write: Writer,
+                     stderr_write: Writer) -> None:
         c = self.runtime.check_exec(container_id, "attach")
         target = c.id
         spec = c.spec
@@ -330,10 +335,10 @@ async def _discard(stdin: AsyncIterable[bytes]) -> None:
 class StreamingUrls:
     """What the Exec/Attach/PortForward RPCs call: a single-use URL on the streaming server."""
 
-    def __init__(self, server) -> None:
+    def __init__(self, server: StreamingServer) -> None:
         self.server = server
 
-    def url_for(self, kind: str, request) -> str:
+    def url_for(self, kind: str, request: Any) -> str:
         if kind == "exec":
             if not request.cmd:
                 raise errors.InvalidArgument(f"Exec in container {request.container_id}: cmd is empty")

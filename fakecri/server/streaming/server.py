@@ -59,7 +59,7 @@ class StreamingServer:
         self._idle_timeout = stream_idle_timeout_s
         self._handshake_timeout = handshake_timeout_s
         self._server: asyncio.Server | None = None
-        self._connections: set[asyncio.Task] = set()
+        self._connections: set[asyncio.Task[Any]] = set()
         self._base_url = ""
 
     # -- lifecycle --
