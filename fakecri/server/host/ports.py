@@ -79,7 +79,7 @@ class _Datagrams(asyncio.DatagramProtocol):
             self.transport.sendto(reply, addr)
 
 
-class _Health(health_pb2_grpc.HealthServicer):  # type: ignore[misc]  # grpc ships no types
+class _Health(health_pb2_grpc.HealthServicer):  # type: ignore[misc,unused-ignore]  # grpc ships no types
     def __init__(self, status: Callable[[str], str]) -> None:
         self.status = status
 

@@ -420,7 +420,7 @@ class Farm(OnSharedLoop):
         )
 
 
-class _ControlRouter(grpc.GenericRpcHandler):  # type: ignore[misc]  # grpc ships no types
+class _ControlRouter(grpc.GenericRpcHandler):  # type: ignore[misc,unused-ignore]  # grpc ships no types
     """The Control service on the farm's socket: each call goes to the node its metadata names."""
 
     def __init__(self, farm: Farm) -> None:
