@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from fakecri.sim.applets import APPLET_COMMANDS
 from fakecri.sim.shell import Command, Io, Process, Sleep
 from fakecri.sim.userland.files import FILE_COMMANDS, looking
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
@@ -344,7 +343,6 @@ USERLAND_COMMANDS: dict[str, Command] = {
     "brctl": _brctl, "grep": _grep, "egrep": _grep, "ping": _ping,
     **FILE_COMMANDS,
     **TEXT_COMMANDS,
-    **APPLET_COMMANDS,
 }
 
 

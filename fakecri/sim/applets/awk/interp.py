@@ -343,10 +343,9 @@ class Interp:
             text = yield from self.next_main_record()
         if not isinstance(text, str):
             return float(text)
-        if e.file is None:
+        if e.file is None and e.command is None:  # (busybox counts the main input's records only)
             self.count("NR")
-            if e.command is None:
-                self.count("FNR")
+            self.count("FNR")
         if e.target is None:
             self.set_record(text)
         else:

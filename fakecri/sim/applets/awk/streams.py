@@ -183,6 +183,7 @@ class Streams:
                     return False
                 self.used_file = True
                 self.current = self.stdin
+                interp.vars["FILENAME"] = "-"
                 return True
             i = self.arg_index
             self.arg_index += 1
