@@ -129,10 +129,14 @@ def call(interp: Interp, e: a.Builtin) -> Generator[Any, Any, Value]:
         pat = args[0] if isinstance(args[0], a.Regex) else (yield from interp.ev(args[0]))
         repl = interp.str_of((yield from interp.ev(args[1])))
         target = args[2] if len(args) > 2 else a.Field(a.Num(0.0))
-        text = interp.str_of((yield from interp.load(target)))
+        if isinstance(target, a.LVALUES):
+            where = yield from interp.place(target)
+            text = interp.str_of(interp.load(where))
+        else:
+            text = interp.str_of((yield from interp.ev(target)))
         result, count = substitute(interp, interp.regex(pat), repl, text, name == "gsub")
         if count and isinstance(target, a.LVALUES):
-            yield from interp.store(target, result)
+            interp.store(where, result)
         return float(count)
     if name == "match":
         text = interp.str_of((yield from interp.ev(args[0])))
@@ -141,6 +145,12 @@ def call(interp: Interp, e: a.Builtin) -> Generator[Any, Any, Value]:
         start, length = (m.start() + 1, m.end() - m.start()) if m else (0, -1)
         interp.vars["RSTART"], interp.vars["RLENGTH"] = float(start), float(length)
         return float(start)
+    if name == "sprintf":
+        if not args:
+            return ""
+        fmt = interp.str_of((yield from interp.ev(args[0])))
+        text = interp.format(fmt, (yield from interp.format_args(fmt, args[1:])))
+        return text.split("\0", 1)[0]  # (a C string: it ends at a NUL, which printf itself writes)
     values: list[Value] = []
     for arg in args:
         values.append((yield from interp.ev(arg)))
@@ -157,8 +167,6 @@ def call(interp: Interp, e: a.Builtin) -> Generator[Any, Any, Value]:
     if name == "index":
         s, t = interp.str_of(values[0]), interp.str_of(values[1])
         return float(s.find(t) + 1) if t else 0.0
-    if name == "sprintf":
-        return interp.format(interp.str_of(values[0]), values[1:]) if values else ""
     if name in ("tolower", "toupper"):
         s = interp.str_of(values[0])
         return lower(s) if name == "tolower" else upper(s)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from fakecri.sim.applets.awk.values import Value, to_num
+from fakecri.sim.applets.awk.values import Value, is_numeric, to_num
 
 _SPEC = re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d*))?(.?)", re.DOTALL)
 INT_MIN = -(2 ** 31)
@@ -51,6 +51,11 @@ def _float_text(conv: str, flags: str, precision: str | None, x: float) -> str:
     return (spec + conv) % x
 
 
+def conversions(fmt: str) -> int:
+    """How many arguments `fmt` takes (busybox evaluates no more of them)."""
+    return sum(1 for m in _SPEC.finditer(fmt) if m.group(4) not in ("%", ""))
+
+
 def sprintf(fmt: str, args: list[Value], to_str: Callable[[Value], str]) -> str:
     out: list[str] = []
     i = 0
@@ -86,8 +91,8 @@ def sprintf(fmt: str, args: list[Value], to_str: Callable[[Value], str]) -> str:
                 body = body[:int(precision or "0")]
             out.append(_pad(body, flags, width, False))
         elif conv == "c":
-            if isinstance(arg, float):
-                body = chr(int(arg) & 0xFF)
+            if is_numeric(arg):
+                body = chr(int(to_num(arg)) & 0xFF)
             else:
                 s = to_str(arg)
                 body = s[:1]

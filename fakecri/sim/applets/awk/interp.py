@@ -13,7 +13,7 @@ from typing import Any
 from fakecri.sim.applets.awk import ast as a
 from fakecri.sim.applets.awk import builtins
 from fakecri.sim.applets.awk.errors import AwkError, NotModelled
-from fakecri.sim.applets.awk.format import FormatError, sprintf
+from fakecri.sim.applets.awk.format import FormatError, conversions, sprintf
 from fakecri.sim.applets.awk.records import AwkArray, split_fields
 from fakecri.sim.applets.awk.regex import BadRegex, compile_ere
 from fakecri.sim.applets.awk.streams import Streams
@@ -50,6 +50,7 @@ class _Return(Exception):
 
 
 Slot = Value | AwkArray
+Place = tuple[a.Expr, float | str | None]  # an lvalue and its field number or subscript
 
 
 class Interp:
@@ -127,6 +128,13 @@ class Interp:
         except FormatError as exc:
             raise AwkError(str(exc)) from None
 
+    def format_args(self, fmt: str, args: list[a.Expr]) -> Generator[Any, Any, list[Value]]:
+        """The arguments a printf format takes, evaluated; those past them are not (as busybox)."""
+        values = []
+        for arg in args[:conversions(fmt)]:
+            values.append((yield from self.ev(arg)))
+        return values
+
     def regex(self, v: Value | a.Regex) -> Any:
         source = v.source if isinstance(v, a.Regex) else self.str_of(v)
         try:
@@ -183,21 +191,40 @@ class Interp:
             parts.append(self.str_of((yield from self.ev(s))))
         return self.str_var("SUBSEP").join(parts)
 
-    def load(self, target: a.Expr) -> Gen:
-        return (yield from self.ev(target))
+    def place(self, target: a.Expr) -> Generator[Any, Any, Place]:
+        """An lvalue with its subscript or field number worked out (once, before its value)."""
+        if isinstance(target, a.Field):
+            return target, to_num((yield from self.ev(target.index)))
+        if isinstance(target, a.Index):
+            return target, (yield from self.subscript(target.subscripts))
+        return target, None
 
-    def store(self, target: a.Expr, value: Value) -> Generator[Any, Any, None]:
+    def load(self, place: Place) -> Value:
+        target, key = place
+        if isinstance(target, a.Field):
+            return self.field(float(key or 0.0))
+        if isinstance(target, a.Index):
+            return self.array(target.array).get(str(key))
+        if isinstance(target, a.Var):
+            return self.get(target.name)
+        if isinstance(target, a.Local):
+            v = self.frames[-1][target.index]
+            return UNINIT if isinstance(v, AwkArray) else v
+        raise AwkError("Unexpected token")  # pragma: no cover - the parser lets only lvalues through
+
+    def store(self, place: Place, value: Value) -> None:
+        target, key = place
         if isinstance(target, a.Var):
             self.put(target.name, value)
         elif isinstance(target, a.Local):
             self.frames[-1][target.index] = value
         elif isinstance(target, a.Field):
-            self.set_field(to_num((yield from self.ev(target.index))), value)
+            self.set_field(float(key or 0.0), value)
         elif isinstance(target, a.Index):
-            key = yield from self.subscript(target.subscripts)
-            self.array(target.array).set(key, value)
-        else:  # pragma: no cover - the parser lets only lvalues through
-            raise AwkError("Unexpected token")
+            self.array(target.array).set(str(key), value)
+
+    def assign_to(self, target: a.Expr, value: Value) -> Generator[Any, Any, None]:
+        self.store((yield from self.place(target)), value)
 
     def ev(self, e: a.Expr) -> Gen:
         if isinstance(e, a.Num):
@@ -252,9 +279,10 @@ class Interp:
         if isinstance(e, a.Cond):
             return (yield from self.ev(e.yes if truth((yield from self.ev(e.test))) else e.no))
         if isinstance(e, a.IncDec):
-            old = to_num((yield from self.load(e.target)))
+            where = yield from self.place(e.target)
+            old = to_num(self.load(where))
             new = old + 1 if e.op == "++" else old - 1
-            yield from self.store(e.target, new)
+            self.store(where, new)
             return new if e.prefix else old
         if isinstance(e, a.In):
             key = yield from self.subscript(e.subscripts)
@@ -291,16 +319,17 @@ class Interp:
             return math.nan
 
     def assign(self, e: a.Assign) -> Gen:
+        where = yield from self.place(e.target)  # (busybox works out the target first)
         if e.op == "=":
             value = yield from self.ev(e.value)
             if isinstance(value, Uninit):
                 value = UNINIT
-            yield from self.store(e.target, value)
+            self.store(where, value)
             return value
+        left = to_num(self.load(where))
         right = to_num((yield from self.ev(e.value)))
-        left = to_num((yield from self.load(e.target)))
         result = self.arith(e.op[0], left, right)
-        yield from self.store(e.target, result)
+        self.store(where, result)
         return result
 
     def call(self, e: a.Call) -> Gen:
@@ -349,7 +378,7 @@ class Interp:
         if e.target is None:
             self.set_record(text)
         else:
-            yield from self.store(e.target, StrNum(text))
+            yield from self.assign_to(e.target, StrNum(text))
         return 1.0
 
     def next_main_record(self) -> Generator[Any, Any, str | float]:
@@ -415,7 +444,7 @@ class Interp:
                 if key not in arr:
                     continue
                 self.tick()
-                yield from self.store(s.var, StrNum(key))
+                yield from self.assign_to(s.var, StrNum(key))
                 try:
                     yield from self.run(s.body)
                 except _Break:
@@ -441,9 +470,10 @@ class Interp:
 
     def print(self, s: a.Print) -> Generator[Any, Any, None]:
         values = []
-        for arg in s.args:
+        for arg in s.args[:1] if s.printf else s.args:
             values.append((yield from self.ev(arg)))
         if s.printf:
+            values += yield from self.format_args(self.str_of(values[0]), s.args[1:])
             text = self.format(self.str_of(values[0]), values[1:])
         elif not values:
             text = self.record + self.str_var("ORS")
