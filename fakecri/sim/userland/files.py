@@ -1,5 +1,5 @@
 """The commands that look at and change a container's files: `cat`, `ls`, `stat`, `df`, `mount`,
-`umount`, `touch`, `mkdir`, `rm`, `ln`, `readlink`, `chmod`, `chown`, `chgrp`, `hexdump`, `test`.
+`umount`, `mkdir`, `rm`, `ln`, `readlink`, `chmod`, `chown`, `chgrp`, `hexdump`, `test`.
 
 Messages and exit codes are busybox's. Each one yields `LOOK` before it looks, so a
 container's own command that does so after time has passed is run on live and sees the
@@ -445,7 +445,6 @@ def _truth(world: Userland, args: list[str]) -> bool:
 
 FILE_COMMANDS: dict[str, Command] = {
     "cat": _cat, "ls": _ls, "stat": _stat, "df": _df, "mount": _mount, "umount": _umount,
-    "touch": _each("touch", lambda w, p, f, v: w.touch(p)),
     "mkdir": _each("mkdir", _mkdir, with_value="m", what=lambda p: f"can't create directory '{p}'"),
     "rm": _each("rm", lambda w, p, f, v: w.remove(p, recursive=bool(f & {"r", "R"})),
                 what=lambda p: f"can't remove '{p}'", quiet="f"),
