@@ -15,18 +15,19 @@ from fakecri import __version__
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
 from fakecri.engine.records import ContainerState, SandboxState
+from fakecri.engine.resources import merged, validate
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.quirks import Quirk
-from fakecri.server import checkpoint_archives as archives
-from fakecri.server import stats_replies as replies
-from fakecri.server import translate as tr
-from fakecri.server.call_wrapper import too_big
-from fakecri.server.configs import check_sandbox_config, checked_container_spec, sandbox_spec
+from fakecri.server.codec import stats_replies as replies
+from fakecri.server.codec import translate as tr
+from fakecri.server.codec.configs import check_sandbox_config, checked_container_spec, sandbox_spec
+from fakecri.server.codec.wire import FragmentCache, VersionedCache, batches, field_fragment
+from fakecri.server.cri import checkpoint_archives as archives
 from fakecri.server.events.delivery import deliver
-from fakecri.server.node import Node
-from fakecri.server.processes import exec_to_end
+from fakecri.server.host.processes import exec_to_end
+from fakecri.server.node.call_wrapper import too_big
+from fakecri.server.node.node import Node
 from fakecri.server.streaming.annotations import check_port_forward_annotations
-from fakecri.server.wire import FragmentCache, VersionedCache, batches, field_fragment
 
 STREAM_BATCH = 5000  # items per Stream* message, as containerd batches them
 EXITING_NS = 2_000_000_000  # remove-exiting-unknown: how long after its exit a container counts as exiting
@@ -289,8 +290,13 @@ class RuntimeService:
         c = self.node.runtime.get_container(request.container_id)
         if Quirk.RESIZE_NOT_APPLIED in self.node.quirks():
             return pb.UpdateContainerResourcesResponse()
-        resources = tr.resources_from_pb(request.linux) if request.HasField("linux") else c.resources
-        self.node.runtime.update_container_resources(c.id, resources)  # annotations are hints; none kept
+        if not request.HasField("linux"):
+            return pb.UpdateContainerResourcesResponse()  # nothing to change (annotations are hints; none kept)
+        resources = merged(c.resources, tr.resources_from_pb(request.linux))  # unset fields keep theirs
+        validate(resources, f"container {c.id} ({c.name})")
+        after = self.node.sim.resize(c, resources)  # the kernel's say: refused (v1) or an OOM kill (v2)
+        self.node.runtime.update_container_resources(c.id, resources)
+        self.node.apply(after)
         return pb.UpdateContainerResourcesResponse()
 
     async def ReopenContainerLog(self, request, context):

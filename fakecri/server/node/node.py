@@ -37,18 +37,18 @@ from fakecri.engine.records import Container
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.plan import FaultPlan, FaultRecord
 from fakecri.faults.quirks import Quirk
-from fakecri.server.catalog_file import load_catalog
 from fakecri.server.config import ServerConfig
-from fakecri.server.dialer import exchange, within
-from fakecri.server.disk import DiskRoot
 from fakecri.server.events.bus import EventBus, Subscription
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.events.status_cache import StatusCache
 from fakecri.server.exceptions import StartupError, StateWriteError
-from fakecri.server.host import HostRoot, LocalHost
-from fakecri.server.log_files import LogFiles
-from fakecri.server.ports import PortListeners
-from fakecri.server.sessions import Sessions
+from fakecri.server.host.catalog_file import load_catalog
+from fakecri.server.host.dialer import exchange, within
+from fakecri.server.host.disk import DiskRoot
+from fakecri.server.host.host import HostRoot, LocalHost
+from fakecri.server.host.log_files import LogFiles
+from fakecri.server.host.ports import PortListeners
+from fakecri.server.node.sessions import Sessions
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.live import Decision, Exited, Wrote
 from fakecri.sim.simulation import Simulation
@@ -142,7 +142,8 @@ class Node:
         self.catalog = catalog.strict() if config.pull_policy == "strict" else catalog
         self.host_root = HostRoot(config.host_root)  # what callers may name of the host (--host-root)
         self.host = LocalHost(self.host_root)
-        self.sim = Simulation(self.catalog, self.host)
+        self.sim = Simulation(self.catalog, self.host, cgroup_version=config.cgroup_version,
+                              swap_bytes=config.swap_bytes)
         self.runtime = Runtime(
             self.clock, self.ids, programs=self.sim, registry=self.catalog, pod_cidr=config.pod_cidr,
             runtime_handlers=config.runtime_handlers, max_images=config.max_images,
