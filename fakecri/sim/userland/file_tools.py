@@ -1,5 +1,5 @@
 """Commands that walk, copy and name a container's files: `find`, `cp`, `mv`, `mktemp`,
-`realpath`, `rmdir`, `du`, and `touch -c`.
+`realpath`, `rmdir`, `du`, and `touch -c` (and `ls`, from ls.py, in their table).
 
 Messages and exit codes are busybox's. Directories are walked in the order the userland
 lists them (busybox walks in the order the kernel's readdir gives, which is the file
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from fakecri.sim.shell import Command, Io, Process, Step, run_argv
 from fakecri.sim.userland.files import looking, split_flags
 from fakecri.sim.userland.fs import FileStat, X
+from fakecri.sim.userland.ls import ls
 from fakecri.sim.userland.modes import parse_mode
 from fakecri.sim.userland.world import FileError, Userland
 
@@ -549,5 +550,5 @@ def _touch(args: list[str], io: Io) -> Process:
 
 FILE_TOOL_COMMANDS: dict[str, Command] = {
     "find": _find, "cp": _cp, "mv": _mv, "mktemp": _mktemp, "realpath": _realpath, "rmdir": _rmdir,
-    "du": _du, "touch": _touch,
+    "du": _du, "touch": _touch, "ls": ls,
 }
