@@ -40,3 +40,25 @@ needs_busybox = pytest.mark.skipif(BUSYBOX is None, reason="busybox (the oracle)
 @pytest.mark.parametrize("args, stdin, files", cases(), ids=lambda v: repr(v)[:60] if isinstance(v, list) else "")
 def test_awk_as_busybox_runs_it(args, stdin, files):
     assert fake(args, stdin, files) == real(args, stdin, files)
+
+
+def test_a_runaway_program_is_stopped_loudly():
+    out, err, code = fake(["BEGIN { while (1) n++ }"])
+    assert (out, code) == ("", 2) and err.startswith("awk: a program running more than 1000000 loop rounds")
+    assert err.endswith("not modelled by fakecri\n")
+
+
+def test_math_is_modelled_where_the_hosts_busybox_has_none():
+    assert fake(["BEGIN { print 2^10, (2**0.5 > 1.41), sqrt(16), int(exp(1) * 1000), log(1), cos(0) }"]) == (
+        "1024 1 4 2718 0 1\n", "", 0)
+
+
+def test_srand_and_rand_are_deterministic():
+    once = fake(["BEGIN { srand(7); print rand(), rand(); print srand(3) }"])
+    assert once == fake(["BEGIN { srand(7); print rand(), rand(); print srand(3) }"]) and once[0].endswith("\n7\n")
+
+
+def test_arrays_walk_in_busybox_hash_order_after_growing():
+    # past 671 keys busybox grows its table (61 buckets to 251) and re-chains them
+    prog = "BEGIN { for (i = 0; i < 700; i++) a[i]; for (k in a) printf \"%s \", k; print \"\" }"
+    assert fake([prog])[0].split()[:8] == ["71", "32", "420", "72", "33", "460", "421", "73"]

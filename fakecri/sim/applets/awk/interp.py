@@ -19,7 +19,7 @@ from fakecri.sim.applets.awk.regex import BadRegex, compile_ere
 from fakecri.sim.applets.awk.streams import Streams
 from fakecri.sim.applets.awk.values import UNINIT, StrNum, Uninit, Value, compare, format_number, to_num, truth
 
-MAX_STEPS = 2_000_000
+MAX_STEPS = 1_000_000  # (about a second of CPU: a runaway stops here)
 Gen = Generator[Any, Any, Value]
 
 
