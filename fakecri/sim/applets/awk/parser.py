@@ -255,7 +255,11 @@ class Parser:
         redirect, dest = "", None
         if self.tok.kind in (">", ">>", "|"):
             redirect = self.advance().text
-            dest = self.concatenation(no_getline=True)
+            self.in_print = True  # (busybox takes a whole expression, `?:` too, that a `>` does not end)
+            try:
+                dest = self.ternary()
+            finally:
+                self.in_print = False
         if t.kind == "printf" and not args:
             raise self.error()
         return a.Print(t.kind == "printf", args, redirect, dest, t.line)

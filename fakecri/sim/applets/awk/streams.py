@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 _FLUSH_AT = 1 << 16
-STDIN_NAMES = ("-", "/dev/stdin")
 
 
 class OpenFailed(Exception):
@@ -128,9 +127,9 @@ class Streams:
         chunk = yield from self.io.stdin.read()
         return None if chunk is None else chunk.decode("latin-1")
 
-    def _file(self, name: str) -> Generator[Any, Any, Reader | str]:
-        """A reader of the file, or why it cannot be read."""
-        if name in STDIN_NAMES:
+    def _file(self, name: str, operand: bool = False) -> Generator[Any, Any, Reader | str]:
+        """A reader of the file, or why it cannot be read (`-` is standard input as an operand only)."""
+        if name == "/dev/stdin" or operand and name == "-":
             return self.stdin
         world = yield from looking(self.io)
         try:
@@ -196,7 +195,7 @@ class Streams:
                 interp.put(m.group(1), StrNum(self.unescape(m.group(2))))
                 continue
             self.used_file = True
-            opened = yield from self._file(arg)
+            opened = yield from self._file(arg, operand=True)
             if isinstance(opened, str):
                 raise InputMissing(f"{arg}: {opened}")
             interp.vars["FILENAME"] = arg
