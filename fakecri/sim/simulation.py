@@ -29,7 +29,7 @@ from fakecri.engine.records import Container, ContainerState, Image, Resources, 
 from fakecri.engine.references import normalize
 from fakecri.engine.specs import CONTAINER, POD
 from fakecri.sim import stats
-from fakecri.sim.applets import APPLET_COMMANDS, runs_applet
+from fakecri.sim.applets import APPLET_COMMANDS, names_applet
 from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
@@ -78,7 +78,7 @@ def host_pid(cid: str) -> int:
 def _needs_own_plan(argv: tuple[str, ...]) -> bool:
     """Whether a command line may read its userland (a plan of its own, built with it): a pure
     function of the command line, asked at every start."""
-    return looks_inside(argv) or reads_userland(argv) or runs_applet(argv)
+    return looks_inside(argv) or reads_userland(argv) or names_applet(argv)
 
 
 def _probe_process(code: int, err: bytes) -> Process:

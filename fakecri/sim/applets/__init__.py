@@ -12,7 +12,8 @@ APPLET_COMMANDS: dict[str, Command] = {**AWK_COMMANDS}
 _WORD = re.compile(r"[\w\[.-]+")
 
 
-def runs_applet(argv: Sequence[str]) -> bool:
-    """Whether a command line names one of these applets (which may read the container's files)."""
+def names_applet(argv: Sequence[str]) -> bool:
+    """Whether a command line names one of the applets (which may read the container's files,
+    environment or clock: a container's own command that does gets a plan built with its userland)."""
     text = " ".join(argv).replace("/", " /")
     return any(word.rsplit("/", 1)[-1] in APPLET_COMMANDS for word in _WORD.findall(text))
