@@ -28,6 +28,7 @@ SCRIPTS = [
     "mv d/f1 d/e; find d", "rmdir d; echo $?", "rmdir d/f1; rmdir nope; echo $?",
     "mkdir -p a/b/c; rmdir -p a/b/c; echo $?; ls", "touch -c newf; ls", "du -s d", "du d", "du -a d",
     "mktemp -u abcXXX; echo $?", "realpath nope; echo $?",
+    "mkdir zz; rm zz; echo $?; rm nope; rm -f nope; echo $?; rm -r zz; ls", "echo a > f; rm f d/f1; ls; ls d",
 ]
 # ls: exact output (its order is sorted in busybox too); times are left out (fakecri's clock is not the host's)
 LS_TREE = "mkdir -p d/e; echo xxxxx > d/big; echo x > d/f1; touch d/e/f2 d/.h; ln -s f1 d/l; chmod +x d/f1; "

@@ -220,6 +220,29 @@ def _mkdir(world: Userland, path: str, flags: set[str], values: dict[str, str]) 
         world.chmod(path, mode)
 
 
+def _rm(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    flags, _, paths = split_flags(args)
+    if not paths:
+        if "f" in flags:
+            return 0
+        yield from io.error("rm: missing operand\n")
+        return 1
+    status = 0
+    for path in paths:
+        if not flags & {"r", "R"} and world.lexists(path) and world.stat(path, follow=False).kind == "dir":
+            yield from io.error(f"rm: '{path}' is a directory\n")
+            status = 1
+            continue
+        try:
+            world.remove(path, recursive=bool(flags & {"r", "R"}))
+        except FileError as exc:
+            if not ("f" in flags and exc.reason.startswith("No such")):
+                yield from io.error(f"rm: can't remove '{path}': {exc.reason}\n")
+                status = 1
+    return status
+
+
 def _ln(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
     flags, _, paths = split_flags(args)
@@ -227,8 +250,8 @@ def _ln(args: list[str], io: Io) -> Process:
         yield from io.error("ln: missing operand\n")
         return 1
     if "s" not in flags:
-        yield from io.error(f"ln: {paths[-1]}: hard links are not modelled\n")
-        return 1
+        yield from io.error("ln: hard links are not modelled by fakecri\n")
+        return 2
     *targets, link = paths
     status = 0
     for target in targets:
@@ -390,8 +413,7 @@ def _truth(world: Userland, args: list[str]) -> bool:
 FILE_COMMANDS: dict[str, Command] = {
     "cat": _cat, "stat": _stat, "df": _df, "mount": _mount, "umount": _umount,
     "mkdir": _each("mkdir", _mkdir, with_value="m", what=lambda p: f"can't create directory '{p}'"),
-    "rm": _each("rm", lambda w, p, f, v: w.remove(p, recursive=bool(f & {"r", "R"})),
-                what=lambda p: f"can't remove '{p}'", quiet="f"),
+    "rm": _rm,
     "ln": _ln, "readlink": _readlink, "chmod": _chmod, "chown": _owner("chown"), "chgrp": _owner("chgrp"),
     "hexdump": _hexdump, "test": _test, "[": _test,
 }
