@@ -62,3 +62,26 @@ def test_arrays_walk_in_busybox_hash_order_after_growing():
     # past 671 keys busybox grows its table (61 buckets to 251) and re-chains them
     prog = "BEGIN { for (i = 0; i < 700; i++) a[i]; for (k in a) printf \"%s \", k; print \"\" }"
     assert fake([prog])[0].split()[:8] == ["71", "32", "420", "72", "33", "460", "421", "73"]
+
+
+def test_each_line_is_answered_before_the_next_is_read():
+    """Typed at a terminal: what a line prints comes out before awk waits for the next one."""
+    from fakecri.sim.applets.awk import awk
+    from fakecri.sim.shell import Context, Input, Io
+    from fakecri.sim.steps import Read, Write
+
+    io = Io(Context(), Input())
+    proc = awk(["{ print NR \": \" toupper($0) }"], io)
+    step, seen = proc.send(None), []
+    for chunk in (b"one\n", b"two\n", None):
+        while not isinstance(step, Read):
+            if isinstance(step, Write):
+                seen.append(step.text)
+            step = proc.send(None)
+        seen.append("<read>")
+        try:
+            step = proc.send(chunk)
+        except StopIteration as done:
+            assert done.value == 0
+            break
+    assert seen == ["<read>", "1: ONE\n", "<read>", "2: TWO\n", "<read>"]

@@ -132,9 +132,10 @@ def _set_up(interp: Interp, io: Io, opts: dict[str, list[str]], operands: list[s
         fs = _unescape(opts["F"][-1])
         v["FS"] = fs
     env = AwkArray()
-    if io.ctx.userland is not None:
-        for key, value in io.ctx.userland().env().items():
-            env.set(from_text(key), StrNum(from_text(value)))
+    exported = getattr(io, "environ", None)  # the shell's exported variables, where its Io carries them
+    environ = exported() if callable(exported) else io.ctx.userland().env() if io.ctx.userland is not None else {}
+    for key, value in environ.items():
+        env.set(from_text(key), StrNum(from_text(value)))
     v["ENVIRON"] = env
     argv = AwkArray()
     argv.set("0", "awk")
