@@ -28,6 +28,9 @@ SCRIPTS = [
     "mv d/f1 d/e; find d", "rmdir d; echo $?", "rmdir d/f1; rmdir nope; echo $?",
     "mkdir -p a/b/c; rmdir -p a/b/c; echo $?; ls", "touch -c newf; ls", "du -s d", "du d", "du -a d",
     "mktemp -u abcXXX; echo $?", "realpath nope; echo $?",
+    "echo a > a; echo b > b; echo n | cp -i a b; cat b; echo y | cp -i a b; cat b",
+    "echo a > a; echo b > b; cp -n a b; cat b; echo n | mv -i a b; cat b; ls; mv -n a b; ls",
+    "echo a > a; cp -Z a c 2>/dev/null; echo $?; mv -Z a c 2>/dev/null; echo $?",
     "mkdir zz; rm zz; echo $?; rm nope; rm -f nope; echo $?; rm -r zz; ls", "echo a > f; rm f d/f1; ls; ls d",
 ]
 # ls: exact output (its order is sorted in busybox too); times are left out (fakecri's clock is not the host's)

@@ -1,10 +1,9 @@
-"""Commands that walk, copy and name a container's files: `find`, `cp`, `mv`, `mktemp`,
-`realpath`, `rmdir`, `du`, and `touch -c` (and `ls`, from ls.py, in their table).
+"""Commands that walk and name a container's files: `find`, `mktemp`, `realpath`, `rmdir`,
+`du`, and `touch -c` (and, in their table, `ls` from ls.py and `cp`, `mv` from copying.py).
 
 Messages and exit codes are busybox's. Directories are walked in the order the userland
 lists them (busybox walks in the order the kernel's readdir gives, which is the file
-system's own; fakecri lists names sorted). `mv` copies and removes (there is no rename in
-the userland; across mounts that is what busybox does too). `mktemp` names are drawn from a
+system's own; fakecri lists names sorted). `mktemp` names are drawn from a
 fixed sequence (the first name of it not taken), so a run names its files the same each
 time. What is not modelled (`find -mtime`, `-regex`; `touch -d/-t/-r`) says so, exit 2.
 """
@@ -17,6 +16,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 
 from fakecri.sim.shell import Command, Io, Process, Step, run_argv
+from fakecri.sim.userland.copying import cp, mv
 from fakecri.sim.userland.files import looking, split_flags
 from fakecri.sim.userland.fs import FileStat, X
 from fakecri.sim.userland.ls import ls
@@ -314,97 +314,6 @@ def _find(args: list[str], io: Io) -> Process:
     return run.status
 
 
-# ---------------------------------------------------------------- cp, mv
-
-
-def _copy(world: Userland, src: str, dst: str, *, recursive: bool, keep: bool, links: bool, top: bool) -> None:
-    st = world.stat(src, follow=not links)
-    if st.kind == "link":
-        if world.lexists(dst) and not world.is_dir(dst):
-            world.remove(dst)
-        world.symlink(st.target, dst)
-        return
-    if st.kind == "dir":
-        if not recursive:
-            raise FileError(f"omitting directory '{src}'")
-        if not world.is_dir(dst):
-            world.mkdir(dst, mode=st.mode & 0o7777)
-        for name in world.listdir(src):
-            _copy(world, _join(src, name), _join(dst, name), recursive=True, keep=keep, links=True, top=False)
-    else:
-        if world.is_dir(dst):
-            raise FileError(f"cannot overwrite directory '{dst}'")
-        world.write(dst, world.read(src), mode=st.mode & 0o777)
-    if keep:
-        world.chmod(dst, st.mode & 0o7777)
-        try:
-            world.chown(dst, st.uid, st.gid, follow=False)
-        except FileError:
-            pass  # (busybox, not root, keeps what it may)
-
-
-def _cp(args: list[str], io: Io) -> Process:
-    world = yield from looking(io)
-    flags, _, paths = split_flags(args)
-    if len(paths) < 2:
-        yield from io.error("cp: missing operand\n" if paths else "cp: missing file operand\n")
-        return 1
-    *sources, dest = paths
-    recursive = bool(flags & {"r", "R", "a"})
-    keep = bool(flags & {"p", "a"})
-    links = bool(flags & {"a", "d", "P"}) or recursive and "L" not in flags  # (-R copies links as links)
-    status = 0
-    into = world.is_dir(dest) or len(sources) > 1
-    for src in sources:
-        target = _join(dest, posixpath.basename(src.rstrip("/"))) if into else dest
-        if not world.lexists(src):
-            yield from io.error(f"cp: can't stat '{src}': No such file or directory\n")
-            status = 1
-            continue
-        if into and not world.is_dir(dest):
-            what, reason = ("stat", "Not a directory") if world.lexists(dest) else \
-                ("create", "No such file or directory")
-            yield from io.error(f"cp: can't {what} '{target}': {reason}\n")
-            status = 1
-            continue
-        try:
-            _copy(world, src, target, recursive=recursive, keep=keep, links=links, top=True)
-        except FileError as exc:
-            message = exc.reason if exc.reason.startswith(("omitting", "cannot")) else \
-                f"can't create '{target}': {exc.reason}"
-            yield from io.error(f"cp: {message}\n")
-            status = 1
-    return status
-
-
-def _mv(args: list[str], io: Io) -> Process:
-    world = yield from looking(io)
-    _, _, paths = split_flags(args)
-    if len(paths) < 2:
-        yield from io.error("mv: missing operand\n")
-        return 1
-    *sources, dest = paths
-    status = 0
-    into = world.is_dir(dest) or len(sources) > 1
-    for src in sources:
-        target = _join(dest, posixpath.basename(src.rstrip("/"))) if into else dest
-        if not world.lexists(src):
-            yield from io.error(f"mv: can't rename '{src}': No such file or directory\n")
-            status = 1
-            continue
-        try:
-            if world.lexists(target) and world.is_dir(target) != world.is_dir(src):
-                raise FileError("Is a directory" if world.is_dir(target) else "Not a directory")
-            if world.lexists(target):
-                world.remove(target, recursive=True)
-            _copy(world, src, target, recursive=True, keep=True, links=True, top=False)
-            world.remove(src, recursive=True)
-        except FileError as exc:
-            yield from io.error(f"mv: can't rename '{src}': {exc.reason}\n")
-            status = 1
-    return status
-
-
 # ---------------------------------------------------------------- mktemp, realpath, rmdir, du, touch
 
 _NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
@@ -549,6 +458,6 @@ def _touch(args: list[str], io: Io) -> Process:
 
 
 FILE_TOOL_COMMANDS: dict[str, Command] = {
-    "find": _find, "cp": _cp, "mv": _mv, "mktemp": _mktemp, "realpath": _realpath, "rmdir": _rmdir,
+    "find": _find, "cp": cp, "mv": mv, "mktemp": _mktemp, "realpath": _realpath, "rmdir": _rmdir,
     "du": _du, "touch": _touch, "ls": ls,
 }
