@@ -58,7 +58,7 @@ def _overwrite(verb: str, world: Userland, target: str, flags: set[str], io: Io)
     return True
 
 
-def _refused(verb: str, flags: set[str], modelled: str, known: str) -> str:
+def refused(verb: str, flags: set[str], modelled: str, known: str) -> str:
     """busybox's complaint about an option it lacks, or ours about one we do not model ("" when all are fine)."""
     for flag in sorted(flags):
         if flag not in known:
@@ -71,10 +71,10 @@ def _refused(verb: str, flags: set[str], modelled: str, known: str) -> str:
 def cp(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
     flags, _, paths = split_flags(args)
-    refused = _refused("cp", flags, "arRPLHpfind", "arRPLHpfinlsTud")
-    if refused:
-        yield from io.error(refused)
-        return 1 if "invalid" in refused else 2
+    problem = refused("cp", flags, "arRPLHpfind", "arRPLHpfinlsTud")
+    if problem:
+        yield from io.error(problem)
+        return 1 if "invalid" in problem else 2
     if len(paths) < 2:
         yield from io.error("cp: missing operand\n" if paths else "cp: missing file operand\n")
         return 1
@@ -111,10 +111,10 @@ def cp(args: list[str], io: Io) -> Process:
 def mv(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
     flags, _, paths = split_flags(args)
-    refused = _refused("mv", flags, "fin", "finT")
-    if refused:
-        yield from io.error(refused)
-        return 1 if "invalid" in refused else 2
+    problem = refused("mv", flags, "fin", "finT")
+    if problem:
+        yield from io.error(problem)
+        return 1 if "invalid" in problem else 2
     if len(paths) < 2:
         yield from io.error("mv: missing operand\n")
         return 1

@@ -16,7 +16,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 
 from fakecri.sim.shell import Command, Io, Process, Step, run_argv
-from fakecri.sim.userland.copying import cp, mv
+from fakecri.sim.userland.copying import cp, mv, refused
 from fakecri.sim.userland.files import looking, split_flags
 from fakecri.sim.userland.fs import FileStat, X
 from fakecri.sim.userland.ls import ls
@@ -322,6 +322,10 @@ _NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 def _mktemp(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
     flags, values, rest = split_flags(args, "p")
+    problem = refused("mktemp", flags, "dtuqp", "dtuqp")
+    if problem:
+        yield from io.error(problem)
+        return 1 if "invalid" in problem else 2
     template = rest[0] if rest else "tmp.XXXXXX"
     xs = len(template) - len(template.rstrip("X"))
     if xs < 6 or "/" in template[len(template) - xs:]:
@@ -369,6 +373,10 @@ def _realpath(args: list[str], io: Io) -> Process:
 def _rmdir(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
     flags, _, paths = split_flags(args)
+    problem = refused("rmdir", flags, "p", "p")
+    if problem:
+        yield from io.error(problem)
+        return 1 if "invalid" in problem else 2
     if not paths:
         yield from io.error("rmdir: missing operand\n")
         return 1
@@ -419,6 +427,10 @@ def _human(kb: int) -> str:
 def _du(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
     flags, values, paths = split_flags(args, "d")
+    problem = refused("du", flags, "ashdk", "aHLdclsxhmk")
+    if problem:
+        yield from io.error(problem)
+        return 1 if "invalid" in problem else 2
     status = 0
     max_depth = 0 if "s" in flags else int(values["d"]) if "d" in values else None
     for path in paths or ["."]:
@@ -439,6 +451,10 @@ def _du(args: list[str], io: Io) -> Process:
 def _touch(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
     flags, values, paths = split_flags(args, "dtr")
+    problem = refused("touch", flags, "c", "chamdtr")
+    if problem:
+        yield from io.error(problem)
+        return 1 if "invalid" in problem else 2
     if values:
         yield from io.error(f"touch: -{next(iter(values))} (setting a time) is not modelled by fakecri\n")
         return 2
