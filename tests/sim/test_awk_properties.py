@@ -114,3 +114,16 @@ def test_awk_programs_run_as_busybox_runs_them(prog, stdin):
 @given(program, text)
 def test_awk_programs_run_as_busybox_runs_them_at_length(prog, stdin):
     _same(prog, stdin)
+
+
+_PIECES = list("{}()[]$;,\n \"'/\\+-*%^!<>=~?:&|#0123456789.abxyNFRS") + [
+    "print ", "printf ", "getline", "BEGIN", "END", "function ", "if", "else", "while", "for", "in", "delete ",
+    "next", "exit", "return", "split(", "sub(", "substr(", "length", "\"%d\"", "/a/"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=25).map("".join), st.text(alphabet="ab 1\n:", max_size=12))
+def test_any_program_text_ends_with_an_answer_never_a_traceback(prog, stdin):
+    out, err, code = fake([prog], stdin)
+    assert code in (0, 1, 2) or err == "", (prog, out, err, code)
+    assert "this program (" not in err, (prog, err)  # (the evaluator's last-resort catch)

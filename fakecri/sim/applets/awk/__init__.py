@@ -8,7 +8,7 @@ says so on one line (`awk: ... not modelled by fakecri`), exit 2.
 """
 from __future__ import annotations
 
-from fakecri.sim.applets.awk.errors import AwkError, NotModelled
+from fakecri.sim.applets.awk.errors import AwkError, Fatal, NotModelled
 from fakecri.sim.applets.awk.interp import Interp
 from fakecri.sim.applets.awk.lexer import AwkSyntaxError, unescape
 from fakecri.sim.applets.awk.parser import parse
@@ -103,6 +103,9 @@ def awk(args: list[str], io: Io) -> Process:
     except RecursionError:
         yield from io.error("awk: a program nested this deep is not modelled by fakecri\n")
         return 2
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, ArithmeticError) as exc:
+        yield from io.error(f"awk: this program ({type(exc).__name__}: {exc}) is not modelled by fakecri\n")
+        return 2
     streams = Streams(io, _unescape)
     interp = Interp(program, streams)
     _set_up(interp, io, opts, operands)
@@ -113,7 +116,7 @@ def awk(args: list[str], io: Io) -> Process:
     except AwkError as exc:
         yield from streams.error(f"awk: {progname}:{interp.line}: {exc}\n")
         return 1
-    except (OpenFailed, InputMissing) as exc:
+    except (OpenFailed, InputMissing, Fatal) as exc:
         yield from streams.error(f"awk: {exc}\n")
         return 1
     except NotModelled as exc:
@@ -121,6 +124,10 @@ def awk(args: list[str], io: Io) -> Process:
         return 2
     except RecursionError:
         yield from streams.error("awk: calls nested this deep are not modelled by fakecri\n")
+        return 2
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError, ArithmeticError) as exc:
+        # (a case the evaluator does not handle: said so, never a traceback in the container)
+        yield from streams.error(f"awk: this program ({type(exc).__name__}: {exc}) is not modelled by fakecri\n")
         return 2
     return status
 

@@ -8,3 +8,7 @@ class AwkError(Exception):
 
 class NotModelled(Exception):
     """Something fakecri does not model, named by the message: reported as such (exit 2)."""
+
+
+class Fatal(Exception):
+    """An error busybox reports without the program's line: `awk: message` (exit 1)."""

@@ -12,7 +12,7 @@ from typing import Any
 
 from fakecri.sim.applets.awk import ast as a
 from fakecri.sim.applets.awk import builtins
-from fakecri.sim.applets.awk.errors import AwkError, NotModelled
+from fakecri.sim.applets.awk.errors import AwkError, Fatal, NotModelled
 from fakecri.sim.applets.awk.format import FormatError, conversions, sprintf
 from fakecri.sim.applets.awk.records import AwkArray, split_fields
 from fakecri.sim.applets.awk.regex import BadRegex, compile_ere
@@ -140,7 +140,7 @@ class Interp:
         try:
             return compile_ere(source)
         except BadRegex as exc:
-            raise AwkError(f"bad regex '{source}': {exc}") from None
+            raise Fatal(f"bad regex '{source}': {exc}") from None
 
     # ---------------------------------------------------------------- the record and its fields
 

@@ -12,7 +12,8 @@ import re
 from collections.abc import Callable, Generator
 from typing import Any
 
-from fakecri.sim.applets.awk.regex import compile_ere
+from fakecri.sim.applets.awk.errors import Fatal
+from fakecri.sim.applets.awk.regex import BadRegex, compile_ere
 from fakecri.sim.applets.awk.values import UNINIT, StrNum, Value
 
 _BLANKS = re.compile(r"[ \t\n]+")
@@ -38,7 +39,14 @@ def split_fields(text: str, fs: str, paragraph: bool = False) -> list[str]:
         return list(text)
     if len(fs) == 1:
         return text.split(fs)
-    return split_by(compile_ere(fs), text)
+    return split_by(_pattern(fs), text)
+
+
+def _pattern(source: str) -> re.Pattern[str]:
+    try:
+        return compile_ere(source)
+    except BadRegex as exc:
+        raise Fatal(f"bad regex '{source}': {exc}") from None
 
 
 def split_by(pattern: re.Pattern[str], text: str) -> list[str]:
@@ -143,7 +151,7 @@ class Reader:
         if len(rs) > 1:
             while (yield from self.more()):
                 pass
-            m = compile_ere(rs).search(self.buf, self.pos)
+            m = _pattern(rs).search(self.buf, self.pos)
             if m is not None and m.end() > m.start():
                 rec, self.pos = self.buf[self.pos:m.start()], m.end()
                 return rec
