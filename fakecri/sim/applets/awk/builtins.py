@@ -191,7 +191,7 @@ def call(interp: Interp, e: a.Builtin) -> Generator[Any, Any, Value]:
     if name == "close":
         return (yield from interp.streams.close(interp.str_of(values[0])))
     if name == "fflush":
-        yield from interp.streams.flush()
+        yield from interp.streams.flush_all()
         return 0.0
     if name in ("and", "or", "xor", "lshift", "rshift"):
         x, y = _uint(to_num(values[0])), _uint(to_num(values[1]))

@@ -5,8 +5,9 @@ and what `print > file`, `>> file` and `| command` write.
 Files are the container's (its `Userland`); commands run through the container's shell
 (`sh -c`): a command `getline` reads from runs to its end first, and a command printed to
 runs when it is closed (or when the program ends) with all that was printed to it as input.
-Standard output is written in blocks, as stdio does into a pipe: before awk reads input,
-runs a command or writes an error, and at the end.
+Standard output and files are written in blocks, as stdio does into a pipe: before awk reads
+input, runs a command or writes an error, when a file is closed, and at the end. The files are
+looked at (a LOOK step) once.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from fakecri.sim.applets.awk.records import AwkArray, Reader
 from fakecri.sim.applets.awk.values import StrNum, from_text, to_num, to_text
 from fakecri.sim.shell import Input, Io, run_argv
 from fakecri.sim.userland.files import looking
-from fakecri.sim.userland.world import FileError
+from fakecri.sim.userland.world import FileError, Userland
 
 if TYPE_CHECKING:
     from fakecri.sim.applets.awk.interp import Interp
@@ -44,8 +45,16 @@ class Streams:
         self.used_file = False
         self.inputs: dict[str, Reader] = {}
         self.commands: dict[str, Reader] = {}
-        self.files: set[str] = set()
+        self.files: dict[str, list[str]] = {}  # open output files: what is printed to them, not yet written
         self.pipes: dict[str, list[str]] = {}
+        self.userland: Userland | None = None
+
+    def world(self) -> Generator[Any, Any, Userland]:
+        """The container's files: looked at (a LOOK step) the first time only, so a program that
+        prints many lines to a file does not take a step for each."""
+        if self.userland is None:
+            self.userland = yield from looking(self.io)
+        return self.userland
 
     # ---------------------------------------------------------------- output
 
@@ -74,18 +83,34 @@ class Streams:
         if dest == "/dev/stderr":
             yield from self.error(text)
             return
-        world = yield from looking(self.io)
-        path = to_text(dest)
-        try:
-            if dest not in self.files:
-                self.files.add(dest)
-                if path != "/dev/null":
-                    world.write(path, b"", append=how == ">>")
-            if path != "/dev/null":
-                world.write(path, text.encode("latin-1", "replace"), append=True)
-        except FileError as exc:
-            self.files.discard(dest)
-            raise OpenFailed(f"can't open '{dest}': {exc.reason}") from None
+        world = yield from self.world()
+        if dest not in self.files:
+            try:
+                if to_text(dest) != "/dev/null":
+                    world.write(to_text(dest), b"", append=how == ">>")
+            except FileError as exc:
+                raise OpenFailed(f"can't open '{dest}': {exc.reason}") from None
+            self.files[dest] = []
+        if to_text(dest) != "/dev/null":
+            pending = self.files[dest]
+            pending.append(text)
+            if len(pending) >= 1024:  # (in blocks, as stdio writes a file)
+                self.flush_file(dest)
+
+    def flush_file(self, dest: str) -> None:
+        """What was printed to a file goes into it (as stdio writes out a full buffer)."""
+        text, self.files[dest] = "".join(self.files[dest]), []
+        if text and self.userland is not None:
+            try:
+                self.userland.write(to_text(dest), text.encode("latin-1", "replace"), append=True)
+            except FileError:
+                pass  # (the file went away or turned read-only since it was opened: the output is lost)
+
+    def flush_all(self) -> Generator[Any, Any, None]:
+        """Everything buffered goes out: before another process runs, and at the end."""
+        yield from self.flush()
+        for dest in self.files:
+            self.flush_file(dest)
 
     def close(self, name: str) -> Generator[Any, Any, float]:
         """close(name): 0 (or a pipe's exit status); -1 when nothing of that name was open."""
@@ -95,7 +120,8 @@ class Streams:
             status = yield from self._run_pipe(name)
             found = True
         if name in self.files:
-            self.files.discard(name)
+            self.flush_file(name)
+            del self.files[name]
             found = True
         for table in (self.inputs, self.commands):
             if name in table:
@@ -105,18 +131,18 @@ class Streams:
 
     def _run_pipe(self, name: str) -> Generator[Any, Any, int]:
         data = "".join(self.pipes.pop(name)).encode("latin-1", "replace")
-        yield from self.flush()
+        yield from self.flush_all()
         status: int = yield from run_argv(["sh", "-c", to_text(name)], replace(self.io, stdin=Input(data, empty=True)))
         return status
 
     def finish(self) -> Generator[Any, Any, None]:
         """The program ends: what is buffered goes out, commands printed to run."""
-        yield from self.flush()
+        yield from self.flush_all()
         for name in list(self.pipes):
             yield from self._run_pipe(name)
 
     def system(self, command: str) -> Generator[Any, Any, int]:
-        yield from self.flush()
+        yield from self.flush_all()
         status: int = yield from run_argv(["sh", "-c", to_text(command)], self.io)
         return status
 
@@ -131,7 +157,7 @@ class Streams:
         """A reader of the file, or why it cannot be read (`-` is standard input as an operand only)."""
         if name == "/dev/stdin" or operand and name == "-":
             return self.stdin
-        world = yield from looking(self.io)
+        world = yield from self.world()
         try:
             return Reader(None, world.read(to_text(name)).decode("latin-1"))
         except FileError as exc:
@@ -150,7 +176,7 @@ class Streams:
     def command_record(self, command: str, rs: str) -> Generator[Any, Any, str | float]:
         reader = self.commands.get(command)
         if reader is None:
-            yield from self.flush()
+            yield from self.flush_all()
             capture: list[str] = []
             yield from run_argv(["sh", "-c", to_text(command)], self.io.piped(Input(empty=True), capture))
             reader = self.commands[command] = Reader(None, from_text("".join(capture)))
