@@ -29,6 +29,7 @@ from fakecri.engine.records import Container, ContainerState, Image, Resources, 
 from fakecri.engine.references import normalize
 from fakecri.engine.specs import CONTAINER, POD
 from fakecri.sim import stats
+from fakecri.sim.applets import APPLET_COMMANDS, names_applet
 from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
@@ -50,7 +51,7 @@ MAX_CONTENTS = 1024  # image contents kept by image (then it starts over)
 STATS_KEYS = frozenset(KEYS)
 MAX_CATCH_UP = 10_000  # rounds of live steps one tick runs when time jumped past several of them
 # What a command inside a container can run beyond the shell's own commands.
-INSIDE_COMMANDS: dict[str, Command] = {**PROGRAM_COMMANDS, **USERLAND_COMMANDS}
+INSIDE_COMMANDS: dict[str, Command] = {**PROGRAM_COMMANDS, **USERLAND_COMMANDS, **APPLET_COMMANDS}
 
 
 class RuntimeView(Protocol):
@@ -77,7 +78,7 @@ def host_pid(cid: str) -> int:
 def _needs_own_plan(argv: tuple[str, ...]) -> bool:
     """Whether a command line may read its userland (a plan of its own, built with it): a pure
     function of the command line, asked at every start."""
-    return looks_inside(argv) or reads_userland(argv)
+    return looks_inside(argv) or reads_userland(argv) or names_applet(argv)
 
 
 def _probe_process(code: int, err: bytes) -> Process:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Sequence
 
 from fakecri.sim.shell import Command, Io, Process, Sleep
+from fakecri.sim.userland.file_tools import FILE_TOOL_COMMANDS
 from fakecri.sim.userland.files import FILE_COMMANDS, looking
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
 from fakecri.sim.userland.system import SYSTEM_COMMANDS
@@ -331,6 +332,7 @@ USERLAND_COMMANDS: dict[str, Command] = {
     "printenv": _printenv, "sysctl": _sysctl, "pwd": _pwd,
     "brctl": _brctl, "grep": _grep, "egrep": _grep, "ping": _ping,
     **FILE_COMMANDS,
+    **FILE_TOOL_COMMANDS,
     **TEXT_COMMANDS,
     **SYSTEM_COMMANDS,
 }
