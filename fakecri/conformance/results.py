@@ -55,10 +55,12 @@ class SuiteResult:
     cut_short: int = 0
 
     def examples_text(self) -> str:
-        text = f"{self.random_examples}" + ("+1 scripted" if self.scripted else "")
+        """The examples judged, as one count and its parts ("23 (1 scripted + 20 random + 2
+        more Hypothesis cut short)"): the same count the verdicts say they held over."""
+        parts = (["1 scripted"] if self.scripted else []) + [f"{self.random_examples} random"]
         if self.cut_short:
-            text += f", {self.cut_short} cut short by Hypothesis"
-        return text
+            parts.append(f"{self.cut_short} more Hypothesis cut short")
+        return f"{self.examples} ({' + '.join(parts)})"
 
     @property
     def must_failures(self) -> list[PropertyResult]:

@@ -69,6 +69,10 @@ class Property:
     level: ClassVar[str]
     item: ClassVar[str]  # the number(s) the property has in the property table
     proof: ClassVar[str]  # which injected defect shows the suite catches a violation
+    # What the run must have seen for a verdict (RunState.seen_counts: "pods",
+    # "containers", "events", "container_events", "exits"): a property that checked only
+    # around an empty world (no container created, no event about one) is skipped.
+    needs: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def summary(cls) -> str:

@@ -21,6 +21,7 @@ class NoDuplicateLiveContainers(Property):
     #125018). The cri-api fake accepts the duplicate; containerd reserves names."""
 
     name, level, item = "no-duplicate-live-containers", MUST, "P14"
+    needs = ('containers',)
     proof = "synthetic container lists (tests/conformance/test_checks.py)"
 
     @classmethod
@@ -91,6 +92,7 @@ class SandboxStopRemoveCascades(Property):
     fake and, until 2025-06, in the kubelet's fake remote runtime; still in criproxy."""
 
     name, level, item = "sandbox-stop-remove-cascades", MUST, "P22"
+    needs = ('containers',)
     proof = "synthetic (no fakecri fault breaks it): checked on every stop/remove of a pod"
 
     @classmethod
@@ -123,6 +125,7 @@ class ResourcesStickAllOrNothing(Property):
     transactional"; resizes stuck or half applied (k/k#123441, #125559)."""
 
     name, level, item = "resources-stick-all-or-nothing", MUST, "P23"
+    needs = ('containers',)
     proof = "quirk resize-not-applied"
 
     @classmethod

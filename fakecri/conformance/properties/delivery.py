@@ -19,6 +19,7 @@ class SubscribersSeeSameSequence(Property):
     (cri-o#6466, fixed in #6838; races with several clients #9004/#9014)."""
 
     name, level, item = "subscribers-see-same-sequence", MUST, "P7"
+    needs = ('containers', 'container_events')
     proof = "drop_events (drawn per subscriber); reorder_events"
 
     @staticmethod
@@ -69,6 +70,7 @@ class SlowSubscriberPolicy(Property):
     the others); CRI-O drops into crio_containers_events_dropped_total."""
 
     name, level, item = "slow-subscriber-policy", SHOULD, "P8"
+    needs = ('containers', 'container_events')
     proof = "checked against fakecri's close, drop and block subscriber policies (tests/conformance)"
 
 
@@ -81,6 +83,7 @@ class EventsComplete(Property):
     with a drop counter), lost exits over a restart (containerd#10390, fix #11579)."""
 
     name, level, item = "events-complete", MUST, "P1, P15"
+    needs = ('containers', 'container_events')
     proof = "drop_events; quirk no-sandbox-deleted-event"
 
     def at_end(self, ex):
@@ -138,6 +141,7 @@ class EventStreamStaysOpen(Property):
     kubelet one of its 5 retries (k/k#129827)."""
 
     name, level, item = "event-stream-stays-open", SHOULD, "P9"
+    needs = ('events',)
     proof = "cut_stream"
 
     def at_end(self, ex):
@@ -167,6 +171,7 @@ class NoStaleReplay(Property):
     exists because buffered old events must not overwrite a newer relist."""
 
     name, level, item = "no-stale-replay", SHOULD, "P10"
+    needs = ('events',)
     proof = "stale_replay"
 
     def judges_any_event(self, sub):

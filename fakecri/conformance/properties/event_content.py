@@ -24,6 +24,7 @@ class EventOrderPerContainer(Property):
     that never happened."""
 
     name, level, item = "event-order-per-container", MUST, "P1"
+    needs = ('containers', 'container_events')
     proof = "quirk stopped-before-started; duplicate_events; reorder_events"
 
     def on_event(self, ex, sub, ev, owner):
@@ -46,6 +47,7 @@ class SandboxBracketing(Property):
     sends no sandbox DELETED at all (by code reading of generateCRIEvent)."""
 
     name, level, item = "sandbox-bracketing", MUST, "P2"
+    needs = ('containers', 'container_events')
     proof = "quirk no-sandbox-deleted-event; reorder_events"
 
     def on_event(self, ex, sub, ev, owner):
@@ -93,6 +95,7 @@ class SandboxStatusOnEveryEvent(Property):
     (#8047); containerd 1.7 sent the sandbox DELETED event with a nil status (#12418)."""
 
     name, level, item = "sandbox-status-on-every-event", MUST, "P3"
+    needs = ('containers', 'container_events')
     proof = "quirk nil-sandbox-status-on-delete"
 
     def on_event(self, ex, sub, ev, owner):
@@ -114,6 +117,7 @@ class SnapshotAgreesWithType(Property):
     straight into its cache, so a snapshot older than the event rolls the pod back."""
 
     name, level, item = "snapshot-agrees-with-type", MUST, "P4"
+    needs = ('containers', 'container_events')
     proof = "synthetic event streams (tests/conformance/test_checks.py)"
 
     def on_event(self, ex, sub, ev, owner):
@@ -152,6 +156,7 @@ class CreatedAtNanosecondsMonotonic(Property):
     wrong unit or an out-of-order stamp freezes or rolls back a pod."""
 
     name, level, item = "created-at-nanoseconds-monotonic", MUST, "P5"
+    needs = ('containers', 'container_events')
     proof = "quirk created-at-seconds; reorder_events"
 
     def on_event(self, ex, sub, ev, owner):
@@ -177,6 +182,7 @@ class StatusTimestampWithStatuses(Property):
     containerd#11323. The kubelet uses the statuses only if both are set (#129990)."""
 
     name, level, item = "status-timestamp-with-statuses", MUST, "P6"
+    needs = ('containers',)
     proof = "quirk timestamp-without-statuses"
 
     @classmethod
@@ -208,6 +214,7 @@ class NoPartialPodView(Property):
     (#122778)."""
 
     name, level, item = "no-partial-pod-view", SHOULD, "P17"
+    needs = ('containers', 'container_events')
     proof = "synthetic event streams (tests/conformance/test_checks.py)"
 
     def on_event(self, ex, sub, ev, owner):

@@ -19,6 +19,7 @@ class CacheMonotonic(Property):
     Update in the Cache". Sampled after every step and while waiting for convergence."""
 
     name, level, item = "cache-monotonic", MUST, "P11"
+    needs = ('containers',)
     proof = "synthetic cache samples (tests/conformance/test_checks.py)"
 
     def at_end(self, ex):
@@ -58,6 +59,7 @@ class RelistConvergence(Property):
     runtime restart that keeps state."""
 
     name, level, item = "relist-convergence", MUST, "P12"
+    needs = ('containers',)
     proof = ("must pass under drop_events, cut_stream and restart (state kept); no fault fakecri can inject"
              " breaks it without breaking the calls themselves (ListContainers errors are retried and relisted)")
 
@@ -74,6 +76,7 @@ class NoMissedEvents(Property):
     restart (containerd#10390)."""
 
     name, level, item = "no-missed-events", SHOULD, "P12"
+    needs = ('containers', 'container_events')
     proof = "drop_events"
 
     def at_end(self, ex):
@@ -116,6 +119,7 @@ class RelistTable(Property):
     Source: pkg/kubelet/pleg/generic.go (generateEvents and its header comment)."""
 
     name, level, item = "relist-table", MUST, "P13"
+    needs = ('containers',)
     proof = "synthetic relist sequences (tests/conformance/test_checks.py)"
 
     def at_end(self, ex):
@@ -158,6 +162,7 @@ class NoLostExits(Property):
     with the periodic relist as the fallback when requests are dropped."""
 
     name, level, item = "no-lost-exits", MUST, "P15"
+    needs = ('containers', 'exits')
     proof = ("must pass under drop_events and cut_stream; no fakecri fault reports a wrong exit code, so the"
              " failing side is shown only by the checker's own logic")
 
