@@ -144,6 +144,10 @@ class Example:
     def exercised(self, prop: type[P.Property] | P.Property, n: int = 1) -> None:
         self.run.exercised(prop.name, n)
 
+    def note(self, prop: type[P.Property] | P.Property, text: str) -> None:
+        """Something the verdict of `prop` should say (once), whatever it is."""
+        self.run.add_note(prop.name, text)
+
     def enabled(self, prop: type[P.Property]) -> bool:
         return self.run.enabled(prop.name)
 

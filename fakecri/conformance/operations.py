@@ -203,11 +203,13 @@ def remove_pod(ex: Example, pod: PodModel) -> None:
         return
     if again:
         return
+    killed = not pod.stopped  # a stopped sandbox's containers were stopped with it
     pod.removed = pod.stopped = True
     P.SandboxStopRemoveCascades.judge_after_remove(ex, pod, list_pod_containers(ex, pod))
     for c in pod.containers:
         if not c.removed:
-            c.removed = True
+            c.removed = c.removed_with_sandbox = True
+            c.killed_by_removal = killed and c.started and not c.stop_called and not c.seen_exited
             try:
                 ex.call(f"ContainerStatus({c})", ex.client.container_status, c.cid)
             except CRIError:
@@ -272,6 +274,13 @@ def create_duplicate(ex: Example, c: ContainerModel) -> None:
                       "  # duplicate", ex.client.create_container, c.pod.sid, ex.container_config(dup), c.pod.config)
     except CRIError:
         P.NoDuplicateLiveContainers.judge_duplicate_create(ex, c, accepted=False)
+        return
+    if cid == c.cid:
+        # The same id again: an idempotent retry if the runtime still lists one container
+        # of that name (the CRI allows it; the model keeps the original, not the repeat).
+        same = [x for x in list_pod_containers(ex, c.pod) if x.metadata.name == c.name
+                and x.metadata.attempt == c.attempt]
+        P.NoDuplicateLiveContainers.judge_same_id_again(ex, c, listed=len(same))
         return
     dup.cid, dup.created = cid, True
     c.pod.containers.append(dup)

@@ -30,6 +30,7 @@ class RunState:
         self.exercises: Counter[str] = Counter()  # per property: events checked, answers judged, ...
         self.skip_notes: dict[str, str] = {}
         self.pass_notes: dict[str, str] = {}
+        self.notes: dict[str, list[str]] = {}  # per property: what its verdict adds, whatever it is
         # Per property: objects it left out, by id (what its verdict says about them).
         self.left_out: dict[str, dict[str, str]] = {}
         self.seen: set[tuple[int, str]] = set()
@@ -119,6 +120,10 @@ class RunState:
             return "f"
         index = self.random_index()
         return "s" if index == 0 else f"e{index}"
+
+    def add_note(self, name: str, text: str) -> None:
+        if self.focus is None and text not in self.notes.setdefault(name, []):
+            self.notes[name].append(text)
 
     def note_skip(self, name: str, reason: str) -> None:
         self.skip_notes.setdefault(name, reason)

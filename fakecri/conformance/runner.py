@@ -133,7 +133,7 @@ def run_suite(options: Options) -> SuiteResult:
             else:
                 slow_subscriber_policy(run, options.slow_burst)
         failed = [n for n in run.selected if n in run.violations]
-        causes, follower_of = explain(failed)
+        causes, follower_of = explain(failed, options.profile)
         if options.shrink:
             counterexamples = _shrink(run, [n for n in failed if n not in follower_of])
     finally:
@@ -234,6 +234,8 @@ def _verdict(run: RunState, name: str, counterexamples: dict[str, tuple[str, lis
         r.status, r.reason = SKIP, unmet
     else:
         r.reason = run.pass_notes.get(name) or f"held over {run.examples} examples ({_seen_text(run, r.exercises)})"
+    for text in run.notes.get(name, []):
+        r.reason += f"; {text}"
     left_out = run.left_out.get(name)
     if left_out and name == P.RelistConvergence.name:
         shown = ", ".join(list(left_out.values())[:4]) + (", ..." if len(left_out) > 4 else "")
@@ -289,8 +291,9 @@ def _default_skip(name: str) -> str:
         P.StreamListsEqualUnary.name: "no list was compared",
         P.IdempotentStopRemove.name: "no repeated stop or remove was made",
         P.SandboxStopRemoveCascades.name: "no pod was stopped or removed",
-        P.StatusTimestampWithStatuses.name: "PodSandboxStatus never set timestamp or containers_statuses (both "
-                                            "optional; runtimes that serve evented PLEG set them)",
+        P.StatusTimestampWithStatuses.name: "PodSandboxStatus never set timestamp or containers_statuses: both are"
+                                            " optional, and a runtime may send events without them (containerd"
+                                            " 2.0.3 and later leave them unset on purpose, containerd#11323)",
         P.NoMissedEvents.name: "the relist found nothing to compare with events",
         P.RelistTable.name: "the relist sent no lifecycle events",
         P.CacheMonotonic.name: "the PLEG cache held no entry",

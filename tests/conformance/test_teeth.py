@@ -201,3 +201,17 @@ def test_a_failure_is_shrunk_to_the_minimal_call_sequence():
     calls = [c for c in failed.counterexample if "# sync" not in c and "# cleanup" not in c]
     # RunPodSandbox, CreateContainer of `exit 3`, StartContainer: nothing else is needed.
     assert len(calls) <= 4 and "exit 3" in calls[1] and calls[2].startswith("StartContainer("), calls
+
+
+def test_a_timestamp_without_statuses_is_one_cause_under_the_legacy_profile():
+    """containerd 2.0.0's defect (containerd#10740) under the legacy Evented PLEG: the
+    cache loses the pod's containers, so the relist properties fail too; the report
+    names the root once and the rest as following from it."""
+    result = judge([quirk("timestamp-without-statuses")], profile="legacy-evented", examples=1, settle_quiet=0.3,
+                   margin=1.0, properties=["status-timestamp-with-statuses", "relist-convergence", "no-lost-exits",
+                                           "relist-table", "cache-monotonic", "valid-calls-succeed"])
+    got = statuses(result)
+    assert got["status-timestamp-with-statuses"] == "fail", result.table()
+    followers = [r for r in result.results if r.status == "fail" and r.name != "status-timestamp-with-statuses"]
+    assert followers and all(r.follows_from == "status-timestamp-with-statuses" for r in followers), result.table()
+    assert any(c.startswith("PodSandboxStatus sets a timestamp without containers_statuses") for c in result.causes)

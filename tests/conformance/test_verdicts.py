@@ -114,6 +114,16 @@ def test_explain_keeps_independent_failures_apart():
     assert follower_of == {"valid-calls-succeed": "no-duplicate-live-containers"}
 
 
+def test_a_timestamp_without_statuses_explains_the_legacy_relist_failures():
+    failed = ["status-timestamp-with-statuses", "cache-monotonic", "relist-convergence", "relist-table",
+              "no-lost-exits"]
+    causes, follower_of = explain(failed, "legacy-evented")
+    assert follower_of == {n: "status-timestamp-with-statuses" for n in failed[1:]}
+    assert causes[0].summary().startswith("PodSandboxStatus sets a timestamp without containers_statuses")
+    # The current kubelet uses the statuses only when both are set (k/k#129990): nothing follows there.
+    assert explain(failed, "current")[1] == {}
+
+
 def test_relevant_calls_drop_what_the_failure_does_not_name():
     calls = [
         "RunPodSandbox(sentinel-0-ab)  # sync",

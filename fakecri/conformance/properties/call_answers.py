@@ -33,6 +33,19 @@ class NoDuplicateLiveContainers(Property):
                             f"{original.attempt} in {original.pod} while {original} exists")
 
     @classmethod
+    def judge_same_id_again(cls, ex: ExampleView, original: ContainerModel, listed: int) -> None:
+        """The repeated CreateContainer was answered with `original`'s own id, and `listed`
+        containers of that name and attempt are listed: one is an idempotent retry (no
+        second container exists), more is a duplicate under one id."""
+        ex.exercised(cls)
+        if listed == 1:
+            ex.note(cls, "a repeated CreateContainer answered with the original's id, one container listed, is"
+                         " taken as an idempotent retry")
+        else:
+            ex.violate(cls, f"a repeated CreateContainer of {original} answered with its id, but {listed} containers"
+                            f" named {original.name} attempt {original.attempt} are listed in {original.pod}")
+
+    @classmethod
     def judge_listing(cls, ex: ExampleView, containers: Iterable[pb.Container]) -> None:
         """A listing of the run's containers: no two live ones share a sandbox and name."""
         ex.exercised(cls)

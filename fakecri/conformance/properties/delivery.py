@@ -6,7 +6,7 @@ from typing import Any
 
 from fakecri.client import EventStreamClosed
 from fakecri.client.pleg import LegacyEventedPLEG
-from fakecri.conformance.expectations import Subscriber, ident, owed_events, type_name
+from fakecri.conformance.expectations import Subscriber, ident, owed_events, type_name, unneeded_events
 from fakecri.conformance.properties.base import MUST, SHOULD, ExampleView, Property
 
 
@@ -93,6 +93,11 @@ class EventsComplete(Property):
                 ex.exercised(self)
                 if (t, ident(owner)) not in have:
                     ex.violate(self, f"{sub} never received {type_name(t)} of {owner!r}")
+            if any((t, ident(c)) not in have
+                   for c, t in unneeded_events(ex.pods, lambda pod, sub=sub: ex.judged(sub, pod))):
+                ex.note(self, "some STOPPED or DELETED events of containers RemovePodSandbox removed never came: not"
+                              " owed, since no kubelet waits for them (it removes a sandbox only once its containers"
+                              " are gone: kuberuntime_gc.go)")
 
 
 class StreamEndIsFailure(Property):
