@@ -83,8 +83,8 @@ def container_config(sb_cfg: pb.PodSandboxConfig, j: int, group: int) -> pb.Cont
 class FakeAgent:
     def __init__(self, socket: str) -> None:
         from fakecri.logs import configure_logging
-        from fakecri.server.app import FakeCRIServer
-        from fakecri.server.runtime_service import RuntimeService
+        from fakecri.server.cri.runtime_service import RuntimeService
+        from fakecri.server.process.app import FakeCRIServer
 
         configure_logging("json", "warning")
         self.server = FakeCRIServer(socket=socket, max_subscribers=None, subscriber_buffer=1_000_000,

@@ -43,7 +43,7 @@ def make_state(path: str, containers: int, per_pod: int) -> None:
     from fakecri.engine.clock import SystemClock
     from fakecri.engine.ids import RandomIds
     from fakecri.engine.runtime import Runtime
-    from fakecri.server.persistence import StateFile
+    from fakecri.server.node.persistence import StateFile
     from fakecri.sim.catalog import Catalog
     from fakecri.sim.simulation import Simulation
 

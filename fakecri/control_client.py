@@ -13,7 +13,7 @@ from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.control.v1 import control_pb2_grpc as cgrpc
 from fakecri.client.endpoint import parse_endpoint
 
-NODE_METADATA = "fakecri-node"  # as fakecri.server.control_routing reads it
+NODE_METADATA = "fakecri-node"  # as fakecri.server.process.control_routing reads it
 
 
 def _fault_dict(f: cpb.Fault) -> dict[str, Any]:

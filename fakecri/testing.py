@@ -23,7 +23,7 @@ class FakeCRI:
     @classmethod
     def start(cls, **config: Any) -> FakeCRI:
         """Start a FakeCRIServer (ServerConfig fields as keywords) on a background thread."""
-        from fakecri.server.app import FakeCRIServer
+        from fakecri.server.process.app import FakeCRIServer
 
         return cls(FakeCRIServer(**config).start())
 

@@ -17,7 +17,7 @@ def _track_socket_dirs():
     empty when the session ends."""
     import os
 
-    from fakecri.server import app
+    from fakecri.server.process import app
 
     made: list[str] = []
     plain = app.short_socket_path
@@ -61,7 +61,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def srv():
     """One fakecri for the session, on the system clock, reset before each test that uses `rt`/`img`."""
-    from fakecri.server.app import FakeCRIServer
+    from fakecri.server.process.app import FakeCRIServer
 
     server = FakeCRIServer(seed=7)
     server.start()

@@ -163,6 +163,72 @@ def test_no_two_parts_import_each_other():
         visit(part)
 
 
+# ---------------------------------------------------------------- the server's rooms
+
+SERVER = PACKAGE / "server"
+
+
+def room_of(module: str) -> str | None:
+    """`fakecri.server.node.node` -> `node`; `fakecri.server.config` -> `config`; None outside
+    server/ and for the package itself."""
+    pieces = module.split(".")
+    if pieces[:2] != ["fakecri", "server"] or len(pieces) < 3:
+        return None
+    return pieces[2]
+
+
+def room_edges() -> list[tuple[str, str, str, int]]:
+    """(importing room, imported room, file, line) for imports between rooms of server/."""
+    out = []
+    for path in SERVER.rglob("*.py"):
+        source = room_of(module_name(path))
+        for target, line in imports_of(path):
+            if target == "fakecri.server":  # `from fakecri.server import wire`-style is not used
+                continue
+            room = room_of(target)
+            if source and room and source != room:
+                out.append((source, room, str(path.relative_to(ROOT)), line))
+    return out
+
+
+def page_rooms() -> dict[str, set[str]]:
+    block = re.search(r"<!-- rooms -->\s*```text\n(.*?)```", page(), re.S)
+    assert block, "docs/architecture.md lost its rooms block"
+    rooms: dict[str, set[str]] = {}
+    for line in block.group(1).splitlines():
+        if line.strip():
+            source, _, targets = line.partition("->")
+            rooms[source.strip()] = {t.strip() for t in targets.split(",") if t.strip()}
+    return rooms
+
+
+def test_every_room_of_the_server_has_a_place_on_the_page():
+    real = {p.name for p in SERVER.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    real |= {p.stem for p in SERVER.glob("*.py") if p.name != "__init__.py"}
+    assert real == set(page_rooms()), f"on the page only {sorted(set(page_rooms()) - real)}; " \
+                                      f"in server/ only {sorted(real - set(page_rooms()))}"
+
+
+def test_server_imports_follow_the_rooms_arrows():
+    rooms = page_rooms()
+    wrong = [f"{file}:{line}: {s} -> {t} is not an arrow" for s, t, file, line in room_edges()
+             if t not in rooms.get(s, set())]
+    assert not wrong, "imports against the rooms of docs/architecture.md:\n" + "\n".join(wrong)
+
+
+def test_every_room_arrow_drawn_is_used():
+    used = {(s, t) for s, t, _, _ in room_edges()}
+    drawn = {(s, t) for s, targets in page_rooms().items() for t in targets}
+    assert not drawn - used, f"room arrows on the page that no import uses: {sorted(drawn - used)}"
+
+
+def test_the_rooms_arrows_point_one_way():
+    """The order the block lists them in is a topological order: every arrow points down."""
+    order = list(page_rooms())
+    up = [(s, t) for s, targets in page_rooms().items() for t in targets if order.index(t) <= order.index(s)]
+    assert not up, f"room arrows that point up the page: {up}"
+
+
 # ---------------------------------------------------------------- the rules
 
 
@@ -275,7 +341,7 @@ def public_members(dotted: str) -> set[str]:
 def test_the_api_tables_list_every_public_member_and_nothing_else():
     tables = api_tables()
     assert set(tables) == {"fakecri.engine.runtime.Runtime", "fakecri.sim.simulation.Simulation",
-                           "fakecri.server.node.Node"}
+                           "fakecri.server.node.node.Node"}
     for dotted, listed in tables.items():
         real = public_members(dotted)
         assert listed == real, f"{dotted}: on the page only {sorted(listed - real)}; in the code only {sorted(real - listed)}"
@@ -285,7 +351,7 @@ def test_the_walk_of_one_call_names_modules_that_exist():
     walk = page().split("## One call, from servicer to subscriber", 1)[1].split("\n## ", 1)[0]
     for path in set(re.findall(r"`((?:server|engine|sim)/[\w/]+\.py)`", walk)):
         assert (PACKAGE / path).is_file(), path
-    assert inspect.getsource(importlib.import_module("fakecri.server.call_wrapper")).count("node.commit()") >= 1
+    assert inspect.getsource(importlib.import_module("fakecri.server.node.call_wrapper")).count("node.commit()") >= 1
 
 
 def test_ruff_is_clean():

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import signal
 import stat
 import subprocess
@@ -15,7 +15,7 @@ import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import short_socket_path
+from fakecri.server.process.app import short_socket_path
 
 FAKECRI = [sys.executable, "-m", "fakecri.cli"]
 

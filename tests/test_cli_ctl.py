@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from fakecri.cli import main
 from fakecri.client import CRIClient
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 
 POD = {"metadata": {"name": "web", "namespace": "default", "uid": "web-1"}}
 

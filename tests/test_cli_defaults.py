@@ -11,7 +11,7 @@ import sys
 from click.testing import CliRunner
 
 from fakecri.cli import main
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 
 DEFAULT = "/run/fakecri/fakecri.sock"
 FAKECRI = [sys.executable, "-m", "fakecri.cli"]

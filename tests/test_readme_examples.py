@@ -47,7 +47,7 @@ def test_readme_crictl_session_runs(tmp_path):
     crictl = crictl_binary()
     if crictl is None:
         pytest.skip("crictl not found (FAKECRI_K8S_BIN, the tool kit, or PATH)")
-    from fakecri.server.app import FakeCRIServer, short_socket_path
+    from fakecri.server.process.app import FakeCRIServer, short_socket_path
 
     [script] = CRICTL_BLOCK.findall(README.read_text(encoding="utf-8"))
     named = set(re.findall(r"unix://(/[\w./-]+\.sock)", script))

@@ -13,7 +13,7 @@ LATER = ("yaml", "rich", "email.parser", "email.utils", "prometheus_client", "hy
 
 def test_serving_imports_nothing_it_needs_only_later():
     code = ("import sys\n"
-            "import fakecri.cli.group, fakecri.cli.serving, fakecri.server.app, fakecri.server.farm\n"
+            "import fakecri.cli.group, fakecri.cli.serving, fakecri.server.process.app, fakecri.server.process.farm\n"
             f"print(' '.join(m for m in {LATER!r} if m in sys.modules))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.split() == []

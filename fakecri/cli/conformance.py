@@ -13,7 +13,7 @@ def _in_process_fakecri():
     import signal
     import threading
 
-    from fakecri.server.app import FakeCRIServer
+    from fakecri.server.process.app import FakeCRIServer
 
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _exit_on_sigterm)

@@ -73,7 +73,7 @@ def health(config: str | None, socket: str | None, socket_dir: str | None, endpo
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-    from fakecri.server.sockets import FARM_SOCKET
+    from fakecri.server.host.sockets import FARM_SOCKET
 
     if not socket:
         socket = os.path.join(socket_dir, FARM_SOCKET) if socket_dir else DEFAULT_SOCKET

@@ -122,8 +122,8 @@ def _epilog() -> str:
 def serve(**opts) -> None:
     """Serve CRI v1 RuntimeService and ImageService on a unix socket (and optionally TCP)."""
     from fakecri.logs import announce, configure_logging
-    from fakecri.server.app import FakeCRIServer
-    from fakecri.server.farm import check_farm
+    from fakecri.server.process.app import FakeCRIServer
+    from fakecri.server.process.farm import check_farm
 
     configure_logging(opts["log_format"], opts["log_level"])
     farm = _farm_from_options(opts)
@@ -178,7 +178,7 @@ def _run(main_coroutine) -> None:
 async def _serve_farm(config, farm_config) -> None:
     """`serve --nodes N`: the farm's nodes on one loop until SIGTERM or SIGINT."""
     from fakecri.logs import announce
-    from fakecri.server.farm import Farm
+    from fakecri.server.process.farm import Farm
 
     farm = Farm(config, farm_config)
     await farm.start_async()

@@ -19,7 +19,7 @@ def default_endpoint(farm: bool = False) -> str:
     the control API) the farm's socket in FAKECRI_SOCKET_DIR, else DEFAULT_SOCKET."""
     socket = os.environ.get("FAKECRI_SOCKET")
     if not socket and farm and os.environ.get("FAKECRI_SOCKET_DIR"):
-        from fakecri.server.sockets import FARM_SOCKET
+        from fakecri.server.host.sockets import FARM_SOCKET
 
         socket = os.path.join(os.environ["FAKECRI_SOCKET_DIR"], FARM_SOCKET)
     return f"unix://{os.path.abspath(socket or DEFAULT_SOCKET)}"
@@ -125,7 +125,7 @@ class RootDirectory(click.Path):
         super().__init__(file_okay=False)
 
     def convert(self, value, param, ctx):
-        from fakecri.server.disk import usable_root
+        from fakecri.server.host.disk import usable_root
 
         path = super().convert(value, param, ctx)
         try:
@@ -161,7 +161,7 @@ class CatalogFile(click.Path):
 
     def convert(self, value, param, ctx):
         from fakecri.engine.errors import InvalidArgument
-        from fakecri.server.catalog_file import load_catalog
+        from fakecri.server.host.catalog_file import load_catalog
 
         path = super().convert(value, param, ctx)
         try:

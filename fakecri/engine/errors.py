@@ -1,5 +1,5 @@
 """Errors the core raises. Each class carries the gRPC status name the server answers
-with; the server's table (server/status.py) and `from_code` are derived from `KINDS`.
+with; the server's table (server/codec/status.py) and `from_code` are derived from `KINDS`.
 
 Every message names the object it is about, so a caller can tell what went wrong
 without reading server logs.

@@ -3,7 +3,7 @@
 Containers in fakecri run no processes, but their mounts are real host paths: a container
 that writes into a hostPath volume writes a real file, and one that shares the host's PID
 or network namespace sees the host's. Every such access goes through a `HostView`, which
-the server implements over the real file system and /proc (fakecri/server/host.py) and
+the server implements over the real file system and /proc (fakecri/server/host/host.py) and
 which can confine what callers reach. The simulation itself opens nothing.
 
 Paths are host paths. Failures raise `HostError` with the C library's wording.

@@ -1,5 +1,5 @@
 """The benchmark scripts run end to end at a tiny size (no timing is asserted), and the
-caches they motivated (fakecri.server.wire.FragmentCache and VersionedCache, status bytes) give
+caches they motivated (fakecri.server.codec.wire.FragmentCache and VersionedCache, status bytes) give
 exact answers."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.server.wire import FragmentCache, VersionedCache
+from fakecri.server.codec.wire import FragmentCache, VersionedCache
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(ROOT, "bench")

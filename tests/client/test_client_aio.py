@@ -6,13 +6,13 @@ import asyncio
 
 import grpc
 import pytest
+from helpers.cri_stub import StubRuntime, StubServer
+from helpers.live import IMAGE, fakecri
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import EventStreamClosed, NotFoundError, UnavailableError
 from fakecri.client.async_client import AsyncCRIClient
-from fakecri.server.app import run_on_shared_loop as run
-from helpers.cri_stub import StubRuntime, StubServer
-from helpers.live import IMAGE, fakecri
+from fakecri.server.process.app import run_on_shared_loop as run
 
 
 def stub():

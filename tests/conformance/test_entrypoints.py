@@ -19,7 +19,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.cli import main
 from fakecri.client import CRIClient
 from fakecri.conformance import NAMES, RUN_LABEL, cleanup_run
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 
 PACKAGE = Path(fakecri.conformance.__file__).parent
 ROOT = PACKAGE.parent.parent

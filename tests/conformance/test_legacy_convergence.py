@@ -7,6 +7,7 @@ import logging
 
 import pytest
 import structlog
+from helpers.live import wait_for
 
 from fakecri.conformance import Options
 from fakecri.conformance import operations as op
@@ -14,8 +15,7 @@ from fakecri.conformance.machine import finish, start_example
 from fakecri.conformance.run_state import RunState
 from fakecri.conformance.runner import _verdict
 from fakecri.control_client import ControlClient
-from fakecri.server.app import FakeCRIServer
-from helpers.live import wait_for
+from fakecri.server.process.app import FakeCRIServer
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -11,7 +11,7 @@ import sys
 
 from fakecri.conformance import Options, run_suite
 from fakecri.conformance.progress import TerminalProgress
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 
 FAKECRI = [sys.executable, "-m", "fakecri.cli"]
 QUICK = ["--steps", "2", "--no-shrink", "--property", "valid-calls-succeed", "--property", "event-order-per-container"]

@@ -12,7 +12,7 @@ import structlog
 from fakecri.conformance import Options, run_suite
 from fakecri.conformance.properties import MUST, NAMES, PLEG_PROPERTIES
 from fakecri.faults.model import Fault
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 
 CONVERGENCE = ("relist-convergence", "no-lost-exits", "relist-table")
 NO_PLEG = [n for n in NAMES if n not in PLEG_PROPERTIES]

@@ -19,7 +19,7 @@ from fakecri.conformance.causes import explain
 from fakecri.conformance.properties import EVENT_PROPERTIES, NAMES
 from fakecri.conformance.results import PropertyResult, SuiteResult, relevant_calls, table
 from fakecri.faults.model import Fault
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 
 
 @pytest.fixture(autouse=True, scope="module")

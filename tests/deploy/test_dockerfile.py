@@ -161,7 +161,7 @@ def test_serve_and_health_both_read_fakecri_socket():
     import sys
     import time
 
-    from fakecri.server.app import short_socket_path
+    from fakecri.server.process.app import short_socket_path
 
     socket = short_socket_path("image.sock")
     env = {**os.environ, "FAKECRI_SOCKET": socket}

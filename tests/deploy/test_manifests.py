@@ -165,7 +165,7 @@ def test_two_pods_hand_out_different_pod_ips():
     from fakecri.api.runtime.v1 import api_pb2 as pb
     from fakecri.api.runtime.v1 import api_pb2_grpc
     from fakecri.server.config import FarmConfig, ServerConfig
-    from fakecri.server.farm import Farm
+    from fakecri.server.process.farm import Farm
 
     [cm] = find("ConfigMap", "fakecri-settings")
     settings = yaml.safe_load(cm["data"]["fakecri.yaml"])

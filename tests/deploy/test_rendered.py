@@ -27,7 +27,7 @@ from helpers.deploy import DEPLOY, Pod, kubectl, nodes_per_pod, only, render, re
 from interop.conftest import WHERE_TO_GET, find_binary, where_looked
 
 from fakecri.server.config import FarmConfig, ServerConfig
-from fakecri.server.farm import Subnets, check_farm, name_for
+from fakecri.server.process.farm import Subnets, check_farm, name_for
 from fakecri.settings import load_settings, schema_from_click
 
 KUBERNETES_VERSION = "1.36.0"  # the kubelet this project tests against is 1.36

@@ -8,7 +8,12 @@ from helpers.core_pods import IMAGE, Joined
 
 from fakecri.engine.codec import to_data
 from fakecri.engine.errors import (
-    AlreadyExists, CoreError, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted,
+    AlreadyExists,
+    CoreError,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    ResourceExhausted,
 )
 from fakecri.engine.ids import SequentialIds
 from fakecri.engine.limits import Limits
@@ -16,7 +21,7 @@ from fakecri.engine.ports import NoPrograms, Pullable
 from fakecri.engine.records import ContainerState, Image, Resources
 from fakecri.engine.runtime import Runtime
 from fakecri.engine.specs import ContainerSpec
-from fakecri.server.log_files import LogFiles
+from fakecri.server.host.log_files import LogFiles
 
 C = ContainerState
 

@@ -5,7 +5,7 @@ import grpc
 import pytest
 
 from fakecri.engine import errors
-from fakecri.server.status import code_for
+from fakecri.server.codec.status import code_for
 
 
 @pytest.mark.parametrize("cls", sorted(errors.KINDS.values(), key=lambda c: c.code))

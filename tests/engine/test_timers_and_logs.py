@@ -8,7 +8,7 @@ from helpers.core_pods import Joined
 from fakecri.engine.clock import FakeClock
 from fakecri.engine.events import Event, EventType, Output
 from fakecri.engine.records import ContainerState
-from fakecri.server.log_files import MAX_LOG_LINE, LogFiles, format_entry, rfc3339_nano, split_lines
+from fakecri.server.host.log_files import MAX_LOG_LINE, LogFiles, format_entry, rfc3339_nano, split_lines
 
 C = ContainerState
 S = 1_000_000_000

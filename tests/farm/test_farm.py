@@ -16,7 +16,7 @@ from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.control_client import ControlClient, FarmClient
 from fakecri.faults.model import Fault
 from fakecri.server.config import FarmConfig, ServerConfig
-from fakecri.server.farm import Farm, check_farm, name_for, node_seed
+from fakecri.server.process.farm import Farm, check_farm, name_for, node_seed
 
 
 def _farm(nodes: int = 2, **settings) -> Farm:

@@ -19,7 +19,7 @@ IMAGE = "busybox:latest"
 @contextlib.contextmanager
 def fakecri(faults=(), **config):
     """Start fakecri (skipping the test if the server package is not usable yet)."""
-    app = pytest.importorskip("fakecri.server.app", reason="fakecri.server.app is not there yet")
+    app = pytest.importorskip("fakecri.server.process.app", reason="fakecri.server.process.app is not there yet")
     try:
         from fakecri.server.config import ServerConfig
 

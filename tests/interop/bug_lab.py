@@ -15,9 +15,8 @@ from typing import Any
 import pytest
 
 from fakecri.faults.flags import faults_from
-from fakecri.server.app import FakeCRIServer
-from fakecri.server.node import CallRecord
-
+from fakecri.server.node.node import CallRecord
+from fakecri.server.process.app import FakeCRIServer
 from interop.kubelet_run import NODE, Kubelet, restarts, running
 
 

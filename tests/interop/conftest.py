@@ -82,7 +82,7 @@ class FarmNode:
         self.farm.call(self.server.node.reset)
 
     def check(self) -> None:
-        from fakecri.server.app import ServerErrors
+        from fakecri.server.process.app import ServerErrors
 
         errors = self.farm.call(lambda: list(self.server.node.server_errors))
         if errors:
@@ -96,7 +96,7 @@ def farm_pair():
     import tempfile
 
     from fakecri.server.config import FarmConfig, ServerConfig
-    from fakecri.server.farm import Farm
+    from fakecri.server.process.farm import Farm
 
     directory = tempfile.mkdtemp(prefix="fc-farm-", dir="/tmp")
     config = ServerConfig(seed=7, quiet=True, state_root=os.path.join(directory, "root"))

@@ -92,7 +92,7 @@ def test_critest_image_memory_and_namespace_specs_pass(crictl, critest_bin, tmp_
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the web server's port 80 on the pod IP needs root to bind")
 def test_critest_networking_specs_pass_with_a_loopback_pod_cidr(critest_bin, tmp_path):
-    from fakecri.server.app import FakeCRIServer
+    from fakecri.server.process.app import FakeCRIServer
 
     server = FakeCRIServer(seed=7, pod_cidr="127.88.0.0/16", socket=str(tmp_path / "f.sock"))
     server.start()

@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 
 S = 1_000_000_000
 LOOP = ["sh", "-c", "while true; do echo tick; sleep 5; done"]

@@ -6,7 +6,7 @@ about 10 s.
 """
 from __future__ import annotations
 
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 from interop.critest_report import API_LEVEL_FOCUS, run_critest
 
 EXPECTED_PASSING = {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 from interop.critest_report import run_critest
 from interop.test_critest_api import EXPECTED_PASSING
 

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 from interop.critest_report import run_critest
 
 FOCUS = "mount propagation|NamespaceMode_POD|NamespaceMode_NODE"

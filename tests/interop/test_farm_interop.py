@@ -11,8 +11,7 @@ import os
 import pytest
 
 from fakecri.server.config import FarmConfig, ServerConfig
-from fakecri.server.farm import Farm
-
+from fakecri.server.process.farm import Farm
 from interop.critest_report import API_LEVEL_FOCUS, run_critest
 from interop.kubelet_run import Kubelet, static_pods_live_and_go
 from interop.test_critest_api import EXPECTED_PASSING

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from fakecri.faults.spec import parse_quirks
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 from interop.kubelet_run import (
     ALREADY_EXISTS,
     Kubelet,

@@ -14,8 +14,7 @@ import json
 import pytest
 
 from fakecri.control_client import ControlClient
-from fakecri.server.app import FakeCRIServer
-
+from fakecri.server.process.app import FakeCRIServer
 from interop.kubelet_run import Kubelet, wait_for
 
 pytestmark = pytest.mark.slow

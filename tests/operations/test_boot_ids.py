@@ -3,7 +3,7 @@ restarted fakecri unless --deterministic-ids asks for it."""
 from __future__ import annotations
 
 from fakecri.server.config import ServerConfig
-from fakecri.server.node import id_source
+from fakecri.server.node.node import id_source
 
 
 def first_ids(config: ServerConfig, boot: str, n: int = 3) -> list[str]:

@@ -11,7 +11,7 @@ import grpc
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import short_socket_path
+from fakecri.server.process.app import short_socket_path
 
 
 def test_calls_and_sigterm_work_after_the_stderr_reader_is_gone():

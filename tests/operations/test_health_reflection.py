@@ -10,7 +10,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from grpc_reflection.v1alpha.proto_reflection_descriptor_database import ProtoReflectionDescriptorDatabase
 
 from fakecri.cli import main
-from fakecri.server.app import FakeCRIServer, short_socket_path
+from fakecri.server.process.app import FakeCRIServer, short_socket_path
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 

@@ -7,12 +7,12 @@ import subprocess
 import sys
 
 import grpc
+from helpers.operations import TIMEOUT, pod_config
 
 from fakecri import __version__
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import short_socket_path
-from helpers.operations import TIMEOUT, pod_config
+from fakecri.server.process.app import short_socket_path
 
 
 def serve_and_call(*flags: str) -> tuple[list[dict], str]:

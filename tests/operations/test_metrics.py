@@ -7,13 +7,13 @@ import urllib.request
 
 import grpc
 import pytest
+from helpers.operations import TIMEOUT, run_pod, sample, scrape, scrape_until, wait_for
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.control.v1 import control_pb2_grpc
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import FakeCRIServer, StartupError
-from helpers.operations import TIMEOUT, run_pod, sample, scrape, scrape_until, wait_for
+from fakecri.server.process.app import FakeCRIServer, StartupError
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import structlog
 
 from fakecri.client import CRIClient
 from fakecri.logs import configure_logging
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 from fakecri.testing import FakeCRI
 
 FAKECRI = [sys.executable, "-m", "fakecri.cli"]

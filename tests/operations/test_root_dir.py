@@ -14,8 +14,8 @@ import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import FakeCRIServer, short_socket_path
 from fakecri.server.exceptions import SettingError
+from fakecri.server.process.app import FakeCRIServer, short_socket_path
 
 FAKECRI = [sys.executable, "-m", "fakecri.cli"]
 

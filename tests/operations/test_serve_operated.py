@@ -12,12 +12,12 @@ from pathlib import Path
 
 import grpc
 import pytest
+from helpers.operations import TIMEOUT, run_pod, sample, scrape
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.control_client import ControlClient
-from fakecri.server.app import short_socket_path
-from helpers.operations import TIMEOUT, run_pod, sample, scrape
+from fakecri.server.process.app import short_socket_path
 
 OPERATING = Path(__file__).resolve().parents[2] / "docs" / "operating.md"
 
@@ -56,7 +56,7 @@ def test_config_file_and_env_drive_metrics_and_state_file(tmp_path):
 
 
 def test_operating_page_lists_exactly_the_metrics_served():
-    from fakecri.server.app import FakeCRIServer
+    from fakecri.server.process.app import FakeCRIServer
 
     section = OPERATING.read_text(encoding="utf-8").split("## Metrics", 1)[1].split("\n## ", 1)[0]
     documented = set(re.findall(r"^\| `(fakecri_\w+)`", section, re.M))

@@ -2,20 +2,20 @@
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 from contextlib import contextmanager
 
 import grpc
 import pytest
 from click.testing import CliRunner
+from helpers.operations import TIMEOUT, pod_config, run_pod
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.cli import main
-from fakecri.server.app import FakeCRIServer, short_socket_path
-from fakecri.server.persistence import StateFileError
-from helpers.operations import TIMEOUT, pod_config, run_pod
+from fakecri.server.node.persistence import StateFileError
+from fakecri.server.process.app import FakeCRIServer, short_socket_path
 
 RUNNING, EXITED = pb.CONTAINER_RUNNING, pb.CONTAINER_EXITED
 
@@ -171,7 +171,7 @@ def test_state_file_that_is_a_directory_is_refused(tmp_path):
 def test_a_failed_write_fails_the_call_instead_of_acknowledging_it(tmp_path, monkeypatch):
     import errno
 
-    from fakecri.server import persistence
+    from fakecri.server.node import persistence
 
     def disk_full(path, data):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -196,7 +196,7 @@ def test_a_failed_write_fails_the_call_instead_of_acknowledging_it(tmp_path, mon
 
 
 def test_temp_files_of_killed_writers_are_removed_at_start(tmp_path):
-    from fakecri.server.app import FakeCRIServer
+    from fakecri.server.process.app import FakeCRIServer
 
     path = tmp_path / "state.json"
     stale = tmp_path / ".state.json.tmp-99999"

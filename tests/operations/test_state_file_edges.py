@@ -11,14 +11,13 @@ import sys
 
 import grpc
 import pytest
+from helpers.operations import TIMEOUT, run_pod
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.control_client import ControlClient
-from fakecri.server.app import FakeCRIServer, short_socket_path
 from fakecri.server.exceptions import StateFileError
-
-from helpers.operations import TIMEOUT, run_pod
+from fakecri.server.process.app import FakeCRIServer, short_socket_path
 
 S = 1_000_000_000
 

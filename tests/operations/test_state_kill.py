@@ -11,11 +11,11 @@ import time
 
 import grpc
 import pytest
+from helpers.operations import TIMEOUT, pod_config, wait_for
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import short_socket_path
-from helpers.operations import TIMEOUT, pod_config, wait_for
+from fakecri.server.process.app import short_socket_path
 
 
 def serve(socket: str, state_file: str) -> subprocess.Popen:

@@ -30,7 +30,7 @@ def test_fixtures_and_reset_between_tests(pytester):
             assert [c["method"] for c in fakecri.call_log()] == ["ListPodSandbox", "ListImages"]
 
         def test_handle_shows_the_server(fakecri):
-            assert fakecri.server.node is not None and fakecri.seed == 0
+            assert fakecri.server.node.node is not None and fakecri.seed == 0
             assert repr(fakecri).startswith("<FakeCRI unix:///tmp/")
         """
     )

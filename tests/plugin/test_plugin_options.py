@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 
 EXTERNAL_TESTS = """
     import pytest

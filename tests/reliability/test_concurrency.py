@@ -12,13 +12,24 @@ import threading
 import time
 
 import grpc
+from helpers.reliability import (
+    CREATED,
+    DELETED,
+    FORBIDDEN,
+    Subscriber,
+    add,
+    check_invariants,
+    container_config,
+    legal_order_problems,
+    listed_state,
+    replay,
+    sandbox_config,
+    wait_until,
+)
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import FakeCRIServer
-
-from helpers.reliability import (CREATED, DELETED, FORBIDDEN, Subscriber, add, check_invariants, container_config,
-                        legal_order_problems, listed_state, replay, sandbox_config, wait_until)
+from fakecri.server.process.app import FakeCRIServer
 
 THREADS = int(os.environ.get("FAKECRI_STRESS_THREADS", "8"))
 RUN_S = float(os.environ.get("FAKECRI_STRESS_SECONDS", "6"))

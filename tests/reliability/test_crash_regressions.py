@@ -9,7 +9,7 @@ import tempfile
 
 import pytest
 
-from fakecri.server.app import FakeCRIServer, StartupError
+from fakecri.server.process.app import FakeCRIServer, StartupError
 
 
 class _KeepRecords(logging.Handler):

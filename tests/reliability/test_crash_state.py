@@ -1,6 +1,6 @@
 """Crash-safe state: kill -9 a `fakecri serve --state-file` at random moments, restart it.
 
-The promise (fakecri/server/persistence.py): the snapshot is written atomically (temp file,
+The promise (fakecri/server/node/persistence.py): the snapshot is written atomically (temp file,
 fsync, rename) before the reply goes out. So after a kill -9 at any moment:
 - the file is always a complete, parseable snapshot (never half-written);
 - every operation acknowledged before the kill is in the restored state;
@@ -23,12 +23,11 @@ import time
 
 import grpc
 import pytest
+from helpers.reliability import NOTES, add, check_invariants, container_config, sandbox_config
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import short_socket_path
-
-from helpers.reliability import NOTES, add, check_invariants, container_config, sandbox_config
+from fakecri.server.process.app import short_socket_path
 
 READY, NOTREADY = pb.SANDBOX_READY, pb.SANDBOX_NOTREADY
 CREATED, RUNNING, EXITED = pb.CONTAINER_CREATED, pb.CONTAINER_RUNNING, pb.CONTAINER_EXITED

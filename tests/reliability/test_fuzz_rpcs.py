@@ -21,6 +21,7 @@ import grpc
 import pytest
 from google.protobuf import message_factory
 from google.protobuf.descriptor import FieldDescriptor as FD
+from helpers.reliability import FORBIDDEN, add, check_invariants, container_config, sandbox_config
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,9 +29,7 @@ from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.control.v1 import control_pb2_grpc
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import CONTROL_SERVICE, IMAGE_SERVICE, RUNTIME_SERVICE, FakeCRIServer
-
-from helpers.reliability import FORBIDDEN, add, check_invariants, container_config, sandbox_config
+from fakecri.server.process.app import CONTROL_SERVICE, IMAGE_SERVICE, RUNTIME_SERVICE, FakeCRIServer
 
 SERVICES = (RUNTIME_SERVICE, IMAGE_SERVICE, CONTROL_SERVICE)
 METHODS = [(svc, m) for svc in SERVICES for m in svc.methods]

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from helpers.reliability import Subscriber, add, check_invariants, container_config, sandbox_config, wait_until
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import FakeCRIServer
 from fakecri.server.config import ServerConfig
-
-from helpers.reliability import Subscriber, add, check_invariants, container_config, sandbox_config, wait_until
+from fakecri.server.process.app import FakeCRIServer
 
 BIG = [("grpc.max_send_message_length", 64 << 20), ("grpc.max_receive_message_length", 64 << 20)]
 

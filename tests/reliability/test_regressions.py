@@ -7,14 +7,13 @@ import tempfile
 
 import grpc
 import pytest
+from helpers.reliability import container_config, sandbox_config
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.control.v1 import control_pb2_grpc
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import FakeCRIServer
-
-from helpers.reliability import container_config, sandbox_config
+from fakecri.server.process.app import FakeCRIServer
 
 
 @pytest.fixture(scope="module")

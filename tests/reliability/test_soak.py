@@ -18,15 +18,25 @@ import time
 
 import grpc
 import pytest
+from helpers.reliability import (
+    FORBIDDEN,
+    NOTES,
+    Subscriber,
+    add,
+    check_invariants,
+    container_config,
+    legal_order_problems,
+    listed_state,
+    replay,
+    sandbox_config,
+    wait_until,
+)
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.control.v1 import control_pb2_grpc
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import short_socket_path
-
-from helpers.reliability import (FORBIDDEN, NOTES, Subscriber, add, check_invariants, container_config,
-                        legal_order_problems, listed_state, replay, sandbox_config, wait_until)
+from fakecri.server.process.app import short_socket_path
 
 COMMANDS = (["nginx"], ["true"], ["sleep", "0.3"], ["sh", "-c", "echo hi; exit 2"], ["sleep", "1000"])
 FAULTS = ["--error", "StartContainer=UNAVAILABLE@5%", "--error", "RunPodSandbox=UNAVAILABLE@3%",

@@ -22,13 +22,12 @@ import time
 
 import grpc
 import pytest
+from helpers.cri import EventCollector, sandbox_config
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.engine.ids import RandomIds
-from fakecri.server.app import FakeCRIServer, short_socket_path
-
-from helpers.cri import EventCollector, sandbox_config
+from fakecri.server.process.app import FakeCRIServer, short_socket_path
 
 UNAVAILABLE = grpc.StatusCode.UNAVAILABLE
 BOUND = 30.0

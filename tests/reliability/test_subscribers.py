@@ -14,12 +14,11 @@ import time
 
 import grpc
 import pytest
+from helpers.reliability import NOTES, Subscriber, container_config, sandbox_config, wait_until
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import FakeCRIServer
-
-from helpers.reliability import NOTES, Subscriber, container_config, sandbox_config, wait_until
+from fakecri.server.process.app import FakeCRIServer
 
 
 class Churn:

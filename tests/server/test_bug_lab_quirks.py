@@ -8,6 +8,7 @@ import time
 import grpc
 import pytest
 from click.testing import CliRunner
+from helpers.cri import EventCollector, kinds, run_pod, sandbox_config
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -17,9 +18,7 @@ from fakecri.faults.flags import faults_from
 from fakecri.faults.model import Fault
 from fakecri.faults.quirks import Quirk
 from fakecri.faults.recipes import RECIPES
-from fakecri.server.app import FakeCRIServer
-
-from helpers.cri import EventCollector, kinds, run_pod, sandbox_config
+from fakecri.server.process.app import FakeCRIServer
 
 
 def add(ctl, **fault):

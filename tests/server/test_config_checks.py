@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from helpers.cri import container_config, sandbox_config
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-
-from helpers.cri import container_config, sandbox_config
 
 
 def _refused(call, *args, **kwargs) -> str:
@@ -82,7 +81,7 @@ def test_invalid_recursive_read_only_mounts_are_refused(rt, img, readonly, propa
 
 def test_a_config_checked_once_is_decoded_once_and_refusals_still_name_their_container():
     from fakecri.engine.errors import InvalidArgument
-    from fakecri.server import configs
+    from fakecri.server.codec import configs
 
     first = container_config("one")
     first.linux.security_context.run_as_user.value = 7

@@ -5,15 +5,14 @@ import time
 
 import grpc
 import pytest
+from helpers.cri import EventCollector, kinds, run_pod, sandbox_config
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.control_client import ControlClient
 from fakecri.faults.model import Fault
-from fakecri.server.app import FakeCRIServer
-
-from helpers.cri import EventCollector, kinds, run_pod, sandbox_config
+from fakecri.server.process.app import FakeCRIServer
 
 
 def stubs(server):

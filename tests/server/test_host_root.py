@@ -16,12 +16,11 @@ import threading
 
 import grpc
 import pytest
+from helpers.cri import container_config, sandbox_config
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import FakeCRIServer, short_socket_path
-
-from helpers.cri import container_config, sandbox_config
+from fakecri.server.process.app import FakeCRIServer, short_socket_path
 
 DENIED = grpc.StatusCode.PERMISSION_DENIED
 T = 30

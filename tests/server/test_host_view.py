@@ -1,4 +1,4 @@
-"""The server's HostView over this machine (fakecri.server.host.LocalHost): what it says of host
+"""The server's HostView over this machine (fakecri.server.host.host.LocalHost): what it says of host
 files and file systems, and the changes a container's commands make through it."""
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from fakecri.server.host import LocalHost
-from fakecri.server.host_mounts import MountEntry, parse_mountinfo_entries
+from fakecri.server.host.host import LocalHost
+from fakecri.server.host.host_mounts import MountEntry, parse_mountinfo_entries
 from fakecri.sim.host import HostError
 
 

@@ -11,8 +11,8 @@ import grpc
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import FakeCRIServer
-from fakecri.server.disk import DiskRoot, default_root
+from fakecri.server.host.disk import DiskRoot, default_root
+from fakecri.server.process.app import FakeCRIServer
 
 
 def test_image_and_container_filesystems_exist_under_the_root(tmp_path):

@@ -19,7 +19,7 @@ from helpers.cri import code_of, container_config, sandbox_config
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.control_client import ControlClient
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 
 AGNHOST = "registry.k8s.io/e2e-test-images/agnhost:2.63.0"
 # One /24 per xdist worker, so two workers' pods never share an address.

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from fakecri.cli import main
-from fakecri.server.app import FakeCRIServer, short_socket_path
+from fakecri.server.process.app import FakeCRIServer, short_socket_path
 
 STRANGER = "does-not-exist.example.com/foo/bar:nope"
 

@@ -9,13 +9,11 @@ import time
 
 import grpc
 import pytest
+from helpers.cri import code_of, container_config, run_pod, sandbox_config
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import FakeCRIServer
-
-from helpers.cri import code_of, container_config, run_pod, sandbox_config
-
+from fakecri.server.process.app import FakeCRIServer
 
 
 @pytest.mark.parametrize("missing", ["name", "namespace", "uid"])

@@ -8,7 +8,7 @@ import pytest
 from fakecri.engine.errors import InvalidArgument, NotFound, Unauthenticated
 from fakecri.engine.images import ImageStore
 from fakecri.engine.references import normalize
-from fakecri.server.catalog_file import load_catalog
+from fakecri.server.host.catalog_file import load_catalog
 from fakecri.sim.catalog import Catalog
 
 PRIVATE = {

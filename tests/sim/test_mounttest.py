@@ -10,8 +10,8 @@ from helpers.core_pods import Joined
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.records import ContainerState
-from fakecri.server import configs
-from fakecri.server.host import LocalHost
+from fakecri.server.codec import configs
+from fakecri.server.host.host import LocalHost
 from fakecri.sim.userland.fs import MAGIC, go_mode_string
 
 AGNHOST = "registry.k8s.io/e2e-test-images/agnhost:2.63"

@@ -1,15 +1,15 @@
 """The simulated userland: what commands in a container see follows its config (no gRPC).
 
 Configs are written as runtime.v1 messages and decoded as the server decodes them
-(fakecri.server.configs); host paths are reached through the real host (LocalHost)."""
+(fakecri.server.codec.configs); host paths are reached through the real host (LocalHost)."""
 from __future__ import annotations
 
 import pytest
 from helpers.core_pods import Joined
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.server import configs
-from fakecri.server.host import LocalHost
+from fakecri.server.codec import configs
+from fakecri.server.host.host import LocalHost
 from fakecri.sim import simulation
 from fakecri.sim.userland import Userland, UserlandSpec, userland_spec
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path

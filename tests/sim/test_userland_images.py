@@ -9,9 +9,9 @@ from helpers.core_pods import Joined
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.images import ImageStore
-from fakecri.server import configs
-from fakecri.server.host import LocalHost
-from fakecri.server.translate import resources_from_pb
+from fakecri.server.codec import configs
+from fakecri.server.codec.translate import resources_from_pb
+from fakecri.server.host.host import LocalHost
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.image_content import ImageContent
 from fakecri.sim.userland.identity import identity

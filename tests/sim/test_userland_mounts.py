@@ -10,9 +10,9 @@ import pytest
 from helpers.core_pods import Joined
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.server import configs
-from fakecri.server.host import LocalHost
-from fakecri.server.host_mounts import HostMounts, parse_mountinfo
+from fakecri.server.codec import configs
+from fakecri.server.host.host import LocalHost
+from fakecri.server.host.host_mounts import HostMounts, parse_mountinfo
 
 
 class TableHost(LocalHost):

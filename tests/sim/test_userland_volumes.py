@@ -10,8 +10,8 @@ import pytest
 from helpers.core_pods import Joined
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.server import configs
-from fakecri.server.host import LocalHost
+from fakecri.server.codec import configs
+from fakecri.server.host.host import LocalHost
 from fakecri.sim.userland.fs import MAGIC, FileStat, Who, go_mode_string, human_size, may, mode_string
 from fakecri.sim.userland.modes import parse_mode
 

@@ -12,7 +12,7 @@ from fakecri.engine.clock import SystemClock
 from fakecri.engine.records import Container, Sandbox
 from fakecri.engine.specs import ContainerSpec
 from fakecri.server.config import ServerConfig
-from fakecri.server.node import Node
+from fakecri.server.node.node import Node
 from fakecri.server.streaming.annotations import PORT_FORWARD_ANNOTATION
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 

@@ -215,7 +215,7 @@ def test_exec_sync_that_never_ends_on_a_fake_clock_answers_when_its_container_go
     """On a fake clock time moves only when told: `sleep infinity` waits (it was INTERNAL, an
     infinite jump of the clock) until its container goes."""
     from fakecri.api.runtime.v1 import api_pb2_grpc
-    from fakecri.server.app import FakeCRIServer
+    from fakecri.server.process.app import FakeCRIServer
 
     with FakeCRIServer(fake_clock=True) as server:
         ch = grpc.insecure_channel(server.endpoint)

@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.app import FakeCRIServer, short_socket_path
+from fakecri.server.process.app import FakeCRIServer, short_socket_path
 from fakecri.server.streaming.limits import MIB, StreamingLimits
 from fakecri.server.streaming.remotecommand import StdinPipe
 

@@ -14,8 +14,8 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.events import Event, EventType
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirks import Quirk
+from fakecri.server.codec.wire import field_fragment
 from fakecri.server.events.status_cache import StatusCache
-from fakecri.server.wire import field_fragment
 
 
 class EventEncoder:

@@ -15,9 +15,9 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.records import Container, Sandbox
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.quirks import Quirk
-from fakecri.server import translate as tr
+from fakecri.server.codec import translate as tr
+from fakecri.server.codec.wire import field_fragment, varint
 from fakecri.server.events.status_order import listed_containers
-from fakecri.server.wire import field_fragment, varint
 from fakecri.sim.image_content import ImageContent
 
 # Serialized statuses kept, by record. Bounded: at most this many, then it starts over.

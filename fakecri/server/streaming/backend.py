@@ -6,7 +6,7 @@ from collections.abc import AsyncIterable, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from fakecri.server.sessions import Watch
+from fakecri.server.node.sessions import Watch
 
 Writer = Callable[[bytes], Awaitable[None]]
 Respond = Callable[[bytes, Writer], Awaitable[None]]  # (one HTTP request, where its response goes)
@@ -17,7 +17,7 @@ class PortForwardBehaviour:
     """What answers a forwarded connection: an echo, a fixed HTTP response, a refusal, the
     pod's own server through its real listener (`proxy`: relayed to `address`), or the pod's
     own HTTP server with no listener behind the port (`web`: `respond` answers each request as
-    the listener would, fakecri.server.webserver)."""
+    the listener would, fakecri.server.host.webserver)."""
 
     mode: Literal["echo", "http", "refuse", "proxy", "web"] = "echo"
     http_status: int = 200

@@ -2,7 +2,7 @@
 
 A `PortForwardBehaviour` says what answers: the pod's program through its real listener
 (the connection relayed to it), the pod's HTTP server answering each request as its
-listener would (fakecri.server.webserver) when no listener is behind the port, or, with no
+listener would (fakecri.server.host.webserver) when no listener is behind the port, or, with no
 server on the port, an echo of the bytes, one fixed HTTP response, or a refusal.
 """
 from __future__ import annotations

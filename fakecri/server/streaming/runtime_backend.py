@@ -24,11 +24,11 @@ from fakecri.engine import errors
 from fakecri.engine.events import Output
 from fakecri.engine.exits import EXIT_KILLED
 from fakecri.engine.records import Container, ContainerState, SandboxState
-from fakecri.server import webserver
-from fakecri.server.dialer import exchange
-from fakecri.server.node import Node
-from fakecri.server.processes import Dial
-from fakecri.server.sessions import Watch, ended
+from fakecri.server.host import webserver
+from fakecri.server.host.dialer import exchange
+from fakecri.server.host.processes import Dial
+from fakecri.server.node.node import Node
+from fakecri.server.node.sessions import Watch, ended
 from fakecri.server.streaming.annotations import PORT_FORWARD_ANNOTATION, parse_port_forward_annotation
 from fakecri.server.streaming.backend import PortForwardBehaviour, Respond, Writer
 from fakecri.server.streaming.tasks import cancel_tasks

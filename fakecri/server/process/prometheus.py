@@ -19,7 +19,7 @@ from prometheus_client import Counter as PromCounter
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from fakecri.server.config import format_address, parse_address
-from fakecri.server.node import Node
+from fakecri.server.node.node import Node
 from fakecri.server.streaming.httphead import BadRequest, parse_head
 
 RPC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)

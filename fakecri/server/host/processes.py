@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
 from fakecri.engine.exits import EXIT_KILLED
-from fakecri.server.dialer import exchange
+from fakecri.server.host.dialer import exchange
 from fakecri.sim.behaviour import ExecResult
 from fakecri.sim.programs.base import Answer
 from fakecri.sim.steps import Connect, NetResult, Process, Read, Reply, Sleep, Step, Write

@@ -17,7 +17,7 @@ import socket
 import ssl
 from collections.abc import Callable
 
-from fakecri.server.tls import client_context
+from fakecri.server.host.tls import client_context
 from fakecri.sim.steps import REFUSED, RESET, TIMEOUT, UDP, UNREACHABLE, Connect, NetResult
 
 MAX_TIMEOUT_S = 300.0  # no connection is waited on longer than this, whatever the program asked

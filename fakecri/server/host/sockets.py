@@ -7,7 +7,7 @@ import socket
 import stat
 
 from fakecri.server.exceptions import SettingError, StartupError
-from fakecri.server.lock_file import LockFile
+from fakecri.server.host.lock_file import LockFile
 
 UNIX_PATH_MAX = 107
 # A node farm's own socket in its --socket-dir (Farm service, routed Control, health).

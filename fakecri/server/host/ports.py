@@ -13,7 +13,7 @@ have, each where a client would reach it:
 - on a host-network sandbox, the program's own ports on the host (127.0.0.1).
 
 TCP sockets speak what the program speaks there: HTTP (`webserver.py` reads each request
-and the simulation answers it; over TLS with fakecri's own certificate, server/tls.py),
+and the simulation answers it; over TLS with fakecri's own certificate, server/host/tls.py),
 gRPC health (a real gRPC server), or a greeting written to each connection; UDP sockets
 answer each datagram as the simulation says. SCTP sockets are not opened. They close when
 the container stops or goes away, and all of them on a reset or shutdown. A socket that
@@ -35,8 +35,8 @@ from fakecri import logs
 from fakecri.engine.events import Event, EventType
 from fakecri.engine.records import Container, Sandbox
 from fakecri.engine.specs import NODE, TCP, UDP
-from fakecri.server import webserver
-from fakecri.server.tls import server_context
+from fakecri.server.host import webserver
+from fakecri.server.host.tls import server_context
 from fakecri.sim.programs.base import DATAGRAM, GREETING, GRPC_HEALTH, HTTP, NOT_SERVING, SERVING, Listen
 
 log = logs.logger()

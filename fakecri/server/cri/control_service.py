@@ -8,8 +8,8 @@ from fakecri.engine import errors
 from fakecri.engine.clock import FakeClock
 from fakecri.engine.exits import EXIT_KILLED, reason_for
 from fakecri.faults.model import Fault, FaultSpecError
-from fakecri.server.node import Node
-from fakecri.server.restarts import apply_pending_restart, restart
+from fakecri.server.node.node import Node
+from fakecri.server.node.restarts import apply_pending_restart, restart
 from fakecri.sim.stats_script import FIGURES as STATS_FIGURES
 
 

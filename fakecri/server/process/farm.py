@@ -33,17 +33,17 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.engine import errors
 from fakecri.engine.clock import Clock
-from fakecri.server.app import FakeCRIServer, OnSharedLoop, new_grpc_server
-from fakecri.server.catalog_file import load_catalog
+from fakecri.server.codec.status import code_for
 from fakecri.server.config import FarmConfig, ServerConfig, check_cidr, format_address, parse_address
-from fakecri.server.control_routing import node_named, refusal
-from fakecri.server.disk import default_root
 from fakecri.server.exceptions import SettingError, StartupError
-from fakecri.server.sockets import FARM_SOCKET, UNIX_PATH_MAX, SocketGuard, own_socket, remove_guarded
-from fakecri.server.status import code_for
+from fakecri.server.host.catalog_file import load_catalog
+from fakecri.server.host.disk import default_root
+from fakecri.server.host.sockets import FARM_SOCKET, UNIX_PATH_MAX, SocketGuard, own_socket, remove_guarded
+from fakecri.server.process.app import FakeCRIServer, OnSharedLoop, new_grpc_server
+from fakecri.server.process.control_routing import node_named, refusal
 
 if TYPE_CHECKING:
-    from fakecri.server.prometheus import FarmMetrics, MetricsServer
+    from fakecri.server.process.prometheus import FarmMetrics, MetricsServer
 
 FARM_SERVICE = cpb.DESCRIPTOR.services_by_name["Farm"]
 CONTROL_PREFIX = "/" + cpb.DESCRIPTOR.services_by_name["Control"].full_name + "/"
@@ -349,7 +349,7 @@ class Farm(OnSharedLoop):
             raise
 
     async def _start_metrics(self, address: str) -> None:
-        from fakecri.server.prometheus import FarmMetrics, MetricsServer  # only with --metrics-addr
+        from fakecri.server.process.prometheus import FarmMetrics, MetricsServer  # only with --metrics-addr
 
         host, port = parse_address(address, "metrics_addr")
         self.metrics = FarmMetrics()

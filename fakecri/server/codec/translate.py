@@ -1,6 +1,6 @@
 """Engine records to protobuf messages, and resources both ways. Pure functions.
 
-The servicers call these (and server/configs.py for the configs); nothing else touches
+The servicers call these (and server/codec/configs.py for the configs); nothing else touches
 both protobuf and the engine's records.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.codec import to_data
 from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
 from fakecri.engine.specs import STRICT
-from fakecri.server.configs import mount_to_pb, namespaces_to_pb
+from fakecri.server.codec.configs import mount_to_pb, namespaces_to_pb
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.identity import identity
 

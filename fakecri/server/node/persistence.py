@@ -29,9 +29,9 @@ from fakecri.engine import errors
 from fakecri.engine.clock import Clock, FakeClock
 from fakecri.engine.ids import IdSource, RandomIds
 from fakecri.engine.runtime import Runtime
-from fakecri.server import translate as tr
+from fakecri.server.codec import translate as tr
 from fakecri.server.exceptions import StateFileError, StateFilePathError, StateWriteError
-from fakecri.server.lock_file import LockFile
+from fakecri.server.host.lock_file import LockFile
 
 FORMAT = "fakecri-state"
 VERSION = 2

@@ -26,19 +26,18 @@ from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.clock import Clock
 from fakecri.engine.ids import IdSource
-from fakecri.server.call_wrapper import generic_handler
-from fakecri.server.config import ServerConfig, format_address, parse_address
-from fakecri.server.control_routing import checked_for_node
-from fakecri.server.control_service import ControlService
+from fakecri.server.config import ServerConfig, check_bindable, format_address, is_loopback, parse_address
+from fakecri.server.cri.control_service import ControlService
+from fakecri.server.cri.image_service import ImageService
+from fakecri.server.cri.runtime_service import RuntimeService
 from fakecri.server.exceptions import ServerErrors, SettingError, StartupError
-from fakecri.server.image_service import ImageService
-from fakecri.server.node import Node
-from fakecri.server.persistence import StateFile
-from fakecri.server.restarts import apply_pending_restart
-from fakecri.server.runtime_service import RuntimeService
-from fakecri.server.side_services import start_side_services
-from fakecri.server.sockets import SocketGuard, own_socket, remove_guarded
-from fakecri.server.tcp_listen import check_bindable, is_loopback
+from fakecri.server.host.sockets import SocketGuard, own_socket, remove_guarded
+from fakecri.server.node.call_wrapper import generic_handler
+from fakecri.server.node.node import Node
+from fakecri.server.node.persistence import StateFile
+from fakecri.server.node.restarts import apply_pending_restart
+from fakecri.server.process.control_routing import checked_for_node
+from fakecri.server.process.side_services import start_side_services
 from fakecri.sim.catalog import Catalog
 
 RUNTIME_SERVICE = pb.DESCRIPTOR.services_by_name["RuntimeService"]
@@ -375,7 +374,7 @@ class FakeCRIServer(OnSharedLoop):
 
     async def _listen_tcp(self, handlers: list, healths: list) -> None:
         """CRI on TCP, on a server of its own that never has the control API: a port has no
-        owner or mode to keep other users out (see tcp_listen.py)."""
+        owner or mode to keep other users out (see config.py, "TCP listeners")."""
         cfg = self.config
         assert cfg.listen and self.node is not None
         host, port = parse_address(cfg.listen, "listen")

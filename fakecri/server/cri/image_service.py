@@ -5,10 +5,10 @@ import asyncio
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
-from fakecri.server import translate as tr
-from fakecri.server.node import Node
-from fakecri.server.stats_replies import container_filesystem, image_filesystem
-from fakecri.server.wire import FragmentCache, batches
+from fakecri.server.codec import translate as tr
+from fakecri.server.codec.stats_replies import container_filesystem, image_filesystem
+from fakecri.server.codec.wire import FragmentCache, batches
+from fakecri.server.node.node import Node
 
 STREAM_BATCH = 5000
 

@@ -18,8 +18,8 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.images import FsUsage
 from fakecri.engine.records import Container, Sandbox
 from fakecri.engine.runtime import Runtime
-from fakecri.server.disk import DiskRoot
-from fakecri.server.wire import field_fragment
+from fakecri.server.codec.wire import field_fragment
+from fakecri.server.host.disk import DiskRoot
 from fakecri.sim import pod_metrics as pm
 from fakecri.sim import stats as sim_stats
 from fakecri.sim.stats import Scripts, no_scripts

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from datetime import UTC, datetime
 
-from fakecri.server.host import HostRoot
+from fakecri.server.host.host import HostRoot
 
 
 def rfc3339_nano(ts_ns: int) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 from fakecri.server.config import parse_address
 from fakecri.server.exceptions import SettingError
-from fakecri.server.node import Node
+from fakecri.server.node.node import Node
 from fakecri.server.streaming import StreamingServer
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend, StreamingUrls
 
@@ -32,7 +32,9 @@ async def start_side_services(state: Node) -> tuple[list[Any], dict[str, str]]:
 
 
 async def _start_metrics(state: Node):
-    from fakecri.server.prometheus import start_metrics  # only with --metrics-addr (prometheus_client is slow to load)
+    from fakecri.server.process.prometheus import (
+        start_metrics,  # only with --metrics-addr (prometheus_client is slow to load)
+    )
 
     try:
         return await start_metrics(state)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
-from fakecri.server.node import Node
+from fakecri.server.node.node import Node
 
 
 async def restart(node: Node, downtime_s: float, wipe: bool) -> None:

@@ -37,18 +37,18 @@ from fakecri.engine.records import Container
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.plan import FaultPlan, FaultRecord
 from fakecri.faults.quirks import Quirk
-from fakecri.server.catalog_file import load_catalog
 from fakecri.server.config import ServerConfig
-from fakecri.server.dialer import exchange, within
-from fakecri.server.disk import DiskRoot
 from fakecri.server.events.bus import EventBus, Subscription
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.events.status_cache import StatusCache
 from fakecri.server.exceptions import StartupError, StateWriteError
-from fakecri.server.host import HostRoot, LocalHost
-from fakecri.server.log_files import LogFiles
-from fakecri.server.ports import PortListeners
-from fakecri.server.sessions import Sessions
+from fakecri.server.host.catalog_file import load_catalog
+from fakecri.server.host.dialer import exchange, within
+from fakecri.server.host.disk import DiskRoot
+from fakecri.server.host.host import HostRoot, LocalHost
+from fakecri.server.host.log_files import LogFiles
+from fakecri.server.host.ports import PortListeners
+from fakecri.server.node.sessions import Sessions
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.live import Decision, Exited, Wrote
 from fakecri.sim.simulation import Simulation

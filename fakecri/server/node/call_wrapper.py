@@ -25,10 +25,10 @@ from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import DecodeError
 
 from fakecri.engine import errors
-from fakecri.server.call_summary import ids_named, summarize
-from fakecri.server.node import CallRecord, Node
-from fakecri.server.restarts import restart
-from fakecri.server.status import code_for
+from fakecri.server.codec.status import code_for
+from fakecri.server.node.call_summary import ids_named, summarize
+from fakecri.server.node.node import CallRecord, Node
+from fakecri.server.node.restarts import restart
 
 # INTERNAL answers: every one is counted (`internal_errors`), the tracebacks of the last
 # the node keeps for check() and GetServerInfo (node.ERROR_RING), each cut to TRACEBACK_CHARS.

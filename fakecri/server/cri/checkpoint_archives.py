@@ -15,8 +15,8 @@ from typing import Any
 
 from fakecri.engine import checkpoints, errors
 from fakecri.engine.runtime import Runtime
-from fakecri.server.configs import check_sandbox_config, sandbox_spec
-from fakecri.server.host import HostRoot
+from fakecri.server.codec.configs import check_sandbox_config, sandbox_spec
+from fakecri.server.host.host import HostRoot
 
 _WHOLE_HOST = HostRoot()  # no --host-root: any path
 MEMBER = "fakecri-checkpoint.json"

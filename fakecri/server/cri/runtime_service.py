@@ -17,16 +17,16 @@ from fakecri.engine import errors
 from fakecri.engine.records import ContainerState, SandboxState
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.quirks import Quirk
-from fakecri.server import checkpoint_archives as archives
-from fakecri.server import stats_replies as replies
-from fakecri.server import translate as tr
-from fakecri.server.call_wrapper import too_big
-from fakecri.server.configs import check_sandbox_config, checked_container_spec, sandbox_spec
+from fakecri.server.codec import stats_replies as replies
+from fakecri.server.codec import translate as tr
+from fakecri.server.codec.configs import check_sandbox_config, checked_container_spec, sandbox_spec
+from fakecri.server.codec.wire import FragmentCache, VersionedCache, batches, field_fragment
+from fakecri.server.cri import checkpoint_archives as archives
 from fakecri.server.events.delivery import deliver
-from fakecri.server.node import Node
-from fakecri.server.processes import exec_to_end
+from fakecri.server.host.processes import exec_to_end
+from fakecri.server.node.call_wrapper import too_big
+from fakecri.server.node.node import Node
 from fakecri.server.streaming.annotations import check_port_forward_annotations
-from fakecri.server.wire import FragmentCache, VersionedCache, batches, field_fragment
 
 STREAM_BATCH = 5000  # items per Stream* message, as containerd batches them
 EXITING_NS = 2_000_000_000  # remove-exiting-unknown: how long after its exit a container counts as exiting

@@ -17,7 +17,7 @@ from typing import Any
 
 from fakecri.engine.exits import reason_for
 from fakecri.engine.records import ContainerState
-from fakecri.server.processes import answer
+from fakecri.server.host.processes import answer
 from fakecri.sim.live import Exited, Wrote
 from fakecri.sim.programs.base import UNKNOWN_SERVICE, Here, Server
 from fakecri.sim.programs.http import MAX_BODY, MAX_HEAD, HttpRequest, encode_response, parse_request_head

@@ -25,7 +25,7 @@ import stat as st
 from fakecri.engine import errors
 from fakecri.engine.specs import LOCALHOST, ContainerSpec, SandboxSpec, Seccomp
 from fakecri.server.exceptions import SettingError
-from fakecri.server.host_mounts import HostMounts
+from fakecri.server.host.host_mounts import HostMounts
 from fakecri.sim.host import HostError, HostFs, HostStat
 
 

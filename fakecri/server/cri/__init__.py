@@ -1,0 +1,1 @@
+"""The CRI and control servicers: protobuf in, engine calls, protobuf out."""

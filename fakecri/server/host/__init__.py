@@ -1,0 +1,1 @@
+"""The host: files, mounts, log files, listeners, the network, sockets and locks."""
