@@ -12,7 +12,7 @@ from fakecri.conformance import Options
 from fakecri.conformance.command import replay_command
 from fakecri.conformance.explore import explore
 from fakecri.faults.model import Fault
-from fakecri.server.app import FakeCRIServer
+from fakecri.server.process.app import FakeCRIServer
 
 
 @pytest.fixture(autouse=True, scope="module")
