@@ -129,9 +129,9 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
     @click.option("--explore-time", type=click.FloatRange(1), default=600.0, show_default=True,
                   help="Seconds exploring may take: no seed starts after this.")
     @click.option("--no-shrink", is_flag=True, help="Report the first failing call sequence without shrinking it.")
-    @click.option("--shrink-time", type=click.FloatRange(1), default=30.0, show_default=True,
+    @click.option("--shrink-time", type=click.FloatRange(1), default=20.0, show_default=True,
                   help="Seconds Hypothesis may spend shrinking one kind of failure.")
-    @click.option("--shrink-budget", type=click.FloatRange(0), default=60.0, show_default=True,
+    @click.option("--shrink-budget", type=click.FloatRange(0), default=40.0, show_default=True,
                   help="Seconds all shrinking together may take; failures beyond it are reported unshrunk.")
     @click.option("--strict", is_flag=True, help="Exit 1 on SHOULD failures too (default: only MUST failures).")
     @click.option("--list", "list_only", is_flag=True, help="List the properties and exit.")

@@ -19,8 +19,8 @@ class Options:
     seed: int | None = None
     properties: list[str] | None = None  # None: all
     shrink: bool = True
-    shrink_time: float = 30.0  # seconds of shrinking per kind of failure at most
-    shrink_budget: float = 60.0  # seconds all focused (shrinking) runs together may take
+    shrink_time: float = 20.0  # seconds of shrinking per kind of failure at most
+    shrink_budget: float = 40.0  # seconds all focused (shrinking) runs together may take
     pull: bool = True  # pull the image when ImageStatus does not show it
     call_timeout: float = 30.0
     sync_timeout: float = 3.0

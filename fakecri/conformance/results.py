@@ -29,11 +29,12 @@ class PropertyResult:
     partly_shrunk: bool = False  # shrinking began but stopped at the shrink budget
     exercises: int = 0  # how often the property was actually checked
     follows_from: str = ""  # the failing property whose cause explains this failure
+    basis: str = ""  # what the property rests on: the CRI's words (MUST) or a kubelet's code (SHOULD)
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("name", "level", "item", "status", "reason", "violations",
                                                "counterexample", "shrunk", "partly_shrunk", "exercises", "follows_from",
-                                               "source", "proof")}
+                                               "source", "proof", "basis")}
 
 
 @dataclass

@@ -216,7 +216,8 @@ def _verdict(run: RunState, name: str, counterexamples: dict[str, tuple[str, lis
              follower_of: dict[str, str]) -> PropertyResult:
     cls = P.BY_NAME[name]
     r = PropertyResult(name, cls.level, cls.item, " ".join((cls.__doc__ or "").split("Source:")[-1].split()),
-                       cls.proof, exercises=run.exercises[name], follows_from=follower_of.get(name, ""))
+                       cls.proof, exercises=run.exercises[name], follows_from=follower_of.get(name, ""),
+                       basis=cls.basis)
     found = run.violations.get(name, [])
     if found:
         r.status, r.violations = FAIL, len(found)

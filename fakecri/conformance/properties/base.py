@@ -75,6 +75,9 @@ class Property:
     # "containers", "events", "container_events", "exits"): a property that checked only
     # around an empty world (no container created, no event about one) is skipped.
     needs: ClassVar[tuple[str, ...]] = ()
+    # What the property rests on: MUST ones on the CRI's own words (api.proto comments),
+    # SHOULD ones on what a kubelet does with the runtime's answers (its code).
+    basis: ClassVar[str]
 
     @classmethod
     def summary(cls) -> str:

@@ -18,7 +18,9 @@ class SubscribersSeeSameSequence(Property):
     (containerd#7318, fixed by the eventq fan-out #9661); CRI-O served one client
     (cri-o#6466, fixed in #6838; races with several clients #9004/#9014)."""
 
-    name, level, item = "subscribers-see-same-sequence", MUST, "P7"
+    name, level, item = "subscribers-see-same-sequence", SHOULD, "P7"
+    basis = ('the CRI says nothing of several subscribers; a kubelet and a crictl or agent watching beside it each'
+             ' need every event (containerd#7318)')
     needs = ('containers', 'container_events')
     proof = "drop_events (drawn per subscriber); reorder_events"
 
@@ -70,6 +72,7 @@ class SlowSubscriberPolicy(Property):
     the others); CRI-O drops into crio_containers_events_dropped_total."""
 
     name, level, item = "slow-subscriber-policy", SHOULD, "P8"
+    basis = 'the CRI says nothing of slow readers; a kubelet must not lose events because another reader is slow'
     needs = ('containers', 'container_events')
     proof = "checked against fakecri's close, drop and block subscriber policies (tests/conformance)"
 
@@ -83,6 +86,8 @@ class EventsComplete(Property):
     with a drop counter), lost exits over a restart (containerd#10390, fix #11579)."""
 
     name, level, item = "events-complete", MUST, "P1, P15"
+    basis = ('api.proto GetContainerEvents and ContainerEventType: a runtime that serves the stream sends each '
+             'transition (kubelet 1.36 pleg/evented.go relists a pod on its STOPPED)')
     needs = ('containers', 'container_events')
     proof = "drop_events; quirk no-sandbox-deleted-event"
 
@@ -110,7 +115,9 @@ class StreamEndIsFailure(Property):
     kubelet treats a clean close as a failure (k/k#139262). Judged on the client
     library's PLEG; skipped when no stream ended during the run."""
 
-    name, level, item = "stream-end-is-failure", MUST, "P9"
+    name, level, item = "stream-end-is-failure", SHOULD, "P9"
+    basis = ("kubelet pkg/kubelet/pleg/evented.go counts a stream's end as a failure and falls back to the relist "
+             "(k/k#139262); judged on the client library's PLEG")
     proof = "cut_stream (exercised, must pass); checked on the client's StreamLoop"
 
     @classmethod
@@ -146,6 +153,7 @@ class EventStreamStaysOpen(Property):
     kubelet one of its 5 retries (k/k#129827)."""
 
     name, level, item = "event-stream-stays-open", SHOULD, "P9"
+    basis = 'kubelet pkg/kubelet/pleg/evented.go gives up on events after 5 ends (k/k#129827)'
     needs = ('events',)
     proof = "cut_stream"
 
@@ -176,6 +184,7 @@ class NoStaleReplay(Property):
     exists because buffered old events must not overwrite a newer relist."""
 
     name, level, item = "no-stale-replay", SHOULD, "P10"
+    basis = 'kubelet container/cache.go: an event older than the cache must not overwrite it (KEP-3386)'
     needs = ('events',)
     proof = "stale_replay"
 
