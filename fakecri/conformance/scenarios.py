@@ -127,7 +127,12 @@ def slow_subscriber_policy(run: RunState, most: int) -> None:
                 calls.start_container(cid)
                 calls.remove_container(cid)
             except CRIError as exc:
-                run.record(prop.name, f"with one subscriber not reading, call {len(ids)} of the burst failed: {exc}",
+                run.exercised(prop.name)
+                blocked = exc.code.name == "DEADLINE_EXCEEDED"
+                what = (f"blocked: the runtime's calls stopped completing behind the reader that did not read (call"
+                        f" {len(ids) + 1} of the burst, {exc.method}, got no answer in {opts.call_timeout:g}s)"
+                        if blocked else f"with one subscriber not reading, call {len(ids) + 1} of the burst failed")
+                run.record(prop.name, f"{what}: {exc}",
                            [f"burst of {burst} CreateContainer/StartContainer/RemoveContainer"])
                 return
             if time.monotonic() - last_said >= PROGRESS_EVERY_S:

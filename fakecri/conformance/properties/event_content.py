@@ -174,7 +174,7 @@ class CreatedAtNanosecondsMonotonic(Property):
         ts = ev.created_at
         if ts < MIN_NS or abs(ts - ex.now()) > NS_SLACK:
             ex.violate(self, f"{sub}: {type_name(ev.container_event_type)} of {owner!r} has created_at={ts}, "
-                             "not nanoseconds near the current time")
+                             f"not nanoseconds near the current time (the suite's clock: {ex.now()})")
             return
         pod = owner if isinstance(owner, PodModel) else owner.pod
         last = sub.last_created_at.get(pod.uid)
