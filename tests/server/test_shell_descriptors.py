@@ -3,11 +3,10 @@ an argument: over a real socket, in an ExecSync as critest and e2e pods write th
 from __future__ import annotations
 
 import pytest
+from helpers.cri import container_config, sandbox_config
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.sim.shell_syntax import split_script
-
-from helpers.cri import container_config, sandbox_config
 
 
 @pytest.mark.parametrize("script,argv,stdout,stderr,err_file", [
