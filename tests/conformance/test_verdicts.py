@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from fakecri.cli import main
 from fakecri.client import CRIClient
 from fakecri.conformance import Options, run_suite
+from fakecri.conformance import properties as P
 from fakecri.conformance.causes import explain
 from fakecri.conformance.properties import EVENT_PROPERTIES, NAMES
 from fakecri.conformance.results import PropertyResult, SuiteResult, relevant_calls, table
@@ -111,6 +112,16 @@ def test_explain_keeps_independent_failures_apart():
     assert follower_of == {"valid-calls-succeed": "no-duplicate-live-containers"}
 
 
+def test_a_timestamp_without_statuses_explains_the_legacy_relist_failures():
+    failed = ["status-timestamp-with-statuses", "cache-monotonic", "relist-convergence", "relist-table",
+              "no-lost-exits"]
+    causes, follower_of = explain(failed, "legacy-evented")
+    assert follower_of == {n: "status-timestamp-with-statuses" for n in failed[1:]}
+    assert causes[0].summary().startswith("PodSandboxStatus sets a timestamp without containers_statuses")
+    # The current kubelet uses the statuses only when both are set (k/k#129990): nothing follows there.
+    assert explain(failed, "current")[1] == {}
+
+
 def test_relevant_calls_drop_what_the_failure_does_not_name():
     calls = [
         "RunPodSandbox(sentinel-0-ab)  # sync",
@@ -130,3 +141,25 @@ def test_relevant_calls_drop_what_the_failure_does_not_name():
                     "RemovePodSandbox(pod-1)  # cleanup"]
     named = relevant_calls(calls, "ContainerStatus of removed pod-1/a#0 failed with UNKNOWN, not NOT_FOUND")
     assert "ContainerStatus(pod-1/a#0)" in named and "ListPodSandbox(run label)" not in named
+
+
+def test_a_runtime_that_refuses_every_create_earns_no_pass_about_containers():
+    """Every CreateContainer answered FAILED_PRECONDITION (as CRI-O with a signature policy
+    answers a caller that leaves out user_specified_image): the properties about containers
+    or their events saw nothing and are skipped, saying why; the refusal itself fails
+    valid-calls-succeed; what still passes (sandbox-only judgements) says it saw 0 containers."""
+    refuse = Fault(type="error", target="CreateContainer", attributes={"code": "FAILED_PRECONDITION"})
+    result, seconds = judge([refuse], shrink=False)
+    assert result.by_name("valid-calls-succeed").status == "fail"
+    for r in result.results:
+        needs = P.BY_NAME[r.name].needs
+        if "containers" in needs:
+            assert r.status == "skip", (r.name, r.status, r.reason)
+            assert r.reason.startswith("no container was created: every CreateContainer failed (first: "
+                                       "CreateContainer: FAILED_PRECONDITION"), (r.name, r.reason)
+        elif r.status == "pass":
+            assert "0 containers" in r.reason, (r.name, r.reason)
+    passed = {r.name for r in result.results if r.status == "pass"}
+    assert passed <= {"event-stream-stays-open", "no-stale-replay", "idempotent-stop-remove",
+                      "stream-lists-equal-unary"}, passed
+    assert seconds < 20, f"{seconds:.0f}s"
