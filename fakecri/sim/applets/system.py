@@ -1,5 +1,5 @@
 """Names and the machine, as busybox 1.35's: `basename NAME [SUFFIX]` (-a, -s SUFFIX), `dirname
-NAME...`, `realpath PATH...`, `which NAME...` (through the container's PATH and files; a program
+NAME...`, `which NAME...` (through the container's PATH and files; a program
 the simulation knows whose file is not modelled is where busybox installs it, /bin), `uname`
 (-a -s -n -r -v -m -o -p -i).
 
@@ -15,7 +15,6 @@ from fakecri.sim.applets.common import BadUsage, options, usage_error
 from fakecri.sim.shell import COMMANDS, Command, Io, Process
 from fakecri.sim.userland.files import looking
 from fakecri.sim.userland.fs import X
-from fakecri.sim.userland.world import FileError
 
 NODE_KERNEL = ("Linux", "6.1.0-fakecri", "#1 SMP PREEMPT_DYNAMIC fakecri", "x86_64", "GNU/Linux")
 _BASENAME = "FILE [SUFFIX] | -a FILE... | -s SUFFIX FILE..."
@@ -64,28 +63,6 @@ def dirname(args: list[str], io: Io) -> Process:
     return 0
 
 
-def realpath(args: list[str], io: Io) -> Process:
-    o = yield from options(io, "realpath", args, "", "PATH...")
-    if isinstance(o, int):
-        return o
-    if not o.operands:
-        return (yield from usage_error(io, "realpath", "PATH...", BadUsage("")))
-    world = yield from looking(io)
-    status = 0
-    for path in o.operands:
-        try:
-            resolved = world.resolve(path)
-            parent = posixpath.dirname(resolved)
-            if not world.is_dir(parent):
-                raise FileError("No such file or directory")
-        except FileError as exc:
-            yield from io.error(f"realpath: {path}: {exc.reason}\n")
-            status = 1
-            continue
-        yield from io.write(resolved + "\n")
-    return status
-
-
 def which(args: list[str], io: Io) -> Process:
     o = yield from options(io, "which", args, "a", "[-a] COMMAND...")
     if isinstance(o, int):
@@ -123,5 +100,5 @@ def uname(args: list[str], io: Io) -> Process:
     return 0
 
 
-SYSTEM_COMMANDS: dict[str, Command] = {"basename": basename, "dirname": dirname, "realpath": realpath,
+SYSTEM_COMMANDS: dict[str, Command] = {"basename": basename, "dirname": dirname,
                                        "which": which, "uname": uname}
