@@ -101,6 +101,9 @@ def getopt(applet: str, args: list[str], spec: str, *, permute: bool = True,
             at = spec.find(ch)
             if at < 0 or ch == ":":
                 raise BadUsage(f"{applet}: invalid option -- '{ch}'")
+            if spec[at + 1:at + 3] == "::":  # an optional value: only the rest of the same word
+                opts.given.append((ch, a[j + 1:]))
+                break
             if spec[at + 1:at + 2] == ":":
                 value = a[j + 1:]
                 if not value:

@@ -9,12 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from fakecri.sim.applets import APPLET_COMMANDS
 from fakecri.sim.shell import Command, Io, Process, Sleep
+from fakecri.sim.userland.file_tools import FILE_TOOL_COMMANDS
 from fakecri.sim.userland.files import FILE_COMMANDS
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
 from fakecri.sim.userland.system import SYSTEM_COMMANDS
-from fakecri.sim.userland.text import TEXT_COMMANDS
 from fakecri.sim.userland.world import FileError, Userland
 
 NS_PER_S = 1_000_000_000
@@ -276,13 +275,12 @@ def _ipcs(args: list[str], io: Io) -> Process:
 USERLAND_COMMANDS: dict[str, Command] = {
     "ps": _ps, "pidof": _pidof, "ipcs": _ipcs,
     "nnp": _nnp, "dd": _dd, "netstat": _netstat,
-    "id": _id, "whoami": _whoami, "groups": _groups, "env": _env,
+    "id": _id, "whoami": _whoami, "groups": _groups,
     "printenv": _printenv, "sysctl": _sysctl, "pwd": _pwd,
     "brctl": _brctl, "ping": _ping,
     **FILE_COMMANDS,
-    **TEXT_COMMANDS,
+    **FILE_TOOL_COMMANDS,
     **SYSTEM_COMMANDS,
-    **APPLET_COMMANDS,
 }
 
 
