@@ -66,3 +66,19 @@ def validate(res: Resources | None, what: str) -> None:
 
 _FINE_KEPT = 4096  # resources found valid, kept so that equal ones are not checked again
 _fine: set[Resources] = set()
+
+
+def merged(old: Resources, new: Resources) -> Resources:
+    """What an update leaves, as containerd applies one to the container's spec: each field the
+    update sets (non-zero, non-empty) replaces the old value, the rest stay; `unified` keys are
+    added to the old ones."""
+    unified = dict(old.unified)
+    unified.update(new.unified)
+    return Resources(
+        cpu_period=new.cpu_period or old.cpu_period, cpu_quota=new.cpu_quota or old.cpu_quota,
+        cpu_shares=new.cpu_shares or old.cpu_shares,
+        memory_limit_in_bytes=new.memory_limit_in_bytes or old.memory_limit_in_bytes,
+        oom_score_adj=new.oom_score_adj or old.oom_score_adj, cpuset_cpus=new.cpuset_cpus or old.cpuset_cpus,
+        cpuset_mems=new.cpuset_mems or old.cpuset_mems, hugepage_limits=new.hugepage_limits or old.hugepage_limits,
+        unified=tuple(sorted(unified.items())),
+        memory_swap_limit_in_bytes=new.memory_swap_limit_in_bytes or old.memory_swap_limit_in_bytes)

@@ -112,6 +112,12 @@ class ServerConfig:
     subscriber_buffer: int = setting(1000, "Events buffered per subscriber.", minimum=1)
     # Runtime facts.
     cgroup_driver: str = setting("systemd", "The cgroup driver RuntimeConfig reports.", choices=CGROUP_DRIVERS)
+    cgroup_version: int = setting(
+        2, "The cgroup file system containers see at /sys/fs/cgroup: 2 (unified) or 1 (a hierarchy per "
+           "controller).", minimum=1, maximum=2, metavar="N")
+    swap_bytes: int | None = setting(
+        None, "The swap the node has, as containers' /proc/meminfo shows it (SwapTotal) [default: the host's].",
+        minimum=0, flag="--swap", metavar="BYTES")
     runtime_handlers: tuple[str, ...] = setting(
         DEFAULT_RUNTIME_HANDLERS, "A runtime handler to offer, repeatable (the default handler is always offered; "
         "default: runc).", flag="--runtime-handler", metavar="NAME")

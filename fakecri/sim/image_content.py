@@ -1,6 +1,6 @@
 """What is inside an image, as far as a container of it can tell: its default command,
 its default user, its account files, the setuid programs it ships and the web server it
-runs.
+runs, and the files an image volume of it shows.
 
 An image the catalog describes carries its own `ImageContent`; the images that critest
 and the Kubernetes node e2e tests run inside containers are known here by repository
@@ -11,7 +11,7 @@ every container of an image.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fakecri.engine.errors import InvalidArgument
@@ -67,6 +67,7 @@ class ImageContent:
     http_ports: tuple[int, ...] = ()  # ports its own command serves HTTP on, once it runs
     http_server: str = "nginx"  # which server answers there: "nginx" or "httpd"
     programs: tuple[str, ...] = ()  # programs beyond busybox's applets it ships (curl...)
+    files: tuple[tuple[str, str], ...] = ()  # (path, text) of files it holds that an image volume shows
 
     def argv(self, command: tuple[str, ...], args: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(command, args) that run, as Kubernetes combines a config with the image: a command
@@ -147,6 +148,14 @@ _AGNHOST = ImageContent(
 _PAUSE = ImageContent(entrypoint=("/pause",), user="65535:65535", programs=("pause",))
 
 # The images critest and the node e2e tests look into, by repository.
+# /etc/os-release of the alpine release agnhost 2.25 is built on
+ALPINE_OS_RELEASE = ('NAME="Alpine Linux"\nID=alpine\nVERSION_ID=3.12.0\nPRETTY_NAME="Alpine Linux v3.12"\n'
+                     'HOME_URL="https://alpinelinux.org/"\nBUG_REPORT_URL="https://bugs.alpinelinux.org/"\n')
+# kitten: agnhost 2.25 with kitten.jpg and data.json at its root (the picture's bytes are a stand-in)
+_KITTEN = replace(_AGNHOST, cmd=("test-webserver",), files=(
+    ("/etc/os-release", ALPINE_OS_RELEASE), ("/data.json", '{"image": "kitten.jpg"}\n'),
+    ("/kitten.jpg", "(a JPEG picture of a kitten)\n")))
+
 KNOWN: dict[str, ImageContent] = {
     # busybox's default command is its shell (which reads its input)
     "docker.io/library/busybox": ImageContent(cmd=("sh",)),
@@ -154,6 +163,7 @@ KNOWN: dict[str, ImageContent] = {
     "registry.k8s.io/e2e-test-images/agnhost": _AGNHOST,
     "k8s.gcr.io/e2e-test-images/agnhost": _AGNHOST,
     "gcr.io/kubernetes-e2e-test-images/agnhost": _AGNHOST,
+    "registry.k8s.io/e2e-test-images/kitten": _KITTEN,
     "registry.k8s.io/pause": _PAUSE,
     "k8s.gcr.io/pause": _PAUSE,
     # debian-base with `USER 1234` (no account of that uid)
@@ -185,7 +195,8 @@ KNOWN: dict[str, ImageContent] = {
         cmd=("nginx", "-g", "daemon off;"), passwd=_NGINX_PASSWD, group=_NGINX_GROUP, http_ports=(12003,)),
 }
 
-_KEYS = {"entrypoint", "cmd", "user", "passwd", "group", "setuid_root", "http_ports", "http_server", "programs"}
+_KEYS = {"entrypoint", "cmd", "user", "passwd", "group", "setuid_root", "http_ports", "http_server", "programs",
+         "files"}
 WEB_SERVERS = ("nginx", "httpd")
 # programs that start the image's web server
 SERVER_PROGRAMS = frozenset({"nginx", "httpd", "httpd-foreground", "apache2", "apache2-foreground"})
@@ -218,7 +229,11 @@ def content_from_dict(data: Mapping[str, Any], where: str) -> ImageContent:
     server = text("http_server", "nginx")
     if server not in WEB_SERVERS:
         raise InvalidArgument(f"{where}: content.http_server must be one of {', '.join(WEB_SERVERS)}")
+    files = data.get("files") or {}
+    if not isinstance(files, Mapping) or not all(isinstance(k, str) and k.startswith("/") and isinstance(v, str)
+                                                 for k, v in files.items()):
+        raise InvalidArgument(f"{where}: content.files must map absolute paths to their text")
     return ImageContent(entrypoint=words("entrypoint"), cmd=words("cmd"), user=text("user", ""),
                         passwd=text("passwd", BUSYBOX_PASSWD), group=text("group", BUSYBOX_GROUP),
                         setuid_root=words("setuid_root"), http_ports=tuple(ports), http_server=server,
-                        programs=words("programs"))
+                        programs=words("programs"), files=tuple(sorted(files.items())))

@@ -20,10 +20,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound
+from fakecri.engine.clock import Clock
+from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound, Other
+from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED
 from fakecri.engine.images import ImageStore
 from fakecri.engine.plan import Plan
-from fakecri.engine.records import Container, ContainerState, Image, Sandbox
+from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
 from fakecri.engine.references import normalize
 from fakecri.engine.specs import CONTAINER, POD
 from fakecri.sim import stats
@@ -32,7 +34,7 @@ from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
 from fakecri.sim.host import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
-from fakecri.sim.live import Decision, LiveInput, LiveInputs, Wrote
+from fakecri.sim.live import Decision, Exited, LiveInput, LiveInputs, Wrote
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.programs import may_serve, reads_userland, server_for
 from fakecri.sim.programs.base import Here, Listen, Server
@@ -40,6 +42,7 @@ from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Wri
 from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_figures, script_from_settings
 from fakecri.sim.steps import NO_NETWORK
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
+from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow
 
 _RUNNING = ContainerState.RUNNING
 _CREATED = ContainerState.CREATED
@@ -54,6 +57,7 @@ class RuntimeView(Protocol):
     """What the simulation reads of the engine (fakecri.engine.runtime.Runtime has it)."""
 
     images: ImageStore
+    clock: Clock
 
     def get_container(self, cid: str) -> Container: ...
 
@@ -93,12 +97,18 @@ class Inside:
     mounts_at_start: frozenset[str] | None = None  # for a private host mount: the host's mounts at start
     server: Server | None = None  # what its program serves (made on first need)
     server_made: bool = False
+    oom_score_adj: int | None = None  # what its process started with, once an update asked for another
 
 
 class Simulation:
-    def __init__(self, catalog: Catalog | None = None, host: HostView | None = None) -> None:
+    def __init__(self, catalog: Catalog | None = None, host: HostView | None = None, *, cgroup_version: int = 2,
+                 swap_bytes: int | None = None) -> None:
+        """`cgroup_version`: the cgroup file system containers see (2, or 1); `swap_bytes`: the
+        node's swap as containers' /proc/meminfo shows it (None: the host's)."""
         self.catalog = catalog if catalog is not None else Catalog()
         self.host: HostView = host if host is not None else NoHost()
+        self.cgroup_version = cgroup_version
+        self.swap_bytes = swap_bytes
         self.view: RuntimeView | None = None  # the engine it reads; set by the owner once both exist
         self.live = LiveInputs()
         # told the name of each thing the shell refuses (not modelled): the node counts them
@@ -221,6 +231,14 @@ class Simulation:
             self._contents[key] = content
         return content
 
+    def image_content(self, ref: str) -> ImageContent:
+        """What is inside the image `ref` names (an id, a tag or a digest; an image volume's)."""
+        try:
+            img: Image | None = self._view().images.resolve(ref)
+        except CoreError:
+            img = None
+        return self._content_for(img, ref)
+
     def _content_for(self, img: Image | None, ref: str) -> ImageContent:
         names = (list(img.repo_tags) + list(img.repo_digests)) if img is not None else []
         for name in names + [ref]:
@@ -292,10 +310,53 @@ class Simulation:
             c = view.get_container(cid)
             sb = view.get_sandbox(c.sandbox_id)
             cid = c.id
+            online = self.host.proc_file("/sys/devices/system/cpu/online").decode("ascii", "replace").strip()
+            cgroup = Cgroup(self.cgroup_version, online or "0", self.swap_bytes, lambda: self.cgroup_now(cid))
             inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self.content_of(c),
                                        processes=lambda: self.processes_seen_from(cid),
-                                       mounts_at_start=inside.mounts_at_start, host=self.host)
+                                       mounts_at_start=inside.mounts_at_start, host=self.host, cgroup=cgroup,
+                                       images=self.image_content)
         return inside.userland
+
+    def resize(self, c: Container, new: Resources) -> list[Decision]:
+        """What the kernel makes of a lower memory limit for running container `c`, before the
+        engine stores it. Memory it cannot reclaim is what its scripted stats say it holds (the
+        RSS, by default the working set); the default figures are taken to follow the limit (they
+        stay under it). cgroup v1 refuses a limit below that (EBUSY): containerd answers UNKNOWN
+        with runc's words and nothing changes. cgroup v2 takes it and OOM-kills the container:
+        its exit (137, OOMKilled) follows the update."""
+        if c.state == _RUNNING and new.oom_score_adj != c.resources.oom_score_adj:
+            inside = self._of(c.id)  # runc does not change a running process's oom_score_adj
+            if inside.oom_score_adj is None:
+                inside.oom_score_adj = c.resources.oom_score_adj
+        limit, old = new.memory_limit_in_bytes, c.resources.memory_limit_in_bytes
+        script = self.stats_script(c)
+        if (c.state != _RUNNING or limit <= 0 or 0 < old <= limit  # no new limit, or not a lower one
+                or script is None or script.get("memory") is None):
+            return []
+        now = self.cgroup_now(c.id)
+        if limit >= now.memory_rss:
+            return []
+        if self.cgroup_version == 1:
+            raise Other("UNKNOWN", f"failed to update resources: failed to update resources: unable to set memory "
+                                   f"limit to {limit} (current usage: {now.memory_usage}, peak usage: "
+                                   f"{now.memory_usage})")
+        userland = self._of(c.id).userland
+        if userland is not None:
+            userland.oom_killed = True
+        return [Exited(c.id, EXIT_KILLED, OOM_KILLED, self._view().clock.now_ns())]
+
+    def cgroup_now(self, cid: str) -> CgroupNow:
+        """What container `cid`'s cgroup holds now: its resources as last set, and the usage its
+        stats report at this moment (so a reading inside agrees with ContainerStats)."""
+        view = self._view()
+        c = view.get_container(cid)
+        figures = stats.container_stats(c, view.clock.now_ns(), self.stats_script(c))
+        mem = figures.memory
+        inside = self._of(cid)
+        return CgroupNow(c.resources, mem.usage_bytes, mem.working_set_bytes, mem.rss_bytes, mem.page_faults,
+                         mem.major_page_faults, figures.cpu.usage_core_nano_seconds, (1,),
+                         int(inside.userland is not None and inside.userland.oom_killed), inside.oom_score_adj)
 
     def _context(self, c: Container, ctx: Context | None = None) -> Context:
         """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""

@@ -237,9 +237,14 @@ def _memory(c: Container, now_ns: int, script: StatsScript | None = None) -> Mem
 
 
 def _swap(c: Container, now_ns: int) -> SwapUsage:
+    """The swap the container may use: cgroup v2's memory.swap.max when the kubelet set it
+    (`unified`, its LimitedSwap share), else memory+swap less memory; none used."""
     res = c.resources
     available = 0
-    if res.memory_limit_in_bytes > 0 and res.memory_swap_limit_in_bytes > res.memory_limit_in_bytes:
+    unified = dict(res.unified).get("memory.swap.max", "").strip()
+    if unified.isdigit():
+        available = int(unified)
+    elif res.memory_limit_in_bytes > 0 and res.memory_swap_limit_in_bytes > res.memory_limit_in_bytes:
         available = res.memory_swap_limit_in_bytes - res.memory_limit_in_bytes
     return SwapUsage(now_ns, available, 0)
 

@@ -3,6 +3,7 @@ import threading
 
 import grpc
 import pytest
+from helpers.cri_stub import StubRuntime, StubServer
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import (
@@ -13,7 +14,6 @@ from fakecri.client import (
     UnavailableError,
     UnimplementedError,
 )
-from helpers.cri_stub import StubRuntime, StubServer
 
 
 def container(i: int, size: int = 0) -> pb.Container:

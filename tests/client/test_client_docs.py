@@ -4,8 +4,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from fakecri.client.pleg import GenericPLEG, evented_legacy
 from helpers.memory_runtime import MemoryRuntime
+
+from fakecri.client.pleg import GenericPLEG, evented_legacy
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "client.md").read_text()
 

@@ -1,10 +1,10 @@
 """CRIClient against fakecri on a real socket."""
 import grpc
 import pytest
+from helpers.live import Pods, fakecri, wait_for
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient, EventStreamClosed, NotFoundError
-from helpers.live import Pods, fakecri, wait_for
 
 
 def test_lifecycle_lists_and_errors():

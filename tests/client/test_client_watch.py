@@ -3,12 +3,12 @@ import io
 import json
 import threading
 
+from helpers.cri_stub import StubRuntime, StubServer
 from rich.console import Console
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient
 from fakecri.client.watch import Watcher, render, run_watch
-from helpers.cri_stub import StubRuntime, StubServer
 
 
 def stub_with_pod():

@@ -4,12 +4,12 @@ import threading
 import time
 
 import grpc
+from helpers.cri_stub import StubRuntime, StubServer
+from helpers.memory_runtime import MemoryRuntime
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient
 from fakecri.client.pleg import CurrentEventedPLEG, EventType, LegacyEventedPLEG, State
-from helpers.cri_stub import StubRuntime, StubServer
-from helpers.memory_runtime import MemoryRuntime
 
 S, D, RM = EventType.STARTED, EventType.DIED, EventType.REMOVED
 

@@ -1,8 +1,9 @@
 """GenericPLEG logic over an in-memory runtime: relist diff, cache, reinspection,
 discards, health, targeted relist."""
+from helpers.memory_runtime import MemoryRuntime
+
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.pleg import EventType, GenericPLEG, State
-from helpers.memory_runtime import MemoryRuntime
 
 S, D, RM = EventType.STARTED, EventType.DIED, EventType.REMOVED
 

@@ -3,10 +3,11 @@ import threading
 import time
 from collections import Counter
 
-from fakecri.client import CRIClient
-from fakecri.client.pleg import CurrentEventedPLEG, EventType, GenericPLEG, LegacyEventedPLEG, State
 from helpers.live import Pods, fakecri, fault, quiet, wait_for
 from helpers.missed import KINDS, drop_positions, must_count, recording
+
+from fakecri.client import CRIClient
+from fakecri.client.pleg import CurrentEventedPLEG, EventType, GenericPLEG, LegacyEventedPLEG, State
 
 S, D, RM = EventType.STARTED, EventType.DIED, EventType.REMOVED
 

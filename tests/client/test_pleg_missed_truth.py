@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from helpers.live import Pods, fakecri, fault, wait_for
+from helpers.missed import KINDS, drop_positions, must_count, recording
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient
 from fakecri.client.pleg import CurrentEventedPLEG, EventType, LegacyEventedPLEG, State
 from fakecri.control_client import ControlClient
-from helpers.live import Pods, fakecri, fault, wait_for
-from helpers.missed import KINDS, drop_positions, must_count, recording
 
 D = EventType.DIED
 

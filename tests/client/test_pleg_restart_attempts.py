@@ -10,6 +10,7 @@ and over. That is what a real kubelet did against fakecri before it listed newes
 from __future__ import annotations
 
 import pytest
+from helpers.live import IMAGE, Pods, fakecri, wait_for
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient
@@ -17,7 +18,6 @@ from fakecri.client.errors import AlreadyExistsError
 from fakecri.client.pleg import LegacyEventedPLEG
 from fakecri.client.pleg.pod_sync import find_status_by_name, next_attempt
 from fakecri.faults.model import Fault
-from helpers.live import IMAGE, Pods, fakecri, wait_for
 
 
 def _quirk(name):

@@ -3,10 +3,10 @@ import statistics
 import time
 
 import pytest
+from helpers.live import Pods, fakecri
 
 from fakecri.client import CRIClient
 from fakecri.client.pleg import GenericPLEG
-from helpers.live import Pods, fakecri
 
 
 def timed(fn):

@@ -16,7 +16,6 @@ from fakecri.client.pleg.lifecycle import EventType
 from fakecri.conformance import operations as op
 from fakecri.conformance import properties as P
 from fakecri.conformance.example import Example
-from fakecri.conformance.options import Options
 from fakecri.conformance.expectations import (
     CREATED,
     DELETED,
@@ -26,6 +25,7 @@ from fakecri.conformance.expectations import (
     PodModel,
     Subscriber,
 )
+from fakecri.conformance.options import Options
 
 RUNNING, EXITED = pb.CONTAINER_RUNNING, pb.CONTAINER_EXITED
 

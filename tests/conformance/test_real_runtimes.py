@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 
 import pytest
+from interop.conftest import require_binary
 
 from fakecri.conformance import Options, run_suite
 from fakecri.conformance.properties import EVENT_PROPERTIES
-from interop.conftest import require_binary
 
 # A directory whose start.sh starts a containerd and prints its endpoint (and stop.sh stops it).
 RIG = os.environ.get("FAKECRI_CONTAINERD_RIG")

@@ -7,7 +7,13 @@ from fakecri.engine.errors import FailedPrecondition, NotFound
 from fakecri.engine.records import ContainerState as C
 from fakecri.engine.records import SandboxState as S
 from fakecri.engine.transitions import (
-    CONTAINER_EVENTS, CONTAINER_TRANSITIONS, GONE, MISSING, SANDBOX_TRANSITIONS, legal_ops, path_for,
+    CONTAINER_EVENTS,
+    CONTAINER_TRANSITIONS,
+    GONE,
+    MISSING,
+    SANDBOX_TRANSITIONS,
+    legal_ops,
+    path_for,
 )
 
 

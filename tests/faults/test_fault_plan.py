@@ -3,7 +3,13 @@ import pytest
 
 from fakecri.engine import errors
 from fakecri.faults import (
-    CallAction, ConditionOverride, Fault, FaultPlan, PullAction, RestartAction, parse_error,
+    CallAction,
+    ConditionOverride,
+    Fault,
+    FaultPlan,
+    PullAction,
+    RestartAction,
+    parse_error,
 )
 
 NS = 1_000_000_000

@@ -4,8 +4,13 @@ import json
 import pytest
 
 from fakecri.faults import (
-    Fault, FaultSpecError, load_faults_file, parse_drop_events, parse_error,
-    parse_latency, parse_quirks,
+    Fault,
+    FaultSpecError,
+    load_faults_file,
+    parse_drop_events,
+    parse_error,
+    parse_latency,
+    parse_quirks,
 )
 
 

@@ -9,7 +9,6 @@ import grpc
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-
 from helpers.cri import EventCollector as Subscriber  # a reader that can be told to stop reading
 from helpers.cri import container_config, sandbox_config
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import grpc
 import pytest
+from helpers.cri import EventCollector
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.control.v1 import control_pb2_grpc
 from fakecri.engine.records import ContainerState
-
-from helpers.cri import EventCollector
 from interop.bug_lab import CRASH, LATE, WEB, lab, pod, report
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,6 @@ import sysconfig
 from pathlib import Path
 
 import pytest
-
 from test_plugin_readme import readme_example
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import HealthCheck, settings
-
 from helpers.reliability import FIGURES, NOTES
+from hypothesis import HealthCheck, settings
 
 settings.register_profile(
     "reliability",

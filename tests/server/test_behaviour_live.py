@@ -5,10 +5,9 @@ import time
 
 import grpc
 import pytest
+from helpers.cri import EventCollector, kinds, run_pod
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-
-from helpers.cri import EventCollector, kinds, run_pod
 
 
 def status(rt, cid):

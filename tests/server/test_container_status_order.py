@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import time
 
+from helpers.cri import EventCollector, container_config, sandbox_config
+
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.runtime.v1 import api_pb2 as pb
-
-from helpers.cri import EventCollector, container_config, sandbox_config
 
 
 def _three_attempts(rt, img):

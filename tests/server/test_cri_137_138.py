@@ -10,11 +10,10 @@ import json
 
 import grpc
 import pytest
+from helpers.cri import container_config, run_pod, sandbox_config
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.runtime.v1 import api_pb2 as pb
-
-from helpers.cri import container_config, run_pod, sandbox_config
 
 RAW = b"\xff\xfe caf\xc3\xa9 \x80end"  # not UTF-8: bytes a string field could not carry
 

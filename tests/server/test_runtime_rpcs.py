@@ -6,11 +6,9 @@ import os
 import time
 
 import grpc
-
-from fakecri.api.runtime.v1 import api_pb2 as pb
-
 from helpers.cri import EventCollector, code_of, container_config, kinds, run_pod, sandbox_config
 
+from fakecri.api.runtime.v1 import api_pb2 as pb
 
 
 def wait_subscribers(srv, n, timeout=5.0):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 
-from fakecri.api.runtime.v1 import api_pb2 as pb
-
 from helpers.cri import container_config, sandbox_config
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
 
 
 def test_a_loop_in_a_container_sees_a_file_change_on_the_host(rt, img, tmp_path):

@@ -3,9 +3,9 @@ run by the interpreter with a scripted network (no server, no sockets)."""
 from __future__ import annotations
 
 from fakecri.sim.image_content import BUSYBOX, KNOWN
-from fakecri.sim.simulation import INSIDE_COMMANDS as COMMANDS
 from fakecri.sim.recording import record
 from fakecri.sim.shell import Context, spawn, trace
+from fakecri.sim.simulation import INSIDE_COMMANDS as COMMANDS
 from fakecri.sim.steps import Connect, NetResult
 from fakecri.sim.userland import Userland, UserlandSpec
 

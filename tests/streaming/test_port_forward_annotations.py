@@ -4,9 +4,11 @@ from __future__ import annotations
 import pytest
 
 from fakecri.engine.errors import InvalidArgument
-from fakecri.server.streaming.annotations import (check_port_forward_annotation,
-                                                  check_port_forward_annotations,
-                                                  parse_port_forward_annotation)
+from fakecri.server.streaming.annotations import (
+    check_port_forward_annotation,
+    check_port_forward_annotations,
+    parse_port_forward_annotation,
+)
 from fakecri.server.streaming.backend import PortForwardBehaviour
 
 

@@ -8,7 +8,6 @@ import grpc
 import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-
 from streaming.clients import SpdyClient, run, spdy_command, spdy_forward_once, spdy_upgrade, ws_command
 
 

@@ -15,6 +15,7 @@ from fakecri import __version__
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
 from fakecri.engine.records import ContainerState, SandboxState
+from fakecri.engine.resources import merged, validate
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.quirks import Quirk
 from fakecri.server.codec import stats_replies as replies
@@ -290,8 +291,13 @@ class RuntimeService:
         c = self.node.runtime.get_container(request.container_id)
         if Quirk.RESIZE_NOT_APPLIED in self.node.quirks():
             return pb.UpdateContainerResourcesResponse()
-        resources = tr.resources_from_pb(request.linux) if request.HasField("linux") else c.resources
-        self.node.runtime.update_container_resources(c.id, resources)  # annotations are hints; none kept
+        if not request.HasField("linux"):
+            return pb.UpdateContainerResourcesResponse()  # nothing to change (annotations are hints; none kept)
+        resources = merged(c.resources, tr.resources_from_pb(request.linux))  # unset fields keep theirs
+        validate(resources, f"container {c.id} ({c.name})")
+        after = self.node.sim.resize(c, resources)  # the kernel's say: refused (v1) or an OOM kill (v2)
+        self.node.runtime.update_container_resources(c.id, resources)
+        self.node.apply(after)
         return pb.UpdateContainerResourcesResponse()
 
     async def ReopenContainerLog(self, request, context):

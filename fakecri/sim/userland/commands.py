@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from fakecri.sim.shell import Command, Io, Process, Sleep
 from fakecri.sim.userland.files import FILE_COMMANDS, looking
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
+from fakecri.sim.userland.system import SYSTEM_COMMANDS
 from fakecri.sim.userland.text import TEXT_COMMANDS
 from fakecri.sim.userland.world import FileError, Userland
 
@@ -81,18 +82,6 @@ def _whoami(args: list[str], io: Io) -> Process:
 def _groups(args: list[str], io: Io) -> Process:
     world = _world(io)
     yield from io.write(" ".join(world.group_named(g) or str(g) for g in world.groups) + "\n")
-    return 0
-
-
-def _hostname(args: list[str], io: Io) -> Process:
-    world = _world(io)
-    if args and not args[0].startswith("-"):
-        p = world.privilege
-        if not (p.may("SYS_ADMIN") and p.allows("hostname")):
-            yield from io.error("hostname: sethostname: Operation not permitted\n")
-            return 1
-        return 0  # allowed; the UTS namespace is the container's own, nothing else sees it
-    yield from io.write(world.spec.hostname + "\n")
     return 0
 
 
@@ -271,7 +260,7 @@ def _dd(args: list[str], io: Io) -> Process:
     if block is None or ("count" in opts and count is None):
         yield from io.error(f"dd: invalid number '{opts.get('bs') if block is None else opts['count']}'\n")
         return 1
-    limit = world.spec.memory_limit
+    limit = world.cgroup.now().resources.memory_limit_in_bytes  # as last set (a resize moves it)
     if 0 < limit <= block:
         world.oom_killed = True
         return 137
@@ -338,11 +327,12 @@ def _ipcs(args: list[str], io: Io) -> Process:
 USERLAND_COMMANDS: dict[str, Command] = {
     "ps": _ps, "pidof": _pidof, "ipcs": _ipcs,
     "nnp": _nnp, "dd": _dd, "netstat": _netstat,
-    "id": _id, "whoami": _whoami, "groups": _groups, "hostname": _hostname, "env": _env,
+    "id": _id, "whoami": _whoami, "groups": _groups, "env": _env,
     "printenv": _printenv, "sysctl": _sysctl, "pwd": _pwd,
     "brctl": _brctl, "grep": _grep, "egrep": _grep, "ping": _ping,
     **FILE_COMMANDS,
     **TEXT_COMMANDS,
+    **SYSTEM_COMMANDS,
 }
 
 

@@ -14,7 +14,10 @@ from typing import Protocol
 
 from fakecri.engine.specs import Mount
 from fakecri.sim.host import HostError, HostFs, HostView
+from fakecri.sim.userland.cgroupfs import Cgroup, mount_lines
 from fakecri.sim.userland.fs import FsStat
+from fakecri.sim.userland.image_volumes import mount_line as image_mount_line
+from fakecri.sim.userland.masks import mount_lines as mask_lines
 from fakecri.sim.userland.spec import UserlandSpec
 
 TMPFS_PREFIX = "\0tmpfs"  # (inside_mounts.TMPFS) where a tmpfs mounted inside keeps its files
@@ -29,12 +32,17 @@ class World(Protocol):
 
     spec: UserlandSpec
     host: HostView
+    cgroup: Cgroup
 
     def mounts_made_inside(self) -> list[tuple[str, str]]: ...
 
     def tmpfs_options(self, target: str) -> str: ...
 
     def backing(self, path: str) -> tuple[Mount, str] | None: ...
+
+    def exists(self, path: str) -> bool: ...
+
+    def is_dir(self, path: str) -> bool: ...
 
 
 def size_option(options: str) -> int | None:
@@ -57,7 +65,7 @@ def _memory_default(world: World) -> int:
             parts = line.split()
             total = int(parts[1]) * 1024 if len(parts) > 1 and parts[1].isdigit() else 0
     half = total // 2 or SMALL_TMPFS
-    limit = world.spec.memory_limit
+    limit = world.cgroup.now().resources.memory_limit_in_bytes
     return min(half, limit) if limit > 0 else half
 
 
@@ -110,8 +118,14 @@ def _kernel(world: World) -> list[FsStat]:
         FsStat("devpts", "/dev/pts", "devpts", "rw,nosuid,noexec,relatime,gid=5,mode=620,ptmxmode=666"),
         FsStat("mqueue", "/dev/mqueue", "mqueue", "rw,nosuid,nodev,noexec,relatime"),
         FsStat("sysfs", "/sys", "sysfs", sys_opts),
-        FsStat("cgroup", "/sys/fs/cgroup", "cgroup2", sys_opts),
+        *(_cgroup_fs(*line) for line in mount_lines(world.cgroup, sys_opts)),
     ]
+
+
+def _cgroup_fs(source: str, point: str, fs_type: str, options: str) -> FsStat:
+    if fs_type == "tmpfs":
+        return _tmpfs(source, point, options, SMALL_TMPFS)
+    return FsStat(source, point, fs_type, options)
 
 
 def _shm() -> FsStat:
@@ -136,7 +150,12 @@ def table(world: World) -> list[FsStat]:
     for m in world.spec.mounts:
         if m.host_path and m.container_path:
             out.append(_host_backed(world, m, m.host_path))
+        elif m.image and m.container_path:
+            out.append(image_mount_line(m))
     out.append(_shm())
+    spec = world.spec
+    if spec.readonly_paths or spec.masked_paths:
+        out += mask_lines(spec, world.exists, world.is_dir, lambda path: statfs_of(world, path))
     out += [_made_inside(world, source, target) for source, target in world.mounts_made_inside()]
     return out
 

@@ -156,6 +156,27 @@ def to_host(inside_id: int, mapping: tuple[tuple[int, int, int], ...] | None) ->
     return -1
 
 
+def shown_id(disk_id: int, mount_map: tuple[tuple[int, int, int], ...],
+             ns_map: tuple[tuple[int, int, int], ...] | None) -> int:
+    """A file's on-disk uid or gid as the container sees it: through the mount's idmap first
+    (an idmapped mount, the kubelet's `uid_mappings`/`gid_mappings`: the on-disk id is read as
+    an id of that map), then through the container's user namespace."""
+    host = to_host(disk_id, mount_map) if mount_map else disk_id
+    return OVERFLOW_ID if host < 0 else to_container(host, ns_map)
+
+
+def disk_id(inside_id: int, mount_map: tuple[tuple[int, int, int], ...],
+            ns_map: tuple[tuple[int, int, int], ...] | None) -> int:
+    """The on-disk id a container's uid or gid is written as on a (possibly idmapped) mount; -1: none."""
+    host = to_host(inside_id, ns_map)
+    if host < 0 or not mount_map:
+        return host
+    for inside, outside, length in mount_map:
+        if outside <= host < outside + length:
+            return inside + host - outside
+    return -1
+
+
 def human_size(value: int, block_size: int, unit: int) -> str:
     """busybox's make_human_readable_str: `value` blocks of `block_size` bytes in units of `unit`
     bytes, rounded; unit 0 picks a suffix (K, M, G...) and shows one decimal ("10.0M")."""

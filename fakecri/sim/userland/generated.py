@@ -11,6 +11,7 @@ from typing import Protocol
 from fakecri.engine.specs import NODE, Mount
 from fakecri.sim.host import HostView
 from fakecri.sim.image_content import ImageContent
+from fakecri.sim.userland.cgroupfs import Cgroup, allowed_cpus, cgroup_file, proc_cgroup
 from fakecri.sim.userland.filesystems import proc_mounts
 from fakecri.sim.userland.privilege import Privilege
 from fakecri.sim.userland.spec import UserlandSpec
@@ -23,6 +24,7 @@ class Userland(Protocol):
     ip: str
     content: ImageContent
     host: HostView
+    cgroup: Cgroup
     processes: Callable[[], list[tuple[int, str]]]
     uid: int
     gid: int
@@ -37,9 +39,15 @@ class Userland(Protocol):
 
     def backing(self, path: str) -> tuple[Mount, str] | None: ...
 
+    def exists(self, path: str) -> bool: ...
+
+    def is_dir(self, path: str) -> bool: ...
+
 # the generated files a directory listing shows (the /proc/sys ones follow the sysctls)
 LISTED = ("/etc/hostname", "/etc/hosts", "/etc/resolv.conf", "/etc/passwd", "/etc/group", "/proc/mounts",
-          "/proc/self/mounts", *(f"/proc/{p}/{f}" for p in ("self", "1") for f in ("status", "uid_map", "gid_map")))
+          "/proc/self/mounts", "/proc/meminfo",
+          *(f"/proc/{p}/{f}" for p in ("self", "1")
+            for f in ("status", "uid_map", "gid_map", "cgroup", "oom_score_adj")))
 
 
 def id_map_text(mapping: tuple[tuple[int, int, int], ...] | None, host_map: bytes) -> bytes:
@@ -56,13 +64,38 @@ def status_text(world: Userland) -> bytes:
     """/proc/self/status of a process in the container (the fields that follow its config)."""
     p = world.privilege
     uid, gid = world.uid, world.gid
+    res = world.cgroup.now().resources
     return (f"Name:\tsh\nState:\tR (running)\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\n"
             f"Gid:\t{gid}\t{gid}\t{gid}\t{gid}\n"
             f"Groups:\t{' '.join(str(g) for g in world.groups)}\n"
             f"CapInh:\t{0:016x}\nCapPrm:\t{p.effective:016x}\nCapEff:\t{p.effective:016x}\n"
             f"CapBnd:\t{p.bounding:016x}\nCapAmb:\t{0:016x}\n"
             f"NoNewPrivs:\t{int(p.no_new_privs)}\nSeccomp:\t{p.seccomp_mode}\n"
-            f"Seccomp_filters:\t{1 if p.seccomp_mode else 0}\n").encode()
+            f"Seccomp_filters:\t{1 if p.seccomp_mode else 0}\n"
+            f"Cpus_allowed_list:\t{allowed_cpus(world.cgroup, res)}\n"
+            f"Mems_allowed_list:\t{res.cpuset_mems or '0'}\n").encode()
+
+
+HOST_PROC = ("/proc/cpuinfo", "/proc/loadavg", "/proc/uptime", "/proc/version", "/proc/stat")
+FALLBACK_MEMORY_KB = 16 * 1024 * 1024  # MemTotal where the host's /proc/meminfo cannot be read
+
+
+def meminfo(world: Userland) -> bytes:
+    """/proc/meminfo: the host's, as runc without lxcfs shows it (a container's memory limit does
+    not change it), with SwapTotal and SwapFree as the node's swap setting says when one is given."""
+    text = world.host.proc_file("/proc/meminfo").decode("ascii", "replace")
+    if not text:
+        total = FALLBACK_MEMORY_KB
+        text = "".join(f"{k + ':':<16}{v:>8} kB\n" for k, v in (
+            ("MemTotal", total), ("MemFree", total * 3 // 4), ("MemAvailable", total * 7 // 8), ("Buffers", 0),
+            ("Cached", total // 8), ("SwapCached", 0), ("Shmem", 0), ("SReclaimable", 0), ("SwapTotal", 0),
+            ("SwapFree", 0)))
+    swap = world.cgroup.swap_bytes
+    if swap is None:
+        return text.encode()
+    lines = [f"{line.split(':')[0] + ':':<16}{swap // 1024:>8} kB" if line.startswith(("SwapTotal:", "SwapFree:"))
+             else line for line in text.splitlines()]
+    return ("\n".join(lines) + "\n").encode()
 
 
 def generated_file(world: Userland, path: str) -> bytes | None:
@@ -109,6 +142,17 @@ def generated_file(world: Userland, path: str) -> bytes | None:
         own = spec.uid_map if path.endswith("uid_map") else spec.gid_map
         host_map = world.host.proc_file(path.replace("/proc/1/", "/proc/self/")) if own is None else b""
         return id_map_text(own, host_map)
+    if path.startswith("/sys/fs/cgroup/"):
+        return cgroup_file(world.cgroup, path)
+    if path in ("/proc/self/cgroup", "/proc/1/cgroup"):
+        return proc_cgroup(world.cgroup)
+    if path == "/proc/meminfo":
+        return meminfo(world)
+    if path in HOST_PROC:  # the kernel's own view, which a container without lxcfs shares
+        return world.host.proc_file(path) or None
+    if path in ("/proc/self/oom_score_adj", "/proc/1/oom_score_adj"):
+        now = world.cgroup.now()
+        return f"{now.resources.oom_score_adj if now.oom_score_adj is None else now.oom_score_adj}\n".encode()
     if path.startswith("/proc/sys/"):
         value = spec.sysctl(path[len("/proc/sys/"):])
         if value is not None:

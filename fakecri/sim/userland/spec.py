@@ -6,10 +6,10 @@ mounts, its namespaces, its privileges.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fakecri.engine.records import Container, Sandbox
-from fakecri.engine.specs import POD, STRICT, IdMap, Mount, PortMapping, Seccomp
+from fakecri.engine.specs import POD, STRICT, IdMap, Mount, PortMapping, Seccomp, UserNamespace
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +69,7 @@ def userland_spec(c: Container, sb: Sandbox | None) -> UserlandSpec:
         masked_paths=cs.masked_paths,
         readonly_paths=cs.readonly_paths,
         envs=cs.envs,
-        mounts=cs.mounts,
+        mounts=_idmapped(cs.mounts, userns) if own_userns and userns is not None else cs.mounts,
         working_dir=cs.working_dir,
         hostname=sb.hostname if sb is not None else "",
         dns_servers=ss.dns_servers if ss is not None else (),
@@ -89,6 +89,13 @@ def userland_spec(c: Container, sb: Sandbox | None) -> UserlandSpec:
         uid_map=userns.uids if own_userns and userns is not None else None,
         gid_map=userns.gids if own_userns and userns is not None else None,
     )
+
+
+def _idmapped(mounts: tuple[Mount, ...], userns: UserNamespace) -> tuple[Mount, ...]:
+    """A pod with a user namespace of its own has its volumes idmapped with the pod's maps, as
+    containerd 2.x mounts them (a mount that names its own maps keeps them)."""
+    return tuple(replace(m, uid_mappings=userns.uids, gid_mappings=userns.gids)
+                 if m.host_path and not m.uid_mappings and not m.gid_mappings else m for m in mounts)
 
 
 def sysctl_path(name: str) -> str:

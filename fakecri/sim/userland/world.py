@@ -20,14 +20,18 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 
+from fakecri.engine.records import Resources
 from fakecri.engine.specs import NODE, Mount
 from fakecri.sim.host import HostError, HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
+from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow, cgroup_dirs, cgroup_links, cgroup_names
 from fakecri.sim.userland.filesystems import statfs_of, table
-from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who, X, may, to_container, to_host
+from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who, X, disk_id, may, shown_id
 from fakecri.sim.userland.generated import LISTED, generated_dirs, generated_file
 from fakecri.sim.userland.identity import accounts, identity
+from fakecri.sim.userland.image_volumes import image_files, image_mounts
 from fakecri.sim.userland.inside_mounts import NO_SUCH, NOT_DIR, TMPFS, FileError, MountsInside
+from fakecri.sim.userland.masks import NULL_DEVICE, masked_dir, masked_file
 from fakecri.sim.userland.privilege import Privilege, privilege
 from fakecri.sim.userland.spec import UserlandSpec
 
@@ -56,11 +60,15 @@ def _within(path: str, root: str) -> bool:
 class Userland(MountsInside):
     def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX,
                  processes: Callable[[], list[tuple[int, str]]] | None = None,
-                 mounts_at_start: frozenset[str] | None = None, host: HostView | None = None) -> None:
+                 mounts_at_start: frozenset[str] | None = None, host: HostView | None = None,
+                 cgroup: Cgroup | None = None, images: Callable[[str], ImageContent] | None = None) -> None:
         """`processes`: what its PID namespace shows; `mounts_at_start`: the host's mount points
         when the container started (a private mount hides what the host mounted under it
-        since); `host`: what of the host its mounts and shared namespaces reach."""
+        since); `host`: what of the host its mounts and shared namespaces reach; `cgroup`: its
+        cgroup as /sys/fs/cgroup shows it; `images`: an image's content by reference (image volumes)."""
         self.spec = spec
+        self.cgroup = cgroup if cgroup is not None else Cgroup(now=lambda: CgroupNow(
+            Resources(memory_limit_in_bytes=spec.memory_limit)))  # no runtime to ask: the spec's limit
         self.host: HostView = host if host is not None else NoHost()
         # (pid, command line) its PID namespace shows, pid 1 first (the runtime knows them)
         self.processes = processes or (lambda: [(1, "sh")])
@@ -73,7 +81,13 @@ class Userland(MountsInside):
         self._shown: dict[str, list[str]] = {}  # target -> host paths a bidirectional mount copied out
         self._files: dict[str, bytes] = {}  # the in-memory layer of the root filesystem
         self._dirs: set[str] = set(ROOT_DIRS)
-        self._links: dict[str, str] = {}  # symlinks made in the in-memory layer: path -> target
+        self._links: dict[str, str] = cgroup_links(self.cgroup)  # symlinks of the in-memory layer: path -> target
+        self._dirs |= cgroup_dirs(self.cgroup)
+        self._image_roots: set[str] = set()
+        if images is not None and image_mounts(spec.mounts):  # their files, as a read-only layer
+            files, dirs, self._image_roots = image_files(spec.mounts, images)
+            self._files.update(files)
+            self._dirs |= dirs
         self._meta: dict[str, tuple[int, int, int]] = {}  # (mode, uid, gid) of in-memory paths made or changed
         self._removed: set[str] = set()  # generated files deleted in this container
         self.oom_killed = False  # a process of the container went beyond its memory limit
@@ -229,6 +243,9 @@ class Userland(MountsInside):
         """What is at the resolved path `p` itself (a symlink there not followed); None: nothing."""
         if not p:
             return None
+        if self.spec.masked_paths and (masked_file(self.spec, p) or masked_dir(self.spec, p)):
+            return NULL_DEVICE if masked_file(self.spec, p) else (
+                FileStat("dir", DIR_MODE, 0, 0, 40, nlink=2) if masked_dir(self.spec, p) == p else None)
         mounted = self._mount(p)
         if mounted is not None:
             hidden = self._hidden(mounted)
@@ -240,9 +257,10 @@ class Userland(MountsInside):
                 target = self.host.readlink(mounted[1]) if hs.kind == "link" else ""
             except HostError:
                 return None
-            return FileStat(hs.kind, hs.mode, to_container(hs.uid, self.spec.uid_map),
-                            to_container(hs.gid, self.spec.gid_map), hs.size, hs.mtime_ns, hs.nlink, hs.blocks,
-                            hs.inode, hs.device, target)
+            m = mounted[0]
+            return FileStat(hs.kind, hs.mode, shown_id(hs.uid, m.uid_mappings, self.spec.uid_map),
+                            shown_id(hs.gid, m.gid_mappings, self.spec.gid_map), hs.size, hs.mtime_ns, hs.nlink,
+                            hs.blocks, hs.inode, hs.device, target)
         mode, uid, gid = self._meta.get(p, (-1, 0, 0))
         if p in self._links:
             target = self._links[p]
@@ -336,6 +354,8 @@ class Userland(MountsInside):
             raise FileError(NOT_DIR)
         if not may(self.who, node, R):
             raise FileError(DENIED)
+        if self.spec.masked_paths and masked_dir(self.spec, p):
+            return []  # an empty tmpfs covers it
         mounted = self._mount(p)
         if mounted is not None:
             if self._hidden(mounted) is not None:
@@ -348,7 +368,8 @@ class Userland(MountsInside):
         prefix = p.rstrip("/") + "/"
         candidates = (set(self._files) | self._dirs | set(self._links) | generated_dirs(self.spec)
                       | self._mount_dirs | {posixpath.normpath(m.container_path) for m in self.spec.mounts}
-                      | set(LISTED) | {"/proc/sys/" + k for k, _ in self.spec.sysctls})
+                      | set(LISTED) | {"/proc/sys/" + k for k, _ in self.spec.sysctls}
+                      | (cgroup_names(self.cgroup) if p.startswith("/sys/fs/cgroup") else set()))
         for c in candidates:
             if c.startswith(prefix) and c != p and c not in self._removed:
                 names.add(c[len(prefix):].split("/", 1)[0])
@@ -375,7 +396,8 @@ class Userland(MountsInside):
 
     def _writable(self, path: str) -> tuple[Mount, str] | None:
         """Check the file system lets `path` change; the mount it is on (None: the root filesystem)."""
-        if self._under(path, self.spec.readonly_paths) or path.startswith("/proc/sys/"):
+        if (self._under(path, self.spec.readonly_paths) or path.startswith("/proc/sys/")
+                or (self.spec.masked_paths and masked_dir(self.spec, path))):
             raise FileError(READ_ONLY)
         mounted = self._mount(path)
         if mounted is not None:
@@ -383,7 +405,9 @@ class Userland(MountsInside):
                                         or not self._on_submount(mounted[0].host_path, mounted[1])):
                 raise FileError(READ_ONLY)
             return mounted
-        if self.spec.readonly_rootfs and not path.startswith(TMPFS):
+        if (self.spec.readonly_rootfs and not path.startswith(TMPFS)) or (
+                path.startswith("/sys/") and not self.spec.privileged) or (  # runc mounts /sys read-only
+                self._image_roots and any(_within(path, root) for root in self._image_roots)):
             raise FileError(READ_ONLY)
         return None
 
@@ -408,7 +432,9 @@ class Userland(MountsInside):
             self._meta[p] = (mode, self.uid, gid)
             return
         try:  # the owner first: a chown clears the setuid and setgid bits of a file
-            self.host.chown(mounted[1], to_host(self.uid, self.spec.uid_map), to_host(gid, self.spec.gid_map))
+            m = mounted[0]
+            self.host.chown(mounted[1], disk_id(self.uid, m.uid_mappings, self.spec.uid_map),
+                            disk_id(gid, m.gid_mappings, self.spec.gid_map))
         except HostError:
             pass  # fakecri may not give files away (it is not root): the host shows its own ids
         try:
@@ -423,6 +449,8 @@ class Userland(MountsInside):
         if node is not None and node.kind == "dir":
             raise FileError(IS_DIR)
         mounted = self._writable(p)
+        if self.spec.masked_paths and masked_file(self.spec, p):
+            return  # /dev/null takes it
         parent = None
         if node is None:
             parent = self._creatable(p)
@@ -553,6 +581,8 @@ class Userland(MountsInside):
             self._meta[p] = (mode, uid, gid)
             return
         try:
-            self.host.chown(mounted[1], to_host(uid, self.spec.uid_map), to_host(gid, self.spec.gid_map))
+            m = mounted[0]
+            self.host.chown(mounted[1], disk_id(uid, m.uid_mappings, self.spec.uid_map),
+                            disk_id(gid, m.gid_mappings, self.spec.gid_map))
         except HostError as exc:
             raise FileError(exc.reason) from None
