@@ -50,11 +50,14 @@ def _special(name: str, sh: Shell) -> str | None:
         return " ".join(sh.positional) if sh.positional else None
     if name == "LINENO":
         return str(sh.line)
+    if name == "RANDOM" and "RANDOM" not in sh.vars:
+        return str(sh.random())
     return sh.get(name)
 
 
 def value_of(name: str, sh: Shell) -> str | None:
-    return _special(name, sh) if not (name[0].isalpha() or name[0] == "_") or name == "LINENO" else sh.get(name)
+    special = not (name[0].isalpha() or name[0] == "_") or name in ("LINENO", "RANDOM")
+    return _special(name, sh) if special else sh.get(name)
 
 
 def _pieces(parts: tuple[Part, ...], sh: Shell, quoted: bool) -> Expansion:

@@ -242,6 +242,7 @@ def new_shell(io: Io, name: str) -> Shell:
         (lambda: _container_env(io)) if io.ctx.userland is not None else None)
     pid = 1 if io.ctx.main and io.depth <= 1 else 10 + io.depth  # (its jobs get 101 and up)
     sh = Shell(io=io, name=name, env_loader=loader, pid=pid)
+    sh.vars["PPID"] = "0" if pid == 1 or io.depth <= 1 else str(10 + io.depth - 1)  # (the runtime is outside)
     return sh
 
 
