@@ -373,6 +373,12 @@ def _unalias(args: list[str], sh: Shell) -> Process:
     return status
 
 
+def _times(args: list[str], sh: Shell) -> Process:
+    """The shell's and its children's CPU times: a simulated process uses none."""
+    yield from sh.io.write("0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n")
+    return 0
+
+
 def _let(args: list[str], sh: Shell) -> Process:
     from fakecri.sim.shell.arith import ArithError, evaluate
 
@@ -393,8 +399,8 @@ BUILTINS: dict[str, Builtin] = {
     "break": _break, "continue": _continue, "shift": _shift, "set": _set, "export": _export,
     "readonly": _readonly, "unset": _unset, "local": _local, "eval": _eval, ".": _source, "source": _source,
     "exec": _exec, "cd": _cd, "chdir": _cd, "pwd": _pwd, "umask": _umask, "let": _let,
-    "alias": _alias, "unalias": _unalias,
+    "alias": _alias, "unalias": _unalias, "times": _times,
     "test": testing.test, "[": testing.bracket, **builtins_io.BUILTINS,
 }
 SPECIAL = frozenset({":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set",
-                     "shift", "trap", "unset", "local", "source"})
+                     "shift", "trap", "unset", "local", "source", "times"})

@@ -374,7 +374,7 @@ def describe(name: str, sh: Shell) -> tuple[str, str] | None:
     if name in sh.functions:
         return "function", name
     if name in BUILTINS:
-        return ("special" if name in SPECIAL or name == "times" else "builtin"), name
+        return ("special" if name in SPECIAL else "builtin"), name
     found = find_command(name, sh.io)
     if found is not None:
         return "command", name if "/" in name else "/bin/" + name

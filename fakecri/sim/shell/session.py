@@ -35,7 +35,7 @@ PROMPT = "/ # "  # busybox sh's prompt for root in /
 PS2 = "> "
 NOT_MODELLED = "not modelled by fakecri"  # the one wording of a refusal
 # ash builtins fakecri does not model: refused as applets are
-UNMODELLED_BUILTINS = frozenset({"hash", "ulimit", "jobs", "fg", "bg", "times", "history",
+UNMODELLED_BUILTINS = frozenset({"hash", "ulimit", "jobs", "fg", "bg", "history",
                                  "help"})
 
 
