@@ -10,7 +10,8 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 
-from fakecri.sim.shell import builtins_io, testing
+from fakecri.sim.shell import builtins_io, hooks, testing
+from fakecri.sim.shell.interp import run_text
 from fakecri.sim.shell.io import ShellExit
 from fakecri.sim.shell.lexer import is_name
 from fakecri.sim.shell.state import OPTION_LETTERS, Break, Continue, Return, Shell, ShellError
@@ -244,8 +245,6 @@ def _local(args: list[str], sh: Shell) -> Process:
 
 
 def _eval(args: list[str], sh: Shell) -> Process:
-    from fakecri.sim.shell.interp import run_text
-
     text = " ".join(args)
     if not text.strip():
         return 0
@@ -257,8 +256,6 @@ def _eval(args: list[str], sh: Shell) -> Process:
 
 
 def _source(args: list[str], sh: Shell) -> Process:
-    from fakecri.sim.shell.interp import run_text
-
     if not args:
         yield from sh.io.error(sh.fail(".", "filename argument required"))
         return 2
@@ -291,12 +288,10 @@ def _source(args: list[str], sh: Shell) -> Process:
 def _exec(args: list[str], sh: Shell) -> Process:
     from dataclasses import replace
 
-    from fakecri.sim.shell.session import external
-
     if not args:
         sh.io = replace(sh.io)  # its redirections stay for the rest of the script
         return 0
-    code = yield from external(args, sh, {}, replacing=True)
+    code = yield from hooks.run_external(args, sh, {}, replacing=True)
     raise ShellExit(code)
 
 

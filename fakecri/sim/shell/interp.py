@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from dataclasses import replace
 
-from fakecri.sim.shell import ast, jobs, redirect
+from fakecri.sim.shell import ast, hooks, jobs, redirect
 from fakecri.sim.shell import expand as expansion
 from fakecri.sim.shell.expand import expand_pattern, expand_string, expand_words
 from fakecri.sim.shell.io import MAX_NESTING, Input, Io, ShellExit
@@ -281,9 +281,8 @@ def _redirected(node: ast.Redirected, sh: Shell) -> Process:
 
 
 def _simple(node: ast.Simple, sh: Shell) -> Process:
-    from fakecri.sim.shell.simple import simple
-
-    status = yield from simple(node, sh)
+    run_simple: Callable[[ast.Simple, Shell], Process] = hooks.get("simple")
+    status = yield from run_simple(node, sh)
     _errexit(sh, status)
     return status
 

@@ -20,7 +20,8 @@ import posixpath
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import replace
 
-from fakecri.sim.shell.builtins import BUILTINS
+from fakecri.sim.shell import hooks, simple
+from fakecri.sim.shell.builtins import BUILTINS, SPECIAL
 from fakecri.sim.shell.interp import run, run_exit_trap, run_guarded
 from fakecri.sim.shell.io import MAX_NESTING, Command, Interrupted, Io, ShellExit
 from fakecri.sim.shell.lexer import ShellSyntaxError, is_name
@@ -315,8 +316,6 @@ def _script_file(path: str, args: list[str], sh: Shell) -> Process:
             return 0
         yield from io.error(f"{sh.name}: can't open '{path}': No such file or directory\n")
         return 2
-    from fakecri.sim.steps import LOOK
-
     yield LOOK
     try:
         text = io.ctx.userland().read(path).decode("utf-8", "surrogateescape")
@@ -409,3 +408,10 @@ def _as_program(name: str, args: list[str], io: Io) -> Process:
     except ShellError as exc:
         yield from io.error(f"{io.shell}: {exc.message}\n")
         return 2
+
+
+hooks.simple = simple.simple
+hooks.external = external
+hooks.find_command = find_command
+hooks.builtins = BUILTINS
+hooks.special = SPECIAL
