@@ -29,6 +29,8 @@ from fakecri.engine.records import Container, ContainerState, Image, Resources, 
 from fakecri.engine.references import normalize
 from fakecri.engine.specs import CONTAINER, POD
 from fakecri.sim import stats
+from fakecri.sim.applets import APPLET_COMMANDS, names_applet
+from fakecri.sim.applets.date import date_at
 from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
@@ -50,7 +52,7 @@ MAX_CONTENTS = 1024  # image contents kept by image (then it starts over)
 STATS_KEYS = frozenset(KEYS)
 MAX_CATCH_UP = 10_000  # rounds of live steps one tick runs when time jumped past several of them
 # What a command inside a container can run beyond the shell's own commands.
-INSIDE_COMMANDS: dict[str, Command] = {**PROGRAM_COMMANDS, **USERLAND_COMMANDS}
+INSIDE_COMMANDS: dict[str, Command] = {**PROGRAM_COMMANDS, **USERLAND_COMMANDS, **APPLET_COMMANDS}
 
 
 class RuntimeView(Protocol):
@@ -77,7 +79,7 @@ def host_pid(cid: str) -> int:
 def _needs_own_plan(argv: tuple[str, ...]) -> bool:
     """Whether a command line may read its userland (a plan of its own, built with it): a pure
     function of the command line, asked at every start."""
-    return looks_inside(argv) or reads_userland(argv)
+    return looks_inside(argv) or reads_userland(argv) or names_applet(argv)
 
 
 def _probe_process(code: int, err: bytes) -> Process:
@@ -173,7 +175,8 @@ class Simulation:
             def take_on(proc: Process, offset: int, step: Connect | None) -> None:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
-            inside.own_plan = build_plan(command, args, settings, self._context(c, Context(main=True)), take_on)
+            ctx = self._context(c, Context(main=True), c.started_at or None)
+            inside.own_plan = build_plan(command, args, settings, ctx, take_on)
         return inside.own_plan
 
     def cpu_used_ns(self, container: Container, now_ns: int) -> int:
@@ -358,10 +361,12 @@ class Simulation:
                          mem.major_page_faults, figures.cpu.usage_core_nano_seconds, (1,),
                          int(inside.userland is not None and inside.userland.oom_killed), inside.oom_score_adj)
 
-    def _context(self, c: Container, ctx: Context | None = None) -> Context:
-        """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""
+    def _context(self, c: Container, ctx: Context | None = None, now_ns: int | None = None) -> Context:
+        """Where a command in `c` runs: its userland (built on first use) and the commands that read it;
+        `now_ns`, when the process starts (its `date` counts from it)."""
         cid = c.id
-        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=INSIDE_COMMANDS,
+        commands = INSIDE_COMMANDS if now_ns is None else {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns)}
+        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=commands,
                        refused=self._refuse)
 
     # ------------------------------------------------------------ exec
@@ -383,7 +388,7 @@ class Simulation:
         probe = self._probe(c, argv, now_ns)
         if probe is not None:
             return ExecResult(b"", probe[1], probe[0], 0.0, False)
-        return run_exec(argv, timeout_s, stdin, self._context(c))
+        return run_exec(argv, timeout_s, stdin, self._context(c, now_ns=now_ns))
 
     def exec_process(self, c: Container, argv: Sequence[str], now_ns: int, ctx: Context | None = None) -> Process:
         """`argv` as a live process in running container `c`, for the streaming server to drive."""
@@ -392,7 +397,7 @@ class Simulation:
         probe = self._probe(c, argv, now_ns)
         if probe is not None:
             return _probe_process(*probe)
-        return spawn(argv, self._context(c, ctx))
+        return spawn(argv, self._context(c, ctx, now_ns))
 
     # ------------------------------------------------------------ input to a container's own command
 

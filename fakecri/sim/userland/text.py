@@ -1,4 +1,4 @@
-"""Text tools a container's shell pipes into: `awk` (a small part of it), `wc`, `head`.
+"""Text tools a container's shell pipes into: `awk` (a small part of it).
 
 awk runs programs of the form `[PATTERN] [{ print EXPR, ... }]`, a PATTERN being `/regex/`
 or `NR==N`, an EXPR `$N`, `$NF`, `$0`, `NR`, `NF` or a "string"; `-F SEP` splits fields
@@ -91,30 +91,4 @@ def _awk(args: list[str], io: Io) -> Process:
     return status
 
 
-def _wc(args: list[str], io: Io) -> Process:
-    flags, _, paths = split_flags(args)
-    text, status = yield from _text(io, paths, "wc")
-    counts = {"l": text.count("\n"), "w": len(text.split()), "c": len(text.encode("utf-8", "surrogateescape"))}
-    shown = [k for k in "lwc" if k in flags] or ["l", "w", "c"]
-    if len(shown) == 1:
-        numbers = str(counts[shown[0]])
-    else:
-        numbers = " ".join(f"{counts[k]:>9}" for k in shown)
-    yield from io.write(numbers + (f" {paths[0]}" if len(paths) == 1 else "") + "\n")
-    return status
-
-
-def _head(args: list[str], io: Io) -> Process:
-    args = [f"-n{a[1:]}" if re.fullmatch(r"-\d+", a) else a for a in args]
-    _, values, paths = split_flags(args, "n")
-    try:
-        n = int(values.get("n", "10"))
-    except ValueError:
-        yield from io.error(f"head: invalid number '{values['n']}'\n")
-        return 1
-    text, status = yield from _text(io, paths, "head")
-    yield from io.write("".join(line + "\n" for line in text.splitlines()[:n]))
-    return status
-
-
-TEXT_COMMANDS = {"awk": _awk, "wc": _wc, "head": _head}
+TEXT_COMMANDS = {"awk": _awk}  # (wc and head are in sim/applets)
