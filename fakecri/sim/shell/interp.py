@@ -141,7 +141,7 @@ def _stages(commands: tuple[ast.Node, ...], sh: Shell) -> Process:
         if pipe_in is not None:
             io = replace(io, stdin=Input())
         if pipe_out is not None:
-            io = replace(io, out="stdout", to_file="", capture=None)
+            io = replace(io, out="stdout", to_file="", capture=jobs.PipeWriter(pipe_out))
         child.io = io
         pid = yield from jobs.ask(jobs.spawn_step(subshell(command, child), pipe_in, pipe_out))
         if pid <= 0:
