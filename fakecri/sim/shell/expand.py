@@ -66,7 +66,10 @@ def _pieces(parts: tuple[Part, ...], sh: Shell, quoted: bool) -> Expansion:
         if isinstance(part, Lit):
             out.append((part.text, QUOTED if (part.quoted or quoted) else LIT))
         elif isinstance(part, Param):
-            out.extend((yield from _param(part, sh, quoted or part.quoted)))
+            got = yield from _param(part, sh, quoted or part.quoted)
+            if not got and (quoted or part.quoted) and part.name not in ("@", "*"):
+                got = [("", QUOTED)]  # between double quotes, even nothing is a word
+            out.extend(got)
         elif isinstance(part, CmdSub):
             if substitute is None:
                 raise ShellError("command substitution is not available")

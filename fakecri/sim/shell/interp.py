@@ -323,7 +323,7 @@ def command_substitution(body: ast.Node, sh: Shell) -> Generator[Step, Reply, st
     child.depth += 1
     child.io = replace(sh.io, out="stdout", to_file="", capture=captured)
     status = yield from subshell(body, child)
-    sh.status = status
+    sh.sub_status = status  # (`$?` changes only once the command is done: an assignment's status)
     sh.substitutions += 1
     return "".join(captured).rstrip("\n")
 

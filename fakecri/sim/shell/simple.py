@@ -42,7 +42,7 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
         yield from sh.io.error("+ " + " ".join([f"{n}={quote(v)}" for n, v in values] + [quote(a) for a in argv])
                                + "\n")
     if not argv:
-        status = sh.status if had_sub else 0
+        status = sh.sub_status if had_sub else 0
         if node.redirs:
             io = yield from redirect.apply(node.redirs, sh, sh.io)
             if io is None:

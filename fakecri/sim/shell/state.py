@@ -73,6 +73,7 @@ class Shell:
     in_alias: bool = False
     seed: int = 1  # $RANDOM's state
     substitutions: int = 0  # command substitutions run so far (an assignment's status is its last one's)
+    sub_status: int = 0  # the status of the last of them
     line: int = 0  # the line of the command running (0 first), as builtins' messages name it
 
     def fail(self, builtin: str, message: str) -> str:
