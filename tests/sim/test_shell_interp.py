@@ -100,3 +100,12 @@ def test_aliases_and_the_prompt_after_cd():
     assert next(proc) == Write("stdout", "/ # ")
     assert next(proc) is READ
     assert proc.send(b"cd /tmp\n") == Write("stdout", "/tmp # ")
+
+
+@pytest.mark.parametrize("script,out", [
+    ("false; x=$(exit 3) y=$?; echo $y $?", "1 3\n"),  # $(...) sets $? once its command is done
+    ("true; echo $(exit 3) $?", "0\n"),
+    ('b=; echo "[${b:+x}]" "${b:+x}" end', "[]  end\n"),  # between quotes, nothing is still a word
+])
+def test_status_and_empty_words_as_busybox(script, out):
+    assert streams(trace(["sh", "-c", script]))[0] == out

@@ -50,7 +50,8 @@ def spawn(argv: Sequence[str], ctx: Context | None = None) -> Process:
     background jobs still running, an exec's output stays open until they end (the runtime
     waits for it); a container's own command ends its jobs with it."""
     ctx = ctx or Context()
-    return schedule(_top_argv(argv, Io(ctx, Input())), wait_for_jobs=not ctx.main)
+    io = Io(ctx, Input())
+    return schedule(_top_argv(argv, io), wait_for_jobs=not ctx.main, clock=io.clock)
 
 
 def trace(argv: Sequence[str], stdin: bytes | None = b"", *, main: bool = False) -> Trace:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 
-from fakecri.sim.shell import builtins_io, testing
+from fakecri.sim.shell import builtins_io, hooks, testing
+from fakecri.sim.shell.interp import run_text
 from fakecri.sim.shell.io import ShellExit
 from fakecri.sim.shell.lexer import is_name
 from fakecri.sim.shell.state import OPTION_LETTERS, Break, Continue, Return, Shell, ShellError
@@ -244,8 +245,6 @@ def _local(args: list[str], sh: Shell) -> Process:
 
 
 def _eval(args: list[str], sh: Shell) -> Process:
-    from fakecri.sim.shell.interp import run_text
-
     text = " ".join(args)
     if not text.strip():
         return 0
@@ -257,8 +256,6 @@ def _eval(args: list[str], sh: Shell) -> Process:
 
 
 def _source(args: list[str], sh: Shell) -> Process:
-    from fakecri.sim.shell.interp import run_text
-
     if not args:
         yield from sh.io.error(sh.fail(".", "filename argument required"))
         return 2
@@ -291,12 +288,10 @@ def _source(args: list[str], sh: Shell) -> Process:
 def _exec(args: list[str], sh: Shell) -> Process:
     from dataclasses import replace
 
-    from fakecri.sim.shell.session import external
-
     if not args:
         sh.io = replace(sh.io)  # its redirections stay for the rest of the script
         return 0
-    code = yield from external(args, sh, {}, replacing=True)
+    code = yield from hooks.run_external(args, sh, {}, replacing=True)
     raise ShellExit(code)
 
 
@@ -373,6 +368,12 @@ def _unalias(args: list[str], sh: Shell) -> Process:
     return status
 
 
+def _times(args: list[str], sh: Shell) -> Process:
+    """The shell's and its children's CPU times: a simulated process uses none."""
+    yield from sh.io.write("0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n")
+    return 0
+
+
 def _let(args: list[str], sh: Shell) -> Process:
     from fakecri.sim.shell.arith import ArithError, evaluate
 
@@ -393,8 +394,8 @@ BUILTINS: dict[str, Builtin] = {
     "break": _break, "continue": _continue, "shift": _shift, "set": _set, "export": _export,
     "readonly": _readonly, "unset": _unset, "local": _local, "eval": _eval, ".": _source, "source": _source,
     "exec": _exec, "cd": _cd, "chdir": _cd, "pwd": _pwd, "umask": _umask, "let": _let,
-    "alias": _alias, "unalias": _unalias,
+    "alias": _alias, "unalias": _unalias, "times": _times,
     "test": testing.test, "[": testing.bracket, **builtins_io.BUILTINS,
 }
 SPECIAL = frozenset({":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set",
-                     "shift", "trap", "unset", "local", "source"})
+                     "shift", "trap", "unset", "local", "source", "times"})

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fakecri.sim.recording import record
-from fakecri.sim.shell import jobs
+from fakecri.sim.shell import hooks, jobs
+from fakecri.sim.shell.interp import run_text
 from fakecri.sim.shell.io import Context, Input, Io, ShellExit
 from fakecri.sim.shell.lexer import is_name
+from fakecri.sim.shell.parser import RESERVED
 from fakecri.sim.shell.state import Shell, ShellError
 from fakecri.sim.steps import NO_NETWORK, Process, Trap
 
@@ -191,8 +193,6 @@ def term_trap(sh: Shell) -> Trap:
     action = sh.traps.get("TERM")
     if action is None or action == "":
         return Trap(None, 0)  # ignored (""), or the default, which PID 1 never gets either
-    from fakecri.sim.shell.interp import run_text
-
     dry = sh.copy()
     dry.io = Io(Context(), Input(empty=True), None)
     dry.status = AT_SIGNAL
@@ -285,8 +285,6 @@ def _kill(args: list[str], sh: Shell) -> Process:
 
 def _signal_self(name: str, sh: Shell) -> Process:
     """A signal to the shell itself: its trap runs, or (no trap) it dies of it."""
-    from fakecri.sim.shell.interp import run_text
-
     action = sh.traps.get(name)
     if action == "":
         return 0
@@ -365,25 +363,19 @@ def _getopts(args: list[str], sh: Shell) -> Process:
 
 def describe(name: str, sh: Shell) -> tuple[str, str] | None:
     """What `name` is: ("function" | "builtin" | "command" | "reserved", its path or name)."""
-    from fakecri.sim.shell.builtins import BUILTINS, SPECIAL
-    from fakecri.sim.shell.parser import RESERVED
-    from fakecri.sim.shell.session import find_command
-
     if name in RESERVED or name in ("then", "done", "fi", "esac"):
         return "reserved", name
     if name in sh.functions:
         return "function", name
-    if name in BUILTINS:
-        return ("special" if name in SPECIAL or name == "times" else "builtin"), name
-    found = find_command(name, sh.io)
+    if name in hooks.builtins:
+        return ("special" if name in hooks.special else "builtin"), name
+    found = hooks.get("find_command")(name, sh.io)
     if found is not None:
         return "command", name if "/" in name else "/bin/" + name
     return None
 
 
 def _command(args: list[str], sh: Shell) -> Process:
-    from fakecri.sim.shell.session import external
-
     if args and args[0] in ("-v", "-V"):
         verbose = args[0] == "-V"
         status = 0
@@ -404,11 +396,9 @@ def _command(args: list[str], sh: Shell) -> Process:
         args = args[1:]
     if not args:
         return 0
-    from fakecri.sim.shell.builtins import BUILTINS
-
-    if args[0] in BUILTINS:
-        return (yield from BUILTINS[args[0]](args[1:], sh))
-    return (yield from external(args, sh, {}))
+    if args[0] in hooks.builtins:
+        return (yield from hooks.builtins[args[0]](args[1:], sh))
+    return (yield from hooks.run_external(args, sh, {}))
 
 
 def _type_line(name: str, kind: str, path: str) -> str:

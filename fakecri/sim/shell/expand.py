@@ -50,11 +50,14 @@ def _special(name: str, sh: Shell) -> str | None:
         return " ".join(sh.positional) if sh.positional else None
     if name == "LINENO":
         return str(sh.line)
+    if name == "RANDOM" and "RANDOM" not in sh.vars:
+        return str(sh.random())
     return sh.get(name)
 
 
 def value_of(name: str, sh: Shell) -> str | None:
-    return _special(name, sh) if not (name[0].isalpha() or name[0] == "_") or name == "LINENO" else sh.get(name)
+    special = not (name[0].isalpha() or name[0] == "_") or name in ("LINENO", "RANDOM")
+    return _special(name, sh) if special else sh.get(name)
 
 
 def _pieces(parts: tuple[Part, ...], sh: Shell, quoted: bool) -> Expansion:
@@ -63,7 +66,10 @@ def _pieces(parts: tuple[Part, ...], sh: Shell, quoted: bool) -> Expansion:
         if isinstance(part, Lit):
             out.append((part.text, QUOTED if (part.quoted or quoted) else LIT))
         elif isinstance(part, Param):
-            out.extend((yield from _param(part, sh, quoted or part.quoted)))
+            got = yield from _param(part, sh, quoted or part.quoted)
+            if not got and (quoted or part.quoted) and part.name not in ("@", "*"):
+                got = [("", QUOTED)]  # between double quotes, even nothing is a word
+            out.extend(got)
         elif isinstance(part, CmdSub):
             if substitute is None:
                 raise ShellError("command substitution is not available")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator
 from dataclasses import replace
 
-from fakecri.sim.shell import ast, jobs, redirect
+from fakecri.sim.shell import ast, hooks, jobs, redirect
 from fakecri.sim.shell import expand as expansion
 from fakecri.sim.shell.expand import expand_pattern, expand_string, expand_words
 from fakecri.sim.shell.io import MAX_NESTING, Input, Io, ShellExit
@@ -141,7 +141,7 @@ def _stages(commands: tuple[ast.Node, ...], sh: Shell) -> Process:
         if pipe_in is not None:
             io = replace(io, stdin=Input())
         if pipe_out is not None:
-            io = replace(io, out="stdout", to_file="", capture=None)
+            io = replace(io, out="stdout", to_file="", capture=jobs.PipeWriter(pipe_out))
         child.io = io
         pid = yield from jobs.ask(jobs.spawn_step(subshell(command, child), pipe_in, pipe_out))
         if pid <= 0:
@@ -281,9 +281,8 @@ def _redirected(node: ast.Redirected, sh: Shell) -> Process:
 
 
 def _simple(node: ast.Simple, sh: Shell) -> Process:
-    from fakecri.sim.shell.simple import simple
-
-    status = yield from simple(node, sh)
+    run_simple: Callable[[ast.Simple, Shell], Process] = hooks.get("simple")
+    status = yield from run_simple(node, sh)
     _errexit(sh, status)
     return status
 
@@ -324,7 +323,7 @@ def command_substitution(body: ast.Node, sh: Shell) -> Generator[Step, Reply, st
     child.depth += 1
     child.io = replace(sh.io, out="stdout", to_file="", capture=captured)
     status = yield from subshell(body, child)
-    sh.status = status
+    sh.sub_status = status  # (`$?` changes only once the command is done: an assignment's status)
     sh.substitutions += 1
     return "".join(captured).rstrip("\n")
 

@@ -33,6 +33,25 @@ class Pipe:
         self.broken = False  # the reader is done: the writer dies on its next write
 
 
+class BrokenPipe(BaseException):
+    """A write into a pipe whose reader is gone: the writer dies of SIGPIPE (not an error a
+    program could catch)."""
+
+
+class PipeWriter(list[str]):
+    """A stage's standard output as its Io's `capture`: what it writes goes into the pipe
+    (so a program knows it writes into a pipe, as busybox's `yes` does)."""
+
+    def __init__(self, pipe: Pipe) -> None:
+        super().__init__()
+        self.pipe = pipe
+
+    def append(self, text: str) -> None:
+        if self.pipe.broken:
+            raise BrokenPipe()
+        self.pipe.data += text.encode("utf-8", "surrogateescape")
+
+
 @dataclass(frozen=True, slots=True)
 class Spawn(Sleep):
     proc: Any = None  # the thread's process
@@ -92,10 +111,12 @@ class _Table:
     order: int = 0
 
 
-def schedule(main: Process, first_pid: int = 100, wait_for_jobs: bool = True) -> Process:
+def schedule(main: Process, first_pid: int = 100, wait_for_jobs: bool = True,
+             clock: list[int] | None = None) -> Process:
     """`main` and the threads it starts; its status. `wait_for_jobs`: once `main` ends, its
     background jobs still run to their end before the process does (an exec's output stays
-    open while they hold it); otherwise they end with it (a container's own command)."""
+    open while they hold it); otherwise they end with it (a container's own command).
+    `clock[0]` follows the time the process has slept (Io.clock: `date` reads it)."""
     table = _Table(next_pid=first_pid)
     head = _Thread(0, main, None, None, False)
     table.threads[0] = head
@@ -137,6 +158,8 @@ def schedule(main: Process, first_pid: int = 100, wait_for_jobs: bool = True) ->
                         ready.append(head)
                     continue
                 table.now = wake
+                if clock is not None:
+                    clock[0] = wake
             th = table.threads[pid]
             th.waiting = ""
             ready.append(th)
@@ -169,6 +192,11 @@ def _step(th: _Thread, table: _Table, ready: list[_Thread],
                 raise
             _end(th, INTERRUPTED, table, ready)  # Ctrl-C ended this stage or job
             return
+        except BrokenPipe:
+            _end(th, SIGPIPE_STATUS, table, ready)
+            return
+        if th.stdout is not None and th.stdout.data:
+            _wake_reader(th.stdout, table, ready)
         if type(step) is Spawn:
             if len([t for t in table.threads.values() if t.status is None]) >= MAX_THREADS:
                 th.reply = -1

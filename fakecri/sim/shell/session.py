@@ -20,7 +20,8 @@ import posixpath
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import replace
 
-from fakecri.sim.shell.builtins import BUILTINS
+from fakecri.sim.shell import hooks, simple
+from fakecri.sim.shell.builtins import BUILTINS, SPECIAL
 from fakecri.sim.shell.interp import run, run_exit_trap, run_guarded
 from fakecri.sim.shell.io import MAX_NESTING, Command, Interrupted, Io, ShellExit
 from fakecri.sim.shell.lexer import ShellSyntaxError, is_name
@@ -35,7 +36,7 @@ PROMPT = "/ # "  # busybox sh's prompt for root in /
 PS2 = "> "
 NOT_MODELLED = "not modelled by fakecri"  # the one wording of a refusal
 # ash builtins fakecri does not model: refused as applets are
-UNMODELLED_BUILTINS = frozenset({"hash", "ulimit", "jobs", "fg", "bg", "times", "history",
+UNMODELLED_BUILTINS = frozenset({"hash", "ulimit", "jobs", "fg", "bg", "history",
                                  "help"})
 
 
@@ -242,6 +243,7 @@ def new_shell(io: Io, name: str) -> Shell:
         (lambda: _container_env(io)) if io.ctx.userland is not None else None)
     pid = 1 if io.ctx.main and io.depth <= 1 else 10 + io.depth  # (its jobs get 101 and up)
     sh = Shell(io=io, name=name, env_loader=loader, pid=pid)
+    sh.vars["PPID"] = "0" if pid == 1 or io.depth <= 1 else str(10 + io.depth - 1)  # (the runtime is outside)
     return sh
 
 
@@ -314,8 +316,6 @@ def _script_file(path: str, args: list[str], sh: Shell) -> Process:
             return 0
         yield from io.error(f"{sh.name}: can't open '{path}': No such file or directory\n")
         return 2
-    from fakecri.sim.steps import LOOK
-
     yield LOOK
     try:
         text = io.ctx.userland().read(path).decode("utf-8", "surrogateescape")
@@ -408,3 +408,10 @@ def _as_program(name: str, args: list[str], io: Io) -> Process:
     except ShellError as exc:
         yield from io.error(f"{io.shell}: {exc.message}\n")
         return 2
+
+
+hooks.simple = simple.simple
+hooks.external = external
+hooks.find_command = find_command
+hooks.builtins = BUILTINS
+hooks.special = SPECIAL

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import re
 
-from fakecri.sim.shell import ast, redirect
+from fakecri.sim.shell import ast, hooks, redirect
+from fakecri.sim.shell.builtins import BUILTINS, SPECIAL
 from fakecri.sim.shell.expand import expand_string, expand_words
+from fakecri.sim.shell.interp import call_function, run_text
+from fakecri.sim.shell.parser import RESERVED
 from fakecri.sim.shell.state import Shell
 from fakecri.sim.steps import Process
 
@@ -17,18 +20,12 @@ _KEYWORDS = frozenset({"in", "select", "function", "time", "}", "]]"})
 
 def quote(word: str) -> str:
     """A word as ash's `set -x` shows it (single quotes when it needs any, reserved words too)."""
-    from fakecri.sim.shell.parser import RESERVED
-
     if not word or (_SAFE.fullmatch(word) and word not in RESERVED and word not in _KEYWORDS):
         return word
     return "'" + word.replace("'", "'\"'\"'") + "'"
 
 
 def simple(node: ast.Simple, sh: Shell) -> Process:
-    from fakecri.sim.shell.builtins import BUILTINS, SPECIAL
-    from fakecri.sim.shell.interp import call_function
-    from fakecri.sim.shell.session import external
-
     sh.line = node.line
     if sh.aliases and node.words and node.words[0].literal() in sh.aliases and not sh.in_alias:
         return (yield from _aliased(node, sh))
@@ -45,7 +42,7 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
         yield from sh.io.error("+ " + " ".join([f"{n}={quote(v)}" for n, v in values] + [quote(a) for a in argv])
                                + "\n")
     if not argv:
-        status = sh.status if had_sub else 0
+        status = sh.sub_status if had_sub else 0
         if node.redirs:
             io = yield from redirect.apply(node.redirs, sh, sh.io)
             if io is None:
@@ -75,7 +72,7 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
             finally:
                 _restore(restore, sh)
         env = dict(values)
-        return (yield from external(argv, sh, env))
+        return (yield from hooks.run_external(argv, sh, env))
     finally:
         if sh.io is io:
             sh.io = saved_io  # (`exec >file` leaves its descriptors for the rest of the script)
@@ -83,8 +80,6 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
 
 def _aliased(node: ast.Simple, sh: Shell) -> Process:
     """A command whose first word is an alias: the alias's text in its place, read again."""
-    from fakecri.sim.shell.interp import run_text
-
     first = node.words[0].literal() or ""
     text = " ".join([*(f"{n}={w.text}" for n, w in node.assigns), sh.aliases[first], *(w.text for w in node.words[1:])])
     io = sh.io

@@ -71,7 +71,9 @@ class Shell:
     errexit_off: int = 0  # inside a condition, `set -e` does not apply
     in_trap: bool = False
     in_alias: bool = False
+    seed: int = 1  # $RANDOM's state
     substitutions: int = 0  # command substitutions run so far (an assignment's status is its last one's)
+    sub_status: int = 0  # the status of the last of them
     line: int = 0  # the line of the command running (0 first), as builtins' messages name it
 
     def fail(self, builtin: str, message: str) -> str:
@@ -90,10 +92,20 @@ class Shell:
     def load_env(self) -> None:
         if self.env_loader is not None:
             loader, self.env_loader = self.env_loader, None
-            for k, v in loader().items():
+            env = loader()
+            for k, v in env.items():
                 if k not in self.vars:
                     self.vars[k] = v
                     self.exported.add(k)
+            # as ash starts: SHLVL one up, PWD where it is (both exported)
+            if "SHLVL" not in self.vars or self.vars.get("SHLVL") == env.get("SHLVL"):
+                level = env.get("SHLVL", "0")
+                self.vars["SHLVL"] = str(int(level) + 1 if level.isdigit() else 1)
+                self.exported.add("SHLVL")
+            if "PWD" not in self.vars and self.io.ctx.userland is not None:
+                spec = getattr(self.io.ctx.userland(), "spec", None)
+                self.vars["PWD"] = getattr(spec, "working_dir", "") or "/"
+                self.exported.add("PWD")
 
     def get(self, name: str) -> str | None:
         value = self.vars.get(name)
@@ -145,6 +157,11 @@ class Shell:
             spec = getattr(self.io.ctx.userland(), "spec", None)
             return getattr(spec, "working_dir", "") or "/"
         return "/"
+
+    def random(self) -> int:
+        """$RANDOM: 0..32767 from a generator seeded by the shell's pid (the same run after run)."""
+        self.seed = (self.seed * 1103515245 + 12345 + self.pid) & 0x7FFFFFFF
+        return (self.seed >> 16) & 0x7FFF
 
     def ifs(self) -> str:
         value = self.get("IFS")
