@@ -135,7 +135,7 @@ def call(interp: Interp, e: a.Builtin) -> Generator[Any, Any, Value]:
         else:
             text = interp.str_of((yield from interp.ev(target)))
         result, count = substitute(interp, interp.regex(pat), repl, text, name == "gsub")
-        if count and isinstance(target, a.LVALUES):
+        if isinstance(target, a.LVALUES):  # (busybox stores it even when nothing matched: $0 is cut again)
             interp.store(where, result)
         return float(count)
     if name == "match":

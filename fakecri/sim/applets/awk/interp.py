@@ -60,7 +60,7 @@ class Interp:
         self.vars: dict[str, Slot] = {}
         self.frames: list[list[Slot]] = []
         self.record = ""
-        self.fields: list[str] | None = []
+        self.fields: list[Value] | None = []  # (an assigned field keeps its value, a number too, as busybox's)
         self.record_fs = " ", False
         self.exit_code = 0
         self.line = 1
@@ -150,13 +150,13 @@ class Interp:
         self.fields = None
         self.record_fs = self.str_var("FS"), self.str_var("RS") == ""
 
-    def split(self) -> list[str]:
+    def split(self) -> list[Value]:
         if self.fields is None:
-            self.fields = split_fields(self.record, *self.record_fs)
+            self.fields = [StrNum(f) for f in split_fields(self.record, *self.record_fs)]
         return self.fields
 
     def rebuild(self) -> None:
-        self.record = self.str_var("OFS").join(self.split())
+        self.record = self.str_var("OFS").join(self.str_of(f) for f in self.split())
 
     def field(self, n: float) -> Value:
         i = int(n)
@@ -165,20 +165,19 @@ class Interp:
         if i == 0:
             return StrNum(self.record)
         fields = self.split()
-        return StrNum(fields[i - 1]) if i <= len(fields) else UNINIT
+        return fields[i - 1] if i <= len(fields) else UNINIT
 
     def set_field(self, n: float, value: Value) -> None:
         i = int(n)
         if i < 0:
             raise AwkError("Access to negative field")
-        text = self.str_of(value)
         if i == 0:
-            self.set_record(text)
+            self.set_record(self.str_of(value))
             return
         fields = self.split()
         if i > len(fields):
             fields += [""] * (i - len(fields))
-        fields[i - 1] = text
+        fields[i - 1] = UNINIT if isinstance(value, Uninit) else value
         self.rebuild()
 
     # ---------------------------------------------------------------- expressions
