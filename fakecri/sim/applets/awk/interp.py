@@ -195,7 +195,9 @@ class Interp:
         if isinstance(target, a.Field):
             return target, to_num((yield from self.ev(target.index)))
         if isinstance(target, a.Index):
-            return target, (yield from self.subscript(target.subscripts))
+            key = yield from self.subscript(target.subscripts)
+            self.array(target.array).get(key)  # (the element is made now, before the value: busybox's order)
+            return target, key
         return target, None
 
     def load(self, place: Place) -> Value:
