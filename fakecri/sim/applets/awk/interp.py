@@ -311,7 +311,9 @@ class Interp:
         if op == "%":
             if y == 0:
                 raise AwkError("Division by zero")
-            return math.fmod(x, y)
+            q = x / y  # busybox: x - (long long)(x / y) * y, the cast as x86 makes it (out of range: INT64_MIN)
+            whole = math.trunc(q) if q == q and -(2 ** 63) <= q < 2 ** 63 else -(2 ** 63)
+            return x - float(whole) * y
         try:
             return math.pow(x, y)
         except OverflowError:
