@@ -36,7 +36,7 @@ from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
 from fakecri.sim.host import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
-from fakecri.sim.live import Decision, Exited, LiveInput, LiveInputs
+from fakecri.sim.live import Decision, Exited, LiveInput, LiveInputs, Wrote
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.programs import may_serve, reads_userland, server_for
 from fakecri.sim.programs.base import Here, Listen, Server
@@ -118,12 +118,18 @@ class Simulation:
         self.swap_bytes = swap_bytes
         self.view: RuntimeView | None = None  # the engine it reads; set by the owner once both exist
         self.live = LiveInputs()
-        self._plans = PlanCache()
+        # told the name of each thing the shell refuses (not modelled): the node counts them
+        self.refused: Callable[[str], None] | None = None
+        self._plans = PlanCache(refused=self._refuse)
         self._inside: dict[str, Inside] = {}
         self._resuming: set[str] = set()  # containers whose command a plan left to go on live, not yet live
         self._contents: dict[str, ImageContent] = {}
         self._scripts: dict[str, StatsScript | None] = {}  # each container's stats script, once read
         self._set: dict[str, list[tuple[int, dict[str, Curve]]]] = {}  # what SetStats set, by container
+
+    def _refuse(self, name: str) -> None:
+        if self.refused is not None:
+            self.refused(name)
 
     def watch(self, view: RuntimeView) -> None:
         self.view = view
@@ -383,7 +389,8 @@ class Simulation:
         """Where a command in `c` runs: its userland (built on first use) and the commands that read it;
         `now_ns`, when the process starts (its `date` counts from it)."""
         cid = c.id
-        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=_clocked(now_ns))
+        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=_clocked(now_ns),
+                       refused=self._refuse)
 
     # ------------------------------------------------------------ exec
 
@@ -478,15 +485,18 @@ class Simulation:
                 if step is None or offset > 0:
                     self.live.arm(cid, c.started_at + offset)
 
-    def signalled(self, c: Container) -> None:
+    def signalled(self, c: Container, now_ns: int = 0) -> list[Decision]:
         """SIGTERM reaches running container `c` (a graceful stop begins): what its command set up
-        to run on that signal (a shell's `trap`) does its work inside now; how long it takes and
-        how it exits is its plan's stop outcome."""
+        to run on that signal (a shell's `trap`) does its work inside now, and what it writes goes
+        to the container's log (the decisions returned); how long it takes and how it exits is its
+        plan's stop outcome."""
         if c.state != _RUNNING:
-            return
+            return []
         handler = self._plan_now(c).term_handler
-        if handler:
-            record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
+        if not handler:
+            return []
+        done = record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
+        return [Wrote(c.id, stream, text, now_ns) for _, stream, text in done.outputs]
 
     def network_steps(self) -> list[tuple[str, Connect]]:
         """(container id, step) of the live programs waiting on the network, each handed out once."""

@@ -149,6 +149,7 @@ class Node:
         self.host = LocalHost(self.host_root)
         self.sim = Simulation(self.catalog, self.host, cgroup_version=config.cgroup_version,
                               swap_bytes=config.swap_bytes)
+        self.sim.refused = lambda name: self.count(f"refused:{name}")  # what the shell does not model
         self.runtime = Runtime(
             self.clock, self.ids, programs=self.sim, registry=self.catalog, pod_cidr=config.pod_cidr,
             runtime_handlers=config.runtime_handlers, max_images=config.max_images,

@@ -37,11 +37,16 @@ class StateCollector:
         counters = Counter(self.counters)
         faults = CounterMetricFamily("fakecri_faults_injected", "Times each fault fired, by fault name",
                                      labels=["fault"])
+        refused = CounterMetricFamily("fakecri_shell_refused", "Commands and constructs the shell refused as not "
+                                      "modelled by fakecri, by name", labels=["command"])
         for key, n in sorted(counters.items()):
             kind, _, rest = key.partition(":")
             if kind == "fault":
                 faults.add_metric([rest], n)
+            elif kind == "refused":
+                refused.add_metric([rest], n)
         yield faults
+        yield refused
         yield from self._events(counters)
         yield from self._objects()
 
