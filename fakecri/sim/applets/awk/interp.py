@@ -14,6 +14,7 @@ from fakecri.sim.applets.awk import ast as a
 from fakecri.sim.applets.awk import builtins
 from fakecri.sim.applets.awk.errors import AwkError, Fatal, NotModelled
 from fakecri.sim.applets.awk.format import FormatError, conversions, sprintf
+from fakecri.sim.applets.awk.machine import Place, Slot
 from fakecri.sim.applets.awk.records import AwkArray, split_fields
 from fakecri.sim.applets.awk.regex import BadRegex, compile_ere
 from fakecri.sim.applets.awk.streams import Streams
@@ -49,8 +50,6 @@ class _Return(Exception):
         self.value = value
 
 
-Slot = Value | AwkArray
-Place = tuple[a.Expr, float | str | None]  # an lvalue and its field number or subscript
 
 
 class Interp:
