@@ -3,18 +3,20 @@ NAME...`, `which NAME...` (through the container's PATH and files; a program
 the simulation knows whose file is not modelled is where busybox installs it, /bin), `uname`
 (-a -s -n -r -v -m -o -p -i).
 
-uname describes the node: the simulation models no kernel of its own, so its release and
-version are fixed here (NODE_KERNEL), the machine is x86_64 and the node name is the
-container's hostname (its UTS namespace's).
+uname describes the node: its release and version are those /proc/version shows inside (the
+host's, where the node reads the host's /proc), else fixed here (NODE_KERNEL); the machine is
+x86_64 and the node name is the container's hostname (its UTS namespace's).
 """
 from __future__ import annotations
 
 import posixpath
+import re
 
-from fakecri.sim.applets.common import BadUsage, options, usage_error
+from fakecri.sim.applets.common import BadUsage, decode, options, usage_error
 from fakecri.sim.shell import COMMANDS, Command, Io, Process
 from fakecri.sim.userland.files import looking
 from fakecri.sim.userland.fs import X
+from fakecri.sim.userland.world import FileError
 
 NODE_KERNEL = ("Linux", "6.1.0-fakecri", "#1 SMP PREEMPT_DYNAMIC fakecri", "x86_64", "GNU/Linux")
 _BASENAME = "FILE [SUFFIX] | -a FILE... | -s SUFFIX FILE..."
@@ -89,7 +91,16 @@ def uname(args: list[str], io: Io) -> Process:
     if isinstance(o, int):
         return o
     sysname, release, version, machine, osname = NODE_KERNEL
-    node = io.ctx.userland().spec.hostname if io.ctx.userland is not None else "localhost"
+    node = "localhost"
+    if io.ctx.userland is not None:
+        world = yield from looking(io)
+        node = world.spec.hostname
+        try:  # the node's kernel, as /proc/version inside says (the host's, where the node reads it)
+            m = re.match(r"Linux version (\S+) .*?(#\d+[^\n]*)", decode(world.read("/proc/version")))
+        except FileError:
+            m = None
+        if m is not None:
+            release, version = m.group(1), m.group(2).strip()
     fields = {"s": sysname, "n": node, "r": release, "v": version, "m": machine, "p": "unknown", "i": "unknown",
               "o": osname}
     if o.has("a"):

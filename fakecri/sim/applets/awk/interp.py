@@ -14,6 +14,7 @@ from fakecri.sim.applets.awk import ast as a
 from fakecri.sim.applets.awk import builtins
 from fakecri.sim.applets.awk.errors import AwkError, Fatal, NotModelled
 from fakecri.sim.applets.awk.format import FormatError, conversions, sprintf
+from fakecri.sim.applets.awk.machine import Place, Slot
 from fakecri.sim.applets.awk.records import AwkArray, split_fields
 from fakecri.sim.applets.awk.regex import BadRegex, compile_ere
 from fakecri.sim.applets.awk.streams import Streams
@@ -49,8 +50,6 @@ class _Return(Exception):
         self.value = value
 
 
-Slot = Value | AwkArray
-Place = tuple[a.Expr, float | str | None]  # an lvalue and its field number or subscript
 
 
 class Interp:
@@ -195,7 +194,9 @@ class Interp:
         if isinstance(target, a.Field):
             return target, to_num((yield from self.ev(target.index)))
         if isinstance(target, a.Index):
-            return target, (yield from self.subscript(target.subscripts))
+            key = yield from self.subscript(target.subscripts)
+            self.array(target.array).get(key)  # (the element is made now, before the value: busybox's order)
+            return target, key
         return target, None
 
     def load(self, place: Place) -> Value:
@@ -309,7 +310,9 @@ class Interp:
         if op == "%":
             if y == 0:
                 raise AwkError("Division by zero")
-            return math.fmod(x, y)
+            q = x / y  # busybox: x - (long long)(x / y) * y, the cast as x86 makes it (out of range: INT64_MIN)
+            whole = math.trunc(q) if q == q and -(2 ** 63) <= q < 2 ** 63 else -(2 ** 63)
+            return x - float(whole) * y
         try:
             return math.pow(x, y)
         except OverflowError:
