@@ -16,7 +16,7 @@ by `forget` when the container is removed.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -153,20 +153,22 @@ class Simulation:
                 self._plans.get(("sleep", "infinity"), (), settings)
             script_from_settings(behaviour_annotations({}, sandbox.annotations, name, STATS_KEYS))
 
-    def check(self, container: Container, sandbox: Sandbox) -> None:
+    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> None:
         settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)
         self._plans.get(container.command, container.args, settings)  # InvalidArgument on a bad annotation
         script_from_settings(behaviour_annotations(container.annotations, sandbox.annotations, container.name,
                                                    STATS_KEYS))
 
-    def plan(self, container: Container, sandbox: Sandbox) -> Plan:
+    def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
+        """What the container's program does once started, from what the engine hands over
+        (the container, its sandbox and its image record): the engine is not read back."""
         c = container
         if has_private_host_mount(c):  # what the host mounts after the start stays unseen
             inside = self._of(c.id)
             if inside.mounts_at_start is None:
                 inside.mounts_at_start = self.host.mount_points()
         settings = behaviour_annotations(c.annotations, sandbox.annotations, c.name)
-        command, args = self.argv_of(c)
+        command, args = self._content(c, image).argv(c.command, c.args)
         if not _needs_own_plan(command + args):
             return self._plans.get(command, args, settings)
         inside = self._of(c.id)
@@ -175,24 +177,29 @@ class Simulation:
             def take_on(proc: Process, offset: int, step: Connect | None) -> None:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
-            ctx = self._context(c, Context(main=True), c.started_at or None)
+            ctx = replace(self._context(c, Context(main=True), c.started_at or None),
+                          userland=lambda: self._userland(c, sandbox, image))
             inside.own_plan = build_plan(command, args, settings, ctx, take_on)
         return inside.own_plan
 
-    def cpu_used_ns(self, container: Container, now_ns: int) -> int:
-        return stats.cpu_total_ns(container, now_ns, self.stats_script(container))
+    def cpu_used_ns(self, container: Container, sandbox: Sandbox, now_ns: int) -> int:
+        return stats.cpu_total_ns(container, now_ns, self.stats_script(container, sandbox))
 
     # ------------------------------------------------------------ scripted stats
 
-    def stats_script(self, c: Container) -> StatsScript | None:
+    def stats_script(self, c: Container, sandbox: Sandbox | None = None) -> StatsScript | None:
         """The container's scripted figures (its annotations, its pod's, what SetStats set);
-        None when nothing is scripted. Read once per container: its annotations never change."""
+        None when nothing is scripted. Read once per container: its annotations never change.
+        The engine hands over the sandbox; the owner may leave it to be looked up."""
         if c.id in self._scripts:
             return self._scripts[c.id]
-        try:
-            sandbox_annotations = self._view().get_sandbox(c.sandbox_id).annotations
-        except (NotFound, RuntimeError):
-            sandbox_annotations = {}
+        if sandbox is not None:
+            sandbox_annotations: Mapping[str, str] = sandbox.annotations
+        else:
+            try:
+                sandbox_annotations = self._view().get_sandbox(c.sandbox_id).annotations
+            except (NotFound, RuntimeError):
+                sandbox_annotations = {}
         try:
             script = script_from_settings(behaviour_annotations(c.annotations, sandbox_annotations, c.name,
                                                                 STATS_KEYS))
@@ -224,10 +231,16 @@ class Simulation:
     def content_of(self, c: Container) -> ImageContent:
         """What is inside the container's image: looked up by the image the engine resolved
         (its tags and digests), else by the reference the caller gave."""
+        content = self._contents.get(c.image_id or c.image)
+        if content is not None:
+            return content
+        return self._content(c, self.view.images.get(c.image_id) if self.view is not None else None)
+
+    def _content(self, c: Container, img: Image | None) -> ImageContent:
+        """`content_of`, with the image record given (as the engine hands it to the port)."""
         key = c.image_id or c.image
         content = self._contents.get(key)
         if content is None:
-            img = self.view.images.get(c.image_id) if self.view is not None else None
             content = self._content_for(img, c.image)
             if len(self._contents) >= MAX_CONTENTS:
                 self._contents.clear()
@@ -311,11 +324,17 @@ class Simulation:
         if inside.userland is None:
             view = self._view()
             c = view.get_container(cid)
-            sb = view.get_sandbox(c.sandbox_id)
+            return self._userland(c, view.get_sandbox(c.sandbox_id), None)
+        return inside.userland
+
+    def _userland(self, c: Container, sb: Sandbox, img: Image | None) -> Userland:
+        """`userland_of`, from the records given (the engine's, in a call of its port)."""
+        inside = self._of(c.id)
+        if inside.userland is None:
             cid = c.id
             online = self.host.proc_file("/sys/devices/system/cpu/online").decode("ascii", "replace").strip()
             cgroup = Cgroup(self.cgroup_version, online or "0", self.swap_bytes, lambda: self.cgroup_now(cid))
-            inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self.content_of(c),
+            inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self._content(c, img),
                                        processes=lambda: self.processes_seen_from(cid),
                                        mounts_at_start=inside.mounts_at_start, host=self.host, cgroup=cgroup,
                                        images=self.image_content)
@@ -371,9 +390,14 @@ class Simulation:
 
     # ------------------------------------------------------------ exec
 
+    def _plan_now(self, c: Container) -> Plan:
+        """The plan, for the owner's calls (exec, input, a stop): its records looked up."""
+        view = self._view()
+        return self.plan(c, view.get_sandbox(c.sandbox_id), view.images.get(c.image_id) if c.image_id else None)
+
     def _probe(self, c: Container, argv: Sequence[str], now_ns: int) -> tuple[int, bytes] | None:
         """What a scripted probe answers for `argv` (exit code, stderr), None when none covers it."""
-        rule = self.plan(c, self._view().get_sandbox(c.sandbox_id)).probe_for(argv)
+        rule = self._plan_now(c).probe_for(argv)
         if rule is None:
             return None
         code = rule.exit_code(now_ns - c.started_at)
@@ -403,12 +427,12 @@ class Simulation:
 
     def reads_input(self, c: Container) -> bool:
         """Whether the container's own command waits for input (attach can feed it)."""
-        return self.plan(c, self._view().get_sandbox(c.sandbox_id)).input_at_ns is not None
+        return self._plan_now(c).input_at_ns is not None
 
     def feed_input(self, c: Container, data: bytes | None, now_ns: int) -> list[Decision]:
         """Give running container `c`'s command input (None: its input ends). Input to a command
         that does not read is dropped, as a process that never reads its stdin leaves it unread."""
-        plan = self.plan(c, self._view().get_sandbox(c.sandbox_id))
+        plan = self._plan_now(c)
         live = self.live.get(c.id)
         if plan.input_at_ns is None:  # it never read in its plan; one taken on live may read now
             if live is None:
@@ -464,7 +488,7 @@ class Simulation:
         plan's stop outcome."""
         if c.state != _RUNNING:
             return []
-        handler = self.plan(c, self._view().get_sandbox(c.sandbox_id)).term_handler
+        handler = self._plan_now(c).term_handler
         if not handler:
             return []
         done = record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)

@@ -119,14 +119,16 @@ def test_odd_input_never_raises(junk):
 
 
 def test_redirections():
-    trace = simulate(["sh", "-c", "echo a > /tmp/x; echo b >&2; echo c > /proc/1/fd/1; echo d >> /dev/stderr; cat < /f"])
+    trace = simulate(["sh", "-c",
+                      "echo a > /tmp/x; echo b >&2; echo c > /proc/1/fd/1; echo d >> /dev/stderr; cat < /f"])
     assert trace.outputs == ((0, "stderr", "b\n"), (0, "stdout", "c\n"), (0, "stderr", "d\n"),
                              (0, "stderr", "sh: can't open /f: no such file\n"))  # no files outside a container
     assert trace.exit_code == 1
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("sleep exit echo true false cat 0123456789.;&|<>()'\"\\\n-$mhd"))), st.booleans())
+@given(st.text(alphabet=st.sampled_from(list("sleep exit echo true false cat 0123456789.;&|<>()'\"\\\n-$mhd"))),
+       st.booleans())
 def test_random_scripts_never_raise(script, in_exec):
     trace = simulate(["sh", "-c", script], b"x", in_exec=in_exec)
     assert 0 <= trace.exit_code <= 255

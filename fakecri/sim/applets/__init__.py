@@ -1,5 +1,6 @@
-"""busybox's text and system applets, as busybox 1.35 behaves: `APPLET_COMMANDS`, the table
-the shell's command tables take them from (a container's, through the userland commands).
+"""busybox's applets as busybox 1.35 behaves: `APPLET_COMMANDS`, the table the shell's command
+tables take them from (a container's, through the simulation's INSIDE_COMMANDS): the text and
+system applets, and `awk` (fakecri.sim.applets.awk).
 
 The text filters read standard input when they are given no file, so they work where no
 userland exists; with one, they read and write the container's files. What they do not
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from fakecri.sim.applets.awk import AWK_COMMANDS
 from fakecri.sim.applets.counts import COUNT_COMMANDS
 from fakecri.sim.applets.date import DATE_COMMANDS
 from fakecri.sim.applets.expr import EXPR_COMMANDS
@@ -28,8 +30,10 @@ from fakecri.sim.shell import Command
 APPLET_COMMANDS: dict[str, Command] = {
     **PRINTF_COMMANDS, **SED_COMMANDS, **GREP_COMMANDS, **TEXT_COMMANDS, **SORT_COMMANDS, **COUNT_COMMANDS,
     **SEQ_COMMANDS, **EXPR_COMMANDS, **SUM_COMMANDS, **DATE_COMMANDS,
-    **RUN_COMMANDS, **SYSTEM_COMMANDS,
+    **RUN_COMMANDS, **SYSTEM_COMMANDS, **AWK_COMMANDS,
 }
+# realpath is the file tools' (sim/userland/file_tools.py: a missing path fails, as busybox's does)
+del APPLET_COMMANDS["realpath"]
 
 _WORD = re.compile(r"[\w\[.-]+")
 

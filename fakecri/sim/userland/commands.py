@@ -10,10 +10,10 @@ import re
 from collections.abc import Sequence
 
 from fakecri.sim.shell import Command, Io, Process, Sleep
+from fakecri.sim.userland.file_tools import FILE_TOOL_COMMANDS
 from fakecri.sim.userland.files import FILE_COMMANDS
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
 from fakecri.sim.userland.system import SYSTEM_COMMANDS
-from fakecri.sim.userland.text import TEXT_COMMANDS
 from fakecri.sim.userland.world import FileError, Userland
 
 NS_PER_S = 1_000_000_000
@@ -279,7 +279,7 @@ USERLAND_COMMANDS: dict[str, Command] = {
     "printenv": _printenv, "sysctl": _sysctl, "pwd": _pwd,
     "brctl": _brctl, "ping": _ping,
     **FILE_COMMANDS,
-    **TEXT_COMMANDS,
+    **FILE_TOOL_COMMANDS,
     **SYSTEM_COMMANDS,
 }
 
