@@ -253,7 +253,7 @@ class RuntimeService:
         if request.timeout > 0:  # a graceful stop: SIGTERM first (a timeout of 0 kills at once)
             try:
                 self.node.apply(self.sim.signalled(runtime.get_container(request.container_id),
-                                                   self.node.clock.now_ns()))  # a trap's output is logged
+                                                   self.node.now_ns()))  # a trap's output is logged
             except errors.NotFound:
                 pass  # stopping what is not there does nothing
         with self.node.changing():  # the stop has begun: what it changed is out before the wait
