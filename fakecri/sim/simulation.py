@@ -75,6 +75,11 @@ def host_pid(cid: str) -> int:
     return 1000 + int(head, 16) % 4_000_000 if head and all(ch in "0123456789abcdef" for ch in head) else 1000
 
 
+def _clocked(now_ns: int | None) -> dict[str, Command]:
+    """The commands inside, with a `date` counting from `now_ns` (when the process starts) if known."""
+    return INSIDE_COMMANDS if now_ns is None else {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns)}
+
+
 @functools.lru_cache(maxsize=1024)
 def _needs_own_plan(argv: tuple[str, ...]) -> bool:
     """Whether a command line may read its userland (a plan of its own, built with it): a pure
@@ -177,8 +182,8 @@ class Simulation:
             def take_on(proc: Process, offset: int, step: Connect | None) -> None:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
-            ctx = replace(self._context(c, Context(main=True), c.started_at or None),
-                          userland=lambda: self._userland(c, sandbox, image))
+            ctx = replace(Context(main=True), userland=lambda: self._userland(c, sandbox, image),
+                          commands=_clocked(c.started_at or None), refused=self._refuse)
             inside.own_plan = build_plan(command, args, settings, ctx, take_on)
         return inside.own_plan
 
@@ -384,8 +389,7 @@ class Simulation:
         """Where a command in `c` runs: its userland (built on first use) and the commands that read it;
         `now_ns`, when the process starts (its `date` counts from it)."""
         cid = c.id
-        commands = INSIDE_COMMANDS if now_ns is None else {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns)}
-        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=commands,
+        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=_clocked(now_ns),
                        refused=self._refuse)
 
     # ------------------------------------------------------------ exec

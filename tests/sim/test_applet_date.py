@@ -36,3 +36,14 @@ def test_date_in_a_container_is_the_node_clock_plus_what_the_process_slept():
     assert r.stdout == b"1767225690\n1767225692\n"
     r = joined.exec_sync(c.id, ["date", "0101000026"], 5)
     assert (r.stderr, r.exit_code) == (b"date: can't set date: Operation not permitted\n", 1)
+
+
+def test_date_r_is_a_files_modification_time():
+    from helpers.core_pods import Joined, Pod
+    joined = Joined(FakeClock())
+    pods = Pod(joined.runtime)
+    c = pods.running(pods.sandbox())
+    r = joined.exec_sync(c.id, ["sh", "-c", "touch /tmp/f; date -r /tmp/f +%Y | grep -cE '^[0-9]{4}$'"], 5)
+    assert (r.stdout, r.exit_code) == (b"1\n", 0)
+    r = joined.exec_sync(c.id, ["date", "-r", "/nope"], 5)
+    assert (r.stderr, r.exit_code) == (b"date: can't stat '/nope': No such file or directory\n", 1)

@@ -32,3 +32,7 @@ def test_printf_matches_busybox(argv):
 
 def test_printf_without_a_format_is_a_usage_error():
     check(["printf"], stderr="none")
+
+
+def test_in_a_shell_printf_is_ashs_builtin_and_its_errors_say_so():
+    check(["sh", "-c", "printf '%d|\\n' x 5; printf '%q' || echo failed"])

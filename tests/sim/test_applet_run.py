@@ -1,4 +1,4 @@
-"""xargs, timeout, env, nice, nohup, usleep, basename, dirname, realpath, which, uname: against
+"""xargs, timeout, env, nice, nohup, usleep, basename, dirname, which, uname: against
 busybox's where the host can say (no userland, or files in a container), else as busybox does it."""
 from __future__ import annotations
 
@@ -76,5 +76,21 @@ def test_names_inside_a_container(box):
     assert in_container(*box, ["uname", "-n"]) == (b"web-0\n", b"", 0)
     assert in_container(*box, ["uname", "-a"])[0].startswith(b"Linux web-0 ")
     assert in_container(*box, ["which", "sh", "nope"])[0:3:2] == (b"/bin/sh\n", 1)
-    assert in_container(*box, ["realpath", "/tmp/../etc", "nope/x"]) == (
-        b"/etc\n", b"realpath: nope/x: No such file or directory\n", 1)
+
+
+def test_uname_is_the_hosts_kernel_where_the_node_reads_the_hosts_proc():
+    import platform
+
+    from helpers.core_pods import Joined, Pod
+
+    from fakecri.engine.clock import FakeClock
+    from fakecri.server.host.host import LocalHost
+    host = LocalHost()
+    joined = Joined(FakeClock(), host=host)
+    pods = Pod(joined.runtime)
+    cid = pods.running(pods.sandbox(hostname="web-1")).id
+    try:
+        assert in_container(joined, cid, ["uname", "-snrm"]) == (
+            f"Linux web-1 {platform.release()} {platform.machine()}\n".encode(), b"", 0)
+    finally:
+        host.close()

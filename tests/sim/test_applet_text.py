@@ -59,3 +59,10 @@ FILES = {"p1": b"1\n2\n3\n", "p2": b"a\nb\n", "f": b"a:b\nc:d\n"}
                          ids=" ".join)
 def test_text_applets_on_files_match_busybox(box, argv):
     check_files(*box, argv, b"", FILES)
+
+
+@pytest.mark.parametrize("argv", [["cat", "-n", "cf"], ["cat", "-b", "cf"], ["cat", "-A", "cf"], ["cat", "-s", "cf"],
+                                  ["cat", "-n", "-", "cf"], ["cat", "cf", "-", "nope"], ["cat", "-vet", "bn"],
+                                  ["cat", "p1", "p2"]], ids=" ".join)
+def test_cat_matches_busybox(box, argv):
+    check_files(*box, argv, b"q\n", {"cf": b"a\n\nb", "bn": b"\x01\x7f\xc3\xa9\tx\n", **FILES}, stderr="first")

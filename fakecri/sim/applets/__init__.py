@@ -1,6 +1,7 @@
-"""busybox's applets as busybox 1.35 behaves: `APPLET_COMMANDS`, the table the shell's command
-tables take them from (a container's, through the simulation's INSIDE_COMMANDS): the text and
-system applets, and `awk` (fakecri.sim.applets.awk).
+"""busybox's applets a container's shell runs, beyond the userland's file and identity commands
+(fakecri.sim.userland), as busybox 1.35 behaves: `awk` (applets/awk/) and the text and system
+applets (printf, sed, grep, cut, sort, date, xargs...). `APPLET_COMMANDS` is their table; the
+simulation adds it to what runs inside a container.
 
 The text filters read standard input when they are given no file, so they work where no
 userland exists; with one, they read and write the container's files. What they do not
@@ -13,10 +14,12 @@ import re
 from collections.abc import Sequence
 
 from fakecri.sim.applets.awk import AWK_COMMANDS
+from fakecri.sim.applets.conditions import CONDITION_COMMANDS
 from fakecri.sim.applets.counts import COUNT_COMMANDS
 from fakecri.sim.applets.date import DATE_COMMANDS
 from fakecri.sim.applets.expr import EXPR_COMMANDS
 from fakecri.sim.applets.grep import GREP_COMMANDS
+from fakecri.sim.applets.od import OD_COMMANDS
 from fakecri.sim.applets.printf import PRINTF_COMMANDS
 from fakecri.sim.applets.run import RUN_COMMANDS
 from fakecri.sim.applets.sed import SED_COMMANDS
@@ -28,13 +31,11 @@ from fakecri.sim.applets.text import TEXT_COMMANDS
 from fakecri.sim.shell import Command
 
 APPLET_COMMANDS: dict[str, Command] = {
+    **AWK_COMMANDS,
     **PRINTF_COMMANDS, **SED_COMMANDS, **GREP_COMMANDS, **TEXT_COMMANDS, **SORT_COMMANDS, **COUNT_COMMANDS,
     **SEQ_COMMANDS, **EXPR_COMMANDS, **SUM_COMMANDS, **DATE_COMMANDS,
-    **RUN_COMMANDS, **SYSTEM_COMMANDS, **AWK_COMMANDS,
+    **RUN_COMMANDS, **SYSTEM_COMMANDS, **OD_COMMANDS, **CONDITION_COMMANDS,
 }
-# realpath is the file tools' (sim/userland/file_tools.py: a missing path fails, as busybox's does)
-del APPLET_COMMANDS["realpath"]
-
 _WORD = re.compile(r"[\w\[.-]+")
 
 

@@ -8,9 +8,10 @@ comes). tee: `-a`, `-i`, several files (standard output too).
 from __future__ import annotations
 
 import re
+from collections.abc import Generator
 
 from fakecri.sim.applets.common import decode, fail, options, read_inputs, read_path, write_path
-from fakecri.sim.shell import Command, Io, Process, Sleep
+from fakecri.sim.shell import Command, Io, Process, Reply, Sleep, Step
 from fakecri.sim.userland.world import FileError
 
 
@@ -79,6 +80,26 @@ def _headers(paths: list[str], opts_q: bool, opts_v: bool) -> bool:
     return opts_v or (len(paths) > 1 and not opts_q)
 
 
+def _first(io: Io, n: int, by_bytes: bool) -> Generator[Step, Reply, bytes]:
+    """The first `n` lines (or bytes) of standard input, read no further than they go."""
+    got = bytearray()
+    count = 0
+    while count < n:
+        if by_bytes:
+            chunk = yield from io.stdin.read()
+            if chunk is None:
+                break
+            got += chunk
+            count = len(got)
+        else:
+            line = yield from io.stdin.readline()
+            if line is None:
+                break
+            got += line
+            count += 1
+    return bytes(got[:n]) if by_bytes else bytes(got)
+
+
 def head(args: list[str], io: Io) -> Process:
     o = yield from options(io, "head", _numeric_first(args), "n:c:qv", "[OPTIONS] [FILE]...")
     if isinstance(o, int):
@@ -92,6 +113,12 @@ def head(args: list[str], io: Io) -> Process:
     headers = _headers(paths, o.has("q"), o.has("v"))
     status = 0
     for k, path in enumerate(paths):
+        if path == "-" and sign == "":  # standard input: read only as far as needed (`yes | head` ends)
+            data = yield from _first(io, n, by_bytes)
+            if headers:
+                yield from io.write(("\n" if k else "") + "==> standard input <==\n")
+            yield from io.write(decode(data))
+            continue
         try:
             data = yield from read_path(io, path)
         except FileError as exc:

@@ -6,18 +6,22 @@ each exec's `date` with `date_at`), plus the time the process has slept since; w
 (no container) it is the fake clock's start, 2026-01-01T00:00:00Z. TIME for -d: `@SECONDS`,
 `YYYY-MM-DD [hh:mm[:ss]]`, `YYYY.MM.DD-hh:mm[:ss]`, `hh:mm[:ss]` (today), `[[CC]YY]MMDDhhmm`,
 or as `-D FMT` (strptime) says. Setting the clock (`date MMDDhhmm`, `-s`) is refused as in a
-container without CAP_SYS_TIME.
+container without CAP_SYS_TIME. `-r FILE`: the file's modification time.
 """
 from __future__ import annotations
 
 import calendar
+import importlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from datetime import UTC, datetime
+from typing import Any
 
 from fakecri.engine.clock import FakeClock
 from fakecri.sim.applets.common import BadUsage, fail, options, usage_error
-from fakecri.sim.shell import Command, Io, Process
+from fakecri.sim.shell import Command, Io, Process, Reply, Step
+from fakecri.sim.userland.files import looking
+from fakecri.sim.userland.world import FileError
 
 NS_PER_S = 1_000_000_000
 SYNOPSIS = "[OPTIONS] [+FMT] [[-s] TIME]"
@@ -71,6 +75,20 @@ def _parse(text: str, now_s: int, given_format: str | None) -> int | None:
     return None
 
 
+def _slept(io: Io) -> Generator[Step, Reply, int]:
+    """How long the process has run (its simulated time): the shell's scheduler knows it where
+    there is one (the shell's `Now` request), else the process's clock counts its sleeps."""
+    try:
+        jobs: Any = importlib.import_module("fakecri.sim.shell.jobs")
+    except ImportError:
+        jobs = None
+    if jobs is not None and hasattr(jobs, "Now"):
+        now = yield from jobs.ask(jobs.Now(0))
+        if isinstance(now, int) and now >= 0:
+            return now
+    return int(getattr(io, "clock", [0])[0])
+
+
 def date_at(now_ns: Callable[[], int]) -> Command:
     """`date` whose "now" is `now_ns()` (ns since the epoch) plus the time the process slept."""
     def date(args: list[str], io: Io) -> Process:
@@ -79,15 +97,23 @@ def date_at(now_ns: Callable[[], int]) -> Command:
                                       "reference": "r"})
         if isinstance(o, int):
             return o
+        reference: int | None = None
         if o.has("r"):
-            return (yield from fail(io, "date: -r: not modelled by fakecri"))
+            path = o.last("r") or ""
+            try:
+                if io.ctx.userland is None:
+                    raise FileError("files are not modelled outside a container by fakecri")
+                world = yield from looking(io)
+                reference = world.stat(path).mtime_ns
+            except FileError as exc:
+                return (yield from fail(io, f"date: can't stat '{path}': {exc.reason}"))
         formats = [w for w in o.operands if w.startswith("+")]
         rest = [w for w in o.operands if not w.startswith("+")]
         if o.has("s") or rest:
             if len(rest) > 1:
                 return (yield from usage_error(io, "date", SYNOPSIS, BadUsage("")))
             return (yield from fail(io, "date: can't set date: Operation not permitted"))
-        total = now_ns() + int(getattr(io, "clock", [0])[0])
+        total = reference if reference is not None else now_ns() + (yield from _slept(io))
         seconds, nanos = divmod(total, NS_PER_S)
         given = o.last("d")
         if given is not None:

@@ -209,11 +209,12 @@ def printf(args: list[str], io: Io) -> Process:
         return 1
     fmt, rest = _bytes_text(args[0]), [_bytes_text(a) for a in args[1:]]
     out, errors, bad = format_all(fmt, rest)
+    name = io.shell if io.depth > 0 else "printf"  # in a shell, busybox's printf is ash's builtin: named so
     yield from io.write(out.encode("latin-1").decode("utf-8", "surrogateescape"))
     for arg in errors:
-        yield from io.error(f"printf: invalid number '{arg.encode('latin-1').decode('utf-8', 'surrogateescape')}'\n")
+        yield from io.error(f"{name}: invalid number '{arg.encode('latin-1').decode('utf-8', 'surrogateescape')}'\n")
     if bad is not None:
-        yield from io.error(f"printf: {bad.encode('latin-1').decode('utf-8', 'surrogateescape')}: invalid format\n")
+        yield from io.error(f"{name}: {bad.encode('latin-1').decode('utf-8', 'surrogateescape')}: invalid format\n")
         return 1
     return 1 if errors else 0
 

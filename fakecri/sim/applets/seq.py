@@ -2,8 +2,9 @@
 
 seq counts in exact decimals (`seq 1 0.1 1.3` ends at 1.3), printing as many decimals as
 FIRST or INC has. Endless output cannot be written at once: `yes` (and a `seq` whose INC is 0)
-writes ENDLESS_BYTES of it; into a pipe it then ends as a writer whose reader closed does
-(SIGPIPE, 141), else it goes on writing until stopped, which is modelled as waiting.
+writes ENDLESS_BYTES of it, a page at a time; into a pipe whose reader has gone it ends at its
+next write, as by SIGPIPE (141); else, after that much, it is taken to go on until stopped
+(modelled as waiting).
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from fakecri.sim.applets.common import BadUsage, options, usage_error
 from fakecri.sim.shell import Command, Io, Process, Sleep
 
 SEQ_SYNOPSIS = "[-w] [-s SEP] [FIRST [INC]] LAST"
-ENDLESS_BYTES = 64 * 1024  # a pipe's buffer
+ENDLESS_BYTES = 1 << 20  # what an endless writer writes before it is taken to write on until stopped
 SIGPIPE_EXIT = 141
 
 
@@ -31,8 +32,11 @@ def _places(text: str) -> int:
 
 
 def endless(io: Io, line: str) -> Process:
-    """Write `line` over and over, as far as a pipe holds (see the module's note)."""
-    yield from io.write(line * max(1, ENDLESS_BYTES // max(1, len(line))))
+    """Write `line` over and over, ENDLESS_BYTES at most (see the module's note). A pipe whose
+    reader has gone ends the writer at its next write (the shell's scheduler sees to it)."""
+    chunk = line * max(1, 4096 // max(1, len(line)))
+    for _ in range(ENDLESS_BYTES // len(chunk) + 1):
+        yield from io.write(chunk)
     if io.capture is not None and io.out == "stdout":
         return SIGPIPE_EXIT
     yield Sleep(None)

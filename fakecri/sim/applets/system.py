@@ -1,17 +1,18 @@
 """Names and the machine, as busybox 1.35's: `basename NAME [SUFFIX]` (-a, -s SUFFIX), `dirname
-NAME...`, `realpath PATH...`, `which NAME...` (through the container's PATH and files; a program
+NAME...`, `which NAME...` (through the container's PATH and files; a program
 the simulation knows whose file is not modelled is where busybox installs it, /bin), `uname`
 (-a -s -n -r -v -m -o -p -i).
 
-uname describes the node: the simulation models no kernel of its own, so its release and
-version are fixed here (NODE_KERNEL), the machine is x86_64 and the node name is the
-container's hostname (its UTS namespace's).
+uname describes the node: its release and version are those /proc/version shows inside (the
+host's, where the node reads the host's /proc), else fixed here (NODE_KERNEL); the machine is
+x86_64 and the node name is the container's hostname (its UTS namespace's).
 """
 from __future__ import annotations
 
 import posixpath
+import re
 
-from fakecri.sim.applets.common import BadUsage, options, usage_error
+from fakecri.sim.applets.common import BadUsage, decode, options, usage_error
 from fakecri.sim.shell import COMMANDS, Command, Io, Process
 from fakecri.sim.userland.files import looking
 from fakecri.sim.userland.fs import X
@@ -64,28 +65,6 @@ def dirname(args: list[str], io: Io) -> Process:
     return 0
 
 
-def realpath(args: list[str], io: Io) -> Process:
-    o = yield from options(io, "realpath", args, "", "PATH...")
-    if isinstance(o, int):
-        return o
-    if not o.operands:
-        return (yield from usage_error(io, "realpath", "PATH...", BadUsage("")))
-    world = yield from looking(io)
-    status = 0
-    for path in o.operands:
-        try:
-            resolved = world.resolve(path)
-            parent = posixpath.dirname(resolved)
-            if not world.is_dir(parent):
-                raise FileError("No such file or directory")
-        except FileError as exc:
-            yield from io.error(f"realpath: {path}: {exc.reason}\n")
-            status = 1
-            continue
-        yield from io.write(resolved + "\n")
-    return status
-
-
 def which(args: list[str], io: Io) -> Process:
     o = yield from options(io, "which", args, "a", "[-a] COMMAND...")
     if isinstance(o, int):
@@ -112,7 +91,16 @@ def uname(args: list[str], io: Io) -> Process:
     if isinstance(o, int):
         return o
     sysname, release, version, machine, osname = NODE_KERNEL
-    node = io.ctx.userland().spec.hostname if io.ctx.userland is not None else "localhost"
+    node = "localhost"
+    if io.ctx.userland is not None:
+        world = yield from looking(io)
+        node = world.spec.hostname
+        try:  # the node's kernel, as /proc/version inside says (the host's, where the node reads it)
+            m = re.match(r"Linux version (\S+) .*?(#\d+[^\n]*)", decode(world.read("/proc/version")))
+        except FileError:
+            m = None
+        if m is not None:
+            release, version = m.group(1), m.group(2).strip()
     fields = {"s": sysname, "n": node, "r": release, "v": version, "m": machine, "p": "unknown", "i": "unknown",
               "o": osname}
     if o.has("a"):
@@ -123,5 +111,5 @@ def uname(args: list[str], io: Io) -> Process:
     return 0
 
 
-SYSTEM_COMMANDS: dict[str, Command] = {"basename": basename, "dirname": dirname, "realpath": realpath,
+SYSTEM_COMMANDS: dict[str, Command] = {"basename": basename, "dirname": dirname,
                                        "which": which, "uname": uname}

@@ -1,6 +1,6 @@
 """Line filters as busybox 1.35's: `cut` (-b -c -f -d -s -O -D -n; bytes, as busybox counts
 them), `tr` (-c -d -s; ranges, `[:class:]`, `[=c=]`, octal and C escapes; no `[c*n]`), `rev`,
-`tac`, `paste` (-d -s), `fold` (-w -s -b), `nl` (-b a|t|n -w -s -v -i). Each reads its files
+`tac`, `paste` (-d -s), `fold` (-w -s -b), `nl` (-b a|t|n -w -s -v -i), `cat` (-n -b -v -t -e -A). Each reads its files
 (or standard input) and writes the result once.
 """
 from __future__ import annotations
@@ -291,5 +291,53 @@ def nl(args: list[str], io: Io) -> Process:
     return status
 
 
-TEXT_COMMANDS: dict[str, Command] = {"cut": cut, "tr": tr, "rev": rev, "tac": tac, "paste": paste, "fold": fold,
-                                     "nl": nl}
+def _visible(data: bytes, tabs: bool, ends: bool) -> bytes:
+    """cat -v (with -t: tabs too; -e: a `$` at each line's end)."""
+    out = bytearray()
+    for b in data:
+        if b == 10:
+            out += b"$\n" if ends else b"\n"
+            continue
+        if b == 9 and not tabs:
+            out.append(9)
+            continue
+        prefix = b""
+        if b >= 128:
+            prefix, b = b"M-", b - 128
+        if b < 32 or b == 127:
+            out += prefix + b"^" + bytes([b ^ 0x40])
+        else:
+            out += prefix + bytes([b])
+    return bytes(out)
+
+
+def cat(args: list[str], io: Io) -> Process:
+    """`cat [-nbvteA] [FILE]...` (`-` or no file: standard input, read where it comes)."""
+    o = yield from options(io, "cat", args, "nbvteAu", "[-nbvteA] [FILE]...")
+    if isinstance(o, int):
+        return o
+    if not o.given and all(p in ("-", "/dev/stdin") for p in o.operands):
+        while (chunk := (yield from io.stdin.read())) is not None:  # as it comes (a terminal's cat echoes each line)
+            yield from io.write(decode(chunk))
+        return 0
+    found, status = yield from read_inputs(io, "cat", o.operands, style="open")
+    number = 0
+    for _, data in found:
+        if o.has("A") or o.has("v") or o.has("e") or o.has("t"):
+            data = _visible(data, o.has("A") or o.has("t"), o.has("A") or o.has("e"))
+        if o.has("n") or o.has("b"):
+            lines = []
+            for line in decode(data).splitlines(keepends=True):
+                if o.has("b") and line == "\n":
+                    lines.append(line)
+                    continue
+                number += 1
+                lines.append(f"{number:>6}\t{line}" + ("" if line.endswith("\n") else "\n"))
+            yield from io.write("".join(lines))
+        else:
+            yield from io.write(decode(data))
+    return status
+
+
+TEXT_COMMANDS: dict[str, Command] = {"cat": cat, "cut": cut, "tr": tr, "rev": rev, "tac": tac, "paste": paste,
+                                     "fold": fold, "nl": nl}

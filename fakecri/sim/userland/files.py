@@ -1,5 +1,6 @@
 """The commands that look at and change a container's files: `cat`, `stat`, `df`, `mount`,
-`umount`, `mkdir`, `rm`, `ln`, `readlink`, `chmod`, `chown`, `chgrp`, `hexdump`, `test`.
+`umount`, `mkdir`, `rm`, `ln`, `readlink`, `chmod`, `chown`, `chgrp`, `hexdump` (`test` and
+`[` are sim/applets/conditions.py's).
 
 Messages and exit codes are busybox's. Each one yields `LOOK` before it looks, so a
 container's own command that does so after time has passed is run on live and sees the
@@ -23,7 +24,6 @@ from fakecri.sim.userland.formats import (
     stat_field,
     statfs_field,
 )
-from fakecri.sim.userland.fs import R, W, X
 from fakecri.sim.userland.modes import parse_mode
 from fakecri.sim.userland.world import FileError, Userland
 
@@ -366,54 +366,10 @@ def _hexdump(args: list[str], io: Io) -> Process:
     return status
 
 
-def _test(args: list[str], io: Io) -> Process:
-    world = yield from looking(io)
-    if args and args[-1] == "]":
-        args = args[:-1]
-    return 0 if _truth(world, args) else 1
-
-
-def _size(world: Userland, path: str) -> int:
-    node = world.stat(path) if world.exists(path) else None
-    return node.size if node is not None else 0
-
-
-def _truth(world: Userland, args: list[str]) -> bool:
-    if not args:
-        return False
-    if args[0] == "!":
-        return not _truth(world, args[1:])
-    if len(args) == 1:
-        return args[0] != ""
-    if len(args) == 2:
-        op, arg = args
-        checks: dict[str, Callable[[str], bool]] = {
-            "-e": world.exists, "-f": lambda p: world.exists(p) and not world.is_dir(p),
-            "-d": world.is_dir, "-s": lambda p: _size(world, p) > 0, "-r": lambda p: world.may(p, R),
-            "-w": lambda p: world.may(p, W), "-x": lambda p: world.may(p, X),
-            "-L": lambda p: world.lexists(p) and world.stat(p, follow=False).kind == "link",
-            "-z": lambda s: s == "", "-n": lambda s: s != ""}
-        checks["-h"] = checks["-L"]
-        fn = checks.get(op)
-        return bool(fn(arg)) if fn else False
-    if len(args) == 3:
-        a, op, b = args
-        if op in ("=", "=="):
-            return a == b
-        if op == "!=":
-            return a != b
-        try:
-            x, y = int(a), int(b)
-        except ValueError:
-            return False
-        return {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}.get(op, False)
-    return False
-
-
 FILE_COMMANDS: dict[str, Command] = {
     "cat": _cat, "stat": _stat, "df": _df, "mount": _mount, "umount": _umount,
     "mkdir": _each("mkdir", _mkdir, with_value="m", what=lambda p: f"can't create directory '{p}'"),
     "rm": _rm,
     "ln": _ln, "readlink": _readlink, "chmod": _chmod, "chown": _owner("chown"), "chgrp": _owner("chgrp"),
-    "hexdump": _hexdump, "test": _test, "[": _test,
+    "hexdump": _hexdump,
 }
