@@ -87,8 +87,9 @@ class FakeAgent:
         from fakecri.server.process.app import FakeCRIServer
 
         configure_logging("json", "warning")
+        # No call log lines, as `fakecri serve --log-level warning`.
         self.server = FakeCRIServer(socket=socket, max_subscribers=None, subscriber_buffer=1_000_000,
-                                    subscriber_policy="drop", pod_cidr="10.0.0.0/8")
+                                    subscriber_policy="drop", pod_cidr="10.0.0.0/8", log_rpcs=False)
         self._svc_cls = RuntimeService
         self.loop: asyncio.AbstractEventLoop | None = None
         self.next_pod = 0
@@ -101,7 +102,6 @@ class FakeAgent:
         self.loop = asyncio.get_running_loop()
         await self.server.start_async()
         self.node = self.server.node
-        self.node.log_rpcs = False  # as `fakecri serve --log-level warning`
         self.svc = self._svc_cls(self.node)
 
     async def serve(self) -> None:
@@ -109,10 +109,8 @@ class FakeAgent:
 
     async def _call(self, method: str, req):
         """One RPC through the servicer and the same after-call steps, minus the transport."""
-        try:
+        with self.node.changing():
             return await getattr(self.svc, method)(req, None)
-        finally:
-            self.node.commit()
 
     async def _pod(self, containers: int, group: int, start: bool = True) -> tuple[str, list[str]]:
         i = self.next_pod

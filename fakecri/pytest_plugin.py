@@ -142,9 +142,9 @@ def _start_server(settings: _Settings, **config: Any) -> FakeCRI:
     config.setdefault("quiet", not settings.log_level)
     # A test run is reproducible from its seed, ids included (no kubelet outlives the run).
     config.setdefault("deterministic_ids", True)
-    handle = FakeCRI.start(**config)
-    handle.node.log_rpcs = settings.log_level in ("debug", "info")
-    return handle
+    # Each call in the log only at debug or info; a setting of the node, given when it is built.
+    config.setdefault("log_rpcs", settings.log_level in ("debug", "info"))
+    return FakeCRI.start(**config)
 
 
 def _configure_logging_once(config: pytest.Config, settings: _Settings) -> None:
@@ -335,9 +335,4 @@ def _take_server_errors(item: pytest.Item) -> list[str]:
     if handle is None or handle.server.node is None:
         return []
 
-    def take() -> list[str]:
-        errs = list(handle.node.server_errors)
-        handle.node.server_errors.clear()
-        return errs
-
-    return handle.server.call(take)
+    return handle.server.call(handle.node.take_errors)  # on the server's loop, which owns the node

@@ -115,9 +115,8 @@ class Subscriber:
 
 
 def walks() -> dict[str, dict[str, Any]]:
-    server = server_class()(seed=7).start()
+    server = server_class()(seed=7, log_rpcs=False).start()
     try:
-        server.call(lambda: setattr(server.node, "log_rpcs", False))
         channel = grpc.insecure_channel(server.endpoint if "://" in server.endpoint or server.endpoint.startswith(
             "unix:") else "unix:" + server.endpoint)
         runtime = rpc.RuntimeServiceStub(channel)

@@ -65,7 +65,6 @@ def srv():
 
     server = FakeCRIServer(seed=7)
     server.start()
-    server.node.log_rpcs = False
     yield server
     server.stop()
 

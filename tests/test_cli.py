@@ -283,8 +283,8 @@ def test_operator_edges_of_a_served_fakecri(tmp_path):
     """One served fakecri shows: a config file with a YAML list of quirks; a missing socket
     directory made and reported; the socket's group and mode; one ready line with every address
     it chose (real ports for port 0) that connect; health and ctl finding the socket through
-    FAKECRI_SOCKET; `ctl` taking --endpoint after the subcommand; the mode shown in octal by Status(verbose), as `crictl info`
-    prints it; a restart with the same seed handing out fresh ids."""
+    FAKECRI_SOCKET; `ctl` taking --endpoint after the subcommand; the mode shown in octal by
+    Status(verbose), as `crictl info` prints it; a restart with the same seed handing out fresh ids."""
     import urllib.request
 
     from fakecri.server.config import parse_address

@@ -15,6 +15,7 @@ class Cause:
     root: str  # the property whose failure is the cause
     words: str  # the cause in a few words
     follows: tuple[str, ...]  # properties a failing root explains when they fail too
+    profiles: tuple[str, ...] = ("current", "legacy-evented")  # the kubelet profiles where it explains them
 
 
 CAUSES: tuple[Cause, ...] = (
@@ -34,6 +35,15 @@ CAUSES: tuple[Cause, ...] = (
     # Containers a removed sandbox leaves behind never get the relist's ContainerRemoved.
     Cause("sandbox-stop-remove-cascades", "stopping or removing a sandbox leaves its containers behind",
           ("relist-table",)),
+    # The legacy Evented PLEG takes a PodSandboxStatus with a timestamp as the pod's whole
+    # status (kubelet 1.26-1.32 GetPodStatus, before k/k#129990): a timestamp without
+    # containers_statuses is a pod without containers, so its cache loses them, the
+    # relist cannot put them back, and their exits never reach it (containerd#10740).
+    Cause("status-timestamp-with-statuses",
+          "PodSandboxStatus sets a timestamp without containers_statuses, which empties the pod in a kubelet that"
+          " trusts the timestamp",
+          ("relist-convergence", "no-lost-exits", "relist-table", "no-missed-events", "cache-monotonic"),
+          profiles=("legacy-evented",)),
 )
 
 
@@ -49,8 +59,9 @@ class Explained:
         return text
 
 
-def explain(failed: list[str]) -> tuple[list[Explained], dict[str, str]]:
-    """For the failing property names (in table order): the causes found, and for each
+def explain(failed: list[str], profile: str = "current") -> tuple[list[Explained], dict[str, str]]:
+    """For the failing property names (in table order) under the kubelet `profile`: the
+    causes found, and for each
     failure a root explains, that root. A property explained by one root is not
     counted again under a later one, and a root explained by an earlier root stays a
     follower of it."""
@@ -58,7 +69,7 @@ def explain(failed: list[str]) -> tuple[list[Explained], dict[str, str]]:
     explained: list[Explained] = []
     follower_of: dict[str, str] = {}
     for cause in CAUSES:
-        if cause.root not in failing or cause.root in follower_of:
+        if cause.root not in failing or cause.root in follower_of or profile not in cause.profiles:
             continue
         followers = [n for n in failed if n in cause.follows and n not in follower_of and n != cause.root
                      and not any(e.cause.root == n for e in explained)]

@@ -8,8 +8,10 @@ server.
 from __future__ import annotations
 
 import contextlib
+import json
+import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Protocol
 
@@ -44,6 +46,21 @@ def _list_properties() -> None:
     width = max(len(n) for n in NAMES)
     for p in ALL:
         click.echo(f"{p.name:<{width}}  {p.level:<6}  {p.item:<7}  {p.summary()}")
+
+
+DEFAULTS = {"--image": "busybox", "--profile": "current", "--max-examples": 20, "--steps": 10,
+            "--runtime-handler": ""}
+
+
+def replay_command(given: Mapping[str, object], seed: int) -> str:
+    """The command that replays `seed` with the options of this run that are not defaults."""
+    words = ["fakecri", "conformance"]
+    for flag, value in given.items():
+        if value is None or value == DEFAULTS.get(flag) or value == ():
+            continue
+        for one in value if isinstance(value, tuple) else (value,):
+            words += [flag, shlex.quote(str(one))]
+    return " ".join([*words, "--seed", str(seed)])
 
 
 class MissingExtra(click.ClickException):
@@ -96,11 +113,25 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
     @click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
                   help="Write a JUnit XML report here.")
     @click.option("--burst", type=click.IntRange(1), default=300, show_default=True,
-                  help="Containers in the slow-subscriber burst (4 events each).")
+                  help="Most containers in the slow-subscriber burst (4 events each); the burst makes only as many as"
+                       " it takes to fall behind, within --burst-time at the runtime's measured pace.")
+    @click.option("--burst-time", type=click.FloatRange(1), default=20.0, show_default=True,
+                  help="Seconds the burst may take at the pace the runtime showed in the examples.")
+    @click.option("--runtime-handler", default="", metavar="NAME",
+                  help="RunPodSandbox's runtime handler (a kubelet sends its RuntimeClass's; default: the runtime's"
+                       " default handler).")
+    @click.option("--log-root", default=None, metavar="DIR",
+                  help="Where pod log directories are made, as the kubelet's /var/log/pods (default: a temporary"
+                       " directory when the endpoint is a unix socket, none for tcp; '' for none).")
+    @click.option("--explore", "explore_runs", type=click.IntRange(0), default=0, show_default=True,
+                  help="After the derandomized run, run the suite on this many fresh seeds, print each failing seed"
+                       " and the command that replays it.")
+    @click.option("--explore-time", type=click.FloatRange(1), default=600.0, show_default=True,
+                  help="Seconds exploring may take: no seed starts after this.")
     @click.option("--no-shrink", is_flag=True, help="Report the first failing call sequence without shrinking it.")
-    @click.option("--shrink-time", type=click.FloatRange(1), default=30.0, show_default=True,
+    @click.option("--shrink-time", type=click.FloatRange(1), default=20.0, show_default=True,
                   help="Seconds Hypothesis may spend shrinking one kind of failure.")
-    @click.option("--shrink-budget", type=click.FloatRange(0), default=60.0, show_default=True,
+    @click.option("--shrink-budget", type=click.FloatRange(0), default=40.0, show_default=True,
                   help="Seconds all shrinking together may take; failures beyond it are reported unshrunk.")
     @click.option("--strict", is_flag=True, help="Exit 1 on SHOULD failures too (default: only MUST failures).")
     @click.option("--list", "list_only", is_flag=True, help="List the properties and exit.")
@@ -110,8 +141,10 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
                        "instead of the table. Progress still goes to stderr.")
     def conformance(endpoint: str | None, image: str, no_pull: bool, max_examples: int, steps: int,
                     seed: int | None, profile: str, properties: tuple[str, ...], report_path: Path | None,
-                    junit_path: Path | None, burst: int, no_shrink: bool, shrink_time: float, shrink_budget: float,
-                    strict: bool, list_only: bool, quiet: bool, json_mode: bool) -> None:
+                    junit_path: Path | None, burst: int, burst_time: float, runtime_handler: str,
+                    log_root: str | None, explore_runs: int, explore_time: float, no_shrink: bool,
+                    shrink_time: float, shrink_budget: float, strict: bool, list_only: bool, quiet: bool,
+                    json_mode: bool) -> None:
         """Judge a CRI runtime by the property suite.
 
         Exit status: 0 when every MUST property passes (every property with --strict),
@@ -150,11 +183,20 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
             opts = Options(endpoint=endpoint, image=image, profile=profile, max_examples=max_examples, steps=steps,
                            seed=seed, properties=list(properties) or None, shrink=not no_shrink,
                            shrink_time=shrink_time, shrink_budget=shrink_budget, pull=not no_pull, slow_burst=burst,
+                           burst_seconds=burst_time, runtime_handler=runtime_handler, log_root=log_root,
                            progress=reporter.phase if reporter is not None else None,
                            on_call=reporter.call if reporter is not None else None)
+            found = None
             try:
                 with reporter or contextlib.nullcontext():
                     result = run_suite(opts)
+                    if explore_runs:
+                        from fakecri.conformance.explore import explore
+
+                        given = {"--endpoint": None if server is not None else endpoint, "--image": image,
+                                 "--profile": profile, "--max-examples": max_examples, "--steps": steps,
+                                 "--runtime-handler": runtime_handler, "--property": properties}
+                        found = explore(opts, explore_runs, explore_time, lambda s: replay_command(given, s))
             except ConnectionError as exc:
                 click.echo(f"error: {exc}", err=True)
                 sys.exit(2)
@@ -164,12 +206,19 @@ def conformance_command(in_process_runtime: Callable[[], InProcessRuntime] | Non
         if json_mode:
             for line in to_json_lines(result, strict=strict):
                 click.echo(line)
+            if found is not None:
+                click.echo(json.dumps({"kind": "explore", **found.as_dict()}))
         else:
             click.echo(result.table())
+            if found is not None:
+                click.echo("\n" + found.text())
         if report_path is not None:
-            report_path.write_text(to_json(result) + "\n")
+            data = json.loads(to_json(result))
+            if found is not None:
+                data["explore"] = found.as_dict()
+            report_path.write_text(json.dumps(data, indent=2) + "\n")
         if junit_path is not None:
             junit_path.write_text(to_junit(result))
-        sys.exit(1 if result.failed(strict) else 0)
+        sys.exit(1 if result.failed(strict) or (found is not None and found.failed(strict)) else 0)
 
     return conformance

@@ -17,6 +17,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient, UnavailableError
 from fakecri.client.pleg import CurrentEventedPLEG, LegacyEventedPLEG
 from fakecri.client.pleg.lifecycle import EventType, PodLifecycleEvent
+from fakecri.conformance import kubelet_calls
 from fakecri.conformance import properties as P
 from fakecri.conformance.expectations import (
     NAMESPACE,
@@ -65,6 +66,7 @@ class Example:
         self.finished = False
         self.cleaning = False  # calls made while removing the example's pods are marked so
         self.pod_counter = 0
+        self.tag = run.example_tag()  # prefixes the example's object names: unique across examples
         self.profile = self.opts.profile
         self.period, self.tick = PROFILE_PERIODS[self.profile]
         self.pleg: CurrentEventedPLEG | LegacyEventedPLEG | None = None
@@ -142,6 +144,10 @@ class Example:
     def exercised(self, prop: type[P.Property] | P.Property, n: int = 1) -> None:
         self.run.exercised(prop.name, n)
 
+    def note(self, prop: type[P.Property] | P.Property, text: str) -> None:
+        """Something the verdict of `prop` should say (once), whatever it is."""
+        self.run.add_note(prop.name, text)
+
     def enabled(self, prop: type[P.Property]) -> bool:
         return self.run.enabled(prop.name)
 
@@ -186,46 +192,32 @@ class Example:
         self.exercised(P.ValidCallsSucceed)
         deadline = time.monotonic() + UNAVAILABLE_RETRY_S
         while True:
+            began = time.monotonic()
             try:
-                return fn(*args, **kwargs)
+                out = fn(*args, **kwargs)
+                self.run.timed(text.split("(", 1)[0], time.monotonic() - began)
+                return out
             except UnavailableError:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.1)
 
     def make_pod(self, label: str) -> PodModel:
+        label = f"{self.tag}.{label}"
         uid = str(uuid.uuid4())
         name = f"{label}-{uid[:8]}"
-        labels = {
-            RUN_LABEL: self.run.run_id,
-            "io.kubernetes.pod.name": name,
-            "io.kubernetes.pod.namespace": NAMESPACE,
-            "io.kubernetes.pod.uid": uid,
-        }
-        config = pb.PodSandboxConfig(
-            metadata=pb.PodSandboxMetadata(name=name, namespace=NAMESPACE, uid=uid, attempt=0),
-            hostname=label,
-            labels=labels,
-            annotations={"fakecri.io/conformance": "true"},
-        )
+        config = kubelet_calls.sandbox_config(name=name, namespace=NAMESPACE, uid=uid,
+                                              labels={RUN_LABEL: self.run.run_id},
+                                              annotations={"fakecri.io/conformance": "true"},
+                                              log_root=self.run.log_root)
         return PodModel(label=label, name=name, uid=uid, config=config)
 
     def container_config(self, c: ContainerModel) -> pb.ContainerConfig:
-        return pb.ContainerConfig(
-            metadata=pb.ContainerMetadata(name=c.name, attempt=c.attempt),
-            image=pb.ImageSpec(image=self.opts.image),
-            command=c.command,
-            labels={
-                RUN_LABEL: self.run.run_id,
-                "io.kubernetes.container.name": c.name,
-                "io.kubernetes.pod.uid": c.pod.uid,
-                "io.kubernetes.pod.name": c.pod.name,
-                "io.kubernetes.pod.namespace": NAMESPACE,
-            },
-            linux=pb.LinuxContainerConfig(
-                resources=pb.LinuxContainerResources(cpu_shares=256, memory_limit_in_bytes=64 * MIB)
-            ),
-        )
+        config = kubelet_calls.container_config(name=c.name, attempt=c.attempt, image_ref=self.run.image_ref,
+                                                image=self.opts.image, command=c.command, pod=c.pod.config,
+                                                labels={RUN_LABEL: self.run.run_id})
+        self.run.make_log_dir(c.pod.config, config)
+        return config
 
     # ------------------------------------------------------------ events
 
@@ -233,6 +225,8 @@ class Example:
         """Record an exit a status or an event showed, and judge its code."""
         if state != pb.CONTAINER_EXITED:
             return
+        if not c.seen_exited:
+            self.run.saw("exits")
         c.seen_exited = True
         c.exit_code = exit_code
         P.NoLostExits.judge_exit_code(self, c, exit_code)
@@ -244,6 +238,12 @@ class Example:
             for rec in records[sub.processed:]:
                 ev = rec.event
                 owner = P.feed_event(self, self.props, sub, ev)
+                if owner is not None and sub in self.subs:
+                    self.run.event_bytes += ev.ByteSize()
+                    self.run.event_count += 1
+                    self.run.saw("events")
+                    if isinstance(owner, ContainerModel):
+                        self.run.saw("container_events")
                 if ev.container_event_type == STOPPED and isinstance(owner, ContainerModel):
                     own = P.own_status(ev)
                     if own is not None and own.state == pb.CONTAINER_EXITED:

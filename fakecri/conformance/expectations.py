@@ -81,6 +81,10 @@ class ContainerModel:
     started: bool = False
     stop_called: bool = False
     removed: bool = False
+    # RemovePodSandbox removed it (it was not removed before); `killed_by_removal`: it
+    # was running then (started, never stopped by the suite, no exit seen).
+    removed_with_sandbox: bool = False
+    killed_by_removal: bool = False
     # Observations (timing-dependent; never used to choose rules).
     exit_code: int | None = None
     seen_exited: bool = False
@@ -163,24 +167,40 @@ class Subscriber:
 def owed_events(pods: Iterable[PodModel],
                 judged: Callable[[PodModel], bool]) -> list[tuple[PodModel | ContainerModel, int]]:
     """The (object, event type) pairs a subscriber is owed for `pods`, where `judged(pod)`
-    says whether that subscriber is held to the pod's events."""
-    out: list[tuple[PodModel | ContainerModel, int]] = []
+    says whether that subscriber is held to the pod's events. The events of containers
+    RemovePodSandbox removed are not owed (see `unneeded_events`)."""
+    return [(o, t) for o, t, needed in _events(pods, judged) if needed]
+
+
+def unneeded_events(pods: Iterable[PodModel],
+                    judged: Callable[[PodModel], bool]) -> list[tuple[ContainerModel, int]]:
+    """The events a RemovePodSandbox cascade causes that no kubelet waits for: the
+    DELETED of each container it removed, and the STOPPED of each it killed. The kubelet
+    removes a sandbox only once its containers are stopped and removed (kuberuntime_gc.go
+    evictSandboxes skips a sandbox that still has containers; killPodWithSyncResult stops
+    the containers before StopPodSandbox), so it never relies on them."""
+    return [(o, t) for o, t, needed in _events(pods, judged) if not needed and isinstance(o, ContainerModel)]
+
+
+def _events(pods: Iterable[PodModel],
+            judged: Callable[[PodModel], bool]) -> list[tuple[PodModel | ContainerModel, int, bool]]:
+    out: list[tuple[PodModel | ContainerModel, int, bool]] = []
     for pod in pods:
         if not judged(pod):
             continue
-        out += [(pod, CREATED), (pod, STARTED)]
+        out += [(pod, CREATED, True), (pod, STARTED, True)]
         if pod.stopped:
-            out.append((pod, STOPPED))
+            out.append((pod, STOPPED, True))
         if pod.removed:
-            out.append((pod, DELETED))
+            out.append((pod, DELETED, True))
         for c in pod.containers:
-            out.append((c, CREATED))
+            out.append((c, CREATED, True))
             if c.started and EXPECTED_EXIT[c.kind] is None:
-                out.append((c, STARTED))  # an instant exit may legitimately skip STARTED
+                out.append((c, STARTED, True))  # an instant exit may legitimately skip STARTED
             if c.must_have_stopped():
-                out.append((c, STOPPED))
+                out.append((c, STOPPED, not c.killed_by_removal))
             if c.removed:
-                out.append((c, DELETED))
+                out.append((c, DELETED, not c.removed_with_sandbox))
     return out
 
 

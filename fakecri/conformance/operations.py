@@ -52,10 +52,12 @@ def valid_call(ex: Example, text: str, fn: Callable[..., Any], *args: Any, what:
 def run_pod(ex: Example) -> PodModel | None:
     ex.pod_counter += 1
     pod = ex.make_pod(f"pod-{ex.pod_counter}")
-    sid = valid_call(ex, f"RunPodSandbox({pod})", ex.client.run_pod_sandbox, pod.config)
+    sid = valid_call(ex, f"RunPodSandbox({pod})", ex.client.run_pod_sandbox, pod.config,
+                     ex.opts.runtime_handler)
     if sid is None:
         return None
     pod.sid, pod.created = sid, True
+    ex.run.saw("pods")
     ex.pods.append(pod)
     ex.by_id[pod.sid] = pod
     return pod
@@ -64,12 +66,15 @@ def run_pod(ex: Example) -> PodModel | None:
 def create(ex: Example, pod: PodModel, name: str, kind: str, start: bool) -> ContainerModel | None:
     attempt = 1 + max((c.attempt for c in pod.containers if c.name == name), default=-1)
     c = ContainerModel(pod=pod, name=name, attempt=attempt, kind=kind)
-    cid = valid_call(ex, f"CreateContainer({pod}, {name} attempt {attempt}, `{c.command_text}`) -> {c}",
-                     ex.client.create_container, pod.sid, ex.container_config(c), pod.config,
-                     what=f"CreateContainer {c} in a ready sandbox")
-    if cid is None:
+    try:
+        cid = ex.call(f"CreateContainer({pod}, {name} attempt {attempt}, `{c.command_text}`) -> {c}",
+                      ex.client.create_container, pod.sid, ex.container_config(c), pod.config)
+    except CRIError as exc:
+        ex.violate(P.ValidCallsSucceed, f"CreateContainer {c} in a ready sandbox failed: {exc}")
+        ex.run.refused_create(str(exc))
         return None
     c.cid, c.created = cid, True
+    ex.run.saw("containers")
     pod.containers.append(c)
     ex.by_id[c.cid] = c
     if start:
@@ -198,11 +203,13 @@ def remove_pod(ex: Example, pod: PodModel) -> None:
         return
     if again:
         return
+    killed = not pod.stopped  # a stopped sandbox's containers were stopped with it
     pod.removed = pod.stopped = True
     P.SandboxStopRemoveCascades.judge_after_remove(ex, pod, list_pod_containers(ex, pod))
     for c in pod.containers:
         if not c.removed:
-            c.removed = True
+            c.removed = c.removed_with_sandbox = True
+            c.killed_by_removal = killed and c.started and not c.stop_called and not c.seen_exited
             try:
                 ex.call(f"ContainerStatus({c})", ex.client.container_status, c.cid)
             except CRIError:
@@ -267,6 +274,13 @@ def create_duplicate(ex: Example, c: ContainerModel) -> None:
                       "  # duplicate", ex.client.create_container, c.pod.sid, ex.container_config(dup), c.pod.config)
     except CRIError:
         P.NoDuplicateLiveContainers.judge_duplicate_create(ex, c, accepted=False)
+        return
+    if cid == c.cid:
+        # The same id again: an idempotent retry if the runtime still lists one container
+        # of that name (the CRI allows it; the model keeps the original, not the repeat).
+        same = [x for x in list_pod_containers(ex, c.pod) if x.metadata.name == c.name
+                and x.metadata.attempt == c.attempt]
+        P.NoDuplicateLiveContainers.judge_same_id_again(ex, c, listed=len(same))
         return
     dup.cid, dup.created = cid, True
     c.pod.containers.append(dup)

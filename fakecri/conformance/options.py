@@ -19,8 +19,8 @@ class Options:
     seed: int | None = None
     properties: list[str] | None = None  # None: all
     shrink: bool = True
-    shrink_time: float = 30.0  # seconds of shrinking per kind of failure at most
-    shrink_budget: float = 60.0  # seconds all focused (shrinking) runs together may take
+    shrink_time: float = 20.0  # seconds of shrinking per kind of failure at most
+    shrink_budget: float = 40.0  # seconds all focused (shrinking) runs together may take
     pull: bool = True  # pull the image when ImageStatus does not show it
     call_timeout: float = 30.0
     sync_timeout: float = 3.0
@@ -28,7 +28,12 @@ class Options:
     settle_quiet: float = 1.5  # ...or until no event arrived for this long
     margin: float = 5.0  # added to a relist period before a convergence check fails
     scripted: bool = True
-    slow_burst: int = 300  # containers in the slow-subscriber burst (4 events each)
+    slow_burst: int = 300  # containers in the slow-subscriber burst at most (4 events each)
+    burst_seconds: float = 20.0  # the burst's size is cut to what the runtime's measured pace makes in this time
+    runtime_handler: str = ""  # RunPodSandboxRequest.runtime_handler (kubelet: the RuntimeClass's handler)
+    # Where pod log directories are made (kubelet: /var/log/pods). None: a temporary
+    # directory when the runtime is on this host (unix socket), none otherwise; "": none.
+    log_root: str | None = None
     progress: Callable[[str], None] | None = None  # phases and finished examples, one line each
     on_call: Callable[[int, str], None] | None = None  # (random example number, 0 = scripted; the call)
 

@@ -29,11 +29,12 @@ class PropertyResult:
     partly_shrunk: bool = False  # shrinking began but stopped at the shrink budget
     exercises: int = 0  # how often the property was actually checked
     follows_from: str = ""  # the failing property whose cause explains this failure
+    basis: str = ""  # what the property rests on: the CRI's words (MUST) or a kubelet's code (SHOULD)
 
     def as_dict(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in ("name", "level", "item", "status", "reason", "violations",
                                                "counterexample", "shrunk", "partly_shrunk", "exercises", "follows_from",
-                                               "source", "proof")}
+                                               "source", "proof", "basis")}
 
 
 @dataclass
@@ -55,10 +56,12 @@ class SuiteResult:
     cut_short: int = 0
 
     def examples_text(self) -> str:
-        text = f"{self.random_examples}" + ("+1 scripted" if self.scripted else "")
+        """The examples judged, as one count and its parts ("23 (1 scripted + 20 random + 2
+        more Hypothesis cut short)"): the same count the verdicts say they held over."""
+        parts = (["1 scripted"] if self.scripted else []) + [f"{self.random_examples} random"]
         if self.cut_short:
-            text += f", {self.cut_short} cut short by Hypothesis"
-        return text
+            parts.append(f"{self.cut_short} more Hypothesis cut short")
+        return f"{self.examples} ({' + '.join(parts)})"
 
     @property
     def must_failures(self) -> list[PropertyResult]:

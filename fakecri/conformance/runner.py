@@ -19,10 +19,11 @@ from hypothesis.reporting import with_reporter
 from hypothesis.stateful import get_state_machine_test
 
 from fakecri.client import CRIClient, CRIError
+from fakecri.conformance import kubelet_calls
 from fakecri.conformance import properties as P
 from fakecri.conformance.causes import explain
 from fakecri.conformance.example import Violation
-from fakecri.conformance.expectations import RUN_LABEL
+from fakecri.conformance.expectations import NAMESPACE, RUN_LABEL
 from fakecri.conformance.hypothesis_internals import counting_test_cases, seed_test, shrinking_limited_to
 from fakecri.conformance.machine import BudgetSpent, ConformanceMachine, finish, scripted, start_example
 from fakecri.conformance.options import Options
@@ -127,11 +128,12 @@ def run_suite(options: Options) -> SuiteResult:
         if run.enabled(P.SlowSubscriberPolicy.name):
             if run.events_unavailable is not None:
                 run.note_skip(P.SlowSubscriberPolicy.name, f"no events were delivered ({run.events_unavailable})")
+            elif not run.seen_counts["containers"]:
+                pass  # judged as a skip: no container was created (the verdict says why)
             else:
-                _say(options, f"slow subscriber during a burst of {options.slow_burst} containers")
                 slow_subscriber_policy(run, options.slow_burst)
         failed = [n for n in run.selected if n in run.violations]
-        causes, follower_of = explain(failed)
+        causes, follower_of = explain(failed, options.profile)
         if options.shrink:
             counterexamples = _shrink(run, [n for n in failed if n not in follower_of])
     finally:
@@ -154,12 +156,19 @@ def _prepare(run: RunState) -> None:
     try:
         run.client.wait_ready(10.0)
         run.client.version()
-        present = run.client.image_status(opts.image).HasField("image")
-        if not present:
+        # kubelet images/image_manager.go EnsureImageExists (IfNotPresent): ImageStatus, and
+        # PullImage (with the pod's sandbox config, kuberuntime_image.go) only when absent;
+        # the image's id (or the pull's ref) is what CreateContainer then names.
+        status = run.client.image_status(opts.image)
+        if status.HasField("image"):
+            run.image_ref = status.image.id or opts.image
+        else:
             if not opts.pull:
                 raise ConnectionError(f"cannot use the runtime at {opts.endpoint}: the image {opts.image} is not "
                                       "present and pulling was turned off")
-            run.client.pull_image(opts.image)
+            puller = kubelet_calls.sandbox_config(name="image-pull", namespace=NAMESPACE, uid=run.run_id,
+                                                  labels={RUN_LABEL: run.run_id}, annotations={}, log_root=None)
+            run.image_ref = run.client.pull_image(opts.image, sandbox_config=puller) or opts.image
     except CRIError as exc:
         raise ConnectionError(f"cannot use the runtime at {opts.endpoint}: {exc}") from None
 
@@ -207,7 +216,8 @@ def _verdict(run: RunState, name: str, counterexamples: dict[str, tuple[str, lis
              follower_of: dict[str, str]) -> PropertyResult:
     cls = P.BY_NAME[name]
     r = PropertyResult(name, cls.level, cls.item, " ".join((cls.__doc__ or "").split("Source:")[-1].split()),
-                       cls.proof, exercises=run.exercises[name], follows_from=follower_of.get(name, ""))
+                       cls.proof, exercises=run.exercises[name], follows_from=follower_of.get(name, ""),
+                       basis=cls.basis)
     found = run.violations.get(name, [])
     if found:
         r.status, r.violations = FAIL, len(found)
@@ -216,11 +226,17 @@ def _verdict(run: RunState, name: str, counterexamples: dict[str, tuple[str, lis
             r.reason, calls, r.shrunk = counterexamples[name]
             r.partly_shrunk = not r.shrunk
         r.counterexample = relevant_calls(calls, r.reason)
+    elif "containers" in cls.needs and not run.seen_counts["containers"]:  # nothing it is about exists
+        r.status, r.reason = SKIP, _unmet_need(run, ("containers",)) or ""
     elif not r.exercises:  # never checked: not passed
         r.status = SKIP
         r.reason = run.skip_notes.get(name) or _no_exercise(run, name)
+    elif (unmet := _unmet_need(run, cls.needs)) is not None:  # checked, but only around an empty world
+        r.status, r.reason = SKIP, unmet
     else:
-        r.reason = run.pass_notes.get(name) or f"held over {run.examples} examples ({r.exercises} checks)"
+        r.reason = run.pass_notes.get(name) or f"held over {run.examples} examples ({_seen_text(run, r.exercises)})"
+    for text in run.notes.get(name, []):
+        r.reason += f"; {text}"
     left_out = run.left_out.get(name)
     if left_out and name == P.RelistConvergence.name:
         shown = ", ".join(list(left_out.values())[:4]) + (", ..." if len(left_out) > 4 else "")
@@ -228,6 +244,36 @@ def _verdict(run: RunState, name: str, counterexamples: dict[str, tuple[str, lis
                      f" the cache the events wrote ({shown}): a legacy relist never corrects those, in a real"
                      " kubelet too; a lost DELETED is judged by events-complete")
     return r
+
+
+def _seen_text(run: RunState, checks: int) -> str:
+    """How much a passing property saw: its checks, and the objects and events of the run."""
+    seen = run.seen_counts
+    return (f"{checks} checks; {seen['pods']} pods, {seen['containers']} containers, "
+            f"{seen['events']} events about them")
+
+
+def _unmet_need(run: RunState, needs: tuple[str, ...]) -> str | None:
+    """Why a property that was exercised still saw nothing it judges, or None."""
+    seen = run.seen_counts
+    for need in needs:
+        if seen[need]:
+            continue
+        if need == "containers" or not seen["containers"]:
+            if run.create_refusals:
+                return (f"no container was created: every CreateContainer failed (first: {run.create_refusals[0]});"
+                        " nothing it judges was seen")
+            return "no container was created, so nothing it judges was seen"
+        if need == "container_events":
+            why = f" ({run.events_unavailable})" if run.events_unavailable else ""
+            return f"no event about a container was delivered{why}"
+        if need == "events":
+            why = run.events_unavailable or "the stream stayed open but carried nothing"
+            return f"no events were delivered ({why})"
+        if need == "exits":
+            return "no container exit was observed"
+        return f"nothing of what it judges was seen ({need})"
+    return None
 
 
 def _no_exercise(run: RunState, name: str) -> str:
@@ -246,8 +292,9 @@ def _default_skip(name: str) -> str:
         P.StreamListsEqualUnary.name: "no list was compared",
         P.IdempotentStopRemove.name: "no repeated stop or remove was made",
         P.SandboxStopRemoveCascades.name: "no pod was stopped or removed",
-        P.StatusTimestampWithStatuses.name: "PodSandboxStatus never set timestamp or containers_statuses (both "
-                                            "optional; runtimes that serve evented PLEG set them)",
+        P.StatusTimestampWithStatuses.name: "PodSandboxStatus never set timestamp or containers_statuses: both are"
+                                            " optional, and a runtime may send events without them (containerd"
+                                            " 2.0.3 and later leave them unset on purpose, containerd#11323)",
         P.NoMissedEvents.name: "the relist found nothing to compare with events",
         P.RelistTable.name: "the relist sent no lifecycle events",
         P.CacheMonotonic.name: "the PLEG cache held no entry",

@@ -25,7 +25,8 @@ def sync(ex: Example) -> None:
             return  # every stream waiting for a sentinel has ended: nothing left to sync
         pod = ex.make_pod(f"sentinel-{attempt}")
         try:
-            pod.sid = ex.call(f"RunPodSandbox({pod})  # sync", ex.client.run_pod_sandbox, pod.config)
+            pod.sid = ex.call(f"RunPodSandbox({pod})  # sync", ex.client.run_pod_sandbox, pod.config,
+                              ex.opts.runtime_handler)
         except CRIError as exc:
             ex.violate(P.ValidCallsSucceed, f"RunPodSandbox({pod}) failed: {exc}")
             return

@@ -41,18 +41,6 @@ class Unauthenticated(CoreError):
     code = "UNAUTHENTICATED"
 
 
-class PermissionDenied(CoreError):
-    code = "PERMISSION_DENIED"
-
-
-class Unavailable(CoreError):
-    code = "UNAVAILABLE"
-
-
-class DeadlineExceeded(CoreError):
-    code = "DEADLINE_EXCEEDED"
-
-
 class Other(CoreError):
     """An error with a code chosen at run time (an injected fault, a cut stream)."""
 

@@ -2,8 +2,9 @@
 
 The engine asks; it never tells. `Programs` answers what a container's program does (the
 container simulation in fakecri/sim implements it), `Registry` what an image reference
-pulls (the sim's catalog implements it). Both answer from their arguments and their own
-state and never call back into the engine.
+pulls (the sim's catalog implements it). The engine hands them what they need in the call
+(the container, its sandbox, its image record); they answer from their arguments and their
+own state and never call back into the engine (tests/engine/test_ports_ask.py holds it).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from fakecri.engine.plan import Plan
-from fakecri.engine.records import Container, Sandbox
+from fakecri.engine.records import Container, Image, Sandbox
 from fakecri.engine.references import NormalizedRef
 
 
@@ -21,14 +22,15 @@ class Programs(Protocol):
         """Raise InvalidArgument when the sandbox's settings for its containers' programs are
         bad (its `fakecri.io/` annotations); called before the sandbox is recorded."""
 
-    def check(self, container: Container, sandbox: Sandbox) -> None:
+    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> None:
         """Raise InvalidArgument when the container cannot be made as configured (a bad
         `fakecri.io/` annotation, say); called before the container is recorded."""
 
-    def plan(self, container: Container, sandbox: Sandbox) -> Plan:
-        """What the container's program does once started (the same answer every time)."""
+    def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
+        """What the container's program does once started (the same answer every time);
+        `image` is its image record (None if the store no longer holds it)."""
 
-    def cpu_used_ns(self, container: Container, now_ns: int) -> int:
+    def cpu_used_ns(self, container: Container, sandbox: Sandbox, now_ns: int) -> int:
         """CPU time the container has used by `now_ns` (kept for its pod once it is removed)."""
 
 
@@ -58,11 +60,11 @@ class NoPrograms:
     def check_sandbox(self, sandbox: Sandbox) -> None:
         return None
 
-    def check(self, container: Container, sandbox: Sandbox) -> None:
+    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> None:
         return None
 
-    def plan(self, container: Container, sandbox: Sandbox) -> Plan:
+    def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
         return self._PLAN
 
-    def cpu_used_ns(self, container: Container, now_ns: int) -> int:
+    def cpu_used_ns(self, container: Container, sandbox: Sandbox, now_ns: int) -> int:
         return 0

@@ -180,6 +180,14 @@ class Runtime:
         """CPU nanoseconds used by containers already removed from sandbox `sid` (so pod counters only grow)."""
         return self.store.removed_cpu.get(sid, 0)
 
+    def is_stopping(self, cid: str) -> bool:
+        """A slow stop of `cid` has begun and not finished."""
+        return cid in self.store.stopping
+
+    def containers_of(self, sb: Sandbox) -> list[Container]:
+        """The sandbox's containers, as they are now."""
+        return [self._containers[cid] for cid in sb.container_ids]
+
     def counts(self) -> dict[str, int]:
         return {"sandboxes": len(self._sandboxes), "containers": len(self._containers),
                 "running": self.store.running, "timers": len(self.store.timers)}
@@ -327,7 +335,7 @@ class Runtime:
             log_path=posixpath.join(sb.log_directory, log_path) if log_path else "",
             resources=resources if resources is not None else Resources(), spec=spec,
         )
-        self.programs.check(c, sb)  # InvalidArgument on a bad fakecri.io/ annotation
+        self.programs.check(c, sb, self.images.get(image_id) if image_id else None)  # a bad fakecri.io/ one
         self._put_container(c)
         self.store.container_keys[key] = c.id
         self._put_sandbox(evolve(sb, container_ids=sb.container_ids + (c.id,)))
@@ -340,7 +348,7 @@ class Runtime:
         path_for("container", c.id, "start", c.state)
         sb = self._sandboxes[c.sandbox_id]
         path_for("sandbox", sb.id, "start_container", sb.state)
-        plan = self.programs.plan(c, sb)
+        plan = self._plan(c)
         now = self.clock.now_ns()
         if plan.fail_start is not None:
             message = f"failed to start container {c.id} ({c.name}): {plan.fail_start}"
@@ -355,7 +363,9 @@ class Runtime:
         self._after_wake(c, plan, 0, now)
 
     def _plan(self, c: Container) -> Plan:
-        return self.programs.plan(c, self._sandboxes[c.sandbox_id])
+        """The Programs port is handed what it needs (the sandbox, the image record): it never reads back."""
+        image = self.images.get(c.image_id) if c.image_id else None
+        return self.programs.plan(c, self._sandboxes[c.sandbox_id], image)
 
     def _after_wake(self, c: Container, plan: Plan, offset: int, due: int) -> None:
         """Exit at `offset` if the plan ends there, else arm the next scripted moment."""
@@ -458,7 +468,7 @@ class Runtime:
                 sb = self._sandboxes.get(c.sandbox_id)
                 if sb is not None:
                     self._put_sandbox(evolve(sb, container_ids=tuple(x for x in sb.container_ids if x != c.id)))
-                    used = self.programs.cpu_used_ns(c, self.clock.now_ns())
+                    used = self.programs.cpu_used_ns(c, sb, self.clock.now_ns())
                     if used:
                         self.store.removed_cpu[sb.id] = self.store.removed_cpu.get(sb.id, 0) + used
                 self._entered(c, step)
@@ -490,17 +500,21 @@ class Runtime:
         res_mod.validate(resources, f"container {c.id} ({c.name})")
         self._put_container(evolve(c, resources=resources))
 
-    def check_exec(self, cid: str) -> Container:
-        """The container a command may be run in now (FailedPrecondition unless it runs)."""
+    def check_exec(self, cid: str, op: str = "exec") -> Container:
+        """The container `op` (exec, attach) may be done to now, by the transition table
+        (FailedPrecondition unless it runs)."""
         c = self.get_container(cid)
-        path_for("container", c.id, "exec", c.state)
+        path_for("container", c.id, op, c.state)
         return c
 
     def check_reopen_log(self, cid: str) -> Container:
-        """The container whose log may be reopened now (FailedPrecondition unless it runs)."""
-        c = self.get_container(cid)
-        path_for("container", c.id, "reopen_log", c.state)
-        return c
+        return self.check_exec(cid, "reopen_log")
+
+    def check_port_forward(self, sid: str) -> Sandbox:
+        """The sandbox a port may be forwarded into now (FailedPrecondition unless it is READY)."""
+        sb = self.get_sandbox(sid)
+        path_for("sandbox", sb.id, "port_forward", sb.state)
+        return sb
 
     # ------------------------------------------------------------ time
 

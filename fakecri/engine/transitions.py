@@ -41,6 +41,7 @@ CONTAINER_TRANSITIONS: dict[tuple[str, object], tuple[object, ...]] = {
     ("update_resources", _C.CREATED): (),
     ("update_resources", _C.RUNNING): (),
     ("exec", _C.RUNNING): (),
+    ("attach", _C.RUNNING): (),
     ("reopen_log", _C.RUNNING): (),
     ("checkpoint", _C.RUNNING): (),
     # StopPodSandbox kills what runs and leaves the rest as it is.
@@ -63,6 +64,7 @@ SANDBOX_TRANSITIONS: dict[tuple[str, object], tuple[object, ...]] = {
     ("update_resources", _S.READY): (),
     ("update_resources", _S.NOTREADY): (),
     ("checkpoint", _S.READY): (),
+    ("port_forward", _S.READY): (),
 }
 
 # The events each state emits when entered, in order.
@@ -82,6 +84,8 @@ _VERBS = {
     "fail_start": "fail the start of",
     "update_resources": "update the resources of",
     "exec": "exec in",
+    "attach": "attach to",
+    "port_forward": "forward a port of",
     "reopen_log": "reopen the log of",
     "create_container": "create a container in",
     "start_container": "start a container in",
@@ -105,7 +109,9 @@ def path_for(kind: str, obj_id: str, op: str, state: object) -> tuple[object, ..
     if state == MISSING:
         raise NotFound(f"{kind} {obj_id!r} not found")
     verb = _VERBS.get(op, op)
-    raise FailedPrecondition(f"cannot {verb} {kind} {obj_id}: it is {_state_name(state)}")
+    legal = [s for (o, s) in table if o == op and s != MISSING]
+    only = f", not {_state_name(legal[0])}" if len(legal) == 1 else ""  # exec: "it is EXITED, not RUNNING"
+    raise FailedPrecondition(f"cannot {verb} {kind} {obj_id}: it is {_state_name(state)}{only}")
 
 
 def events_on_entering(kind: str, state: object) -> tuple[EventType, ...]:

@@ -191,7 +191,7 @@ class ServerConfig:
                 raise ValueError(f"{f.name} {value:o} is not a socket mode (permission bits, 0 to 777 in octal)")
 
 
-def cli_fields() -> list:
+def cli_fields() -> list[Any]:
     """The ServerConfig fields `fakecri serve` offers as options, in declaration order."""
     return [f for f in fields(ServerConfig) if f.metadata.get("cli", True)]
 
@@ -224,7 +224,7 @@ class FarmConfig:
         kind="directory", metavar="DIR")
 
 
-def farm_fields() -> list:
+def farm_fields() -> list[Any]:
     """The FarmConfig fields `fakecri serve` offers as options, in declaration order."""
     return list(fields(FarmConfig))
 

@@ -1,9 +1,27 @@
-"""Errors the server raises to its owner (the CLI, the pytest plugin, a test), not to RPC callers.
+"""Errors of the server: the three only it answers RPC callers with, and those it raises to
+its owner (the CLI, the pytest plugin, a test).
 
 RPC callers get gRPC status codes from the core's errors (fakecri.engine.errors, mapped in
-status.py); these are for whoever starts, checks or persists a server.
+codec/status.py). The engine never waits, never goes down and never touches the host, so
+`Unavailable` (a restart, a state file that cannot be written), `DeadlineExceeded` (a wait
+that ran out) and `PermissionDenied` (a host path outside --host-root) are the server's own.
+The rest are for whoever starts, checks or persists a server.
 """
 from __future__ import annotations
+
+from fakecri.engine.errors import CoreError
+
+
+class Unavailable(CoreError):
+    code = "UNAVAILABLE"
+
+
+class DeadlineExceeded(CoreError):
+    code = "DEADLINE_EXCEEDED"
+
+
+class PermissionDenied(CoreError):
+    code = "PERMISSION_DENIED"
 
 
 class StartupError(Exception):

@@ -18,8 +18,8 @@ from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED, reason_for
 from fakecri.engine.plan import DEFAULT_TICK_LINE, Plan, ProbeRule
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.recording import Trace
-from fakecri.sim.shell import SHELLS, Connect, Context, Process, record, sleep_ns, spawn
-from fakecri.sim.shell_syntax import UnknownSyntax, literal, split_script, strip_prefixes
+from fakecri.sim.shell import SHELLS, Connect, Context, Process, ast, record, sleep_ns, spawn
+from fakecri.sim.shell import static as syntax
 from fakecri.sim.signals import on_sigterm
 
 PREFIX = "fakecri.io/"
@@ -220,50 +220,71 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
 def logging_loop(argv: Sequence[str]) -> tuple[int, str, str, bool] | None:
     """`sh -c 'while true; do echo X; sleep N; done'` (also `while :`, sleep before echo):
     (period_ns, stream, text, echo_first), a line every N seconds forever; None for
-    anything else. The interpreter runs each statement once, so a container's command
-    that is such a loop is recognised here and scripted as a periodic line."""
-    words = strip_prefixes([str(a) for a in argv])
+    anything else. Such a loop, as a container's command, is scripted as a periodic line
+    rather than worked out round by round."""
+    words = syntax.strip_prefixes([str(a) for a in argv])
     if len(words) != 3 or posixpath.basename(words[0]) not in SHELLS or words[1] != "-c":
         return None
-    try:
-        statements = split_script(words[2])
-    except UnknownSyntax:
+    node = syntax.tree(words[2])
+    if not isinstance(node, ast.Loop) or node.until or not isinstance(node.cond, ast.Simple):
         return None
-    if len(statements) != 4 or statements[0].argv not in (["while", "true"], ["while", ":"]):
+    if syntax.argv_of(node.cond) not in (["true"], [":"]) or node.cond.redirs or node.cond.assigns:
         return None
-    if statements[-1].argv != ["done"] or statements[1].argv[:1] != ["do"]:
+    body = node.body
+    if not isinstance(body, ast.Sequence) or len(body.items) != 2 or any(bg for _, bg in body.items):
         return None
-    body = [statements[1].argv[1:], statements[2].argv]
-    kinds = [argv[0] if argv else "" for argv in body]
+    commands = [n for n, _ in body.items]
+    if not all(isinstance(c, ast.Simple) and c.words and not c.assigns and all(syntax.is_static(w) for w in c.words)
+               for c in commands):
+        return None
+    kinds = [syntax.argv_of(c)[0] for c in commands if isinstance(c, ast.Simple)]
     if sorted(kinds) != ["echo", "sleep"]:
         return None
     echo_at = kinds.index("echo")
-    echo, sleep = body[echo_at], body[1 - echo_at]
-    stream = statements[1 + echo_at].stdout
+    echo_cmd, sleep_cmd = commands[echo_at], commands[1 - echo_at]
+    assert isinstance(echo_cmd, ast.Simple) and isinstance(sleep_cmd, ast.Simple)
+    stream = _echo_stream(echo_cmd.redirs)
+    if sleep_cmd.redirs or stream is None:
+        return None
+    echo, sleep = syntax.argv_of(echo_cmd), syntax.argv_of(sleep_cmd)
     try:
         period = sleep_ns(sleep[1:])
     except ValueError:
         return None
-    if stream is None or not period or (len(echo) > 1 and echo[1].startswith("-")):
+    if not period or (len(echo) > 1 and echo[1].startswith("-")):
         return None
-    text = literal(" ".join(echo[1:])) + "\n"
+    text = " ".join(echo[1:]) + "\n"
     if "{n}" in text:  # the periodic line would be numbered
         return None
     return period, stream, text, echo_at == 0
 
 
-class PlanCache:
-    """Plans keyed by (command, args, settings); pods of one spec share one plan."""
+def _echo_stream(redirs: tuple[ast.Redir, ...]) -> str | None:
+    """Where an echo with these redirections writes: "stdout", "stderr", or None (a file, or more)."""
+    if not redirs:
+        return "stdout"
+    if len(redirs) == 1 and redirs[0].fd == 1 and redirs[0].op == ">&" and syntax.word_text(redirs[0].target) == "2":
+        return "stderr"
+    if len(redirs) == 1 and redirs[0].fd == 1 and redirs[0].op in (">", ">>") \
+            and syntax.word_text(redirs[0].target) in ("/dev/stderr", "/proc/1/fd/2", "/proc/self/fd/2"):
+        return "stderr"
+    return None
 
-    def __init__(self, size: int = 512) -> None:
+
+class PlanCache:
+    """Plans keyed by (command, args, settings); pods of one spec share one plan. `refused`
+    is told what the shell refused while a plan was worked out (once per plan)."""
+
+    def __init__(self, size: int = 512, refused: Callable[[str], None] | None = None) -> None:
         self._size = size
         self._plans: dict[tuple[object, ...], Plan] = {}
+        self._ctx = Context(main=True, commands=PROGRAM_COMMANDS, refused=refused) if refused is not None else None
 
     def get(self, command: Sequence[str], args: Sequence[str], settings: Mapping[str, str]) -> Plan:
         key = (tuple(command), tuple(args), tuple(sorted(settings.items())))
         plan = self._plans.get(key)
         if plan is None:
-            plan = build_plan(command, args, settings)
+            plan = build_plan(command, args, settings, self._ctx)
             if len(self._plans) >= self._size:
                 self._plans.clear()
             self._plans[key] = plan

@@ -1,4 +1,4 @@
-"""CRI metrics (ListMetricDescriptors / ListPodSandboxMetrics), from core/stats.py.
+"""CRI metrics (ListMetricDescriptors / ListPodSandboxMetrics), from sim/stats.py.
 
 A small fixed set named as cAdvisor names them. Label keys start with `id`,
 `name`, `image`; a few add one more (`cpu`, `device`, `interface`). Values are

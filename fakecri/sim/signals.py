@@ -34,8 +34,11 @@ from dataclasses import dataclass
 
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.recording import Trace, record
-from fakecri.sim.shell import APPLETS, COMMANDS, SHELLS, Context, spawn
-from fakecri.sim.shell_syntax import UnknownSyntax, cut_functions, split_script, strip_prefixes
+from fakecri.sim.shell import COMMANDS, SHELLS, Context, spawn
+from fakecri.sim.shell import static as syntax
+from fakecri.sim.shell.ast import Sequence as Sequence_
+from fakecri.sim.shell.ast import Simple
+from fakecri.sim.shell.names import BUSYBOX_APPLETS
 from fakecri.sim.steps import Trap
 
 # busybox programs that catch SIGTERM, then re-raise it with the default action, which PID 1
@@ -80,14 +83,14 @@ def on_sigterm(argv: Sequence[str], traced: Trace | None = None) -> OnTerm:
 
 
 def _program(argv: list[str], trap: Trap | None, depth: int) -> OnTerm:
-    words = strip_prefixes(argv)
+    words = syntax.strip_prefixes(argv)
     if not words:
         return UNKNOWN
     name = posixpath.basename(words[0])
     if name in SHELLS:
         return _shell(words[1:], trap, depth)
     row = (WEB_SERVER if name in WEB_SERVERS else PAUSES if name in PAUSE else AGNHOST if name == "agnhost"
-           else TERMINAL if name in CATCH_AND_EXIT else IGNORES_BUSYBOX if name in COMMANDS or name in APPLETS
+           else TERMINAL if name in CATCH_AND_EXIT else IGNORES_BUSYBOX if name in COMMANDS or name in BUSYBOX_APPLETS
            else UNKNOWN)
     if trap is not None and not trap.handler:  # the program's own handler (a shell's trap has an action)
         return OnTerm(trap.delay_ns, trap.exit_code or 0, row.program)
@@ -99,23 +102,23 @@ def _shell(args: list[str], trap: Trap | None, depth: int) -> OnTerm:
     while rest and rest[0].startswith("-") and "c" not in rest[0]:
         rest = rest[1:]
     if len(rest) < 2 or not rest[0].startswith("-"):
-        return IGNORES_SHELL  # reading its input, or a script file we cannot read
-    script, _ = cut_functions(rest[1])
-    try:
-        statements = split_script(script)
-    except UnknownSyntax:
+        return IGNORES_SHELL  # reading its input, or a script file
+    node = syntax.tree(rest[1])
+    if node is None or depth >= MAX_DEPTH:
         return IGNORES_SHELL
-    if not statements or depth >= MAX_DEPTH:
+    top = syntax.items(node)
+    if not top:
         return IGNORES_SHELL
-    last = statements[-1]
-    if len(statements) == 1 and last.argv[0] not in ("while", "until"):
-        return _program(last.argv, trap, depth + 1)  # `sh -c CMD` execs CMD
-    if last.execs and last.connector == ";" and last.argv[0] not in ("while", "until", "done"):
-        return _program(last.argv, trap, depth + 1)
-    words = {w for st in statements for w in st.argv}
-    if trap is None or not trap.handler or trap.delay_ns is None or "trap" not in words:
+    last = top[-1]
+    if len(top) == 1 and isinstance(last, Simple) and last.words:
+        return _program(syntax.argv_of(last), trap, depth + 1)  # `sh -c CMD` execs CMD
+    if isinstance(last, Simple) and last.words and syntax.argv_of(last)[0] == "exec" \
+            and not (isinstance(node, Sequence_) and node.items[-1][1]):
+        return _program(syntax.argv_of(last), trap, depth + 1)
+    names = syntax.command_names(node)
+    if trap is None or not trap.handler or trap.delay_ns is None or "trap" not in names:
         return IGNORES_SHELL  # no trap for TERM, or one that ignores it or does not exit
-    if not {"while", "until", "wait"} & words:
+    if not syntax.has_loop(node) and "wait" not in names:
         return IGNORES_SHELL  # the shell runs a trap between commands: its foreground command holds it
-    code = trap.exit_code if trap.exit_code is not None else (WAIT_CUT_SHORT if "wait" in words else 0)
+    code = trap.exit_code if trap.exit_code is not None else (WAIT_CUT_SHORT if "wait" in names else 0)
     return OnTerm(trap.delay_ns, code, "shell with a trap", trap.handler)

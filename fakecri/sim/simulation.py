@@ -16,7 +16,7 @@ by `forget` when the container is removed.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -29,12 +29,14 @@ from fakecri.engine.records import Container, ContainerState, Image, Resources, 
 from fakecri.engine.references import normalize
 from fakecri.engine.specs import CONTAINER, POD
 from fakecri.sim import stats
+from fakecri.sim.applets import APPLET_COMMANDS, names_applet
+from fakecri.sim.applets.date import date_at
 from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
 from fakecri.sim.host import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
-from fakecri.sim.live import Decision, Exited, LiveInput, LiveInputs
+from fakecri.sim.live import Decision, Exited, LiveInput, LiveInputs, Wrote
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.programs import may_serve, reads_userland, server_for
 from fakecri.sim.programs.base import Here, Listen, Server
@@ -50,7 +52,7 @@ MAX_CONTENTS = 1024  # image contents kept by image (then it starts over)
 STATS_KEYS = frozenset(KEYS)
 MAX_CATCH_UP = 10_000  # rounds of live steps one tick runs when time jumped past several of them
 # What a command inside a container can run beyond the shell's own commands.
-INSIDE_COMMANDS: dict[str, Command] = {**PROGRAM_COMMANDS, **USERLAND_COMMANDS}
+INSIDE_COMMANDS: dict[str, Command] = {**PROGRAM_COMMANDS, **USERLAND_COMMANDS, **APPLET_COMMANDS}
 
 
 class RuntimeView(Protocol):
@@ -73,11 +75,16 @@ def host_pid(cid: str) -> int:
     return 1000 + int(head, 16) % 4_000_000 if head and all(ch in "0123456789abcdef" for ch in head) else 1000
 
 
+def _clocked(now_ns: int | None) -> dict[str, Command]:
+    """The commands inside, with a `date` counting from `now_ns` (when the process starts) if known."""
+    return INSIDE_COMMANDS if now_ns is None else {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns)}
+
+
 @functools.lru_cache(maxsize=1024)
 def _needs_own_plan(argv: tuple[str, ...]) -> bool:
     """Whether a command line may read its userland (a plan of its own, built with it): a pure
     function of the command line, asked at every start."""
-    return looks_inside(argv) or reads_userland(argv)
+    return looks_inside(argv) or reads_userland(argv) or names_applet(argv)
 
 
 def _probe_process(code: int, err: bytes) -> Process:
@@ -111,12 +118,18 @@ class Simulation:
         self.swap_bytes = swap_bytes
         self.view: RuntimeView | None = None  # the engine it reads; set by the owner once both exist
         self.live = LiveInputs()
-        self._plans = PlanCache()
+        # told the name of each thing the shell refuses (not modelled): the node counts them
+        self.refused: Callable[[str], None] | None = None
+        self._plans = PlanCache(refused=self._refuse)
         self._inside: dict[str, Inside] = {}
         self._resuming: set[str] = set()  # containers whose command a plan left to go on live, not yet live
         self._contents: dict[str, ImageContent] = {}
         self._scripts: dict[str, StatsScript | None] = {}  # each container's stats script, once read
         self._set: dict[str, list[tuple[int, dict[str, Curve]]]] = {}  # what SetStats set, by container
+
+    def _refuse(self, name: str) -> None:
+        if self.refused is not None:
+            self.refused(name)
 
     def watch(self, view: RuntimeView) -> None:
         self.view = view
@@ -145,20 +158,22 @@ class Simulation:
                 self._plans.get(("sleep", "infinity"), (), settings)
             script_from_settings(behaviour_annotations({}, sandbox.annotations, name, STATS_KEYS))
 
-    def check(self, container: Container, sandbox: Sandbox) -> None:
+    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> None:
         settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)
         self._plans.get(container.command, container.args, settings)  # InvalidArgument on a bad annotation
         script_from_settings(behaviour_annotations(container.annotations, sandbox.annotations, container.name,
                                                    STATS_KEYS))
 
-    def plan(self, container: Container, sandbox: Sandbox) -> Plan:
+    def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
+        """What the container's program does once started, from what the engine hands over
+        (the container, its sandbox and its image record): the engine is not read back."""
         c = container
         if has_private_host_mount(c):  # what the host mounts after the start stays unseen
             inside = self._of(c.id)
             if inside.mounts_at_start is None:
                 inside.mounts_at_start = self.host.mount_points()
         settings = behaviour_annotations(c.annotations, sandbox.annotations, c.name)
-        command, args = self.argv_of(c)
+        command, args = self._content(c, image).argv(c.command, c.args)
         if not _needs_own_plan(command + args):
             return self._plans.get(command, args, settings)
         inside = self._of(c.id)
@@ -167,23 +182,29 @@ class Simulation:
             def take_on(proc: Process, offset: int, step: Connect | None) -> None:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
-            inside.own_plan = build_plan(command, args, settings, self._context(c, Context(main=True)), take_on)
+            ctx = replace(Context(main=True), userland=lambda: self._userland(c, sandbox, image),
+                          commands=_clocked(c.started_at or None))
+            inside.own_plan = build_plan(command, args, settings, ctx, take_on)
         return inside.own_plan
 
-    def cpu_used_ns(self, container: Container, now_ns: int) -> int:
-        return stats.cpu_total_ns(container, now_ns, self.stats_script(container))
+    def cpu_used_ns(self, container: Container, sandbox: Sandbox, now_ns: int) -> int:
+        return stats.cpu_total_ns(container, now_ns, self.stats_script(container, sandbox))
 
     # ------------------------------------------------------------ scripted stats
 
-    def stats_script(self, c: Container) -> StatsScript | None:
+    def stats_script(self, c: Container, sandbox: Sandbox | None = None) -> StatsScript | None:
         """The container's scripted figures (its annotations, its pod's, what SetStats set);
-        None when nothing is scripted. Read once per container: its annotations never change."""
+        None when nothing is scripted. Read once per container: its annotations never change.
+        The engine hands over the sandbox; the owner may leave it to be looked up."""
         if c.id in self._scripts:
             return self._scripts[c.id]
-        try:
-            sandbox_annotations = self._view().get_sandbox(c.sandbox_id).annotations
-        except (NotFound, RuntimeError):
-            sandbox_annotations = {}
+        if sandbox is not None:
+            sandbox_annotations: Mapping[str, str] = sandbox.annotations
+        else:
+            try:
+                sandbox_annotations = self._view().get_sandbox(c.sandbox_id).annotations
+            except (NotFound, RuntimeError):
+                sandbox_annotations = {}
         try:
             script = script_from_settings(behaviour_annotations(c.annotations, sandbox_annotations, c.name,
                                                                 STATS_KEYS))
@@ -215,10 +236,16 @@ class Simulation:
     def content_of(self, c: Container) -> ImageContent:
         """What is inside the container's image: looked up by the image the engine resolved
         (its tags and digests), else by the reference the caller gave."""
+        content = self._contents.get(c.image_id or c.image)
+        if content is not None:
+            return content
+        return self._content(c, self.view.images.get(c.image_id) if self.view is not None else None)
+
+    def _content(self, c: Container, img: Image | None) -> ImageContent:
+        """`content_of`, with the image record given (as the engine hands it to the port)."""
         key = c.image_id or c.image
         content = self._contents.get(key)
         if content is None:
-            img = self.view.images.get(c.image_id) if self.view is not None else None
             content = self._content_for(img, c.image)
             if len(self._contents) >= MAX_CONTENTS:
                 self._contents.clear()
@@ -302,11 +329,17 @@ class Simulation:
         if inside.userland is None:
             view = self._view()
             c = view.get_container(cid)
-            sb = view.get_sandbox(c.sandbox_id)
+            return self._userland(c, view.get_sandbox(c.sandbox_id), None)
+        return inside.userland
+
+    def _userland(self, c: Container, sb: Sandbox, img: Image | None) -> Userland:
+        """`userland_of`, from the records given (the engine's, in a call of its port)."""
+        inside = self._of(c.id)
+        if inside.userland is None:
             cid = c.id
             online = self.host.proc_file("/sys/devices/system/cpu/online").decode("ascii", "replace").strip()
             cgroup = Cgroup(self.cgroup_version, online or "0", self.swap_bytes, lambda: self.cgroup_now(cid))
-            inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self.content_of(c),
+            inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self._content(c, img),
                                        processes=lambda: self.processes_seen_from(cid),
                                        mounts_at_start=inside.mounts_at_start, host=self.host, cgroup=cgroup,
                                        images=self.image_content)
@@ -352,16 +385,23 @@ class Simulation:
                          mem.major_page_faults, figures.cpu.usage_core_nano_seconds, (1,),
                          int(inside.userland is not None and inside.userland.oom_killed), inside.oom_score_adj)
 
-    def _context(self, c: Container, ctx: Context | None = None) -> Context:
-        """Where a command in `c` runs: its userland (built on first use) and the commands that read it."""
+    def _context(self, c: Container, ctx: Context | None = None, now_ns: int | None = None) -> Context:
+        """Where a command in `c` runs: its userland (built on first use) and the commands that read it;
+        `now_ns`, when the process starts (its `date` counts from it)."""
         cid = c.id
-        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=INSIDE_COMMANDS)
+        return replace(ctx or Context(), userland=lambda: self.userland_of(cid), commands=_clocked(now_ns),
+                       refused=self._refuse)
 
     # ------------------------------------------------------------ exec
 
+    def _plan_now(self, c: Container) -> Plan:
+        """The plan, for the owner's calls (exec, input, a stop): its records looked up."""
+        view = self._view()
+        return self.plan(c, view.get_sandbox(c.sandbox_id), view.images.get(c.image_id) if c.image_id else None)
+
     def _probe(self, c: Container, argv: Sequence[str], now_ns: int) -> tuple[int, bytes] | None:
         """What a scripted probe answers for `argv` (exit code, stderr), None when none covers it."""
-        rule = self.plan(c, self._view().get_sandbox(c.sandbox_id)).probe_for(argv)
+        rule = self._plan_now(c).probe_for(argv)
         if rule is None:
             return None
         code = rule.exit_code(now_ns - c.started_at)
@@ -376,7 +416,7 @@ class Simulation:
         probe = self._probe(c, argv, now_ns)
         if probe is not None:
             return ExecResult(b"", probe[1], probe[0], 0.0, False)
-        return run_exec(argv, timeout_s, stdin, self._context(c))
+        return run_exec(argv, timeout_s, stdin, self._context(c, now_ns=now_ns))
 
     def exec_process(self, c: Container, argv: Sequence[str], now_ns: int, ctx: Context | None = None) -> Process:
         """`argv` as a live process in running container `c`, for the streaming server to drive."""
@@ -385,18 +425,18 @@ class Simulation:
         probe = self._probe(c, argv, now_ns)
         if probe is not None:
             return _probe_process(*probe)
-        return spawn(argv, self._context(c, ctx))
+        return spawn(argv, self._context(c, ctx, now_ns))
 
     # ------------------------------------------------------------ input to a container's own command
 
     def reads_input(self, c: Container) -> bool:
         """Whether the container's own command waits for input (attach can feed it)."""
-        return self.plan(c, self._view().get_sandbox(c.sandbox_id)).input_at_ns is not None
+        return self._plan_now(c).input_at_ns is not None
 
     def feed_input(self, c: Container, data: bytes | None, now_ns: int) -> list[Decision]:
         """Give running container `c`'s command input (None: its input ends). Input to a command
         that does not read is dropped, as a process that never reads its stdin leaves it unread."""
-        plan = self.plan(c, self._view().get_sandbox(c.sandbox_id))
+        plan = self._plan_now(c)
         live = self.live.get(c.id)
         if plan.input_at_ns is None:  # it never read in its plan; one taken on live may read now
             if live is None:
@@ -445,15 +485,18 @@ class Simulation:
                 if step is None or offset > 0:
                     self.live.arm(cid, c.started_at + offset)
 
-    def signalled(self, c: Container) -> None:
+    def signalled(self, c: Container, now_ns: int = 0) -> list[Decision]:
         """SIGTERM reaches running container `c` (a graceful stop begins): what its command set up
-        to run on that signal (a shell's `trap`) does its work inside now; how long it takes and
-        how it exits is its plan's stop outcome."""
+        to run on that signal (a shell's `trap`) does its work inside now, and what it writes goes
+        to the container's log (the decisions returned); how long it takes and how it exits is its
+        plan's stop outcome."""
         if c.state != _RUNNING:
-            return
-        handler = self.plan(c, self._view().get_sandbox(c.sandbox_id)).term_handler
-        if handler:
-            record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
+            return []
+        handler = self._plan_now(c).term_handler
+        if not handler:
+            return []
+        done = record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
+        return [Wrote(c.id, stream, text, now_ns) for _, stream, text in done.outputs]
 
     def network_steps(self) -> list[tuple[str, Connect]]:
         """(container id, step) of the live programs waiting on the network, each handed out once."""

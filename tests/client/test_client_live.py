@@ -37,7 +37,7 @@ def test_events_arrive_in_order_and_server_stop_is_a_failure():
         watcher = client.watch_container_events(seen.append, on_error=errors.append)
         for i in range(20):  # the subscription is live once an event for a warm-up pod arrives
             warm = pods.run(f"warm{i}")
-            if wait_for(lambda: any(e.container_id == warm for e in seen), timeout=0.5):
+            if wait_for(lambda warm=warm: any(e.container_id == warm for e in seen), timeout=0.5):
                 break
         seen.clear()
         sid = pods.run("u1")

@@ -239,7 +239,7 @@ def test_stop_while_the_stream_is_open_is_quiet():
     with StubServer(servicer) as server, CRIClient(server.endpoint, timeout=5) as client:
         for cls in (LegacyEventedPLEG, CurrentEventedPLEG):
             pleg = cls(client).start()
-            assert wait_for(lambda: pleg.metrics.connection_successes == 1)
+            assert wait_for(lambda pleg=pleg: pleg.metrics.connection_successes == 1)
             pleg.stop()
             assert pleg.stream_failures == 0 and pleg.metrics.connection_errors == 0
             assert pleg_threads() == []

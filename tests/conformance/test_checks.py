@@ -216,9 +216,24 @@ def test_duplicate_live_containers():
 class FakeRun:
     run_id = "r1"
     focus = None
+    image_ref = "sha256:busybox"
+    log_root = None
 
     def __init__(self):
         self.recorded: list[tuple[str, str]] = []
+        self.notes: list[tuple[str, str]] = []
+
+    def timed(self, rpc, seconds):
+        pass
+
+    def saw(self, what, n=1):
+        pass
+
+    def make_log_dir(self, pod, container):
+        pass
+
+    def add_note(self, name, text):
+        self.notes.append((name, text))
 
     def record(self, name, message, calls):
         self.recorded.append((name, message))
@@ -288,5 +303,34 @@ def test_streamed_list_with_a_repeat_differs_from_unary():
 
 def test_an_accepted_duplicate_create_is_caught():
     ex, fx = sloppy_example()
+    op.create_duplicate(ex, fx.c1)
+    assert [n for n, _ in ex.run.recorded] == ["no-duplicate-live-containers"]
+
+
+class RetryingRuntime(SloppyRuntime):
+    """Answers a repeated CreateContainer with the original's id and lists one container
+    (CRI-O's idempotent retry)."""
+
+    def create_container(self, sid, config, sandbox_config=None):
+        return "c1"
+
+
+def test_a_repeated_create_answered_with_the_same_id_is_an_idempotent_retry():
+    ex, fx = sloppy_example()
+    ex.client = RetryingRuntime()
+    op.create_duplicate(ex, fx.c1)
+    assert ex.run.recorded == []
+    assert ex.by_id["c1"] is fx.c1 and fx.pod.containers == [fx.c1, fx.c2]  # the model keeps the original
+    assert ex.run.notes and "idempotent retry" in ex.run.notes[0][1]
+
+
+class RetryingTwiceListed(RetryingRuntime):
+    def list_containers(self, filter=None, streaming=False):
+        return [pb.Container(id="c1", pod_sandbox_id="sb1", state=RUNNING, metadata=pb.ContainerMetadata(name="a"))] * 2
+
+
+def test_the_same_id_with_two_containers_listed_is_a_duplicate():
+    ex, fx = sloppy_example()
+    ex.client = RetryingTwiceListed()
     op.create_duplicate(ex, fx.c1)
     assert [n for n, _ in ex.run.recorded] == ["no-duplicate-live-containers"]

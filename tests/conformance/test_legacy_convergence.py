@@ -27,7 +27,6 @@ def _quiet_logs():
 
 def test_a_pod_no_legacy_relist_saw_whose_deleted_was_lost_is_left_out_and_named():
     server = FakeCRIServer(seed=11).start()
-    server.node.log_rpcs = False
     run = RunState(Options(endpoint=server.endpoint, profile="legacy-evented", margin=1.0))
     try:
         run.client.pull_image("busybox")

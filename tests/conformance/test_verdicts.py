@@ -14,6 +14,7 @@ from click.testing import CliRunner
 from fakecri.cli import main
 from fakecri.client import CRIClient
 from fakecri.conformance import Options, run_suite
+from fakecri.conformance import properties as P
 from fakecri.conformance.causes import explain
 from fakecri.conformance.properties import EVENT_PROPERTIES, NAMES
 from fakecri.conformance.results import PropertyResult, SuiteResult, relevant_calls, table
@@ -30,7 +31,6 @@ def _quiet_logs():
 
 def judge(faults, **extra):
     server = FakeCRIServer(seed=11, faults=list(faults)).start()
-    server.node.log_rpcs = False
     started = time.monotonic()
     try:
         result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=4, seed=1, **extra))
@@ -47,7 +47,8 @@ def test_unimplemented_events_skip_the_event_properties_with_the_reason():
         assert got[name].reason == "no events were delivered (GetContainerEvents answered UNIMPLEMENTED)", name
         assert got[name].exercises == 0
     # Everything else is still judged, and passes on fakecri.
-    others = [r for r in result.results if r.name not in EVENT_PROPERTIES and r.name != "resources-stick-all-or-nothing"]
+    others = [r for r in result.results
+              if r.name not in EVENT_PROPERTIES and r.name != "resources-stick-all-or-nothing"]
     assert all(r.status == "pass" and r.exercises > 0 for r in others), result.table()
     assert seconds < 45, f"{seconds:.0f}s: the slow-subscriber burst and its waits must not run"
 
@@ -65,7 +66,6 @@ def test_a_stream_closed_with_ok_at_once_is_named_as_its_own_defect():
 
 def test_the_image_is_pulled_only_when_absent_and_no_pull_is_honoured():
     with FakeCRIServer(seed=3) as server:
-        server.node.log_rpcs = False
         res = CliRunner().invoke(main, ["conformance", "--endpoint", server.endpoint, "--no-pull", "-q",
                                         "--max-examples", "1", "--steps", "2"])
         assert res.exit_code == 2 and "busybox is not present and pulling was turned off" in res.output
@@ -81,7 +81,6 @@ def test_the_image_is_pulled_only_when_absent_and_no_pull_is_honoured():
 def test_a_property_never_exercised_is_skipped_not_passed():
     # Only the slow-subscriber property, with its burst skipped: nothing exercises it.
     with FakeCRIServer(seed=4) as server:
-        server.node.log_rpcs = False
         result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=1, scripted=False,
                                    properties=["no-lost-exits", "resources-stick-all-or-nothing"]))
     for r in result.results:
@@ -113,6 +112,16 @@ def test_explain_keeps_independent_failures_apart():
     assert follower_of == {"valid-calls-succeed": "no-duplicate-live-containers"}
 
 
+def test_a_timestamp_without_statuses_explains_the_legacy_relist_failures():
+    failed = ["status-timestamp-with-statuses", "cache-monotonic", "relist-convergence", "relist-table",
+              "no-lost-exits"]
+    causes, follower_of = explain(failed, "legacy-evented")
+    assert follower_of == {n: "status-timestamp-with-statuses" for n in failed[1:]}
+    assert causes[0].summary().startswith("PodSandboxStatus sets a timestamp without containers_statuses")
+    # The current kubelet uses the statuses only when both are set (k/k#129990): nothing follows there.
+    assert explain(failed, "current")[1] == {}
+
+
 def test_relevant_calls_drop_what_the_failure_does_not_name():
     calls = [
         "RunPodSandbox(sentinel-0-ab)  # sync",
@@ -132,3 +141,25 @@ def test_relevant_calls_drop_what_the_failure_does_not_name():
                     "RemovePodSandbox(pod-1)  # cleanup"]
     named = relevant_calls(calls, "ContainerStatus of removed pod-1/a#0 failed with UNKNOWN, not NOT_FOUND")
     assert "ContainerStatus(pod-1/a#0)" in named and "ListPodSandbox(run label)" not in named
+
+
+def test_a_runtime_that_refuses_every_create_earns_no_pass_about_containers():
+    """Every CreateContainer answered FAILED_PRECONDITION (as CRI-O with a signature policy
+    answers a caller that leaves out user_specified_image): the properties about containers
+    or their events saw nothing and are skipped, saying why; the refusal itself fails
+    valid-calls-succeed; what still passes (sandbox-only judgements) says it saw 0 containers."""
+    refuse = Fault(type="error", target="CreateContainer", attributes={"code": "FAILED_PRECONDITION"})
+    result, seconds = judge([refuse], shrink=False)
+    assert result.by_name("valid-calls-succeed").status == "fail"
+    for r in result.results:
+        needs = P.BY_NAME[r.name].needs
+        if "containers" in needs:
+            assert r.status == "skip", (r.name, r.status, r.reason)
+            assert r.reason.startswith("no container was created: every CreateContainer failed (first: "
+                                       "CreateContainer: FAILED_PRECONDITION"), (r.name, r.reason)
+        elif r.status == "pass":
+            assert "0 containers" in r.reason, (r.name, r.reason)
+    passed = {r.name for r in result.results if r.status == "pass"}
+    assert passed <= {"event-stream-stays-open", "no-stale-replay", "idempotent-stop-remove",
+                      "stream-lists-equal-unary"}, passed
+    assert seconds < 20, f"{seconds:.0f}s"

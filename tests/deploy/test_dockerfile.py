@@ -210,7 +210,8 @@ def test_build_installs_from_the_hash_pinned_locks(dockerfile):
     runs = [args for word, args in split_stages(dockerfile)[0]["body"] if word == "RUN"]
     joined = " ".join(runs)
     for lock in ("requirements.lock", "requirements-build.lock"):
-        assert f"--require-hashes --only-binary=:all: {'--no-deps ' if lock == 'requirements.lock' else ''}-r {lock}" in joined
+        no_deps = "--no-deps " if lock == "requirements.lock" else ""
+        assert f"--require-hashes --only-binary=:all: {no_deps}-r {lock}" in joined
     # The project itself is built from the copied source and installed without
     # resolving anything further, so nothing unpinned gets in.
     assert "--no-deps --no-build-isolation" in joined and "pip install --no-deps /src/dist/" in joined
@@ -314,7 +315,8 @@ def dockerignore_filter(root):
     """A copytree ignore function for the simple patterns .dockerignore uses."""
     import fnmatch
 
-    patterns = [p.strip() for p in (root / ".dockerignore").read_text().splitlines() if p.strip() and not p.startswith("#")]
+    patterns = [p.strip() for p in (root / ".dockerignore").read_text().splitlines()
+                if p.strip() and not p.startswith("#")]
 
     def ignore(directory, names):
         rel_dir = Path(directory).relative_to(root)

@@ -1,40 +1,7 @@
 """Fixtures for driving the engine directly (with the container simulation as its Programs),
-on a fake clock with readable ids."""
+on a fake clock with readable ids: tests/helpers/engine_fixtures.py, shared with tests/sim."""
 from __future__ import annotations
 
-import pytest
-from helpers.core_pods import Joined, Pod
+from helpers.engine_fixtures import clock, events, joined, pods, runtime, sink
 
-from fakecri.engine.clock import FakeClock
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
-def joined(clock):
-    return Joined(clock)
-
-
-@pytest.fixture
-def runtime(joined):
-    return joined.runtime
-
-
-@pytest.fixture
-def sink(joined):
-    """What containers wrote (`sink.lines(path)`)."""
-    return joined.log
-
-
-@pytest.fixture
-def events(joined):
-    """`events()`: the events since the last call."""
-    return joined.events
-
-
-@pytest.fixture
-def pods(runtime):
-    return Pod(runtime)
+__all__ = ["clock", "events", "joined", "pods", "runtime", "sink"]

@@ -175,7 +175,8 @@ def test_invalid_resource_updates_change_nothing(pods, runtime, res, problem):
 
 @pytest.mark.parametrize("res", [
     Resources(), Resources(cpu_shares=2), Resources(cpu_shares=262144), Resources(cpu_period=100000, cpu_quota=-1),
-    Resources(cpu_period=1000, cpu_quota=1000), Resources(oom_score_adj=-1000), Resources(memory_limit_in_bytes=4 << 20),
+    Resources(cpu_period=1000,
+              cpu_quota=1000), Resources(oom_score_adj=-1000), Resources(memory_limit_in_bytes=4 << 20),
     Resources(cpuset_cpus="0-3,5", cpuset_mems="0"), Resources(memory_swap_limit_in_bytes=-1),
 ])
 def test_valid_resource_updates_are_stored(pods, runtime, res):
@@ -244,7 +245,7 @@ def test_removed_cpu_is_kept_per_sandbox(pods, runtime, joined, clock):
     clock.advance(30)
     runtime.stop_container(a.id, 0)
     a = runtime.get_container(a.id)
-    used = joined.sim.cpu_used_ns(a, clock.now_ns())  # the Programs port the engine asks
+    used = joined.sim.cpu_used_ns(a, sb, clock.now_ns())  # the Programs port the engine asks
     assert used > 0 and runtime.removed_cpu_ns(sb.id) == 0
     clock.advance(30)
     runtime.remove_container(a.id)
@@ -266,7 +267,7 @@ class SevenNs(NoPrograms):
     def __init__(self):
         self.asked = []
 
-    def cpu_used_ns(self, container, now_ns):
+    def cpu_used_ns(self, container, sandbox, now_ns):
         self.asked.append((container.id, container.state, now_ns))
         return 7
 

@@ -18,8 +18,15 @@ def test_every_error_class_maps_to_its_own_grpc_code_and_back(cls):
 def test_every_fixed_code_class_is_listed():
     listed = set(errors.KINDS.values())
     assert {errors.NotFound, errors.AlreadyExists, errors.FailedPrecondition, errors.InvalidArgument,
-            errors.ResourceExhausted, errors.Unauthenticated, errors.PermissionDenied, errors.Unavailable,
-            errors.DeadlineExceeded} == listed
+            errors.ResourceExhausted, errors.Unauthenticated} == listed
+
+
+def test_the_errors_only_the_server_raises_are_the_servers():
+    from fakecri.server.exceptions import DeadlineExceeded, PermissionDenied, Unavailable
+
+    for cls in (DeadlineExceeded, PermissionDenied, Unavailable):
+        assert not hasattr(errors, cls.__name__)
+        assert code_for(cls("x")) == getattr(grpc.StatusCode, cls.code)
 
 
 def test_a_run_time_code_is_carried_by_other():

@@ -242,7 +242,7 @@ def test_condition_without_duration_lasts_until_removed():
 
 def _decisions(plan, calls=300):
     out = []
-    for i in range(calls):
+    for _ in range(calls):
         for method in ("ListContainers", "RunPodSandbox", "PullImage"):
             action = plan.on_call(method, "before")
             out.append(None if action is None else (action.delay_s, action.error, action.faults))
@@ -284,7 +284,7 @@ def test_a_fault_draws_the_same_with_or_without_its_neighbours():
     alone.add(Fault(name="err", type="error", toxicity=0.3))
     crowded.add(Fault(name="err", type="error", toxicity=0.3))
     crowded.add(Fault(name="other", type="latency", toxicity=0.5, attributes={"delay": "1s", "jitter": "1s"}))
-    pick = lambda plan: [bool(a and a.error) for a in (plan.on_call("Version", "before") for _ in range(200))]  # noqa: E731
+    pick = lambda plan: [bool(a and a.error) for a in (plan.on_call("Version", "before") for _ in range(200))]
     assert pick(alone) == pick(crowded)
 
 

@@ -6,7 +6,7 @@ from fakecri.faults.rng import derive_rng, derive_seed
 
 def test_derive_seed_is_a_sha256_of_the_seed_and_key():
     # Pinned so that a change to the derivation (or a salted hash) is caught.
-    expected = int.from_bytes(hashlib.sha256("7\x1ffault\x1ferror_1".encode()).digest()[:8], "big")
+    expected = int.from_bytes(hashlib.sha256(b"7\x1ffault\x1ferror_1").digest()[:8], "big")
     assert derive_seed(7, "fault", "error_1") == expected
 
 

@@ -77,8 +77,7 @@ class StubRuntime(pb_grpc.RuntimeServiceServicer):
 
     def GetContainerEvents(self, request, context):
         self.calls.append("GetContainerEvents")
-        for ev in self.events:
-            yield ev
+        yield from self.events
         while not self.event_hold.wait(0.05):
             if not context.is_active():
                 return

@@ -24,10 +24,9 @@ def fakecri(faults=(), **config):
         from fakecri.server.config import ServerConfig
 
         path = os.path.join(tempfile.mkdtemp(prefix="fc-"), "cri.sock")
-        server = app.FakeCRIServer(ServerConfig(socket=path, seed=0, faults=list(faults), **config))
+        server = app.FakeCRIServer(ServerConfig(socket=path, seed=0, faults=list(faults), **{"log_rpcs": False,
+                                                                                             **config}))
         server.start()
-        if getattr(server, "state", None) is not None and hasattr(server.node, "log_rpcs"):
-            server.node.log_rpcs = False
     except (ImportError, AttributeError) as exc:
         pytest.skip(f"fakecri server not usable yet: {exc}")
     try:

@@ -128,7 +128,6 @@ def lab(script: Path, tmp_path: Path, *, flags: dict[str, Any] | None = None, ev
     faults = faults_from(flags or {})
     with FakeCRIServer(seed=5, state_root=str(tmp_path / "root"), faults=faults, call_log_size=200_000,
                        **server_settings) as server:
-        server.node.log_rpcs = False
         with Kubelet(script, server.config.socket, tmp_path / "kubelet", evented=evented, gates=gates) as kubelet:
             for name, manifest in (pods or {}).items():
                 kubelet.add_pod(name, manifest)

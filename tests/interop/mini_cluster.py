@@ -115,7 +115,8 @@ class MiniCluster:
         api, etcd, peer, kcm, sched = _free_ports(5)
         kubelet = find_binary("kubelet")
         assert kubelet is not None
-        self.env = {**os.environ, "RUN": str(self.run_dir), "BIN": str(kubelet.parent), "FAKECRI": str(fakecri_script()),
+        self.env = {**os.environ, "RUN": str(self.run_dir), "BIN": str(kubelet.parent),
+                    "FAKECRI": str(fakecri_script()),
                     "API_PORT": str(api), "ETCD_CLIENT_PORT": str(etcd), "ETCD_PEER_PORT": str(peer),
                     "KCM_PORT": str(kcm), "SCHED_PORT": str(sched), "KUBELET_PORT_BASE": str(_free_base()),
                     "KUBELET_EXTRA_ARGS": f"{EVICTION_HARD} {kubelet_args}".strip(), "NODE_READY_TIMEOUT": "90"}
@@ -201,7 +202,8 @@ class MiniCluster:
 
     @staticmethod
     def until(ready: Callable[[], Any], timeout: float, what: str, step: float = 1.0) -> Any:
-        """Poll `ready()` until it gives something true, and return that; AssertionError naming `what` after `timeout` s."""
+        """Poll `ready()` until it gives something true, and return that; AssertionError naming
+        `what` after `timeout` s."""
         deadline = time.monotonic() + timeout
         while True:
             got = ready()

@@ -35,7 +35,8 @@ def test_identity_files_env_sysctls_and_mounts(crictl, tmp_path):
     assert run("id", "-u") == "1001\n"
     assert run("id", "-G").split() == ["0", "1234", "5678"]
     assert run("hostname") == "web-1\n"
-    assert run("cat", "/etc/resolv.conf") == "search default.svc.cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n"
+    assert run("cat",
+               "/etc/resolv.conf") == "search default.svc.cluster.local\nnameserver 10.96.0.10\noptions ndots:5\n"
     assert run("sysctl", "-n", "kernel.shm_rmid_forced") == "1\n"
     assert run("sh", "-c", "echo $GREETING from $HOSTNAME") == "hello from web-1\n"
     assert run("cat", "/config/settings.conf") == "level=3\n"

@@ -31,7 +31,8 @@ EXPECTED_PASSING = {
     "[k8s.io] Container runtime should support log runtime should support reopening container log [Conformance]",
     *(f"[k8s.io] Image Manager {what} [Conformance]" for what in (
         "public image with tag should be pulled and removed", "public image should timeout if requested",
-        "public image without tag should be pulled and removed", "public image with digest should be pulled and removed",
+        "public image without tag should be pulled and removed",
+        "public image with digest should be pulled and removed",
         "image status should support all kinds of references",
         "image status get image fields should not have Uid|Username empty",
         "listImage should get exactly 3 image in the result list",
@@ -54,13 +55,13 @@ EXPECTED_PASSING = {
     "[k8s.io] Runtime info runtime should support returning runtime info runtime should return runtime conditions "
     "[Conformance]",
     *("[k8s.io] Container Mount Readonly runtime should support readonly mounts should reject a recursive readonly "
-      "mount with " + what for what in ("PROPAGATION_HOST_TO_CONTAINER", "PROPAGATION_BIDIRECTIONAL", "ReadOnly: false")),
+      "mount with " + what for what in ("PROPAGATION_HOST_TO_CONTAINER", "PROPAGATION_BIDIRECTIONAL",
+                                        "ReadOnly: false")),
 }
 
 
 def test_every_api_level_critest_spec_passes(critest_bin, tmp_path):
     with FakeCRIServer(seed=11, state_root=str(tmp_path / "root")) as server:
-        server.node.log_rpcs = False
         run = run_critest(critest_bin, server.config.socket, tmp_path / "critest.json",
                           focus=API_LEVEL_FOCUS, timeout=240)
     # Specs outside the focus, and the few critest skips itself for a host reason (AppArmor

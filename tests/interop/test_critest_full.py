@@ -23,7 +23,6 @@ def test_full_critest_run_produces_its_table(critest_bin, tmp_path):
     # Pod IPs on loopback, so that the specs which fetch http://POD_IP:PORT from the host reach
     # the pod's web server (binding its port 80 there needs root).
     with FakeCRIServer(seed=13, state_root=str(tmp_path / "root"), pod_cidr="127.88.0.0/16") as server:
-        server.node.log_rpcs = False
         run = run_critest(critest_bin, server.config.socket, tmp_path / "critest.json",
                           timeout=40 * 60, spec_timeout="35m")
     counts = run.counts()

@@ -30,7 +30,6 @@ EXPECTED_PASSING = {
 @pytest.mark.skipif(os.geteuid() != 0, reason="critest makes bind mounts on the host for these specs: needs root")
 def test_mount_propagation_and_user_namespace_specs_pass(critest_bin, tmp_path):
     with FakeCRIServer(seed=11, state_root=str(tmp_path / "root")) as server:
-        server.node.log_rpcs = False
         run = run_critest(critest_bin, server.config.socket, tmp_path / "critest.json", focus=FOCUS, timeout=120)
     broken = {s.name: f"{s.state}: {s.message[:300]}" for s in run.specs if s.state not in ("passed", "skipped")}
     assert not broken, broken

@@ -31,7 +31,6 @@ pytestmark = pytest.mark.slow
 def test_kubelet_runs_static_pods(kubelet_standalone, tmp_path, evented, quirks):
     faults = parse_quirks(",".join(quirks)) if quirks else []
     with FakeCRIServer(seed=5, state_root=str(tmp_path / "root"), faults=faults) as server:
-        server.node.log_rpcs = False
         with Kubelet(kubelet_standalone, server.config.socket, tmp_path / "kubelet", evented=evented) as kubelet:
             if quirks:  # the storm the kubelet falls into on an oldest-first list
                 start_static_pods(kubelet)

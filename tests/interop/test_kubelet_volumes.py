@@ -110,7 +110,8 @@ def test_configmap_secret_downward_and_projected_files(cluster):
 
 
 def test_emptydir_on_disk_and_in_memory(cluster):
-    script = ("stat -f -c '%T' /mem /disk; df -k /mem; df -h /mem; grep ' /mem ' /proc/mounts; touch /mem/a /disk/b; ls -ln /mem /disk; stat -c '%A %u %g' /mem /disk")
+    script = ("stat -f -c '%T' /mem /disk; df -k /mem; df -h /mem; grep ' /mem ' /proc/mounts; "
+              "touch /mem/a /disk/b; ls -ln /mem /disk; stat -c '%A %u %g' /mem /disk")
     cluster.apply(pod("emptydir", f"""\
   - name: c
     image: {BUSYBOX}
@@ -190,7 +191,9 @@ data: {data-1: value-1}
     line = 'content of file "/etc/configmap-volume/data-1": '
     cluster.until(lambda: line + "value-1" in cluster.logs("watcher", "c", check=False), 60, "the first content")
     cluster.kubectl("patch", "configmap", "changing", "-p", '{"data": {"data-1": "value-2"}}')
-    cluster.until(lambda: line + "value-2" in cluster.logs("watcher", "c", check=False), 150, "the update in mounttest's loop")
-    cluster.until(lambda: "value-2" in cluster.logs("watcher", "shell", check=False).splitlines(), 30, "the update in the shell loop")
+    cluster.until(lambda: line + "value-2" in cluster.logs("watcher", "c", check=False), 150,
+                  "the update in mounttest's loop")
+    cluster.until(lambda: "value-2" in cluster.logs("watcher", "shell", check=False).splitlines(), 30,
+                  "the update in the shell loop")
     assert cluster.pod("watcher")["status"]["phase"] == "Running"
     cluster.kubectl("delete", "pod", "watcher", "--wait=false")

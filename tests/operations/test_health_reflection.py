@@ -18,7 +18,6 @@ SERVING = health_pb2.HealthCheckResponse.SERVING
 @pytest.fixture(scope="module")
 def server():
     with FakeCRIServer(seed=1) as srv:
-        srv.node.log_rpcs = False
         yield srv
 
 

@@ -19,7 +19,6 @@ from fakecri.server.process.app import FakeCRIServer, StartupError
 @pytest.fixture
 def served():
     with FakeCRIServer(seed=3, metrics_addr="127.0.0.1:0") as srv:
-        srv.node.log_rpcs = False
         ch = grpc.insecure_channel("unix:" + srv.config.socket)
         yield srv, ch
         ch.close()
@@ -49,7 +48,7 @@ class Events:
 
 def test_pod_lifecycle_figures(served):
     srv, ch = served
-    url = srv.node.metrics.url
+    url = srv.addresses()["metrics"]
     rt, img = api_pb2_grpc.RuntimeServiceStub(ch), api_pb2_grpc.ImageServiceStub(ch)
     ctl = control_pb2_grpc.ControlStub(ch)
 
@@ -68,7 +67,8 @@ def test_pod_lifecycle_figures(served):
     rt.StopContainer(pb.StopContainerRequest(container_id=cid, timeout=0), timeout=TIMEOUT)
     rt.StopPodSandbox(pb.StopPodSandboxRequest(pod_sandbox_id=sid), timeout=TIMEOUT)
     m = scrape(url)
-    assert sample(m, "fakecri_containers", state="EXITED") == 1 and sample(m, "fakecri_containers", state="RUNNING") == 0
+    assert sample(m, "fakecri_containers", state="EXITED") == 1 and sample(m, "fakecri_containers",
+                                                                           state="RUNNING") == 0
     assert sample(m, "fakecri_sandboxes", state="NOTREADY") == 1
 
     ctl.AddFault(cpb.AddFaultRequest(fault=cpb.Fault(name="flaky-list", type="error", target="ListImages",
@@ -91,7 +91,8 @@ def test_pod_lifecycle_figures(served):
     assert sample(m, "fakecri_faults_injected_total", fault="flaky-list") == 2
     assert sample(m, "fakecri_rpcs_total", method="ListImages", code="UNAVAILABLE") == 2
     assert sample(m, "fakecri_rpcs_total", method="ListImages", code="OK") == 1
-    assert sample(m, "fakecri_sandboxes", state="NOTREADY") == 0 and sample(m, "fakecri_containers", state="EXITED") == 0
+    assert sample(m, "fakecri_sandboxes", state="NOTREADY") == 0 and sample(m, "fakecri_containers",
+                                                                            state="EXITED") == 0
 
     events.close()
     m = scrape_until(url, "fakecri_event_subscribers", 0)
@@ -100,15 +101,15 @@ def test_pod_lifecycle_figures(served):
 
 def test_dropped_events_are_counted_per_subscriber():
     with FakeCRIServer(seed=3, metrics_addr="127.0.0.1:0", subscriber_policy="drop", subscriber_buffer=1) as srv:
-        srv.node.log_rpcs = False
-        url = srv.node.metrics.url
+        url = srv.addresses()["metrics"]
 
         def fill():
             sub, _ = srv.node.subscribe()  # a subscriber that never reads
-            for n in range(3):
-                srv.node.runtime.run_pod_sandbox(name=f"p{n}", namespace="ns", uid=f"u{n}", attempt=0, labels={},
-                                                   annotations={}, hostname="", log_directory="", runtime_handler="")
-            srv.node.commit()
+            with srv.node.changing():
+                for n in range(3):
+                    srv.node.runtime.run_pod_sandbox(name=f"p{n}", namespace="ns", uid=f"u{n}", attempt=0,
+                                                       labels={}, annotations={}, hostname="", log_directory="",
+                                                       runtime_handler="")
             return sub
 
         sub = srv.call(fill)
@@ -125,10 +126,9 @@ def test_dropped_events_are_counted_per_subscriber():
 def test_each_server_has_its_own_registry(served):
     srv, ch = served
     with FakeCRIServer(metrics_addr="127.0.0.1:0") as other:
-        other.node.log_rpcs = False
         api_pb2_grpc.RuntimeServiceStub(ch).Version(pb.VersionRequest(), timeout=TIMEOUT)
-        assert sample(scrape(srv.node.metrics.url), "fakecri_rpcs_total", method="Version", code="OK") == 1
-        assert sample(scrape(other.node.metrics.url), "fakecri_rpcs_total", method="Version", code="OK") == 0
+        assert sample(scrape(srv.addresses()["metrics"]), "fakecri_rpcs_total", method="Version", code="OK") == 1
+        assert sample(scrape(other.addresses()["metrics"]), "fakecri_rpcs_total", method="Version", code="OK") == 0
     from prometheus_client import REGISTRY
 
     assert REGISTRY.get_sample_value("fakecri_rpc_duration_seconds_count") is None
@@ -137,12 +137,12 @@ def test_each_server_has_its_own_registry(served):
 def test_unknown_path_is_404(served):
     srv, _ = served
     with pytest.raises(urllib.error.HTTPError) as err:
-        urllib.request.urlopen(srv.node.metrics.url.replace("/metrics", "/nope"), timeout=TIMEOUT)
+        urllib.request.urlopen(srv.addresses()["metrics"].replace("/metrics", "/nope"), timeout=TIMEOUT)
     assert err.value.code == 404
 
 
 def test_metrics_port_in_use_stops_startup(served):
     srv, _ = served
-    port = srv.node.metrics.url.rsplit(":", 1)[1].split("/")[0]
+    port = srv.addresses()["metrics"].rsplit(":", 1)[1].split("/")[0]
     with pytest.raises(StartupError, match=f"cannot serve metrics on 127.0.0.1:{port}"):
         FakeCRIServer(metrics_addr=f"127.0.0.1:{port}").start()

@@ -61,7 +61,6 @@ def test_operating_page_lists_exactly_the_metrics_served():
     section = OPERATING.read_text(encoding="utf-8").split("## Metrics", 1)[1].split("\n## ", 1)[0]
     documented = set(re.findall(r"^\| `(fakecri_\w+)`", section, re.M))
     with FakeCRIServer(metrics_addr="127.0.0.1:0") as srv:
-        srv.node.log_rpcs = False
         with ControlClient(srv.control_endpoint) as ctl:  # one fault fires, so its series appears
             ctl.add_fault({"type": "error", "target": "Version", "count": 1, "attributes": {"code": "UNAVAILABLE"}})
         with grpc.insecure_channel("unix:" + srv.config.socket) as ch:
@@ -70,7 +69,7 @@ def test_operating_page_lists_exactly_the_metrics_served():
                 stub.Version(pb.VersionRequest(), timeout=TIMEOUT)
             stub.Version(pb.VersionRequest(), timeout=TIMEOUT)
         sub = srv.call(lambda: srv.node.subscribe()[0])  # so the per-subscriber series appear
-        names = {name for name, _ in scrape(srv.node.metrics.url)}
+        names = {name for name, _ in scrape(srv.addresses()["metrics"])}
         srv.call(lambda: srv.node.unsubscribe(sub))
     served = {re.sub(r"_(total|bucket|count|sum|created)$", "", n) for n in names}
     assert {d.removesuffix("_total") for d in documented} == served

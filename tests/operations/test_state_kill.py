@@ -30,7 +30,7 @@ def connect(proc: subprocess.Popen, socket: str) -> grpc.Channel:
         grpc.channel_ready_future(ch).result(timeout=60)
     except grpc.FutureTimeoutError:
         proc.kill()
-        raise AssertionError(f"fakecri serve did not come up: {proc.stderr.read().decode(errors='replace')}")
+        raise AssertionError(f"fakecri serve did not come up: {proc.stderr.read().decode(errors='replace')}") from None
     return ch
 
 
@@ -102,7 +102,7 @@ def kill_rounds(tmp_path, rng: random.Random, rounds: int) -> None:
             work = Workload(ch, f"r{r}")
             work.start()
             enough = 1 + rng.randrange(4)
-            wait_for(lambda: len(work.pods) >= enough, what="some acknowledged sandboxes")
+            wait_for(lambda work=work, enough=enough: len(work.pods) >= enough, what="some acknowledged sandboxes")
             time.sleep(rng.uniform(0, 0.05))  # land the kill at a random point of the workload
             os.kill(proc.pid, signal.SIGKILL)
             proc.wait(TIMEOUT)

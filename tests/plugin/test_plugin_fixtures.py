@@ -30,7 +30,7 @@ def test_fixtures_and_reset_between_tests(pytester):
             assert [c["method"] for c in fakecri.call_log()] == ["ListPodSandbox", "ListImages"]
 
         def test_handle_shows_the_server(fakecri):
-            assert fakecri.server.node.node is not None and fakecri.seed == 0
+            assert fakecri.server.node is not None and fakecri.seed == 0
             assert repr(fakecri).startswith("<FakeCRI unix:///tmp/")
         """
     )
@@ -171,7 +171,6 @@ def test_fakecri_handle_without_pytest():
     from fakecri.testing import FakeCRI
 
     with FakeCRI.start(seed=4) as node:
-        node.node.log_rpcs = False
         assert node.add_fault("--latency=ListImages=1ms")[0]["type"] == "latency"
         assert [f["type"] for f in node.add_quirks("stopped-before-started")] == ["quirk"]
         with node.client() as c:
@@ -180,7 +179,7 @@ def test_fakecri_handle_without_pytest():
         with pytest.raises(FaultSpecError, match="give a dict, a Fault or a flag string"):
             node.add_fault(42)
         with pytest.raises(AttributeError):
-            node._missing
+            _ = node._missing
     assert not node.server.running
 
 
@@ -206,7 +205,6 @@ def test_control_methods_act_on_the_server():
 
     pod = {"metadata": {"name": "m", "namespace": "default", "uid": "u-m"}}
     with FakeCRI.start(seed=5, fake_clock=True) as node, node.client() as c:
-        node.node.log_rpcs = False
         sid = c.run_pod_sandbox(pod)
         c.pull_image("busybox")
         cid = c.create_container(sid, {"metadata": {"name": "app"}, "image": {"image": "busybox"},

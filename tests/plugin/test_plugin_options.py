@@ -32,7 +32,6 @@ EXTERNAL_TESTS = """
 @pytest.fixture
 def external():
     with FakeCRIServer(seed=5) as server:
-        server.node.log_rpcs = False
         yield server
 
 

@@ -105,7 +105,6 @@ class Worker(threading.Thread):
 
 def test_threads_and_subscribers_see_every_transition_once_in_order():
     with FakeCRIServer(seed=5, subscriber_buffer=100_000) as server:
-        server.node.log_rpcs = False
         subs = [Subscriber(server.endpoint) for _ in range(SUBSCRIBERS)]
         try:
             assert wait_until(lambda: server.call(lambda: len(server.node.bus.subscribers)) == SUBSCRIBERS)

@@ -206,7 +206,6 @@ def template(method: str, world: World):
 def fuzz_server():
     server = FakeCRIServer(seed=99, fake_clock=True, max_sandboxes=80, max_containers=160, max_images=60)
     server.start()
-    server.node.log_rpcs = False
     yield server
     server.stop()
 
@@ -244,7 +243,8 @@ class Harness:
         w = self.world
         before = set(w.sandboxes + w.containers)
         w.sandboxes = [s.id for s in self.rt.ListPodSandbox(pb.ListPodSandboxRequest(), timeout=CALL_TIMEOUT).items]
-        w.containers = [c.id for c in self.rt.ListContainers(pb.ListContainersRequest(), timeout=CALL_TIMEOUT).containers]
+        w.containers = [c.id for c in self.rt.ListContainers(pb.ListContainersRequest(),
+                                                             timeout=CALL_TIMEOUT).containers]
         w.gone = (w.gone + sorted(before - set(w.sandboxes + w.containers)))[-20:]
 
     def ensure_world(self) -> None:
@@ -272,7 +272,8 @@ class Harness:
                     if timer:
                         timer.cancel()
                 return grpc.StatusCode.OK
-            self.channel.unary_unary(path, request_serializer=None, response_deserializer=None)(ser, timeout=CALL_TIMEOUT)
+            self.channel.unary_unary(path, request_serializer=None, response_deserializer=None)(ser,
+                                                                                                timeout=CALL_TIMEOUT)
             return grpc.StatusCode.OK
         except grpc.RpcError as exc:
             code = exc.code()
@@ -343,7 +344,8 @@ def test_undecodable_bytes(harness, svc, m):
 @pytest.mark.slow
 def test_hostile_requests_long(harness):
     """The same fuzz with FAKECRI_FUZZ_EXAMPLES_SLOW examples (default 300), methods drawn at random."""
-    @settings(settings.get_profile("reliability"), max_examples=int(os.environ.get("FAKECRI_FUZZ_EXAMPLES_SLOW", "300")))
+    @settings(settings.get_profile("reliability"), max_examples=int(os.environ.get("FAKECRI_FUZZ_EXAMPLES_SLOW",
+                                                                                   "300")))
     @given(st.data())
     def run(data):
         svc, m = data.draw(st.sampled_from(METHODS))

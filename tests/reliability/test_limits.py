@@ -29,7 +29,6 @@ def _code(fn, *args, **kw) -> grpc.StatusCode:
 @pytest.fixture(scope="module")
 def capped():
     with FakeCRIServer(seed=21, max_sandboxes=3, max_containers=4, max_images=2, max_subscribers=2) as server:
-        server.node.log_rpcs = False
         yield server
 
 
@@ -120,7 +119,6 @@ def test_default_limits_are_documented_values():
 def test_oversize_request_is_refused_not_a_crash():
     """A request past the limit is refused by gRPC with RESOURCE_EXHAUSTED; the server goes on."""
     with FakeCRIServer(seed=22) as server:  # the default 16 MiB
-        server.node.log_rpcs = False
         ch = grpc.insecure_channel(server.endpoint, options=BIG)
         rt = api_pb2_grpc.RuntimeServiceStub(ch)
         cfg = sandbox_config("huge")
@@ -139,7 +137,6 @@ def test_oversize_request_is_refused_not_a_crash():
 def test_oversize_response_is_refused_and_the_server_goes_on():
     """max_message_bytes also caps responses: a list too big to send fails, nothing else does."""
     with FakeCRIServer(seed=23, max_message_bytes=256 << 10) as server:
-        server.node.log_rpcs = False
         ch = grpc.insecure_channel(server.endpoint, options=BIG)
         rt = api_pb2_grpc.RuntimeServiceStub(ch)
         for i in range(6):

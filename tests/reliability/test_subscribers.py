@@ -46,7 +46,8 @@ class Churn:
         t1 = time.perf_counter()
         timed = [t1 - t0]
         for fn, req in ((rt.StartContainer, pb.StartContainerRequest(container_id=cid)),
-                        (rt.ListContainers, pb.ListContainersRequest(filter=pb.ContainerFilter(pod_sandbox_id=self.sid))),
+                        (rt.ListContainers,
+                         pb.ListContainersRequest(filter=pb.ContainerFilter(pod_sandbox_id=self.sid))),
                         (rt.StopContainer, pb.StopContainerRequest(container_id=cid, timeout=0)),
                         (rt.RemoveContainer, pb.RemoveContainerRequest(container_id=cid))):
             t0 = time.perf_counter()
@@ -91,14 +92,13 @@ def _measure_ratio(server, churn: Churn, rounds: int, cycles: int) -> tuple[floa
 
 def test_stuck_subscriber_does_not_slow_others_under_close():
     with FakeCRIServer(seed=8, subscriber_buffer=200) as server:
-        server.node.log_rpcs = False
         healthy = Subscriber(server.endpoint)  # a reader that keeps up, present in every round
         churn = Churn(server.endpoint)
         try:
             for _ in range(20):  # warm up channels and code paths
                 churn.cycle()
             ratios = []
-            for attempt in range(4):  # a noisy shared machine: retry the measurement before failing
+            for _ in range(4):  # a noisy shared machine: retry the measurement before failing
                 a, b, ratio = _measure_ratio(server, churn, rounds=8, cycles=60)
                 ratios.append(round(ratio, 3))
                 if ratio <= 1.2:
@@ -116,7 +116,6 @@ def test_stuck_subscriber_does_not_slow_others_under_close():
 def test_stuck_subscriber_is_closed_with_resource_exhausted_and_memory_stays_bounded():
     buffer = 100
     with FakeCRIServer(seed=9, subscriber_buffer=buffer) as server:
-        server.node.log_rpcs = False
         churn = Churn(server.endpoint)
         stuck = Subscriber(server.endpoint, read=False)
         try:
@@ -162,7 +161,6 @@ def test_stuck_subscriber_is_closed_with_resource_exhausted_and_memory_stays_bou
 def test_drop_policy_keeps_the_stream_open_and_counts_what_it_drops():
     buffer = 50
     with FakeCRIServer(seed=10, subscriber_policy="drop", subscriber_buffer=buffer) as server:
-        server.node.log_rpcs = False
         churn = Churn(server.endpoint)
         stuck = Subscriber(server.endpoint, read=False)
         try:
@@ -199,7 +197,6 @@ def test_drop_policy_keeps_the_stream_open_and_counts_what_it_drops():
 def test_block_policy_stalls_emitting_rpcs_until_the_reader_drains_and_loses_nothing():
     buffer = 20
     with FakeCRIServer(seed=11, subscriber_policy="block", subscriber_buffer=buffer) as server:
-        server.node.log_rpcs = False
         churn = Churn(server.endpoint)
         stuck = Subscriber(server.endpoint, read=False)
         try:

@@ -24,16 +24,16 @@ def _fill(server: FakeCRIServer, pods: int, per_pod: int, label_bytes: int = 0) 
     def fill() -> None:
         rt = node.runtime
         rt.images.pull(IMAGE, None)
-        for i in range(pods):
-            sb = rt.run_pod_sandbox(name=f"p{i}", namespace="big", uid=f"u{i}")
-            for j in range(per_pod):
-                labels = {"io.kubernetes.container.name": f"c{j}"}
-                if label_bytes:
-                    labels["blob"] = "x" * label_bytes
-                c = rt.create_container(sb.id, name=f"c{j}", image=IMAGE, command=("sleep", "infinity"),
-                                        labels=labels)
-                rt.start_container(c.id)
-            node.commit()
+        with node.changing():
+            for i in range(pods):
+                sb = rt.run_pod_sandbox(name=f"p{i}", namespace="big", uid=f"u{i}")
+                for j in range(per_pod):
+                    labels = {"io.kubernetes.container.name": f"c{j}"}
+                    if label_bytes:
+                        labels["blob"] = "x" * label_bytes
+                    c = rt.create_container(sb.id, name=f"c{j}", image=IMAGE, command=("sleep", "infinity"),
+                                            labels=labels)
+                    rt.start_container(c.id)
 
     server.call(fill, timeout=120)
 

@@ -159,7 +159,6 @@ def test_drop_events_5_percent_over_2000_events():
     from fakecri.faults.spec import parse_drop_events
 
     with FakeCRIServer(seed=11, faults=[parse_drop_events("5%")]) as server:
-        server.node.log_rpcs = False
         ch, rt, img = stubs(server)
         sub = EventCollector("unix:" + server.config.socket)
         try:
@@ -306,7 +305,8 @@ def test_quirk_pod_wide_container_statuses(rt, img, ctl):
 
     ids = []
     for attempt in (0, 1):
-        sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=sandbox_config("p", uid=uid, attempt=attempt))).pod_sandbox_id
+        sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=sandbox_config("p", uid=uid,
+                                                                             attempt=attempt))).pod_sandbox_id
         ids.append(rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid,
                                                                 config=container_config())).container_id)
     resp = rt.PodSandboxStatus(pb.PodSandboxStatusRequest(pod_sandbox_id=sid))

@@ -63,7 +63,8 @@ def test_log_directories_outside_with_dotdot_or_through_a_symlink_are_refused(co
                                   ("climbs", f"{allowed}/../outside", "'..'"),
                                   ("linked", f"{allowed}/out/logs", "symlink"),
                                   ("relative-up", "../../logs", "'..'")):
-        details = denied(rt.RunPodSandbox, pb.RunPodSandboxRequest(config=sandbox_config(name, log_directory=directory)))
+        details = denied(rt.RunPodSandbox, pb.RunPodSandboxRequest(config=sandbox_config(name,
+                                                                                         log_directory=directory)))
         assert "log_directory" in details and directory in details and said in details
     assert pods(rt) == []
     rt.RunPodSandbox(pb.RunPodSandboxRequest(config=sandbox_config("fine", log_directory=f"{allowed}/logs")),

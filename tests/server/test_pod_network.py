@@ -53,7 +53,8 @@ def pod(rt, name: str, image: str, *, command=None, args=None) -> tuple[str, str
     cfg = sandbox_config(name, log_directory=f"pods/{name}-{time.monotonic_ns()}")
     sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg)).pod_sandbox_id
     ccfg = container_config(image=image, command=command, args=args)
-    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ccfg, sandbox_config=cfg)).container_id
+    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ccfg,
+                                                       sandbox_config=cfg)).container_id
     rt.StartContainer(pb.StartContainerRequest(container_id=cid))
     ip = rt.PodSandboxStatus(pb.PodSandboxStatusRequest(pod_sandbox_id=sid)).status.network.ip
     return cid, ip

@@ -36,7 +36,6 @@ def _pull(endpoint: str, ref: str) -> grpc.StatusCode:
 @pytest.mark.parametrize("policy, stranger", [("any", grpc.StatusCode.OK), ("strict", grpc.StatusCode.NOT_FOUND)])
 def test_pull_policy(tmp_path, policy, stranger):
     with FakeCRIServer(pull_policy=policy, state_root=str(tmp_path / "root")) as server:
-        server.node.log_rpcs = False
         assert _pull(server.endpoint, STRANGER) == stranger
         assert _pull(server.endpoint, "busybox:1.36") == grpc.StatusCode.OK
 
@@ -45,7 +44,6 @@ def test_strict_with_a_catalog_file(tmp_path):
     catalog = tmp_path / "catalog.yaml"
     catalog.write_text("images:\n  - tags: [registry.example.com/team/app:1]\n")
     with FakeCRIServer(pull_policy="strict", image_catalog=str(catalog), state_root=str(tmp_path / "root")) as s:
-        s.node.log_rpcs = False
         assert _pull(s.endpoint, "registry.example.com/team/app:1") == grpc.StatusCode.OK
         assert _pull(s.endpoint, "busybox:1.36") == grpc.StatusCode.NOT_FOUND  # the file lists all there is
 

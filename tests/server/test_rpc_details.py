@@ -100,12 +100,12 @@ def test_every_stream_list_sends_what_its_unary_twin_sends(rt, img):
     same(img.ListImages(pb.ListImagesRequest()).images,
          [i for m in img.StreamImages(pb.StreamImagesRequest()) for i in m.images])
     # Stats move with time, so compare what identifies each item and its shape.
-    ident = lambda s: (s.attributes.id, s.attributes.metadata.name)  # noqa: E731
+    ident = lambda s: (s.attributes.id, s.attributes.metadata.name)
     assert sorted(map(ident, rt.ListContainerStats(pb.ListContainerStatsRequest()).stats)) == sorted(
         ident(s) for m in rt.StreamContainerStats(pb.StreamContainerStatsRequest()) for s in m.container_stats)
     assert sorted(map(ident, rt.ListPodSandboxStats(pb.ListPodSandboxStatsRequest()).stats)) == sorted(
         ident(s) for m in rt.StreamPodSandboxStats(pb.StreamPodSandboxStatsRequest()) for s in m.pod_sandbox_stats)
-    names = lambda pm: (pm.pod_sandbox_id, sorted(c.container_id for c in pm.container_metrics))  # noqa: E731
+    names = lambda pm: (pm.pod_sandbox_id, sorted(c.container_id for c in pm.container_metrics))
     assert sorted(map(names, rt.ListPodSandboxMetrics(pb.ListPodSandboxMetricsRequest()).pod_metrics)) == sorted(
         names(p) for m in rt.StreamPodSandboxMetrics(pb.StreamPodSandboxMetricsRequest())
         for p in m.pod_sandbox_metrics)
@@ -173,7 +173,6 @@ def test_image_catalog_over_the_wire(tmp_path):
     path = tmp_path / "catalog.yaml"
     path.write_text(CATALOG)
     with FakeCRIServer(image_catalog=str(path)) as server:
-        server.node.log_rpcs = False
         ch = grpc.insecure_channel(server.endpoint)
         img = api_pb2_grpc.ImageServiceStub(ch)
 
@@ -192,7 +191,7 @@ def test_image_catalog_over_the_wire(tmp_path):
             assert code == grpc.StatusCode.NOT_FOUND and ref.split("/")[-1] in msg
         private = "registry.example.com/team/private:1"
         for auth in ({}, {"username": "alice", "password": "wrong"}):
-            code, msg = code_of(lambda r: pull(r, **auth), private)
+            code, msg = code_of(lambda r, auth=auth: pull(r, **auth), private)
             assert code == grpc.StatusCode.UNAUTHENTICATED and "registry.example.com" in msg
         assert not img.ImageStatus(pb.ImageStatusRequest(image=pb.ImageSpec(image=private))).HasField("image")
         pull(private, username="alice", password="s3cret")

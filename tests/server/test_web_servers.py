@@ -33,11 +33,13 @@ def refused(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) != 0
 
 
-def start(rt, img, image: str, sandbox: pb.PodSandboxConfig, config: pb.ContainerConfig | None = None) -> tuple[str, str]:
+def start(rt, img, image: str, sandbox: pb.PodSandboxConfig, config: pb.ContainerConfig | None = None) -> tuple[str,
+                                                                                                                str]:
     img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image=image)))
     sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=sandbox)).pod_sandbox_id
     cfg = config or container_config(image=image)
-    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=cfg, sandbox_config=sandbox)).container_id
+    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=cfg,
+                                                       sandbox_config=sandbox)).container_id
     rt.StartContainer(pb.StartContainerRequest(container_id=cid))
     return sid, cid
 

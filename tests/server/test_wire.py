@@ -50,5 +50,5 @@ def test_fragments_asked_one_by_one_stay_bounded():
     cache.every(live)
     for _ in range(5 * FragmentCache.SLACK):
         cache.of(Rec())  # a replaced record each time
-    assert len(cache._frags) <= 2 * len(live) + FragmentCache.SLACK  # noqa: SLF001
+    assert len(cache._frags) <= 2 * len(live) + FragmentCache.SLACK
     assert cache.of(live[0]) == cache.every(live)[0]  # answers stay right

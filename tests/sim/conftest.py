@@ -1,44 +1,13 @@
-"""Fixtures for the container simulation: the engine joined to it on a fake clock, and
-records with fixed times for the stats tests."""
+"""Fixtures for the container simulation: the engine joined to it on a fake clock
+(tests/helpers/engine_fixtures.py, shared with tests/engine), and records with fixed times
+for the stats tests."""
 from __future__ import annotations
 
 import pytest
-from helpers.core_pods import Joined, Pod
+from helpers.engine_fixtures import clock, events, joined, pods, runtime, sink
 from helpers.stat_records import make_container, make_sandbox
 
-from fakecri.engine.clock import FakeClock
-
-
-@pytest.fixture
-def clock():
-    return FakeClock()
-
-
-@pytest.fixture
-def joined(clock):
-    return Joined(clock)
-
-
-@pytest.fixture
-def runtime(joined):
-    return joined.runtime
-
-
-@pytest.fixture
-def sink(joined):
-    """What containers wrote (`sink.lines(path)`)."""
-    return joined.log
-
-
-@pytest.fixture
-def events(joined):
-    """`events()`: the events since the last call."""
-    return joined.events
-
-
-@pytest.fixture
-def pods(runtime):
-    return Pod(runtime)
+__all__ = ["clock", "events", "joined", "pods", "runtime", "sink"]
 
 
 @pytest.fixture(name="container", scope="session")

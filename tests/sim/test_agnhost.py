@@ -109,7 +109,8 @@ def test_the_image_default_is_agnhost_pause():
 
 def test_servers_log_and_take_sigterm_as_their_source_says():
     netexec = plan("/agnhost", "netexec", "--http-port=8080", "--delay-shutdown=5")
-    assert [t for _, _, t in netexec.outputs] == ["Started UDP server on port  8081\n", "Started HTTP server on port 8080\n"]
+    assert [t for _, _, t in netexec.outputs] == ["Started UDP server on port  8081\n",
+                                                  "Started HTTP server on port 8080\n"]
     assert netexec.end_ns is None and netexec.stop_outcome(30 * S) == (5 * S, 0, "Completed")
     assert plan("/agnhost", "liveness").stop_outcome(30 * S) == (0, 2, "Error")  # Go's default for SIGTERM as pid 1
     assert plan("/agnhost", "serve-hostname").stop_outcome(30 * S) == (30 * S, 137, "Error")  # waits 60 s: killed
@@ -204,7 +205,8 @@ def test_netexec_dial_over_http_and_udp():
                                here()), net)
     assert json.loads(answer.response.body) == {"responses": ["peer-0", "peer-0"]}
     assert asked[0].host == "127.70.0.5" and asked[0].data.startswith(b"GET /hostname HTTP/1.1\r\n")
-    answer, _ = drive(srv.http(8080, HttpRequest("GET", "/dial?request=hostname&protocol=udp&host=127.70.0.5&port=8081"),
+    answer, _ = drive(srv.http(8080, HttpRequest("GET",
+                                                 "/dial?request=hostname&protocol=udp&host=127.70.0.5&port=8081"),
                                here()), net)
     assert json.loads(answer.response.body) == {"responses": ["peer-1"]}
     answer, _ = drive(srv.http(8080, HttpRequest("GET", "/dial?request=hostname&host=127.70.0.5&port=80"), here()))
@@ -212,7 +214,8 @@ def test_netexec_dial_over_http_and_udp():
     assert body == {"errors": ['Get "http://127.70.0.5:80/hostname": dial tcp 127.70.0.5:80: connect: '
                                'connection refused']}
     assert get(srv, "/dial?host=x&port=1").response.status == 400  # no request
-    assert get(srv, "/dial?request=a&host=1.2.3.4&port=1&protocol=icmp").response.body == b"unsupported protocol. icmp\n"
+    assert get(srv,
+               "/dial?request=a&host=1.2.3.4&port=1&protocol=icmp").response.body == b"unsupported protocol. icmp\n"
 
 
 def test_netexec_shell_runs_the_command_inside():

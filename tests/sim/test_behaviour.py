@@ -15,7 +15,8 @@ S = 1_000_000_000
 
 
 @pytest.mark.parametrize("text,ns", [("500ms", S // 2), ("3s", 3 * S), ("2m", 120 * S), ("1.5s", 3 * S // 2),
-                                     ("1m30s", 90 * S), ("2", 2 * S), ("0.25", S // 4), ("10us", 10_000), ("1h", 3600 * S)])
+                                     ("1m30s", 90 * S), ("2", 2 * S), ("0.25", S // 4), ("10us", 10_000), ("1h",
+                                                                                                           3600 * S)])
 def test_durations(text, ns):
     assert parse_duration_ns(text) == ns
 
@@ -271,8 +272,9 @@ def test_plan_is_shared_for_identical_specs(pods, joined):
     sb = pods.sandbox()
     a = pods.container(sb, "a", command=["sleep", "5"])
     b = pods.container(sb, "b", command=["sleep", "5"])
-    assert joined.sim.plan(a, sb) is joined.sim.plan(b, sb)
-    assert joined.sim.plan(a, sb) is not joined.sim.plan(pods.container(sb, "c", command=["sleep", "6"]), sb)
+    assert joined.sim.plan(a, sb, None) is joined.sim.plan(b, sb, None)
+    other = pods.container(sb, "c", command=["sleep", "6"])
+    assert joined.sim.plan(a, sb, None) is not joined.sim.plan(other, sb, None)
     assert build_plan(["sleep", "5"], [], {}).end_ns == 5 * S
 
 

@@ -77,7 +77,8 @@ def test_memory_without_limit_is_plausible_and_zero_after_exit(container):
 def test_fields_timestamps_swap_and_writable_layer(container):
     now = T0 + 5 * NS_PER_S
     s = container_stats(container(limit=100 * MIB, swap=300 * MIB), now)
-    assert (s.container_id, s.sandbox_id, s.name, s.labels, s.annotations) == ("c" * 64, "s" * 64, "app", {"k": "v"}, {"a": "b"})
+    assert (s.container_id, s.sandbox_id, s.name, s.labels, s.annotations) == ("c" * 64, "s" * 64, "app", {"k": "v"},
+                                                                               {"a": "b"})
     assert s.cpu.timestamp_ns == s.memory.timestamp_ns == s.swap.timestamp_ns == s.writable_layer.timestamp_ns == now
     assert s.swap.swap_available_bytes == 200 * MIB and s.swap.swap_usage_bytes == 0
     assert s.writable_layer.used_bytes >= 4096 and s.writable_layer.inodes_used >= 1

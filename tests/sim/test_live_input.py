@@ -32,7 +32,7 @@ def test_a_shell_answers_each_line_and_exits_at_the_end_of_its_input(pods, joine
     joined.feed(c.id, b"echo hello\n")
     assert seen() == [("stdout", "hello\n")]
     joined.feed(c.id, b"nope\nexit")
-    assert seen()[1:] == [("stderr", "sh: nope: not found\n")]
+    assert seen()[1:] == [("stderr", "/bin/sh: nope: not found\n")]  # busybox names itself by its argv[0]
     assert runtime.get_container(c.id).state == ContainerState.RUNNING  # `exit` without its newline is not a line yet
     joined.feed(c.id, None)  # then `exit` is the last line: the last status, 127
     c = runtime.get_container(c.id)

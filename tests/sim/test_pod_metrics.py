@@ -25,7 +25,7 @@ def test_metrics_match_stats_and_descriptors(container, sandbox):
     keys = {d.name: d.label_keys for d in metric_descriptors()}
     assert pm.pod_sandbox_id == sb.id
     assert [cm.container_id for cm in pm.container_metrics] == ["a" * 64, "b" * 64]
-    for cm, c in zip(pm.container_metrics, cs):
+    for cm, c in zip(pm.container_metrics, cs, strict=True):
         by_name = {m.name: m for m in cm.metrics}
         s = container_stats(c, now)
         assert by_name["container_cpu_usage_seconds_total"].value == s.cpu.usage_core_nano_seconds // NS_PER_S

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fakecri.sim.shell import COMMANDS, READ, Context, Sleep, Write, spawn, trace
+from fakecri.sim.shell import COMMANDS, READ, Context, Sleep, Write, record, spawn, trace
 
 
 def simulate(argv, stdin=None, in_exec=False):
@@ -42,9 +42,9 @@ S = 1_000_000_000
     ([], None, 0),
     (["sh"], None, 0),
     (["sh", "-c", "while true; do sleep 1; done"], None, 0),
-    (["sh", "-c", "echo 'unbalanced"], None, 0),
+    (["sh", "-c", "echo 'unbalanced"], 0, 2),  # busybox: syntax error: unterminated quoted string
     (["sh", "-c", "sleep 1 | cat"], 1, 0),  # the stages of a pipeline run one after the other
-    (["sh", "-c", "&& true"], None, 0),
+    (["sh", "-c", "&& true"], 0, 2),  # busybox: syntax error: unexpected "&&"
     (["sh", "-c", "sleep 2; myserver --port 80"], None, 0),
     (["cat"], None, 0),  # waits for input that never comes
     (["tail", "-f", "/dev/null"], None, 0),  # a busybox program not modelled runs on as a container
@@ -70,7 +70,8 @@ def test_background_jobs_and_wait():
     trace = simulate(["sh", "-c", "sleep 2 | cat &\necho now &&\n\n echo then; wait; echo after"])
     assert trace.outputs == ((0, "stdout", "now\n"), (0, "stdout", "then\n"), (2 * S, "stdout", "after\n"))
     assert trace.end_ns == 2 * S
-    assert simulate(["sh", "-c", "echo a |"]).end_ns is None  # a pipe with nothing after it: not modelled
+    cut = simulate(["sh", "-c", "echo a |"])  # a pipe with nothing after it: busybox's syntax error
+    assert (cut.exit_code, cut.outputs) == (2, ((0, "stderr", "sh: syntax error: unexpected end of file\n"),))
     assert simulate(["sh", "-c", "echo x | cat &"]).outputs == ((0, "stdout", "x\n"),)
 
 
@@ -92,14 +93,20 @@ def test_exec_of_an_unknown_program_is_not_found_as_in_busybox():
     assert [text for _, _, text in done.outputs] == ["before\n", "sh: /usr/bin/nope: not found\n", "fallback\n"]
 
 
-def test_exec_of_a_busybox_program_not_modelled_succeeds_silently():
-    assert trace(["touch", "/tmp/healthy"]) == trace(["true"])
-    assert trace(["ls", "-l", "/"]).exit_code == 0
+def test_a_busybox_program_not_modelled_is_refused_and_counted():
+    """No silent success: outside a container (no userland), `touch` is nothing fakecri models."""
+    refused = []
+    done = record(spawn(["sh", "-c", "touch /tmp/healthy; echo $?"], Context(refused=refused.append)))
+    assert done.outputs == ((0, "stderr", "sh: touch: not modelled by fakecri\n"), (0, "stdout", "127\n"))
+    assert refused == ["touch"]
+    assert trace(["ls", "-l", "/"]).exit_code == 127
 
 
-def test_cat_echoes_stdin_and_ignores_files():
+def test_cat_echoes_stdin_and_has_no_files_outside_a_container():
     assert trace(["cat"], b"in\n").outputs == ((0, "stdout", "in\n"),)
-    assert trace(["cat", "/tmp/healthy"]).outputs == ()
+    done = trace(["cat", "/tmp/healthy"])
+    missing = "cat: can't open '/tmp/healthy': No such file or directory\n"
+    assert (done.exit_code, done.outputs) == (1, ((0, "stderr", missing),))
 
 
 @pytest.mark.parametrize("junk", [["\x00"], ["sh", "-c", ""], ["sh", "-c", ";;;"], ["sh", "-c", "((("],
@@ -112,12 +119,16 @@ def test_odd_input_never_raises(junk):
 
 
 def test_redirections():
-    trace = simulate(["sh", "-c", "echo a > /tmp/x; echo b >&2; echo c > /proc/1/fd/1; echo d >> /dev/stderr; cat < /f"])
-    assert trace.outputs == ((0, "stderr", "b\n"), (0, "stdout", "c\n"), (0, "stderr", "d\n"))
+    trace = simulate(["sh", "-c",
+                      "echo a > /tmp/x; echo b >&2; echo c > /proc/1/fd/1; echo d >> /dev/stderr; cat < /f"])
+    assert trace.outputs == ((0, "stderr", "b\n"), (0, "stdout", "c\n"), (0, "stderr", "d\n"),
+                             (0, "stderr", "sh: can't open /f: no such file\n"))  # no files outside a container
+    assert trace.exit_code == 1
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("sleep exit echo true false cat 0123456789.;&|<>()'\"\\\n-$mhd"))), st.booleans())
+@given(st.text(alphabet=st.sampled_from(list("sleep exit echo true false cat 0123456789.;&|<>()'\"\\\n-$mhd"))),
+       st.booleans())
 def test_random_scripts_never_raise(script, in_exec):
     trace = simulate(["sh", "-c", script], b"x", in_exec=in_exec)
     assert 0 <= trace.exit_code <= 255
@@ -197,7 +208,7 @@ def test_functions_and_a_sigterm_trap():
     assert plan.outputs == ((0, "stdout", "up\n"),) and plan.end_ns is None
     assert plan.stop_outcome(60 * S) == (30 * S, 0, "Completed")
     assert plan.stop_outcome(10 * S) == (10 * S, 137, "Error")  # the grace period ends first: killed
-    assert plan.term_handler[:2] == ("/bin/bash", "-c") and plan.term_handler[2].endswith("}\n_term")
+    assert plan.term_handler[:2] == ("/bin/bash", "-c") and plan.term_handler[2].endswith("}\n_term\n")
     held = build_plan(["/bin/bash", "-c", define + "sleep infinity\n"], [], {})
     assert held.stop_outcome(60 * S) == (60 * S, 137, "Error") and held.term_handler == ()
     ignoring = build_plan(["sh", "-c", "greet() { echo hi; }; trap 'echo bye' TERM; greet; sleep infinity"], [], {})

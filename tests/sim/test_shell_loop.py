@@ -28,8 +28,8 @@ def test_other_loops_are_not_logging_loops():
     assert build_plan(["sh", "-c", "echo hi; sleep 1"], [], {}).log_every_ns is None
 
 
-def test_an_unmodelled_compound_command_is_not_misread_as_a_program():
+def test_a_for_loop_runs():
     from fakecri.sim.shell import trace
 
     done = trace(["sh", "-c", "for i in 1 2; do echo $i; done"], b"")
-    assert done.outputs == () and done.exit_code == 0  # not "sh: for: not found"
+    assert done.outputs == ((0, "stdout", "1\n"), (0, "stdout", "2\n")) and done.exit_code == 0

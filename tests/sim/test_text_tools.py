@@ -1,4 +1,4 @@
-"""awk (its small part), wc and head in a container's pipes (no gRPC)."""
+"""awk, wc and head in a container's pipes (no gRPC); awk's language itself: tests/sim/test_awk*.py."""
 from __future__ import annotations
 
 import pytest
@@ -19,8 +19,11 @@ def test_awk_prints_fields_of_matching_lines(run):
     assert run("echo 'a b  c' | awk '{print $NF, $1, NF, \"x\"}'") == ("c a 3 x\n", "", 0)
     assert run("awk -F: '/^root/ {print $7}' /etc/passwd") == ("/bin/sh\n", "", 0)
     assert run("awk -F: 'NR==2' /etc/passwd")[0] == "daemon:x:1:1:daemon:/usr/sbin:/bin/false\n"
-    assert run("echo x | awk 'BEGIN { n = 1 }'") == ("", "awk: the program 'BEGIN { n = 1 }' is not modelled\n", 2)
+    assert run("echo x | awk 'BEGIN { n = 1; print n + 1 }'") == ("2\n", "", 0)
     assert run("awk '{print}' /nope") == ("", "awk: /nope: No such file or directory\n", 1)
+    assert run("awk -F: '$3 >= 1000 {n++} END {print n+0}' /etc/passwd")[0] != ""
+    assert run("echo 'a b' | awk '{print $2 > \"/tmp/o\"}'; cat /tmp/o") == ("b\n", "", 0)
+    assert run("awk 'BEGIN { \"echo hi\" | getline v; print v; print system(\"exit 3\") }'") == ("hi\n3\n", "", 0)
 
 
 def test_wc_and_head(run):

@@ -125,7 +125,8 @@ def _pid_sandbox(mode: int, ipc: int = pb.NamespaceMode.POD) -> pb.PodSandboxCon
 def test_processes_follow_the_pid_namespace(runtime, pods, run, joined):
     nginx = "registry.k8s.io/e2e-test-images/nginx:1.14-2"
     own = start(runtime, pods, nginx, pb.ContainerConfig(), _pid_sandbox(pb.NamespaceMode.CONTAINER), "own")
-    assert run(own, "cat", "/proc/1/cmdline").stdout == b"nginx: master process nginx -g daemon off;\0"  # its title, written over its argv
+    # its title, written over its argv
+    assert run(own, "cat", "/proc/1/cmdline").stdout == b"nginx: master process nginx -g daemon off;\0"
     assert run(own, "cat", "/var/run/nginx.pid").stdout == b"1\n"
     assert run(own, "ps").stdout.decode().splitlines() == [
         "PID   USER     TIME  COMMAND", "    1 root      0:00 nginx: master process nginx -g daemon off;",

@@ -34,7 +34,7 @@ async def _push(client: SpdyClient, sid: int, payload: bytes, out: Pushed) -> bo
         client.writer.write(view[start:start + MIB])
         try:
             await asyncio.wait_for(client.writer.drain(), STALL_S)
-        except (asyncio.TimeoutError, ConnectionError):
+        except (TimeoutError, ConnectionError):
             out.stalled = True
             return False
         out.sent += min(MIB, len(view) - start)

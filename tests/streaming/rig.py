@@ -6,7 +6,7 @@ interpreter on the system clock, and take input the way attach gives it.
 from __future__ import annotations
 
 import random
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from fakecri.engine.clock import SystemClock
 from fakecri.engine.records import Container, Sandbox
@@ -45,9 +45,8 @@ class Rig:
     # --- test set-up
     def add_sandbox(self, sid: str, annotations: Mapping[str, str] | None = None) -> Sandbox:
         self.ids.wanted.append(sid)
-        sb = self.runtime.run_pod_sandbox(name=sid, namespace="test", uid=sid, annotations=annotations or {})
-        self.node.commit()
-        return sb
+        with self.node.changing():
+            return self.runtime.run_pod_sandbox(name=sid, namespace="test", uid=sid, annotations=annotations or {})
 
     def add_container(self, cid: str, command: Sequence[str] = ("sleep", "infinity"), *, running: bool = True,
                       stdin: bool = False, stdin_once: bool = False) -> Container:
@@ -55,21 +54,20 @@ class Rig:
             self._pod = self.add_sandbox("pod-of-" + cid)
         self.ids.wanted.append(cid)
         spec = ContainerSpec(stdin=stdin, stdin_once=stdin_once)
-        c = self.runtime.create_container(self._pod.id, name=cid, image=IMAGE, command=tuple(command), spec=spec)
-        if running:
-            self.runtime.start_container(c.id)
-        self.node.commit()
+        with self.node.changing():
+            c = self.runtime.create_container(self._pod.id, name=cid, image=IMAGE, command=tuple(command), spec=spec)
+            if running:
+                self.runtime.start_container(c.id)
         return self.runtime.get_container(c.id)
 
     def feed(self, cid: str, data: bytes | None) -> None:
         """What the container's command reads, as if typed on an attached terminal."""
         c = self.runtime.check_exec(cid)
-        self.node.apply(self.node.sim.feed_input(c, data, self.node.now_ns()))
-        self.node.commit()
+        self.node.apply(self.node.sim.feed_input(c, data, self.node.now_ns()))  # applied and committed
 
     def stop(self, cid: str) -> None:
-        self.runtime.stop_container(cid)
-        self.node.commit()
+        with self.node.changing():
+            self.runtime.stop_container(cid)
 
 
 def port_annotations(default: str = "", **ports: str) -> dict[str, str]:

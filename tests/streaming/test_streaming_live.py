@@ -21,7 +21,8 @@ def run_pod(rt, img, name, command=None, log_directory="", stdin=False, annotati
     ccfg = pb.ContainerConfig(metadata=pb.ContainerMetadata(name="app"), image=pb.ImageSpec(image="busybox"),
                               command=command or [], log_path="app/0.log", stdin=stdin,
                               annotations=annotations or {})
-    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ccfg, sandbox_config=cfg)).container_id
+    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ccfg,
+                                                       sandbox_config=cfg)).container_id
     rt.StartContainer(pb.StartContainerRequest(container_id=cid))
     return sid, cid
 

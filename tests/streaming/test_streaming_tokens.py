@@ -5,7 +5,8 @@ import pytest
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
 
-from fakecri.engine.errors import ResourceExhausted, Unavailable
+from fakecri.engine.errors import ResourceExhausted
+from fakecri.server.exceptions import Unavailable
 from fakecri.server.streaming import StreamingServer
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 from fakecri.server.streaming.tokens import TokenCache

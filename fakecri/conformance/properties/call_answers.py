@@ -21,6 +21,8 @@ class NoDuplicateLiveContainers(Property):
     #125018). The cri-api fake accepts the duplicate; containerd reserves names."""
 
     name, level, item = "no-duplicate-live-containers", MUST, "P14"
+    basis = "api.proto ContainerMetadata: (name, attempt) is unique within a sandbox for the sandbox's whole life"
+    needs = ('containers',)
     proof = "synthetic container lists (tests/conformance/test_checks.py)"
 
     @classmethod
@@ -30,6 +32,19 @@ class NoDuplicateLiveContainers(Property):
         if accepted:
             ex.violate(cls, f"CreateContainer accepted a second {original.name} attempt "
                             f"{original.attempt} in {original.pod} while {original} exists")
+
+    @classmethod
+    def judge_same_id_again(cls, ex: ExampleView, original: ContainerModel, listed: int) -> None:
+        """The repeated CreateContainer was answered with `original`'s own id, and `listed`
+        containers of that name and attempt are listed: one is an idempotent retry (no
+        second container exists), more is a duplicate under one id."""
+        ex.exercised(cls)
+        if listed == 1:
+            ex.note(cls, "a repeated CreateContainer answered with the original's id, one container listed, is"
+                         " taken as an idempotent retry")
+        else:
+            ex.violate(cls, f"a repeated CreateContainer of {original} answered with its id, but {listed} containers"
+                            f" named {original.name} attempt {original.attempt} are listed in {original.pod}")
 
     @classmethod
     def judge_listing(cls, ex: ExampleView, containers: Iterable[pb.Container]) -> None:
@@ -58,6 +73,9 @@ class IdempotentStopRemove(Property):
     running containers ... must be forcibly terminated"; "this call is idempotent")."""
 
     name, level, item = "idempotent-stop-remove", MUST, "P21"
+    basis = ('api.proto StopContainer, RemoveContainer, StopPodSandbox, RemovePodSandbox: each is idempotent and '
+             'answers no error when already done; PodSandboxStatus and ContainerStatus answer an error for a '
+             'missing object (NOT_FOUND, as critest expects)')
     proof = "error fault NOT_FOUND on StopContainer"
 
     @classmethod
@@ -91,6 +109,9 @@ class SandboxStopRemoveCascades(Property):
     fake and, until 2025-06, in the kubelet's fake remote runtime; still in criproxy."""
 
     name, level, item = "sandbox-stop-remove-cascades", MUST, "P22"
+    basis = ("api.proto StopPodSandbox: the sandbox's running containers are terminated by force; "
+             'RemovePodSandbox: they are terminated and removed')
+    needs = ('containers',)
     proof = "synthetic (no fakecri fault breaks it): checked on every stop/remove of a pod"
 
     @classmethod
@@ -123,6 +144,9 @@ class ResourcesStickAllOrNothing(Property):
     transactional"; resizes stuck or half applied (k/k#123441, #125559)."""
 
     name, level, item = "resources-stick-all-or-nothing", MUST, "P23"
+    basis = ('api.proto UpdateContainerResources: applied synchronously, and an update the runtime cannot make as '
+             'a whole is answered with an error')
+    needs = ('containers',)
     proof = "quirk resize-not-applied"
 
     @classmethod
@@ -150,6 +174,7 @@ class StreamListsEqualUnary(Property):
     falls back to unary on UNIMPLEMENTED)."""
 
     name, level, item = "stream-lists-equal-unary", MUST, "P24"
+    basis = 'api.proto (KEP-5825) Stream* lists: each item of the unary list exactly once'
     proof = "synthetic list pairs (tests/conformance/test_checks.py)"
 
     @staticmethod
@@ -173,4 +198,6 @@ class ValidCallsSucceed(Property):
     the call that got it."""
 
     name, level, item = "valid-calls-succeed", MUST, "-"
+    basis = ("api.proto, each call's comment (RunPodSandbox: the sandbox is ready when it answers; "
+             'RemoveContainer: a running container is removed by force)')
     proof = "error faults (e.g. INTERNAL on CreateContainer)"

@@ -6,7 +6,7 @@ from typing import Any
 
 from fakecri.client import EventStreamClosed
 from fakecri.client.pleg import LegacyEventedPLEG
-from fakecri.conformance.expectations import Subscriber, ident, owed_events, type_name
+from fakecri.conformance.expectations import Subscriber, ident, owed_events, type_name, unneeded_events
 from fakecri.conformance.properties.base import MUST, SHOULD, ExampleView, Property
 
 
@@ -18,7 +18,10 @@ class SubscribersSeeSameSequence(Property):
     (containerd#7318, fixed by the eventq fan-out #9661); CRI-O served one client
     (cri-o#6466, fixed in #6838; races with several clients #9004/#9014)."""
 
-    name, level, item = "subscribers-see-same-sequence", MUST, "P7"
+    name, level, item = "subscribers-see-same-sequence", SHOULD, "P7"
+    basis = ('the CRI says nothing of several subscribers; a kubelet and a crictl or agent watching beside it each'
+             ' need every event (containerd#7318)')
+    needs = ('containers', 'container_events')
     proof = "drop_events (drawn per subscriber); reorder_events"
 
     @staticmethod
@@ -69,6 +72,8 @@ class SlowSubscriberPolicy(Property):
     the others); CRI-O drops into crio_containers_events_dropped_total."""
 
     name, level, item = "slow-subscriber-policy", SHOULD, "P8"
+    basis = 'the CRI says nothing of slow readers; a kubelet must not lose events because another reader is slow'
+    needs = ('containers', 'container_events')
     proof = "checked against fakecri's close, drop and block subscriber policies (tests/conformance)"
 
 
@@ -81,6 +86,9 @@ class EventsComplete(Property):
     with a drop counter), lost exits over a restart (containerd#10390, fix #11579)."""
 
     name, level, item = "events-complete", MUST, "P1, P15"
+    basis = ('api.proto GetContainerEvents and ContainerEventType: a runtime that serves the stream sends each '
+             'transition (kubelet 1.36 pleg/evented.go relists a pod on its STOPPED)')
+    needs = ('containers', 'container_events')
     proof = "drop_events; quirk no-sandbox-deleted-event"
 
     def at_end(self, ex):
@@ -90,6 +98,11 @@ class EventsComplete(Property):
                 ex.exercised(self)
                 if (t, ident(owner)) not in have:
                     ex.violate(self, f"{sub} never received {type_name(t)} of {owner!r}")
+            if any((t, ident(c)) not in have
+                   for c, t in unneeded_events(ex.pods, lambda pod, sub=sub: ex.judged(sub, pod))):
+                ex.note(self, "some STOPPED or DELETED events of containers RemovePodSandbox removed never came: not"
+                              " owed, since no kubelet waits for them (it removes a sandbox only once its containers"
+                              " are gone: kuberuntime_gc.go)")
 
 
 class StreamEndIsFailure(Property):
@@ -102,7 +115,9 @@ class StreamEndIsFailure(Property):
     kubelet treats a clean close as a failure (k/k#139262). Judged on the client
     library's PLEG; skipped when no stream ended during the run."""
 
-    name, level, item = "stream-end-is-failure", MUST, "P9"
+    name, level, item = "stream-end-is-failure", SHOULD, "P9"
+    basis = ("kubelet pkg/kubelet/pleg/evented.go counts a stream's end as a failure and falls back to the relist "
+             "(k/k#139262); judged on the client library's PLEG")
     proof = "cut_stream (exercised, must pass); checked on the client's StreamLoop"
 
     @classmethod
@@ -138,6 +153,8 @@ class EventStreamStaysOpen(Property):
     kubelet one of its 5 retries (k/k#129827)."""
 
     name, level, item = "event-stream-stays-open", SHOULD, "P9"
+    basis = 'kubelet pkg/kubelet/pleg/evented.go gives up on events after 5 ends (k/k#129827)'
+    needs = ('events',)
     proof = "cut_stream"
 
     def at_end(self, ex):
@@ -167,6 +184,8 @@ class NoStaleReplay(Property):
     exists because buffered old events must not overwrite a newer relist."""
 
     name, level, item = "no-stale-replay", SHOULD, "P10"
+    basis = 'kubelet container/cache.go: an event older than the cache must not overwrite it (KEP-3386)'
+    needs = ('events',)
     proof = "stale_replay"
 
     def judges_any_event(self, sub):

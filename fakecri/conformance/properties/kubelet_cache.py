@@ -18,7 +18,10 @@ class CacheMonotonic(Property):
     Source: kubelet container/cache.go Set with Evented PLEG on; KEP-3386 "Pod Status
     Update in the Cache". Sampled after every step and while waiting for convergence."""
 
-    name, level, item = "cache-monotonic", MUST, "P11"
+    name, level, item = "cache-monotonic", SHOULD, "P11"
+    basis = ('kubelet pkg/kubelet/container/cache.go Set rejects an older update (KEP-3386); judged on the client '
+             "library's cache")
+    needs = ('containers',)
     proof = "synthetic cache samples (tests/conformance/test_checks.py)"
 
     def at_end(self, ex):
@@ -57,7 +60,10 @@ class RelistConvergence(Property):
     relist authoritative again. Must hold under dropped events, cut streams and a
     runtime restart that keeps state."""
 
-    name, level, item = "relist-convergence", MUST, "P12"
+    name, level, item = "relist-convergence", SHOULD, "P12"
+    basis = ('kubelet pkg/kubelet/pleg/generic.go Relist: the cache follows ListPodSandbox, ListContainers and the'
+             ' statuses within a period')
+    needs = ('containers',)
     proof = ("must pass under drop_events, cut_stream and restart (state kept); no fault fakecri can inject"
              " breaks it without breaking the calls themselves (ListContainers errors are retried and relisted)")
 
@@ -74,6 +80,8 @@ class NoMissedEvents(Property):
     restart (containerd#10390)."""
 
     name, level, item = "no-missed-events", SHOULD, "P12"
+    basis = 'KEP-3386 kube_pod_missed_events; kubelet 1.36 pleg/evented.go acts on STOPPED only'
+    needs = ('containers', 'container_events')
     proof = "drop_events"
 
     def at_end(self, ex):
@@ -115,7 +123,9 @@ class RelistTable(Property):
 
     Source: pkg/kubelet/pleg/generic.go (generateEvents and its header comment)."""
 
-    name, level, item = "relist-table", MUST, "P13"
+    name, level, item = "relist-table", SHOULD, "P13"
+    basis = 'kubelet pkg/kubelet/pleg/generic.go generateEvents'
+    needs = ('containers',)
     proof = "synthetic relist sequences (tests/conformance/test_checks.py)"
 
     def at_end(self, ex):
@@ -158,6 +168,9 @@ class NoLostExits(Property):
     with the periodic relist as the fallback when requests are dropped."""
 
     name, level, item = "no-lost-exits", MUST, "P15"
+    basis = ('api.proto ContainerStatus: an exited container is CONTAINER_EXITED with its exit_code, which the '
+             "kubelet's relist reads (pleg/generic.go) before it removes it")
+    needs = ('containers', 'exits')
     proof = ("must pass under drop_events and cut_stream; no fakecri fault reports a wrong exit code, so the"
              " failing side is shown only by the checker's own logic")
 

@@ -12,7 +12,7 @@ import asyncio
 import functools
 import time
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.images import FsUsage
@@ -50,11 +50,10 @@ def memo_place(disk: DiskRoot) -> Place:
 
 def pods_now(rt: Runtime, sandboxes: Sequence[Sandbox]) -> list[tuple[Sandbox, list[Container], int]]:
     """Each sandbox with its containers and the CPU of its removed ones, as they are now."""
-    table = rt.store.containers
-    return [(sb, [table[cid] for cid in sb.container_ids], rt.removed_cpu_ns(sb.id)) for sb in sandboxes]
+    return [(sb, rt.containers_of(sb), rt.removed_cpu_ns(sb.id)) for sb in sandboxes]
 
 
-def _u64(msg, value: int) -> None:
+def _u64(msg: Any, value: int) -> None:
     msg.value = max(0, int(value))
 
 
@@ -71,7 +70,7 @@ def _psi_data(d: sim_stats.PsiData) -> pb.PsiData:
     return pb.PsiData(Total=max(0, d.total_ns), Avg10=d.avg10, Avg60=d.avg60, Avg300=d.avg300)
 
 
-def _psi(p: sim_stats.Psi | None, msg) -> None:
+def _psi(p: sim_stats.Psi | None, msg: Any) -> None:
     if p is not None:
         msg.psi.CopyFrom(pb.PsiStats(Full=_psi_data(p.full), Some=_psi_data(p.some)))
 
@@ -84,7 +83,7 @@ def _cpu(c: sim_stats.CpuUsage) -> pb.CpuUsage:
     return msg
 
 
-def _io(io: sim_stats.IoUsage | None):
+def _io(io: sim_stats.IoUsage | None) -> Any:
     if io is None:
         return None
     msg = pb.IoUsage(timestamp=io.timestamp_ns)

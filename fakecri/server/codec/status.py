@@ -1,4 +1,5 @@
-"""Core errors as gRPC status codes: each error carries its code name (core/errors.py)."""
+"""The engine's errors (and the server's own three) as gRPC status codes: each error carries its
+code name (engine/errors.py, server/exceptions.py)."""
 from __future__ import annotations
 
 import grpc

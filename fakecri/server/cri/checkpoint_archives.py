@@ -91,7 +91,7 @@ def _confine_restore(host_root: HostRoot, data: Any, overrides: dict[str, Any]) 
         host_root.check_container(c.spec, log_path, f"the restored container {c.name!r}'s ")
 
 
-def restore_pod(rt: Runtime, request, host_root: HostRoot = _WHOLE_HOST) -> tuple:
+def restore_pod(rt: Runtime, request: Any, host_root: HostRoot = _WHOLE_HOST) -> tuple[Any, list[Any]]:
     """RestorePod: the pod in the archive, recreated with fresh ids and the request's overrides."""
     doc = read_archive(request.checkpoint_path, host_root)
     if not isinstance(doc, dict) or doc.get("kind") != "pod":

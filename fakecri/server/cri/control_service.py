@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any, TypeAlias
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.engine import errors
@@ -9,8 +10,9 @@ from fakecri.engine.clock import FakeClock
 from fakecri.engine.exits import EXIT_KILLED, reason_for
 from fakecri.faults.model import Fault, FaultSpecError
 from fakecri.server.node.node import Node
-from fakecri.server.node.restarts import apply_pending_restart, restart
 from fakecri.sim.stats_script import FIGURES as STATS_FIGURES
+
+Context: TypeAlias = Any  # a grpc.aio.ServicerContext (grpc ships no types)
 
 
 def fault_to_pb(f: Fault) -> cpb.Fault:
@@ -40,42 +42,44 @@ MAX_DOWNTIME_S = 86400.0  # a day: longer than any test wants a runtime to stay 
 class ControlService:
     def __init__(self, node: Node) -> None:
         self.node = node
+        self.runtime, self.sim, self.plan = node.runtime, node.sim, node.plan
+        self.clock, self.config = node.clock, node.config
 
-    async def AddFault(self, request, context):
+    async def AddFault(self, request: cpb.AddFaultRequest, context: Context) -> Any:
         if not request.fault.type:
             raise errors.InvalidArgument("AddFault: fault.type is required")
         try:
-            added = self.node.plan.add(fault_from_pb(request.fault))
+            added = self.plan.add(fault_from_pb(request.fault))
         except FaultSpecError as exc:
             raise errors.InvalidArgument(f"AddFault: {exc}") from None
-        await apply_pending_restart(self.node)
+        await self.node.apply_pending_restart()
         return fault_to_pb(added)
 
-    async def ListFaults(self, request, context):
-        return cpb.ListFaultsResponse(faults=[fault_to_pb(f) for f in self.node.plan.list()])
+    async def ListFaults(self, request: cpb.ListFaultsRequest, context: Context) -> Any:
+        return cpb.ListFaultsResponse(faults=[fault_to_pb(f) for f in self.plan.list()])
 
-    async def RemoveFault(self, request, context):
-        self.node.plan.remove(request.name)
+    async def RemoveFault(self, request: cpb.RemoveFaultRequest, context: Context) -> Any:
+        self.plan.remove(request.name)
         return cpb.RemoveFaultResponse()
 
-    async def ResetFaults(self, request, context):
-        self.node.plan.reset()
-        self.node.plan.clear_log()
+    async def ResetFaults(self, request: cpb.ResetFaultsRequest, context: Context) -> Any:
+        self.plan.reset()
+        self.plan.clear_log()
         return cpb.ResetFaultsResponse()
 
-    async def ExitContainer(self, request, context):
+    async def ExitContainer(self, request: cpb.ExitContainerRequest, context: Context) -> Any:
         code = EXIT_KILLED if request.oom else request.exit_code
         reason = request.reason or reason_for(code, oom=request.oom)
-        self.node.runtime.exit_container(request.container_id, code, reason, request.message)
+        self.runtime.exit_container(request.container_id, code, reason, request.message)
         return cpb.ExitContainerResponse()
 
-    async def SetStats(self, request, context):
-        c = self.node.runtime.get_container(request.container_id)
+    async def SetStats(self, request: cpb.SetStatsRequest, context: Context) -> Any:
+        c = self.runtime.get_container(request.container_id)
         figures = {name: getattr(request, name.replace("-", "_")) for name in STATS_FIGURES}
-        self.node.sim.set_stats(c, {k: v for k, v in figures.items() if v}, self.node.now_ns(), clear=request.clear)
+        self.sim.set_stats(c, {k: v for k, v in figures.items() if v}, self.node.now_ns(), clear=request.clear)
         return cpb.SetStatsResponse()
 
-    async def SetCondition(self, request, context):
+    async def SetCondition(self, request: cpb.SetConditionRequest, context: Context) -> Any:
         if request.type not in ("RuntimeReady", "NetworkReady"):
             raise errors.InvalidArgument(
                 f"SetCondition: condition {request.type!r} is not RuntimeReady or NetworkReady"
@@ -89,26 +93,26 @@ class ControlService:
         if request.duration_seconds > 0:
             attrs["duration"] = f"{request.duration_seconds}s"
         # Setting a condition replaces what was set before for it (the first fault would win).
-        for old in self.node.plan.list():
+        for old in self.plan.list():
             if old.type == "condition" and old.attributes.get("condition") == request.type:
-                self.node.plan.remove(old.name)
+                self.plan.remove(old.name)
         try:
-            self.node.plan.add(Fault(type="condition", attributes=attrs))
+            self.plan.add(Fault(type="condition", attributes=attrs))
         except FaultSpecError as exc:
             raise errors.InvalidArgument(f"SetCondition: {exc}") from None
         return cpb.SetConditionResponse()
 
-    async def RestartRuntime(self, request, context):
+    async def RestartRuntime(self, request: cpb.RestartRuntimeRequest, context: Context) -> Any:
         # NaN would pass a `< 0` test and, as a loop timer, break the event loop's timer heap.
         if not (math.isfinite(request.downtime_seconds) and 0 <= request.downtime_seconds <= MAX_DOWNTIME_S):
             raise errors.InvalidArgument(
                 f"RestartRuntime: downtime_seconds {request.downtime_seconds} is not between 0 and {MAX_DOWNTIME_S:.0f}"
             )
-        await restart(self.node, request.downtime_seconds, request.wipe_state)
+        await self.node.restart(request.downtime_seconds, request.wipe_state)
         return cpb.RestartRuntimeResponse()
 
-    async def AdvanceClock(self, request, context):
-        clock = self.node.clock
+    async def AdvanceClock(self, request: cpb.AdvanceClockRequest, context: Context) -> Any:
+        clock = self.clock
         if not isinstance(clock, FakeClock):
             raise errors.FailedPrecondition(
                 "AdvanceClock: the server runs on the system clock (start it with a fake clock)")
@@ -122,11 +126,11 @@ class ControlService:
         self.node.tick()
         return cpb.AdvanceClockResponse(now_ns=clock.now_ns())
 
-    async def Reset(self, request, context):
+    async def Reset(self, request: cpb.ResetRequest, context: Context) -> Any:
         self.node.reset()
         return cpb.ResetResponse()
 
-    async def GetCallLog(self, request, context):
+    async def GetCallLog(self, request: cpb.GetCallLogRequest, context: Context) -> Any:
         return cpb.GetCallLogResponse(
             calls=[
                 cpb.CallRecord(method=c.method, summary=c.summary, code=c.code, duration_seconds=c.duration_s,
@@ -135,13 +139,13 @@ class ControlService:
             ]
         )
 
-    async def GetFaultLog(self, request, context):
+    async def GetFaultLog(self, request: cpb.GetFaultLogRequest, context: Context) -> Any:
         return cpb.GetFaultLogResponse(
             records=[cpb.FaultRecord(fault=r.fault, type=r.type, hit=str(r.hit), at_ns=r.at_ns)
-                     for r in self.node.plan.log]
+                     for r in self.plan.log]
         )
 
-    async def GetServerInfo(self, request, context):
+    async def GetServerInfo(self, request: cpb.GetServerInfoRequest, context: Context) -> Any:
         return cpb.GetServerInfoResponse(
-            seed=self.node.config.seed, counters=dict(self.node.counters), errors=list(self.node.server_errors)
+            seed=self.config.seed, counters=dict(self.node.counters), errors=list(self.node.server_errors)
         )

@@ -2,13 +2,17 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any, TypeAlias
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
 from fakecri.server.codec import translate as tr
 from fakecri.server.codec.stats_replies import container_filesystem, image_filesystem
 from fakecri.server.codec.wire import FragmentCache, batches
+from fakecri.server.exceptions import DeadlineExceeded
 from fakecri.server.node.node import Node
+
+Context: TypeAlias = Any  # a grpc.aio.ServicerContext (grpc ships no types)
 
 STREAM_BATCH = 5000
 
@@ -29,20 +33,22 @@ def _auth(msg: pb.AuthConfig) -> dict[str, str] | None:
 class ImageService:
     def __init__(self, node: Node) -> None:
         self.node = node
-        self.images = node.runtime.images
+        self.runtime, self.sim, self.plan = node.runtime, node.sim, node.plan
+        self.config, self.disk = node.config, node.disk
+        self.images = self.runtime.images
         self._fragments_of = FragmentCache(tr.image_item)
 
-    def _fragments(self, f) -> list[bytes]:
+    def _fragments(self, f: pb.ImageFilter) -> list[bytes]:
         return self._fragments_of.every(self.images.list(f.image.image))
 
-    async def ListImages(self, request, context):
+    async def ListImages(self, request: pb.ListImagesRequest, context: Context) -> Any:
         return b"".join(self._fragments(request.filter))
 
-    async def StreamImages(self, request, context):
-        for chunk in batches(self._fragments(request.filter), STREAM_BATCH, self.node.config.max_message_bytes):
+    async def StreamImages(self, request: pb.StreamImagesRequest, context: Context) -> Any:
+        for chunk in batches(self._fragments(request.filter), STREAM_BATCH, self.config.max_message_bytes):
             yield chunk
 
-    async def ImageStatus(self, request, context):
+    async def ImageStatus(self, request: pb.ImageStatusRequest, context: Context) -> Any:
         ref = request.image.image
         if not ref:
             raise errors.InvalidArgument("ImageStatus: image.image is required")
@@ -55,19 +61,19 @@ class ImageService:
             resp.info.update(tr.image_info(img))
         return resp
 
-    async def PullImage(self, request, context):
+    async def PullImage(self, request: pb.PullImageRequest, context: Context) -> Any:
         ref = request.image.image
         if not ref:
             raise errors.InvalidArgument("PullImage: image.image is required")
         images = self.images
         auth = _auth(request.auth) if request.HasField("auth") else None
         duration = images.check_pull(ref, auth)  # fails before any waiting
-        action = self.node.plan.on_pull(ref)
+        action = self.plan.on_pull(ref)
         duration += action.delay_s if action else 0.0
         remaining = context.time_remaining()
         if remaining is not None and duration > remaining:
             await asyncio.sleep(max(0.0, remaining))
-            raise errors.DeadlineExceeded(f"PullImage {ref}: the deadline passed before the pull finished")
+            raise DeadlineExceeded(f"PullImage {ref}: the deadline passed before the pull finished")
         await self.node.wait(duration)
         if action is not None and action.error is not None:
             code, message = action.error
@@ -76,15 +82,15 @@ class ImageService:
         # The image id, as containerd answers: the same string as Image.id for every name of it.
         return pb.PullImageResponse(image_ref=img.id)
 
-    async def RemoveImage(self, request, context):
+    async def RemoveImage(self, request: pb.RemoveImageRequest, context: Context) -> Any:
         ref = request.image.image
         if not ref:
             raise errors.InvalidArgument("RemoveImage: image.image is required")
         self.images.remove(ref)
         return pb.RemoveImageResponse()
 
-    async def ImageFsInfo(self, request, context):
-        now = self.node.clock.now_ns()
-        image_fs = image_filesystem(self.images.fs_usage(now), self.node.disk)
-        container_fs = container_filesystem(self.node.runtime, now, self.node.disk, self.node.sim.stats_script)
+    async def ImageFsInfo(self, request: pb.ImageFsInfoRequest, context: Context) -> Any:
+        now = self.node.now_ns()
+        image_fs = image_filesystem(self.images.fs_usage(now), self.disk)
+        container_fs = container_filesystem(self.runtime, now, self.disk, self.sim.stats_script)
         return pb.ImageFsInfoResponse(image_filesystems=[image_fs], container_filesystems=[container_fs])

@@ -36,7 +36,7 @@ class Subscription:
     index: int
     capacity: int
     policy: str
-    queue: deque = field(default_factory=deque)
+    queue: deque[bytes] = field(default_factory=deque)
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
     closed: SubscriptionClosed | None = None
     dropped: int = 0

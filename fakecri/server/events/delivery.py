@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 from fakecri.engine import errors
 from fakecri.server.events.bus import EventBus, Subscription, SubscriptionClosed
@@ -21,7 +22,7 @@ class _StreamCut(Exception):
         self.message = message
 
 
-async def deliver(bus: EventBus, sub: Subscription, faults,
+async def deliver(bus: EventBus, sub: Subscription, faults: Any,
                   count: Callable[[str], None]) -> AsyncIterator[bytes]:
     """The bytes to write on one stream, until its subscription closes or a fault cuts it.
     `faults` are the stream's event faults (FaultPlan.subscriber); `count(name)` bumps the
@@ -30,7 +31,7 @@ async def deliver(bus: EventBus, sub: Subscription, faults,
     delivered = 0
     pending: list[tuple[float, int, bytes]] = []  # (due loop time, seq, item)
     seq = 0
-    getter: asyncio.Future | None = None
+    getter: asyncio.Future[bytes] | None = None
 
     def after_delivery() -> None:
         nonlocal delivered

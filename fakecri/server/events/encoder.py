@@ -45,7 +45,7 @@ class EventEncoder:
         if (ev.type == EventType.STOPPED and not ev.is_sandbox
                 and self._quirk(quirks, Quirk.STOPPED_AS_CREATED, ev)):
             event_type = EventType.CREATED  # the type mixed up; the statuses still say EXITED
-        head = pb.ContainerEventResponse(
+        head: bytes = pb.ContainerEventResponse(
             container_id=ev.container_id, container_event_type=int(event_type), created_at=created_at  # type: ignore[arg-type]
         ).SerializeToString()
         nil_status = sandbox_deleted and self._quirk(quirks, Quirk.NIL_SANDBOX_STATUS_ON_DELETE, ev)

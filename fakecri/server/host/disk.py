@@ -16,7 +16,7 @@ from fakecri.server.exceptions import SettingError
 LOGICAL_ROOT = "/var/lib/fakecri"
 
 
-def usable_root(path: str | os.PathLike) -> Path:
+def usable_root(path: str | os.PathLike[str]) -> Path:
     """`path` as a root directory fakecri may use: an existing directory, or one it makes,
     that this user can write in. ValueError saying why not otherwise."""
     root = Path(path)
@@ -47,7 +47,7 @@ def default_root() -> Path:
 class DiskRoot:
     """Real directories standing for the core's logical mountpoints."""
 
-    def __init__(self, root: str | os.PathLike | None = None) -> None:
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
         """A root that cannot be used stops start-up (SettingError naming state_root)."""
         if not root:
             self.root = default_root()

@@ -22,9 +22,8 @@ import os
 import shutil
 import stat as st
 
-from fakecri.engine import errors
 from fakecri.engine.specs import LOCALHOST, ContainerSpec, SandboxSpec, Seccomp
-from fakecri.server.exceptions import SettingError
+from fakecri.server.exceptions import PermissionDenied, SettingError
 from fakecri.server.host.host_mounts import HostMounts
 from fakecri.sim.host import HostError, HostFs, HostStat
 
@@ -86,7 +85,7 @@ class HostRoot:
         if self.root is None:
             return
         if log_directory and (why := self.why_not_log(log_directory)) is not None:
-            raise errors.PermissionDenied(f"{where}log_directory {log_directory!r} {why}")
+            raise PermissionDenied(f"{where}log_directory {log_directory!r} {why}")
         self._check_seccomp(spec.seccomp, f"{where}linux.security_context.seccomp.localhost_ref")
 
     def check_container(self, spec: ContainerSpec, log_path: str, where: str = "") -> None:
@@ -98,7 +97,7 @@ class HostRoot:
             if m.host_path:
                 self.check(m.host_path, f"{where}mounts[{i}].host_path")
         if log_path and (why := self.why_not_log(log_path)) is not None:
-            raise errors.PermissionDenied(f"{where}log_path {log_path!r} {why}")
+            raise PermissionDenied(f"{where}log_path {log_path!r} {why}")
         self._check_seccomp(spec.seccomp, f"{where}linux.security_context.seccomp.localhost_ref")
 
     def _check_seccomp(self, seccomp: Seccomp | None, what: str) -> None:
@@ -112,7 +111,7 @@ class HostRoot:
         """PERMISSION_DENIED naming `what` (the request field) and the path, unless callers may name it."""
         why = self.why_not(path)
         if why is not None:
-            raise errors.PermissionDenied(f"{what} {path!r} {why}")
+            raise PermissionDenied(f"{what} {path!r} {why}")
 
 
 

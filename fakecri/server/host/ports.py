@@ -36,6 +36,7 @@ from fakecri.engine.events import Event, EventType
 from fakecri.engine.records import Container, Sandbox
 from fakecri.engine.specs import NODE, TCP, UDP
 from fakecri.server.host import webserver
+from fakecri.server.host.owner import ListenerOwner
 from fakecri.server.host.tls import server_context
 from fakecri.sim.programs.base import DATAGRAM, GREETING, GRPC_HEALTH, HTTP, NOT_SERVING, SERVING, Listen
 
@@ -78,7 +79,7 @@ class _Datagrams(asyncio.DatagramProtocol):
             self.transport.sendto(reply, addr)
 
 
-class _Health(health_pb2_grpc.HealthServicer):
+class _Health(health_pb2_grpc.HealthServicer):  # type: ignore[misc,unused-ignore]  # grpc ships no types
     def __init__(self, status: Callable[[str], str]) -> None:
         self.status = status
 
@@ -127,9 +128,9 @@ class _Opened:
 
 
 class PortListeners:
-    def __init__(self, owner: Any, count: Callable[[str], None]) -> None:
-        self._owner = owner  # the Node: its simulation, runtime, clock, and how to apply an exit
-        self._count = count
+    def __init__(self, owner: ListenerOwner) -> None:
+        self._owner = owner  # the Node, as its listeners see it
+        self._count = owner.count
         self._open: dict[str, list[_Opened]] = {}  # container id -> listeners
 
     def bound(self, cid: str) -> list[tuple[str, int]]:
@@ -145,7 +146,7 @@ class PortListeners:
             self.close(ev.container_id)
 
     def _start(self, c: Container, sb: Sandbox) -> None:
-        listens = self._owner.sim.listeners(c)
+        listens = self._owner.listeners_of(c)
         if not listens:
             return
         try:

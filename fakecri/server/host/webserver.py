@@ -13,29 +13,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from fakecri.engine.exits import reason_for
-from fakecri.engine.records import ContainerState
+from fakecri.server.host.owner import ListenerOwner
 from fakecri.server.host.processes import answer
 from fakecri.sim.live import Exited, Wrote
-from fakecri.sim.programs.base import UNKNOWN_SERVICE, Here, Server
+from fakecri.sim.programs.base import UNKNOWN_SERVICE
 from fakecri.sim.programs.http import MAX_BODY, MAX_HEAD, HttpRequest, encode_response, parse_request_head
 
 READ_TIMEOUT_S = 30.0  # a client that sends no request head (or body) in this time is dropped
 BAD_REQUEST = b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-
-
-def _server(owner: Any, cid: str) -> tuple[Server, Here] | None:
-    """The running container's server and where it answers; None when it no longer runs."""
-    try:
-        c = owner.runtime.get_container(cid)
-    except Exception:  # NotFound: removed meanwhile
-        return None
-    if c.state != ContainerState.RUNNING:
-        return None
-    server = owner.sim.server_of(c)
-    return None if server is None else (server, owner.sim.here(c, owner.now_ns()))
 
 
 def _peer(writer: asyncio.StreamWriter, key: str) -> str:
@@ -55,7 +42,7 @@ def content_length(head: bytes) -> int:
     return int(length) if length.isdigit() and 0 < int(length) <= MAX_BODY else 0
 
 
-async def respond(owner: Any, cid: str, port: int, request: bytes, send: Send, *, peer: str = "",
+async def respond(owner: ListenerOwner, cid: str, port: int, request: bytes, send: Send, *, peer: str = "",
                   local: str = "") -> None:
     """Answer one HTTP request (its head, a blank line, its body) as the container's server on
     `port` does, through `send`; then the container exits if the answer ended its program."""
@@ -65,7 +52,7 @@ async def respond(owner: Any, cid: str, port: int, request: bytes, send: Send, *
         await send(BAD_REQUEST)
         return
     method, target, headers = parsed
-    found = _server(owner, cid)
+    found = owner.served_by(cid)
     if found is None:
         return
     server, here = found
@@ -81,7 +68,8 @@ async def respond(owner: Any, cid: str, port: int, request: bytes, send: Send, *
         _exit(owner, cid, said.exit_code)
 
 
-async def serve(owner: Any, cid: str, port: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def serve(owner: ListenerOwner, cid: str, port: int, reader: asyncio.StreamReader,
+                writer: asyncio.StreamWriter) -> None:
     """Answer one HTTP connection, bounded in time and size."""
 
     async def send(data: bytes) -> None:
@@ -103,22 +91,20 @@ async def serve(owner: Any, cid: str, port: int, reader: asyncio.StreamReader, w
         writer.close()
 
 
-def _log(owner: Any, cid: str, stream: str, text: str) -> None:
+def _log(owner: ListenerOwner, cid: str, stream: str, text: str) -> None:
     """A line the program logged while it answered: into the container's log."""
     owner.apply([Wrote(cid, stream, text, owner.now_ns())])
-    owner.commit()
 
 
-def _exit(owner: Any, cid: str, code: int) -> None:
+def _exit(owner: ListenerOwner, cid: str, code: int) -> None:
     """The program ended itself (netexec's /exit, /shutdown): its container exits now."""
     owner.apply([Exited(cid, code, reason_for(code), owner.now_ns())])
-    owner.commit()
 
 
-async def greet(owner: Any, cid: str, port: int, writer: asyncio.StreamWriter) -> None:
+async def greet(owner: ListenerOwner, cid: str, port: int, writer: asyncio.StreamWriter) -> None:
     """A raw TCP connection: the program writes its greeting and closes."""
     try:
-        found = _server(owner, cid)
+        found = owner.served_by(cid)
         if found is not None:
             writer.write(found[0].greeting(port, found[1]))
             await asyncio.wait_for(writer.drain(), READ_TIMEOUT_S)
@@ -128,11 +114,11 @@ async def greet(owner: Any, cid: str, port: int, writer: asyncio.StreamWriter) -
         writer.close()
 
 
-def datagram(owner: Any, cid: str, port: int, data: bytes, client: str) -> bytes | None:
-    found = _server(owner, cid)
+def datagram(owner: ListenerOwner, cid: str, port: int, data: bytes, client: str) -> bytes | None:
+    found = owner.served_by(cid)
     return None if found is None else found[0].datagram(port, data, client, found[1])
 
 
-def grpc_health(owner: Any, cid: str, port: int, service: str) -> str:
-    found = _server(owner, cid)
+def grpc_health(owner: ListenerOwner, cid: str, port: int, service: str) -> str:
+    found = owner.served_by(cid)
     return UNKNOWN_SERVICE if found is None else found[0].grpc_health(port, service, found[1])

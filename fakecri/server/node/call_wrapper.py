@@ -3,10 +3,10 @@
 Register servicer objects with a grpc.aio server straight from the service descriptors
 (`generic_handler`), each method wrapped by `_call_unary` or `_call_stream`, which do, in
 order: the fault gate (a restart in progress, injected latency, hangs, errors and restarts),
-the request check, the servicer method, the node's commit point (events out, timers, state
-file), the message-size limit, the "after" fault gate, the wait for slow event readers
-under the block policy; then, whatever happened, the mapping of errors to status codes, a
-last commit (a call that failed may have changed something first) and the call record.
+the request check, the servicer method inside `node.changing()` (which commits on its way
+out: events out, timers, state file; a call that failed commits what it changed first), the
+message-size limit, the "after" fault gate, the wait for slow event readers under the block
+policy; then, whatever happened, the mapping of errors to status codes and the call record.
 
 Responses may be protobuf messages or ready-made wire bytes (the list calls), so the
 serializer passes bytes through untouched.
@@ -17,7 +17,8 @@ import asyncio
 import functools
 import time
 import traceback
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import grpc
 from google.protobuf import message_factory
@@ -26,9 +27,9 @@ from google.protobuf.message import DecodeError
 
 from fakecri.engine import errors
 from fakecri.server.codec.status import code_for
+from fakecri.server.exceptions import DeadlineExceeded, Unavailable
 from fakecri.server.node.call_summary import ids_named, summarize
-from fakecri.server.node.node import CallRecord, Node
-from fakecri.server.node.restarts import restart
+from fakecri.server.node.node import Node
 
 # INTERNAL answers: every one is counted (`internal_errors`), the tracebacks of the last
 # the node keeps for check() and GetServerInfo (node.ERROR_RING), each cut to TRACEBACK_CHARS.
@@ -53,7 +54,7 @@ def too_big(name: str, size: int, limit: int, *, at_least: bool = False) -> erro
         f"message limit; {advice}")
 
 
-def _serialize(msg) -> bytes:
+def _serialize(msg: Any) -> bytes:
     return msg if type(msg) is bytes else msg.SerializeToString()
 
 
@@ -65,8 +66,8 @@ class _Undecodable:
         self.error = error
 
 
-def _deserializer(request_cls):
-    def parse(data: bytes):
+def _deserializer(request_cls: Any) -> Callable[[bytes], Any]:
+    def parse(data: bytes) -> Any:
         try:
             return request_cls.FromString(data)
         except DecodeError as exc:  # a caller mistake: INVALID_ARGUMENT, not grpc's UNKNOWN
@@ -75,39 +76,34 @@ def _deserializer(request_cls):
     return parse
 
 
-async def _gate(node: Node, name: str, context, stage: str) -> None:
+async def _gate(node: Node, name: str, context: Any, stage: str) -> None:
     """What the fault plan (or a restart in progress) does to this call at `stage`."""
     if stage == "before" and node.down_until and asyncio.get_running_loop().time() < node.down_until:
-        raise errors.Unavailable(f"{name}: the runtime is restarting")
+        raise Unavailable(f"{name}: the runtime is restarting")
     action = node.plan.on_call(name, stage)
     if action is None:
         return
     if action.restart is not None:
-        await restart(node, action.restart.downtime_s, action.restart.wipe)
-        raise errors.Unavailable(f"{name}: the runtime is restarting")
+        await node.restart(action.restart.downtime_s, action.restart.wipe)
+        raise Unavailable(f"{name}: the runtime is restarting")
     if action.delay_s > 0:
         await asyncio.sleep(action.delay_s)
     if action.hang:
         remaining = context.time_remaining()
         await asyncio.sleep(remaining + 0.05 if remaining is not None else 3600.0)
-        raise errors.DeadlineExceeded(f"{name}: hung by a fault until the deadline")
+        raise DeadlineExceeded(f"{name}: hung by a fault until the deadline")
     if action.error is not None:
         code, message = action.error
         raise errors.from_code(code, message or f"{name}: error injected by a fault")
 
 
-def _record(node: Node, name: str, request, code: str, started: float) -> None:
+def _record(node: Node, name: str, request: Any, code: str, started: float) -> None:
     duration = time.perf_counter() - started
-    node.call_log.append(CallRecord(name, summarize(request), code, duration, node.clock.now_ns()))
-    node.counters[f"rpc:{name}:{code}"] += 1
-    if node.metrics is not None:
-        node.metrics.observe_rpc(name, code, duration)
-    if node.log_rpcs:
-        ids = ids_named(request) if type(request) is not _Undecodable else {}
-        node.log.info("rpc", method=name, code=code, ms=round(duration * 1000, 3), **ids)
+    node.record_call(name, summarize(request), code, duration,
+                     lambda: ids_named(request) if type(request) is not _Undecodable else {})
 
 
-async def _abort(node: Node, name: str, exc: Exception, context) -> None:
+async def _abort(node: Node, name: str, exc: Exception, context: Any) -> None:
     """End the call with the status for `exc`: a core error's code, or INTERNAL for a bug
     in fakecri (recorded so that check() fails the test that caused it)."""
     if isinstance(exc, errors.CoreError):
@@ -127,29 +123,16 @@ def _cut(text: str, limit: int) -> str:
     return f"{text[:head]}\n... ({len(text) - limit} characters left out) ...\n{text[-(limit - head):]}"
 
 
-def _check_decoded(request) -> None:
+def _check_decoded(request: Any) -> None:
     if type(request) is _Undecodable:
         raise errors.InvalidArgument(f"the request is not a valid {request.type_name}: {request.error}")
 
 
-def _finish(node: Node, name: str, gated: bool, request, code: str, started: float,
-            committed_at: int | None) -> None:
-    """After every call, whatever happened: a last commit if the state changed after the call's
-    own (or the call failed), and the call record."""
-    if committed_at != node.runtime.changes:
-        try:
-            node.commit()
-        except Exception as exc:  # the call has its answer already; the failure is the state file's
-            node.log.error("commit after a failed call", method=name, error=repr(exc))
-    if gated:
-        _record(node, name, request, code, started)
-
-
-async def _call_unary(node: Node, name: str, impl, gated: bool, request, context):
+async def _call_unary(node: Node, name: str, impl: Callable[..., Any], gated: bool, request: Any,
+                      context: Any) -> Any:
     """One unary call. `gated=False` skips the fault gate and the call record (the control service)."""
     started = time.perf_counter()
     code = "OK"
-    committed_at: int | None = None  # the engine's change count at the call's own commit
     try:
         # The gate only has work when faults are armed or a restart is in progress;
         # skipping the coroutine otherwise keeps the no-fault path short.
@@ -157,9 +140,8 @@ async def _call_unary(node: Node, name: str, impl, gated: bool, request, context
             await _gate(node, name, context, "before")
         _check_decoded(request)
         emitted = node.bus.emitted
-        resp = await impl(request, context)
-        node.commit()
-        committed_at = node.runtime.changes
+        with node.changing():
+            resp = await impl(request, context)
         if type(resp) is bytes and len(resp) > node.config.max_message_bytes:
             raise too_big(name, len(resp), node.config.max_message_bytes)
         if gated and node.plan.has_rpc_faults:
@@ -176,10 +158,12 @@ async def _call_unary(node: Node, name: str, impl, gated: bool, request, context
         code = exc.code if isinstance(exc, errors.CoreError) else "INTERNAL"
         await _abort(node, name, exc, context)
     finally:
-        _finish(node, name, gated, request, code, started, committed_at)
+        if gated:
+            _record(node, name, request, code, started)
 
 
-async def _call_stream(node: Node, name: str, impl, gated: bool, request, context) -> AsyncIterator:
+async def _call_stream(node: Node, name: str, impl: Callable[..., Any], gated: bool, request: Any,
+                       context: Any) -> AsyncIterator[Any]:
     """One server-streaming call: each item the servicer yields, through the same steps."""
     started = time.perf_counter()
     code = "OK"
@@ -187,8 +171,9 @@ async def _call_stream(node: Node, name: str, impl, gated: bool, request, contex
         if gated and (node.down_until or node.plan.has_rpc_faults):
             await _gate(node, name, context, "before")
         _check_decoded(request)
-        async for item in impl(request, context):
-            yield item
+        with node.changing():
+            async for item in impl(request, context):
+                yield item
     except grpc.aio.AbortError:
         raise
     except (asyncio.CancelledError, GeneratorExit):
@@ -198,10 +183,12 @@ async def _call_stream(node: Node, name: str, impl, gated: bool, request, contex
         code = exc.code if isinstance(exc, errors.CoreError) else "INTERNAL"
         await _abort(node, name, exc, context)
     finally:
-        _finish(node, name, gated, request, code, started, None)
+        if gated:
+            _record(node, name, request, code, started)
 
 
-def generic_handler(service: ServiceDescriptor, servicer, node: Node, *, gated: bool = True) -> grpc.GenericRpcHandler:
+def generic_handler(service: ServiceDescriptor, servicer: Any, node: Node, *,
+                    gated: bool = True) -> grpc.GenericRpcHandler:
     """Every method of `service`, served by the same-named method of `servicer` through
     `_call_unary` or `_call_stream`."""
     methods = {}

@@ -1,17 +1,20 @@
 """One simulated node's runtime, as the servicers reach it through `self.node`.
 
-A `Node` is built whole in its constructor, from a ServerConfig: the engine (the CRI
-state machine), the container simulation, the host they see, the fault plan, the event
-bus and encoder, the status cache, the web-server listeners, the log files and the state
-file. None of them is ever replaced: a Reset or a wiped restart empties them in place.
+A `Node` is built whole in its constructor, from a ServerConfig and the services beside it
+(the RPC observer of /metrics, the health callback): the engine (the CRI state machine), the
+container simulation, the host they see, the fault plan, the event bus and encoder, the
+status cache, the web-server listeners, the log files and the state file. None of them is
+ever replaced or assigned from outside: a Reset or a wiped restart empties them in place.
 
-`commit()` is the one commit point. Every RPC (unary or streaming), every control call and
-every timer ends with it: it drains the engine's outbox, writes the state file when
-something changed, then carries out what the outbox held (events to the encoder and the
-bus, to the listeners, the sessions and the simulation; container output to the log files
-and attached clients) and re-arms the loop timer for the next deadline. If the write
-fails, the change is undone instead and nothing of it goes out. Everything here runs on
-the server's event loop.
+`with node.changing():` is the one way to change the node. Every RPC (unary or streaming),
+every control call, every timer, every web-server answer and every streaming input happens
+inside one; on its way out it commits: it drains the engine's outbox, writes the state file
+when something changed, then carries out what the outbox held (events to the encoder and
+the bus, to the listeners, the sessions and the simulation; container output to the log
+files and attached clients) and re-arms the loop timer for the next deadline. If the write
+fails, the change is undone instead and nothing of it goes out (the block raises
+Unavailable); a block that raised commits what it changed before the error and the error
+stands. Everything here runs on the server's event loop.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ import math
 import os
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -33,24 +36,27 @@ from fakecri.engine.clock import Clock, FakeClock, SystemClock
 from fakecri.engine.events import Event, EventType, Output
 from fakecri.engine.ids import IdSource, RandomIds
 from fakecri.engine.limits import Limits
-from fakecri.engine.records import Container
+from fakecri.engine.records import Container, ContainerState
 from fakecri.engine.runtime import Runtime
-from fakecri.faults.plan import FaultPlan, FaultRecord
+from fakecri.faults.model import FaultRecord
+from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirks import Quirk
 from fakecri.server.config import ServerConfig
 from fakecri.server.events.bus import EventBus, Subscription
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.events.status_cache import StatusCache
-from fakecri.server.exceptions import StartupError, StateWriteError
+from fakecri.server.exceptions import StartupError, StateWriteError, Unavailable
 from fakecri.server.host.catalog_file import load_catalog
 from fakecri.server.host.dialer import exchange, within
 from fakecri.server.host.disk import DiskRoot
 from fakecri.server.host.host import HostRoot, LocalHost
 from fakecri.server.host.log_files import LogFiles
 from fakecri.server.host.ports import PortListeners
+from fakecri.server.node.persistence import StateFile
 from fakecri.server.node.sessions import Sessions
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.live import Decision, Exited, Wrote
+from fakecri.sim.programs.base import Here, Listen, Server
 from fakecri.sim.simulation import Simulation
 from fakecri.sim.steps import Connect, NetResult
 
@@ -95,12 +101,6 @@ class RpcObserver(Protocol):
     def observe_rpc(self, method: str, code: str, duration_s: float) -> None: ...
 
 
-class StreamingUrls(Protocol):
-    """The streaming side service, as the Exec/Attach/PortForward RPCs see it."""
-
-    def url_for(self, kind: str, request: Any) -> str: ...
-
-
 class Persistence(Protocol):
     """The state file, as the commit point sees it."""
 
@@ -109,6 +109,9 @@ class Persistence(Protocol):
 
     def roll_back(self) -> None:
         """Put the runtime back to what the file holds."""
+
+    def close(self) -> None:
+        """Write the last state if it can and let go of the file's lock."""
 
 
 class _Silent:
@@ -121,11 +124,13 @@ class _Silent:
 
 
 OutputListener = Callable[[Output], None]
+Availability = Callable[[bool], Awaitable[None]]
 
 
 class Node:
     def __init__(self, config: ServerConfig, *, clock: Clock | None = None, ids: IdSource | None = None,
-                 catalog: Catalog | None = None) -> None:
+                 catalog: Catalog | None = None, metrics: RpcObserver | None = None,
+                 on_availability: Availability | None = None) -> None:
         self.config = config
         self.clock: Clock = clock or (FakeClock() if config.fake_clock else SystemClock())
         self.ids: IdSource = ids or id_source(config)
@@ -133,7 +138,7 @@ class Node:
         if not config.quiet:  # a farm's node names itself in every line
             logger = logs.logger()
             self.log = logger.bind(node=config.node_name) if config.node_name else logger
-        self.log_rpcs = config.log_rpcs and not config.quiet
+        self._log_rpcs = config.log_rpcs and not config.quiet
         self.counters: Counter[str] = Counter()
         self.call_log: deque[CallRecord] = deque(maxlen=config.call_log_size)
         self.server_errors: deque[str] = deque(maxlen=ERROR_RING)  # the newest handler tracebacks
@@ -144,6 +149,7 @@ class Node:
         self.host = LocalHost(self.host_root)
         self.sim = Simulation(self.catalog, self.host, cgroup_version=config.cgroup_version,
                               swap_bytes=config.swap_bytes)
+        self.sim.refused = lambda name: self.count(f"refused:{name}")  # what the shell does not model
         self.runtime = Runtime(
             self.clock, self.ids, programs=self.sim, registry=self.catalog, pod_cidr=config.pod_cidr,
             runtime_handlers=config.runtime_handlers, max_images=config.max_images,
@@ -157,21 +163,22 @@ class Node:
         self._unsent: deque[Event] = deque(maxlen=self.bus.history.maxlen)  # events no subscriber saw yet
         self.statuses = StatusCache(self.runtime, self.sim.content_of)
         self.encoder = EventEncoder(self.plan, self.statuses, self.publish)
-        self.ports = PortListeners(self, self.count)
+        self.ports = PortListeners(self)
         self.disk = DiskRoot(config.state_root)  # where the reported filesystems really are
         self.log_files = LogFiles(self.disk.root, self.host_root)
         self.output_listeners: list[OutputListener] = []  # attached clients
         self.sessions = Sessions()  # exec, attach, port-forward and ExecSync: they end with what they run in
         self.down_until = 0.0  # loop time until which calls answer UNAVAILABLE (runtime restart)
-        # Side services, set by the app when they run.
-        self.streaming: StreamingUrls | None = None
-        self.metrics: RpcObserver | None = None
-        self.persistence: Persistence | None = None
+        self._metrics = metrics  # the /metrics side service's RPC counters (None without --metrics-addr)
         # Awaited with False when a simulated restart begins and True when it ends (health).
-        self.on_availability: Callable[[bool], Any] | None = None
+        self._on_availability = on_availability
         self._timer: asyncio.TimerHandle | None = None
         self._timer_due: int | None = None  # the deadline `_timer` is armed for (None: no timer)
         self._retry_at = 0.0  # after a failed state write, timers wait until then (time.monotonic)
+        # The state file, restored from before any call is taken (last: it holds a lock).
+        self._persistence: Persistence | None = None
+        if config.state_file:
+            self._persistence = StateFile(self.runtime, self.clock, self.ids, config.state_file, self.log).open()
 
     # ------------------------------------------------------------ small helpers
 
@@ -187,6 +194,11 @@ class Node:
 
     def now_ns(self) -> int:
         return self.clock.now_ns()
+
+    @property
+    def pod_cidr(self) -> str:
+        """The pod network this node hands addresses from (a state file may have brought its own)."""
+        return self.runtime.pod_cidr
 
     def conditions(self) -> dict[str, Condition]:
         out = {"RuntimeReady": Condition(True), "NetworkReady": Condition(True)}
@@ -226,21 +238,47 @@ class Node:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(until.wait(), seconds)
 
-    def streaming_url(self, kind: str, request: Any) -> str:
-        if self.streaming is None:
-            raise errors.FailedPrecondition(f"{kind}: the streaming server is not running")
-        return self.streaming.url_for(kind, request)
+    def record_call(self, method: str, summary: str, code: str, duration_s: float,
+                    ids: Callable[[], dict[str, str]]) -> None:
+        """An answered call: into the call log, the counters, /metrics and (`log_rpcs`) the log."""
+        self.call_log.append(CallRecord(method, summary, code, duration_s, self.clock.now_ns()))
+        self.counters[f"rpc:{method}:{code}"] += 1
+        if self._metrics is not None:
+            self._metrics.observe_rpc(method, code, duration_s)
+        if self._log_rpcs:
+            self.log.info("rpc", method=method, code=code, ms=round(duration_s * 1000, 3), **ids())
+
+    def take_errors(self) -> list[str]:
+        """The handler tracebacks kept since the last take (the plugin fails the test with them)."""
+        out = list(self.server_errors)
+        self.server_errors.clear()
+        return out
 
     # ------------------------------------------------------------ the commit point
 
-    def commit(self) -> None:
-        """Save the state, then carry out what the engine said and re-arm the timer (see the
-        module doc). A state write that fails undoes the change: nothing it said goes out, and
-        the caller gets Unavailable naming the state file."""
-        said = self.runtime.drain_events()
-        if self.persistence is not None:
+    @contextlib.contextmanager
+    def changing(self) -> Iterator[None]:
+        """The one way to change the node: what the block changes is committed on its way out
+        (see the module doc). A block that raised commits what it changed before the error (a
+        failing commit then is logged, and the block's error stands)."""
+        try:
+            yield
+        except BaseException:
             try:
-                self.persistence.write_if_changed()
+                self._commit()
+            except Exception as exc:  # the block's error is the answer; the failure is the state file's
+                self.log.error("commit after a failed change", error=repr(exc))
+            raise
+        self._commit()
+
+    def _commit(self) -> None:
+        """Save the state, then carry out what the engine said and re-arm the timer. A state
+        write that fails undoes the change: nothing it said goes out, and the block raises
+        Unavailable naming the state file."""
+        said = self.runtime.drain_events()
+        if self._persistence is not None:
+            try:
+                self._persistence.write_if_changed()
             except StateWriteError as exc:
                 self._undo(exc)
         for item in said:
@@ -257,15 +295,15 @@ class Node:
         """A change could not be written: put the runtime back to what the file holds (its events
         and output are dropped, never told), hold the timers for WRITE_RETRY_S (a timer's change
         is made again then, and written if it can be), and fail the caller."""
-        assert self.persistence is not None
+        assert self._persistence is not None
         self.count("state_write_failures")
         self._retry_at = time.monotonic() + WRITE_RETRY_S
         try:
-            self.persistence.roll_back()
+            self._persistence.roll_back()
         except StartupError as undo_failed:  # the file cannot be read back either: nothing better to hold
             self.log.error("state file roll-back failed", error=str(undo_failed))
         self.reschedule()
-        raise errors.Unavailable(
+        raise Unavailable(
             f"{exc.strerror}: the change was undone (the runtime holds what the file holds); "
             "changes are taken again once the file can be written")
 
@@ -305,13 +343,16 @@ class Node:
         result = await self.dial(step)
         try:
             self.apply(self.sim.network_answered(cid, result, self.clock.now_ns()))
-            self.commit()
         except Exception as exc:  # a task has no caller to answer: log it, keep serving
             self.log.error("live program failed", container=cid, error=repr(exc))
             self.count("live_program_errors")
 
     def apply(self, decisions: Iterable[Decision]) -> None:
-        """Carry out what the simulation decided for programs it runs live."""
+        """Carry out what the simulation decided for programs it runs live, and commit it."""
+        with self.changing():
+            self._apply(decisions)
+
+    def _apply(self, decisions: Iterable[Decision]) -> None:
         for d in decisions:
             try:
                 if isinstance(d, Wrote):
@@ -329,14 +370,14 @@ class Node:
             self._timer.cancel()
             self._timer = None
         self._timer_due = None
-        self.runtime.tick()
-        self.apply(self.sim.tick(self.clock.now_ns()))
-        self.commit()
+        with self.changing():
+            self.runtime.tick()
+            self._apply(self.sim.tick(self.clock.now_ns()))
 
     def _timer_fired(self) -> None:
         try:
             self.tick()
-        except errors.Unavailable:
+        except Unavailable:
             pass  # its change could not be written (logged): undone, and tried again later
         except Exception as exc:  # a timer has no caller to answer: log it, keep serving
             self.log.error("timer failed", error=repr(exc))
@@ -365,7 +406,7 @@ class Node:
 
     # ------------------------------------------------------------ whole-node operations
 
-    def wipe(self) -> None:
+    def _wipe(self) -> None:
         """A runtime restart that lost its state: no sandboxes, containers or listeners."""
         self.sessions.end_all(self.clock.now_ns(), "the runtime restarted and lost its containers")
         self.runtime.wipe()
@@ -374,6 +415,10 @@ class Node:
 
     def reset(self) -> None:
         """Forget everything a test may have changed: state, faults, clock, logs, counters."""
+        with self.changing():
+            self._reset()
+
+    def _reset(self) -> None:
         self.bus.reset()
         self.plan.reset()
         self.plan.clear_log()
@@ -392,9 +437,36 @@ class Node:
         self.call_log.clear()
         self.server_errors.clear()
         self.down_until = 0.0
-        if self.on_availability is not None:
-            asyncio.ensure_future(self.on_availability(True))
-        self.commit()
+        if self._on_availability is not None:
+            asyncio.ensure_future(self._on_availability(True))
+
+    async def restart(self, downtime_s: float, wipe: bool) -> None:
+        """A simulated restart of the runtime daemon (the control API's RestartRuntime, a
+        `restart` fault on an RPC, or one added with no trigger point): every event stream
+        closed, calls answered UNAVAILABLE for `downtime_s`; `wipe` forgets sandboxes and
+        containers, as a runtime that lost its state would."""
+        self.count("restarts")
+        self.bus.close_all("UNAVAILABLE", "the runtime is restarting")
+        loop = asyncio.get_running_loop()
+        self.down_until = loop.time() + downtime_s
+        if wipe:
+            with self.changing():
+                self._wipe()
+        self.log.warning("runtime restart", downtime_s=downtime_s, wipe=wipe)
+        if self._on_availability is not None:
+            await self._on_availability(False)
+            loop.call_later(downtime_s, self._maybe_back_up)
+
+    def _maybe_back_up(self) -> None:
+        """End of a restart's downtime (unless a later restart extended it): serving again."""
+        if self._on_availability is not None and asyncio.get_running_loop().time() >= self.down_until:
+            asyncio.ensure_future(self._on_availability(True))
+
+    async def apply_pending_restart(self) -> None:
+        """A restart fault with no trigger point happens as soon as it is added."""
+        action = self.plan.take_restart()
+        if action is not None:
+            await self.restart(action.downtime_s, action.wipe)
 
     # ------------------------------------------------------------ events
 
@@ -419,10 +491,34 @@ class Node:
         if not self.bus.publish(data, shared=Quirk.SHARED_EVENT_CHANNEL in self.plan.quirks()):
             self.count("events_dropped")
 
+    def shut_down(self) -> None:
+        """The server is going: every event stream ends UNAVAILABLE."""
+        self.bus.close_all("UNAVAILABLE", "the runtime is shutting down")
+
     def close(self) -> None:
-        """Let go of what the node holds on the host (listeners, the mount-table watch)."""
+        """Let go of what the node holds on the host (listeners, the mount-table watch, the
+        state file: its last state written and its lock let go)."""
         self.ports.close_all()
         self.host.close()
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._persistence is not None:
+            self._persistence.close()
+
+    # ------------------------------------------------------------ what the host's listeners ask
+
+    def served_by(self, cid: str) -> tuple[Server, Here] | None:
+        """The running container's server and where it answers; None when it no longer runs."""
+        try:
+            c = self.runtime.get_container(cid)
+        except errors.CoreError:  # removed meanwhile
+            return None
+        if c.state != ContainerState.RUNNING:
+            return None
+        server = self.sim.server_of(c)
+        return None if server is None else (server, self.sim.here(c, self.clock.now_ns()))
+
+    def listeners_of(self, c: Container) -> tuple[Listen, ...]:
+        """The sockets a started container's program listens on."""
+        return self.sim.listeners(c)

@@ -235,6 +235,10 @@ class StateFile:
         self._written, self._written_at = self.runtime.changes, self.clock.now_ns()
 
     async def stop(self) -> None:
+        """`close`, for an owner that stops its services with `await`."""
+        self.close()
+
+    def close(self) -> None:
         """Write the last state (timer-driven exits since the last call) and let go of the lock."""
         if not self._lock.held:
             return

@@ -34,8 +34,6 @@ from fakecri.server.exceptions import ServerErrors, SettingError, StartupError
 from fakecri.server.host.sockets import SocketGuard, own_socket, remove_guarded
 from fakecri.server.node.call_wrapper import generic_handler
 from fakecri.server.node.node import Node
-from fakecri.server.node.persistence import StateFile
-from fakecri.server.node.restarts import apply_pending_restart
 from fakecri.server.process.control_routing import checked_for_node
 from fakecri.server.process.side_services import start_side_services
 from fakecri.sim.catalog import Catalog
@@ -241,6 +239,7 @@ class FakeCRIServer(OnSharedLoop):
         clock: Clock | None = None,
         ids: IdSource | None = None,
         catalog: Catalog | None = None,
+        metrics: Any = None,
         log: bool | None = None,
         **overrides: Any,
     ) -> None:
@@ -259,6 +258,7 @@ class FakeCRIServer(OnSharedLoop):
         self._clock = clock
         self._ids = ids
         self._catalog = catalog  # an image catalog loaded already (a farm's nodes share one)
+        self._metrics = metrics  # a farm node's ServerMetrics (a single server makes its own)
         self.node: Node | None = None
         # The control API's handler, also for a farm to route calls to this node; and a hook
         # called with every change of health (a simulated restart takes it down and up).
@@ -304,12 +304,30 @@ class FakeCRIServer(OnSharedLoop):
 
     async def start_async(self) -> None:
         cfg = self.config
-        node = self.node = Node(cfg, clock=self._clock, ids=self._ids, catalog=self._catalog)
+        healths: list[health.aio.HealthServicer] = []
+
+        async def set_health(serving: bool) -> None:
+            status = health_pb2.HealthCheckResponse.SERVING if serving else \
+                health_pb2.HealthCheckResponse.NOT_SERVING
+            for servicer in healths:
+                for name in ("", RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name):
+                    await servicer.set(name, status)
+            if self.on_health is not None:
+                await self.on_health(serving)
+
+        metrics = self._metrics
+        if metrics is None and cfg.metrics_addr:
+            from fakecri.server.process.prometheus import ServerMetrics  # only with --metrics-addr
+
+            metrics = ServerMetrics()
+        # Built whole with what serves beside it; its state file is restored before any socket
+        # accepts a call.
+        node = self.node = Node(cfg, clock=self._clock, ids=self._ids, catalog=self._catalog, metrics=metrics,
+                                on_availability=set_health)
+        if metrics is not None:
+            metrics.watch(node)
         self._stopped = asyncio.Event()
-        if cfg.state_file:  # restore before any socket accepts a call
-            state_file = StateFile(node.runtime, node.clock, node.ids, cfg.state_file, node.log).open()
-            self._side_services.append(state_file)
-            node.persistence = state_file
+        if cfg.state_file:
             node.tick()  # fire what fell due while fakecri was down, re-arm the rest
         try:
             # Refuse a bad socket path before any grpc server exists: grpc cannot stop a server
@@ -318,12 +336,14 @@ class FakeCRIServer(OnSharedLoop):
                                   (None if cfg.no_control else cfg.control_socket, "control_socket")):
                 if path:
                     self._guard(path, setting)
-            cri_handlers = [generic_handler(RUNTIME_SERVICE, RuntimeService(node), node),
+            side = await start_side_services(node, cfg, metrics)
+            self._side_services += side.started
+            self._side_addresses = side.addresses
+            cri_handlers = [generic_handler(RUNTIME_SERVICE, RuntimeService(node, side.streaming), node),
                             generic_handler(IMAGE_SERVICE, ImageService(node), node)]
             control_handler = self.control_handler = generic_handler(CONTROL_SERVICE, ControlService(node), node,
                                                                      gated=False)
             control_on_cri = not cfg.no_control and not cfg.control_socket
-            healths: list[health.aio.HealthServicer] = []
             if cfg.socket:
                 unix = self._cri_server(cri_handlers, healths,
                                         checked_for_node(control_handler, cfg.node_name) if control_on_cri else None)
@@ -338,27 +358,14 @@ class FakeCRIServer(OnSharedLoop):
                 ctl.add_insecure_port(f"unix://{os.path.abspath(cfg.control_socket)}")
                 await ctl.start()
                 own_socket(cfg.control_socket, cfg.control_socket_mode, cfg.socket_group)
-
-            async def set_health(serving: bool) -> None:
-                status = health_pb2.HealthCheckResponse.SERVING if serving else \
-                    health_pb2.HealthCheckResponse.NOT_SERVING
-                for servicer in healths:
-                    for name in ("", RUNTIME_SERVICE.full_name, IMAGE_SERVICE.full_name):
-                        await servicer.set(name, status)
-                if self.on_health is not None:
-                    await self.on_health(serving)
-
             await set_health(True)
-            node.on_availability = set_health
-            services, self._side_addresses = await start_side_services(node)
-            self._side_services += services
-            await apply_pending_restart(node)
+            await node.apply_pending_restart()
         except BaseException:
             await self.stop_async()
             raise
         node.log.debug("fakecri ready", endpoint=self.endpoint, seed=cfg.seed)
 
-    def _cri_server(self, handlers: list, healths: list, control_handler: Any | None) -> grpc.aio.Server:
+    def _cri_server(self, handlers: list[Any], healths: list[Any], control_handler: Any | None) -> grpc.aio.Server:
         """A server with CRI, health and reflection, and the control API if it is given."""
         server = self._new_server()
         server.add_generic_rpc_handlers(handlers)
@@ -372,7 +379,7 @@ class FakeCRIServer(OnSharedLoop):
         reflection.enable_server_reflection(names, server)
         return server
 
-    async def _listen_tcp(self, handlers: list, healths: list) -> None:
+    async def _listen_tcp(self, handlers: list[Any], healths: list[Any]) -> None:
         """CRI on TCP, on a server of its own that never has the control API: a port has no
         owner or mode to keep other users out (see config.py, "TCP listeners")."""
         cfg = self.config
@@ -412,11 +419,12 @@ class FakeCRIServer(OnSharedLoop):
 
     async def stop_async(self, grace: float = 0.5) -> None:
         if self.node is not None:
-            self.node.bus.close_all("UNAVAILABLE", "the runtime is shutting down")
-            self.node.close()
+            self.node.shut_down()
         for svc in reversed(self._side_services):
             await svc.stop()
         self._side_services = []
+        if self.node is not None:
+            self.node.close()
         for server in self._servers:
             await server.stop(grace)
         self._servers = []

@@ -26,7 +26,7 @@ def refusal(code: grpc.StatusCode, message: str) -> grpc.RpcMethodHandler:
     return grpc.unary_unary_rpc_method_handler(refuse)
 
 
-class _CheckedForNode(grpc.GenericRpcHandler):
+class _CheckedForNode(grpc.GenericRpcHandler):  # type: ignore[misc,unused-ignore]  # grpc ships no types
     def __init__(self, handler: grpc.GenericRpcHandler, name: str) -> None:
         self.handler = handler
         self.name = name

@@ -92,7 +92,7 @@ class Subnets:
         self.taken: dict[str, int] = {}  # node name -> subnet number
 
     def total(self) -> int:
-        return 2 ** (self.prefix - self.net.prefixlen)
+        return int(2 ** (self.prefix - self.net.prefixlen))
 
     def count(self) -> int:
         rest = max(0, self.total() - self.first)
@@ -254,23 +254,25 @@ class Farm(OnSharedLoop):
             pod_cidr = self._subnets.take(name)
         config = self.node_config(name, number, pod_cidr)
         clock = self._clock_for(name) if self._clock_for is not None else None
-        server = FakeCRIServer(config, clock=clock, catalog=self._catalog)
+        metrics = self.metrics.for_node(name) if self.metrics is not None else None
+        server = FakeCRIServer(config, clock=clock, catalog=self._catalog, metrics=metrics)
         server.on_health = lambda serving: self._node_health(name, serving)
         try:
             await server.start_async()
         except (SettingError, StartupError) as exc:
             self._subnets.release(name)
+            if self.metrics is not None:
+                self.metrics.detach(name)
             message = exc.message if isinstance(exc, SettingError) else str(exc)
             raise errors.FailedPrecondition(f"AddNode: node {name!r} cannot start: {message}") from None
         except BaseException:
             self._subnets.release(name)
+            if self.metrics is not None:
+                self.metrics.detach(name)
             raise
         self._next_number = number + 1
         self._numbers[name] = number
         self.servers[name] = server
-        assert server.node is not None
-        if self.metrics is not None:
-            self.metrics.attach(name, server.node)
         await self._node_health(name, True)
         return server
 
@@ -283,7 +285,7 @@ class Farm(OnSharedLoop):
         net = ipaddress.ip_network(pod_cidr.strip(), strict=False)
         for other, server in self.servers.items():
             assert server.node is not None
-            theirs = ipaddress.ip_network(server.node.runtime.pod_cidr)
+            theirs = ipaddress.ip_network(server.node.pod_cidr)
             if theirs.version == net.version and theirs.overlaps(net):
                 raise errors.InvalidArgument(f"AddNode: pod CIDR {net} overlaps node {other!r}'s {theirs}")
         return str(net)
@@ -418,7 +420,7 @@ class Farm(OnSharedLoop):
         )
 
 
-class _ControlRouter(grpc.GenericRpcHandler):
+class _ControlRouter(grpc.GenericRpcHandler):  # type: ignore[misc,unused-ignore]  # grpc ships no types
     """The Control service on the farm's socket: each call goes to the node its metadata names."""
 
     def __init__(self, farm: Farm) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Histogram, generate_latest
 from prometheus_client import Counter as PromCounter
@@ -31,23 +31,27 @@ class StateCollector:
     """Reads counters, the event bus, the runtime and the images at scrape time."""
 
     def __init__(self, node: Node) -> None:
-        self.node = node
+        self.counters, self.bus, self.runtime = node.counters, node.bus, node.runtime
 
-    def collect(self) -> Iterator:
-        node = self.node
-        counters = Counter(node.counters)
+    def collect(self) -> Iterator[Metric]:
+        counters = Counter(self.counters)
         faults = CounterMetricFamily("fakecri_faults_injected", "Times each fault fired, by fault name",
                                      labels=["fault"])
+        refused = CounterMetricFamily("fakecri_shell_refused", "Commands and constructs the shell refused as not "
+                                      "modelled by fakecri, by name", labels=["command"])
         for key, n in sorted(counters.items()):
             kind, _, rest = key.partition(":")
             if kind == "fault":
                 faults.add_metric([rest], n)
+            elif kind == "refused":
+                refused.add_metric([rest], n)
         yield faults
+        yield refused
         yield from self._events(counters)
         yield from self._objects()
 
-    def _events(self, counters: Counter) -> Iterator:
-        subs = list(self.node.bus.subscribers)
+    def _events(self, counters: Counter[str]) -> Iterator[Metric]:
+        subs = list(self.bus.subscribers)
         yield CounterMetricFamily("fakecri_events_emitted", "Container events published to the bus",
                                   value=counters["events_emitted"])
         yield CounterMetricFamily("fakecri_events_delivered", "Events written to GetContainerEvents streams",
@@ -71,8 +75,8 @@ class StateCollector:
         yield per_sub
         yield queued
 
-    def _objects(self) -> Iterator:
-        rt = self.node.runtime
+    def _objects(self) -> Iterator[Metric]:
+        rt = self.runtime
         images = rt.images
         by_state = Counter(sb.state.name for sb in rt.list_sandboxes())
         sandboxes = GaugeMetricFamily("fakecri_sandboxes", "Pod sandboxes, by state", labels=["state"])
@@ -92,15 +96,19 @@ class StateCollector:
 
 
 class ServerMetrics:
-    """The registry of one server plus the hot-path hook `observe_rpc`."""
+    """The registry of one server plus the hot-path hook `observe_rpc`. Made before its node
+    (which is built with it), then told the node to read at scrape time (`watch`)."""
 
-    def __init__(self, node: Node) -> None:
+    def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self.url = ""  # set once the HTTP endpoint listens
         self.rpc_seconds = Histogram("fakecri_rpc_duration_seconds", "Time to answer an RPC, by method and code",
                                      ["method", "code"], buckets=RPC_BUCKETS, registry=self.registry)
         self.rpcs = PromCounter("fakecri_rpcs", "CRI RPCs answered, by method and gRPC code", ["method", "code"],
-                            registry=self.registry)
+                                registry=self.registry)
+
+    def watch(self, node: Node) -> None:
+        """The node whose state a scrape reads."""
         self.registry.register(StateCollector(node))
 
     def observe_rpc(self, method: str, code: str, duration_s: float) -> None:
@@ -118,11 +126,12 @@ class FarmMetrics:
         self.url = ""
         self.per_node: dict[str, ServerMetrics] = {}
 
-    def attach(self, name: str, node: Node) -> None:
-        metrics = ServerMetrics(node)
+    def for_node(self, name: str) -> ServerMetrics:
+        """The metrics of the farm's node `name`, to build it with."""
+        metrics = ServerMetrics()
         metrics.url = self.url
-        node.metrics = metrics
         self.per_node[name] = metrics
+        return metrics
 
     def detach(self, name: str) -> None:
         self.per_node.pop(name, None)
@@ -208,13 +217,11 @@ def _reply(status: int, body: bytes, content_type: str, length: int | None = Non
     return head.encode("latin-1") + body
 
 
-async def start_metrics(node: Node) -> MetricsServer:
-    """Serve metrics on node.config.metrics_addr and hook RPC observations."""
-    host, port = parse_address(node.config.metrics_addr or "", "metrics_addr")
-    metrics = ServerMetrics(node)
+async def start_metrics(metrics: ServerMetrics, address: str, log: Any) -> MetricsServer:
+    """Serve `metrics` on `address` (--metrics-addr)."""
+    host, port = parse_address(address, "metrics_addr")
     server = MetricsServer(metrics, host, port)
     await server.start()
     metrics.url = server.url
-    node.metrics = metrics
-    node.log.info("metrics serving", url=server.url)
+    log.info("metrics serving", url=server.url)
     return server

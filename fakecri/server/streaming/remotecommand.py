@@ -182,7 +182,7 @@ class StdinPipe:
             yield chunk
 
 
-async def stop_command(pipe: StdinPipe | None, *tasks: asyncio.Task | None) -> None:
+async def stop_command(pipe: StdinPipe | None, *tasks: asyncio.Task[Any] | None) -> None:
     """End a command's session on our side: no more stdin, and the command and the
     transport's own tasks cancelled (those already done are left as they are)."""
     if pipe is not None:

@@ -19,11 +19,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterable
+from typing import TYPE_CHECKING, Any
 
 from fakecri.engine import errors
 from fakecri.engine.events import Output
 from fakecri.engine.exits import EXIT_KILLED
-from fakecri.engine.records import Container, ContainerState, SandboxState
+from fakecri.engine.records import SandboxState
 from fakecri.server.host import webserver
 from fakecri.server.host.dialer import exchange
 from fakecri.server.host.processes import Dial
@@ -34,6 +35,9 @@ from fakecri.server.streaming.backend import PortForwardBehaviour, Respond, Writ
 from fakecri.server.streaming.tasks import cancel_tasks
 from fakecri.sim.programs.base import HTTP
 from fakecri.sim.shell import DEFAULT_SIZE, Connect, Context, Interrupted, Process, Sleep, Trap, Write
+
+if TYPE_CHECKING:
+    from fakecri.server.streaming.server import StreamingServer
 
 ATTACH_BUFFER = 1000
 INPUT_BUFFER = 64  # chunks of client input held for a process that is not reading yet
@@ -81,7 +85,7 @@ class Terminal:
 
 
 async def drive(proc: Process, *, stdin: AsyncIterable[bytes] | None, stdout_write: Writer,
-                stderr_write: Writer, tty: bool, wait, dial: Dial = exchange) -> int:
+                stderr_write: Writer, tty: bool, wait: Any, dial: Dial = exchange) -> int:
     """Run a shell process live over a client's streams; returns its exit code."""
     inbox: asyncio.Queue[object] = asyncio.Queue(INPUT_BUFFER)
     interrupts = asyncio.Event()
@@ -168,29 +172,22 @@ async def drive(proc: Process, *, stdin: AsyncIterable[bytes] | None, stdout_wri
 
 class RuntimeStreamingBackend:
     def __init__(self, node: Node) -> None:
-        self.node = node
+        self.node = node  # its methods: time, waits, the network, applying what a program decided
+        self.runtime, self.sim, self.sessions, self.ports = node.runtime, node.sim, node.sessions, node.ports
+        self.output_listeners = node.output_listeners
         self._sizes: dict[str, tuple[int, int]] = {}  # container id -> (columns, rows) of its terminal
         self._attached: dict[str, int] = {}
 
     # ------------------------------------------------------------ checks at URL time
 
-    def _running(self, container_id: str) -> Container:
-        c = self.node.runtime.get_container(container_id)
-        if c.state != ContainerState.RUNNING:
-            raise errors.FailedPrecondition(
-                f"container {c.id[:12]} is {ContainerState(c.state).name}, not RUNNING")
-        return c
-
     def check_exec(self, container_id: str) -> None:
-        self._running(container_id)
+        self.runtime.check_exec(container_id)
 
     def check_attach(self, container_id: str) -> None:
-        self._running(container_id)
+        self.runtime.check_exec(container_id, "attach")
 
     def check_port_forward(self, pod_sandbox_id: str) -> None:
-        sb = self.node.runtime.get_sandbox(pod_sandbox_id)
-        if sb.state != SandboxState.READY:
-            raise errors.FailedPrecondition(f"pod sandbox {sb.id[:12]} is not ready")
+        self.runtime.check_port_forward(pod_sandbox_id)
 
     # ------------------------------------------------------------ exec
 
@@ -198,13 +195,13 @@ class RuntimeStreamingBackend:
         """(columns, rows) the client last reported for its terminal on this container."""
         return self._sizes.get(container_id, DEFAULT_SIZE)
 
-    async def exec(self, container_id, argv, *, tty, stdin: AsyncIterable[bytes] | None, stdout_write,
-                   stderr_write) -> int:
-        c = self._running(container_id)
+    async def exec(self, container_id: str, argv: list[str], *, tty: bool, stdin: AsyncIterable[bytes] | None,
+                   stdout_write: Writer, stderr_write: Writer) -> int:
+        c = self.runtime.check_exec(container_id)
         cid = c.id
         ctx = Context(tty=tty, size=lambda: self._sizes.get(container_id, self._sizes.get(cid, DEFAULT_SIZE)))
-        proc = self.node.sim.exec_process(c, list(argv), self.node.now_ns(), ctx)
-        with self.node.sessions.watch(cid) as watch:
+        proc = self.sim.exec_process(c, list(argv), self.node.now_ns(), ctx)
+        with self.sessions.watch(cid) as watch:
             running = asyncio.ensure_future(drive(proc, stdin=stdin, stdout_write=stdout_write,
                                                   stderr_write=stderr_write, tty=tty, wait=self.node.wait,
                                                   dial=self.node.dial))
@@ -227,8 +224,9 @@ class RuntimeStreamingBackend:
         """How many clients are attached to the container now."""
         return self._attached.get(container_id, 0)
 
-    async def attach(self, container_id, *, tty, stdin, stdout_write, stderr_write) -> None:
-        c = self._running(container_id)
+    async def attach(self, container_id: str, *, tty: bool, stdin: AsyncIterable[bytes] | None, stdout_write: Writer,
+                     stderr_write: Writer) -> None:
+        c = self.runtime.check_exec(container_id, "attach")
         target = c.id
         spec = c.spec
         queue: asyncio.Queue[tuple[str, bytes]] = asyncio.Queue(ATTACH_BUFFER)
@@ -244,10 +242,10 @@ class RuntimeStreamingBackend:
             if spec.stdin_once:
                 self._feed(target, None)  # the first attach's input was the container's whole input
 
-        listeners = self.node.output_listeners
+        listeners = self.output_listeners
         listeners.append(listener)
         self._attached[container_id] = self._attached.get(container_id, 0) + 1
-        watch = self.node.sessions.watch(target)
+        watch = self.sessions.watch(target)
         stopped = asyncio.ensure_future(watch.ended.wait())
         feeder = None
         if stdin is not None:
@@ -281,24 +279,25 @@ class RuntimeStreamingBackend:
     def _feed(self, container_id: str, data: bytes | None) -> None:
         node = self.node
         try:
-            c = node.runtime.check_exec(container_id)  # only a running container takes input
+            c = self.runtime.check_exec(container_id)  # only a running container takes input
         except errors.CoreError:
             return  # it stopped meanwhile: the attach ends on its own
-        node.apply(node.sim.feed_input(c, data, node.now_ns()))
-        with contextlib.suppress(errors.CoreError):  # a state write that failed: undone, and logged
-            node.commit()  # publish an exit it caused, arm the timers of what it started
+        # Applied and committed: an exit it caused published, the timers of what it started armed
+        # (a state write that failed is undone, and logged).
+        with contextlib.suppress(errors.CoreError):
+            node.apply(self.sim.feed_input(c, data, node.now_ns()))
 
     # ------------------------------------------------------------ port forward
 
     def watch_pod(self, pod_sandbox_id: str) -> Watch:
         """What a port-forward session waits on: the pod stopping (ended already if it has)."""
         try:
-            sb = self.node.runtime.get_sandbox(pod_sandbox_id)
+            sb = self.runtime.get_sandbox(pod_sandbox_id)
         except errors.NotFound:
             return ended(pod_sandbox_id, self.node.now_ns(), f"pod sandbox {pod_sandbox_id[:12]} was removed")
         if sb.state != SandboxState.READY:
             return ended(sb.id, self.node.now_ns(), f"pod sandbox {sb.id[:12]} stopped")
-        return self.node.sessions.watch(sb.id)
+        return self.sessions.watch(sb.id)
 
     def _responder(self, cid: str, port: int) -> Respond:
         node = self.node
@@ -308,18 +307,18 @@ class RuntimeStreamingBackend:
         return respond
 
     def port_forward_behaviour(self, pod_sandbox_id: str, port: int) -> PortForwardBehaviour:
-        sb = self.node.runtime.get_sandbox(pod_sandbox_id)
+        sb = self.runtime.get_sandbox(pod_sandbox_id)
         key = f"{PORT_FORWARD_ANNOTATION}.{port}"
         if key not in sb.annotations:
             key = PORT_FORWARD_ANNOTATION
         if key in sb.annotations:
             return parse_port_forward_annotation(sb.annotations[key], key)
-        sim = self.node.sim
-        for c in self.node.runtime.list_containers(sandbox_id=sb.id):  # the pod's own server on that port answers
+        sim = self.sim
+        for c in self.runtime.list_containers(sandbox_id=sb.id):  # the pod's own server on that port answers
             listens = [lis for lis in sim.listeners(c) if lis.port == port and lis.proto == "tcp"]
             if not listens:
                 continue
-            for host, bound in self.node.ports.bound(c.id):
+            for host, bound in self.ports.bound(c.id):
                 if bound == port and host == sb.ip:
                     return PortForwardBehaviour.proxy(host, port)  # its real listener on the pod IP
             if listens[0].kind == HTTP and not listens[0].tls:  # no listener there: it answers as one would
@@ -336,10 +335,10 @@ async def _discard(stdin: AsyncIterable[bytes]) -> None:
 class StreamingUrls:
     """What the Exec/Attach/PortForward RPCs call: a single-use URL on the streaming server."""
 
-    def __init__(self, server) -> None:
+    def __init__(self, server: StreamingServer) -> None:
         self.server = server
 
-    def url_for(self, kind: str, request) -> str:
+    def url_for(self, kind: str, request: Any) -> str:
         if kind == "exec":
             if not request.cmd:
                 raise errors.InvalidArgument(f"Exec in container {request.container_id}: cmd is empty")

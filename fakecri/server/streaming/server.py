@@ -14,7 +14,8 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from fakecri.engine.errors import InvalidArgument, Unavailable
+from fakecri.engine.errors import InvalidArgument
+from fakecri.server.exceptions import Unavailable
 from fakecri.server.streaming import remotecommand as rc
 from fakecri.server.streaming.backend import StreamingBackend
 from fakecri.server.streaming.httphead import BadRequest, RequestHead, parse_head, response
@@ -58,7 +59,7 @@ class StreamingServer:
         self._idle_timeout = stream_idle_timeout_s
         self._handshake_timeout = handshake_timeout_s
         self._server: asyncio.Server | None = None
-        self._connections: set[asyncio.Task] = set()
+        self._connections: set[asyncio.Task[Any]] = set()
         self._base_url = ""
 
     # -- lifecycle --

@@ -7,6 +7,7 @@ client opens an `error` and a `data` stream that share `port` and `requestID` he
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from fakecri.server.streaming import remotecommand as rc
 from fakecri.server.streaming.backend import StreamingBackend
@@ -28,7 +29,7 @@ async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
     """Run one exec or attach for a client that speaks remote-command over SPDY."""
     arrived: dict[str, SpdyStream] = {}
     changed = asyncio.Event()
-    side_tasks: list[asyncio.Task] = []
+    side_tasks: list[asyncio.Task[Any]] = []
 
     async def read_resizes(stream: SpdyStream) -> None:
         buffer = bytearray()
@@ -64,7 +65,7 @@ async def serve_command(reader: asyncio.StreamReader, writer: asyncio.StreamWrit
         # command may end, or the client waits out its stream-creation timeout for the reply.
         needed.add("resize")
     pipe: rc.StdinPipe | None = None
-    command: asyncio.Task | None = None
+    command: asyncio.Task[Any] | None = None
     grace_s = CLOSE_GRACE_S
     try:
         loop = asyncio.get_running_loop()
@@ -128,11 +129,11 @@ async def serve_port_forward(reader: asyncio.StreamReader, writer: asyncio.Strea
                              meter: ByteMeter | None = None) -> None:
     """Serve forwarded connections until the client closes the SPDY connection."""
     pending: dict[str, dict[str, SpdyStream]] = {}
-    timers: dict[str, asyncio.Task] = {}
-    tasks: set[asyncio.Task] = set()
+    timers: dict[str, asyncio.Task[Any]] = {}
+    tasks: set[asyncio.Task[Any]] = set()
     conn: SpdyConnection
 
-    def spawn(coro) -> asyncio.Task:
+    def spawn(coro: Any) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro)
         tasks.add(task)
         task.add_done_callback(tasks.discard)

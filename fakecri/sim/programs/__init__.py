@@ -33,7 +33,7 @@ from fakecri.sim.programs.servers import (
 )
 from fakecri.sim.programs.webservers import WEB_SERVER_COMMANDS
 from fakecri.sim.shell import SHELLS, Command
-from fakecri.sim.shell_syntax import UnknownSyntax, split_script, strip_prefixes
+from fakecri.sim.shell import static as syntax
 
 _agnhost.register("mounttest", _agnhost.Subcommand(run=lambda inv, io: mounttest.run(list(inv.args), io),
                                                    own_command_line=True))
@@ -56,18 +56,16 @@ _AGNHOST_SERVERS: dict[str, Callable[[_agnhost.Invocation, Mapping[str, str]], S
 def program_argv(argv: Sequence[str]) -> tuple[str, ...]:
     """The program a command line ends up running: itself, or the last statement of a
     `sh -c SCRIPT` (prefixes such as `exec` dropped)."""
-    words = strip_prefixes([str(a) for a in argv])
+    words = syntax.strip_prefixes([str(a) for a in argv])
     for _ in range(3):  # sh -c "sh -c '...'" at most this deep
         if len(words) < 3 or posixpath.basename(words[0]) not in SHELLS or not words[1].startswith("-") \
                 or "c" not in words[1]:
             break
-        try:
-            statements = split_script(words[2])
-        except UnknownSyntax:
+        node = syntax.tree(words[2])
+        last = syntax.last_simple(node) if node is not None else None
+        if last is None:
             return ()
-        if not statements:
-            return ()
-        words = statements[-1].argv
+        words = syntax.strip_prefixes(syntax.argv_of(last))
     return tuple(words)
 
 

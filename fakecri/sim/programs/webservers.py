@@ -12,7 +12,7 @@ model.
 """
 from __future__ import annotations
 
-from fakecri.sim.shell_io import Command, Io
+from fakecri.sim.shell.io import Command, Io
 from fakecri.sim.steps import Process, Sleep, Trap
 
 HTTPD_NAMES = ("httpd", "httpd-foreground", "apache2", "apache2-foreground")

@@ -10,10 +10,10 @@ import re
 from collections.abc import Sequence
 
 from fakecri.sim.shell import Command, Io, Process, Sleep
-from fakecri.sim.userland.files import FILE_COMMANDS, looking
+from fakecri.sim.userland.file_tools import FILE_TOOL_COMMANDS
+from fakecri.sim.userland.files import FILE_COMMANDS
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
 from fakecri.sim.userland.system import SYSTEM_COMMANDS
-from fakecri.sim.userland.text import TEXT_COMMANDS
 from fakecri.sim.userland.world import FileError, Userland
 
 NS_PER_S = 1_000_000_000
@@ -128,58 +128,6 @@ def _ping(args: list[str], io: Io) -> Process:
     yield from io.write(f"\n--- {host} ping statistics ---\n{count} packets transmitted, {count} packets received, "
                         f"0% packet loss\nround-trip min/avg/max = 0.050/0.050/0.050 ms\n")
     return 0
-
-
-def _grep(args: list[str], io: Io) -> Process:
-    flags: set[str] = set()
-    pattern: str | None = None
-    files: list[str] = []
-    rest = list(args)
-    while rest:
-        a = rest.pop(0)
-        if a == "-e" and rest:
-            pattern = rest.pop(0)
-        elif a.startswith("-") and len(a) > 1 and pattern is None and not files:
-            flags.update(a[1:])
-        elif pattern is None:
-            pattern = a
-        else:
-            files.append(a)
-    if pattern is None:
-        yield from io.error("grep: no pattern\n")
-        return 2
-    try:
-        regex = re.compile(pattern if "F" not in flags else re.escape(pattern), re.I if "i" in flags else 0)
-    except re.error:
-        regex = re.compile(re.escape(pattern), re.I if "i" in flags else 0)
-    sources: list[tuple[str, str]] = []
-    status = 0
-    if files:
-        world = yield from looking(io)
-        for path in files:
-            try:
-                sources.append((path, world.read(path).decode("utf-8", "replace")))
-            except FileError as exc:
-                if "s" not in flags:
-                    yield from io.error(f"grep: {path}: {exc.reason}\n")
-                status = 2
-    else:
-        chunks = []
-        while (chunk := (yield from io.stdin.read())) is not None:
-            chunks.append(chunk.decode("utf-8", "replace"))
-        sources.append(("(standard input)", "".join(chunks)))
-    found = 0
-    for name, text in sources:
-        for n, line in enumerate(text.splitlines(), 1):
-            if bool(regex.search(line)) != ("v" in flags):
-                found += 1
-                if "q" in flags or "c" in flags:
-                    continue
-                prefix = (f"{name}:" if len(sources) > 1 else "") + (f"{n}:" if "n" in flags else "")
-                yield from io.write(prefix + line + "\n")
-    if "c" in flags:
-        yield from io.write(f"{found}\n")
-    return 0 if found else (status or 1)
 
 
 def _env(args: list[str], io: Io) -> Process:
@@ -327,11 +275,11 @@ def _ipcs(args: list[str], io: Io) -> Process:
 USERLAND_COMMANDS: dict[str, Command] = {
     "ps": _ps, "pidof": _pidof, "ipcs": _ipcs,
     "nnp": _nnp, "dd": _dd, "netstat": _netstat,
-    "id": _id, "whoami": _whoami, "groups": _groups, "env": _env,
+    "id": _id, "whoami": _whoami, "groups": _groups,
     "printenv": _printenv, "sysctl": _sysctl, "pwd": _pwd,
-    "brctl": _brctl, "grep": _grep, "egrep": _grep, "ping": _ping,
+    "brctl": _brctl, "ping": _ping,
     **FILE_COMMANDS,
-    **TEXT_COMMANDS,
+    **FILE_TOOL_COMMANDS,
     **SYSTEM_COMMANDS,
 }
 

@@ -1,5 +1,6 @@
-"""The commands that look at and change a container's files: `cat`, `ls`, `stat`, `df`, `mount`,
-`umount`, `touch`, `mkdir`, `rm`, `ln`, `readlink`, `chmod`, `chown`, `chgrp`, `hexdump`, `test`.
+"""The commands that look at and change a container's files: `cat`, `stat`, `df`, `mount`,
+`umount`, `mkdir`, `rm`, `ln`, `readlink`, `chmod`, `chown`, `chgrp`, `hexdump` (`test` and
+`[` are sim/applets/conditions.py's).
 
 Messages and exit codes are busybox's. Each one yields `LOOK` before it looks, so a
 container's own command that does so after time has passed is run on live and sees the
@@ -20,11 +21,9 @@ from fakecri.sim.userland.formats import (
     df_row,
     expand,
     hexdump_canonical,
-    ls_line,
     stat_field,
     statfs_field,
 )
-from fakecri.sim.userland.fs import FileStat, R, W, X
 from fakecri.sim.userland.modes import parse_mode
 from fakecri.sim.userland.world import FileError, Userland
 
@@ -80,61 +79,6 @@ def _cat(args: list[str], io: Io) -> Process:
             status = 1
             continue
         yield from io.write(data.decode("utf-8", "surrogateescape"))
-    return status
-
-
-def _names(world: Userland, st: FileStat, numeric: bool) -> tuple[str, str]:
-    if numeric:
-        return str(st.uid), str(st.gid)
-    return world.user_named(st.uid) or str(st.uid), world.group_named(st.gid) or str(st.gid)
-
-
-def _ls_entries(world: Userland, path: str, flags: set[str]) -> list[str]:
-    names = world.listdir(path)
-    if "a" in flags:
-        names = [".", ".."] + names
-    elif "A" not in flags:
-        names = [n for n in names if not n.startswith(".")]
-    if "l" not in flags:
-        return [n + "\n" for n in names]
-    lines, blocks = [], 1
-    for name in names:
-        full = posixpath.join(path, name)
-        try:
-            st = world.stat(full, follow="L" in flags)
-        except FileError:
-            continue
-        blocks += st.blocks
-        lines.append(ls_line(st, name, *_names(world, st, "n" in flags), human="h" in flags) + "\n")
-    return [f"total {blocks >> 1}\n"] + lines
-
-
-def _ls(args: list[str], io: Io) -> Process:
-    world = yield from looking(io)
-    flags, _, paths = split_flags(args)
-    status = 0
-    paths = paths or ["."]
-    for i, path in enumerate(paths):
-        follow = "L" in flags or not ("l" in flags or "d" in flags)  # -l shows a link given by name itself
-        try:
-            st = world.stat(path, follow=follow)
-        except FileError as exc:
-            yield from io.error(f"ls: {path}: {exc.reason}\n")
-            status = 1
-            continue
-        if st.kind != "dir" or "d" in flags:
-            line = ls_line(st, path, *_names(world, st, "n" in flags), human="h" in flags) if "l" in flags else path
-            yield from io.write(line + "\n")
-            continue
-        try:
-            entries = _ls_entries(world, path, flags)
-        except FileError as exc:
-            yield from io.error(f"ls: can't open '{path}': {exc.reason}\n")
-            status = 1
-            continue
-        if len(paths) > 1:
-            yield from io.write(("\n" if i else "") + f"{path}:\n")
-        yield from io.write("".join(entries))
     return status
 
 
@@ -276,6 +220,29 @@ def _mkdir(world: Userland, path: str, flags: set[str], values: dict[str, str]) 
         world.chmod(path, mode)
 
 
+def _rm(args: list[str], io: Io) -> Process:
+    world = yield from looking(io)
+    flags, _, paths = split_flags(args)
+    if not paths:
+        if "f" in flags:
+            return 0
+        yield from io.error("rm: missing operand\n")
+        return 1
+    status = 0
+    for path in paths:
+        if not flags & {"r", "R"} and world.lexists(path) and world.stat(path, follow=False).kind == "dir":
+            yield from io.error(f"rm: '{path}' is a directory\n")
+            status = 1
+            continue
+        try:
+            world.remove(path, recursive=bool(flags & {"r", "R"}))
+        except FileError as exc:
+            if not ("f" in flags and exc.reason.startswith("No such")):
+                yield from io.error(f"rm: can't remove '{path}': {exc.reason}\n")
+                status = 1
+    return status
+
+
 def _ln(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
     flags, _, paths = split_flags(args)
@@ -283,8 +250,8 @@ def _ln(args: list[str], io: Io) -> Process:
         yield from io.error("ln: missing operand\n")
         return 1
     if "s" not in flags:
-        yield from io.error(f"ln: {paths[-1]}: hard links are not modelled\n")
-        return 1
+        yield from io.error("ln: hard links are not modelled by fakecri\n")
+        return 2
     *targets, link = paths
     status = 0
     for target in targets:
@@ -399,56 +366,10 @@ def _hexdump(args: list[str], io: Io) -> Process:
     return status
 
 
-def _test(args: list[str], io: Io) -> Process:
-    world = yield from looking(io)
-    if args and args[-1] == "]":
-        args = args[:-1]
-    return 0 if _truth(world, args) else 1
-
-
-def _size(world: Userland, path: str) -> int:
-    node = world.stat(path) if world.exists(path) else None
-    return node.size if node is not None else 0
-
-
-def _truth(world: Userland, args: list[str]) -> bool:
-    if not args:
-        return False
-    if args[0] == "!":
-        return not _truth(world, args[1:])
-    if len(args) == 1:
-        return args[0] != ""
-    if len(args) == 2:
-        op, arg = args
-        checks: dict[str, Callable[[str], bool]] = {
-            "-e": world.exists, "-f": lambda p: world.exists(p) and not world.is_dir(p),
-            "-d": world.is_dir, "-s": lambda p: _size(world, p) > 0, "-r": lambda p: world.may(p, R),
-            "-w": lambda p: world.may(p, W), "-x": lambda p: world.may(p, X),
-            "-L": lambda p: world.lexists(p) and world.stat(p, follow=False).kind == "link",
-            "-z": lambda s: s == "", "-n": lambda s: s != ""}
-        checks["-h"] = checks["-L"]
-        fn = checks.get(op)
-        return bool(fn(arg)) if fn else False
-    if len(args) == 3:
-        a, op, b = args
-        if op in ("=", "=="):
-            return a == b
-        if op == "!=":
-            return a != b
-        try:
-            x, y = int(a), int(b)
-        except ValueError:
-            return False
-        return {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}.get(op, False)
-    return False
-
-
 FILE_COMMANDS: dict[str, Command] = {
-    "cat": _cat, "ls": _ls, "stat": _stat, "df": _df, "mount": _mount, "umount": _umount,
-    "touch": _each("touch", lambda w, p, f, v: w.touch(p)),
+    "cat": _cat, "stat": _stat, "df": _df, "mount": _mount, "umount": _umount,
     "mkdir": _each("mkdir", _mkdir, with_value="m", what=lambda p: f"can't create directory '{p}'"),
-    "rm": _each("rm", lambda w, p, f, v: w.remove(p, recursive=bool(f & {"r", "R"})),
-                what=lambda p: f"can't remove '{p}'", quiet="f"),
+    "rm": _rm,
     "ln": _ln, "readlink": _readlink, "chmod": _chmod, "chown": _owner("chown"), "chgrp": _owner("chgrp"),
-    "hexdump": _hexdump, "test": _test, "[": _test,
+    "hexdump": _hexdump,
 }

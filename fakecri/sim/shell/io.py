@@ -1,17 +1,17 @@
 """What a shell process runs with: where it runs (`Context`), its input (`Input`), and how
-its commands write (`Io`). Split from the interpreter (fakecri.sim.shell), which re-exports them."""
+its commands write (`Io`). The interpreter (fakecri.sim.shell) re-exports them."""
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fakecri.sim.shell_syntax import Statement
 from fakecri.sim.steps import READ, Process, Reply, Step, Write
 
 MAX_NESTING = 50  # shells and $(...) inside one another, at most
 DEFAULT_SIZE = (80, 24)  # (columns, rows) of a terminal nobody resized
 Command = Callable[[list[str], "Io"], Process]  # (arguments, io) -> the process
+Sink = tuple[str | None, str, list[str] | None] | None  # where a descriptor writes (see Io.sink)
 
 
 @dataclass(slots=True)
@@ -30,6 +30,9 @@ class Context:
     # commands that look into it; without one, files and identity are not modelled.
     userland: Callable[[], Any] | None = None
     commands: Mapping[str, Command] = field(default_factory=dict)
+    # Told the name of each thing the shell refuses because fakecri does not model it (a busybox
+    # applet, a builtin, a construct): the node counts them (its metrics, `fakecri ctl info`).
+    refused: Callable[[str], None] | None = None
 
 
 # ---------------------------------------------------------------- signals to the interpreter
@@ -39,7 +42,7 @@ class Interrupted(Exception):
     """Ctrl-C on the terminal: a live driver throws it into the process."""
 
 
-class _Exit(Exception):
+class ShellExit(Exception):
     """`exit N` ends the whole shell, not just the statement."""
 
     def __init__(self, code: int) -> None:
@@ -101,12 +104,17 @@ class Io:
     depth: int = 0  # how many shells and command substitutions it runs inside
     argv0: str = ""  # the name the running program was called by (as its argv[0])
     clock: list[int] = field(default_factory=lambda: [0])  # ns the whole process has slept so far
-    jobs: list[float] = field(default_factory=list)  # when its background jobs end (on `clock`)
-    functions: dict[str, str] = field(default_factory=dict)  # the shell's functions: name -> body
+    # its background jobs: pid -> [when it ends (on `clock`, inf: never), its exit status]
+    jobs: dict[int, list[float]] = field(default_factory=dict)
     # Where its errors go, as out/to_file/capture say for its output (`2>&1`, `2> file`, `2>/dev/null`).
     err_out: str | None = "stderr"
     err_file: str = ""
     err_capture: list[str] | None = None
+    fds: dict[int, Sink] = field(default_factory=dict)  # descriptors 3 and up that a redirection opened
+    inputs: dict[int, Input] = field(default_factory=dict)  # descriptors 3 and up opened for reading
+    cwd: str = ""  # the shell's working directory after a `cd` ("": the container's working directory)
+    # The environment the program gets (the shell's exported variables); None: the container's own.
+    environ: Callable[[], dict[str, str]] | None = None
 
     def write(self, text: str) -> Generator[Step, Reply, None]:
         if text and self.capture is not None and self.out == "stdout":
@@ -130,24 +138,26 @@ class Io:
             except Exception:  # as for output: a file that cannot be written loses it
                 pass
 
-    def errors_of(self, st: Statement) -> tuple[str | None, str, list[str] | None]:
-        """Where a statement's errors go: as this shell's (no redirection), where this shell's
-        output goes (`2>&1`), or to a file or nowhere (`2> file`, `2>/dev/null`)."""
-        if st.stderr == "stderr":
-            return self.err_out, self.err_file, self.err_capture
-        if st.stderr == "stdout":
+    def sink(self, fd: int) -> Sink:
+        """Where descriptor `fd` writes: (stream, file, capture) as `write` reads them; None: closed."""
+        if fd == 1:
             return self.out, self.to_file, self.capture if self.out == "stdout" else None
-        return None, st.err_file, None
+        if fd == 2:
+            return self.err_out, self.err_file, self.err_capture
+        return self.fds.get(fd)
 
-    def for_statement(self, st: Statement) -> Io:
-        if (st.stdout == self.out and not st.stdin_from_file and not st.to_file and st.stderr == "stderr"
-                and not st.err_file):
-            return self
-        err_out, err_file, err_capture = self.errors_of(st)
-        return replace(self, stdin=Input(empty=True) if st.stdin_from_file else self.stdin,
-                       out=st.stdout if self.out is not None else None, to_file=st.to_file or self.to_file,
-                       capture=self.capture if st.stdout == "stdout" else None,
-                       err_out=err_out, err_file=err_file, err_capture=err_capture)
+    def with_sink(self, fd: int, sink: Sink) -> Io:
+        out, to_file, capture = sink if sink is not None else (None, "", None)
+        if fd == 1:
+            return replace(self, out=out, to_file=to_file, capture=capture)
+        if fd == 2:
+            return replace(self, err_out=out, err_file=to_file, err_capture=capture)
+        fds = dict(self.fds)
+        if sink is None:
+            fds.pop(fd, None)
+        else:
+            fds[fd] = sink
+        return replace(self, fds=fds)
 
     def piped(self, stdin: Input, capture: list[str]) -> Io:
         """A pipeline's stage before the last (or a `$(...)`): its output collected for the next,

@@ -1,0 +1,401 @@
+"""The shell's builtins, as ash has them: they run inside the shell and change its state.
+
+`BUILTINS` maps a name to `(args, shell) -> process`; `SPECIAL` are POSIX's special
+builtins (their prefix assignments stay, they are found before functions). The traps,
+`read`, `getopts`, `wait` and `kill` are in fakecri.sim.shell.builtins_io; `test` in
+fakecri.sim.shell.testing. Builtins ash has that fakecri does not model are refused
+(fakecri.sim.shell.session.refuse)."""
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable
+
+from fakecri.sim.shell import builtins_io, hooks, testing
+from fakecri.sim.shell.interp import run_text
+from fakecri.sim.shell.io import ShellExit
+from fakecri.sim.shell.lexer import is_name
+from fakecri.sim.shell.state import OPTION_LETTERS, Break, Continue, Return, Shell, ShellError
+from fakecri.sim.steps import LOOK, Process
+
+Builtin = Callable[[list[str], Shell], Process]
+UMASK = "\x00umask"  # kept among the variables (so a subshell copies it), under a name no script can use
+ECHO_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
+
+
+def _colon(args: list[str], sh: Shell) -> Process:
+    return 0
+    yield
+
+
+def _false(args: list[str], sh: Shell) -> Process:
+    return 1
+    yield
+
+
+def echo_text(args: list[str]) -> tuple[str, bool]:
+    """busybox echo: -n, -e, -E (also combined); with -e, backslash escapes (\\c ends the output).
+    (the text, whether output stopped at \\c)"""
+    newline, escapes = True, False
+    while args and len(args[0]) > 1 and args[0][0] == "-" and set(args[0][1:]) <= set("neE"):
+        for c in args[0][1:]:
+            newline = newline and c != "n"
+            escapes = True if c == "e" else False if c == "E" else escapes
+        args = args[1:]
+    text = " ".join(args)
+    if escapes and "\\" in text:
+        out: list[str] = []
+        i = 0
+        while i < len(text):
+            ch = text[i]
+            if ch == "\\" and i + 1 < len(text):
+                e = text[i + 1]
+                if e == "c":
+                    return "".join(out), True
+                if e in ECHO_ESCAPES:
+                    out.append(ECHO_ESCAPES[e])
+                    i += 2
+                    continue
+                if e == "0":
+                    j = i + 2
+                    while j < len(text) and j < i + 5 and text[j] in "01234567":
+                        j += 1
+                    out.append(chr(int(text[i + 2:j] or "0", 8) & 0xFF))
+                    i = j
+                    continue
+                if e == "x":
+                    j = i + 2
+                    while j < len(text) and j < i + 4 and text[j] in "0123456789abcdefABCDEF":
+                        j += 1
+                    if j > i + 2:
+                        out.append(chr(int(text[i + 2:j], 16)))
+                        i = j
+                        continue
+            out.append(ch)
+            i += 1
+        text = "".join(out)
+    return text + ("\n" if newline else ""), False
+
+
+def _echo(args: list[str], sh: Shell) -> Process:
+    text, _ = echo_text(args)
+    yield from sh.io.write(text)
+    return 0
+
+
+def _number(builtin: str, text: str, sh: Shell) -> int:
+    try:
+        if not text.isdigit():
+            raise ValueError(text)
+        return int(text)
+    except ValueError:
+        raise ShellError(f"{builtin}: line {sh.line}: Illegal number: {text}") from None
+
+
+def _exit(args: list[str], sh: Shell) -> Process:
+    code = _number("exit", args[0], sh) & 0xFF if args else sh.status
+    raise ShellExit(code)
+    yield
+
+
+def _return(args: list[str], sh: Shell) -> Process:
+    code = _number("return", args[0], sh) & 0xFF if args else sh.status
+    if not sh.calls and not sh.in_trap:
+        raise ShellExit(code)  # ash: `return` outside a function ends a script
+    raise Return(code)
+    yield
+
+
+def _break(args: list[str], sh: Shell) -> Process:
+    n = _number("break", args[0], sh) if args else 1
+    if n < 1:
+        raise ShellError(f"break: line {sh.line}: Illegal number: {args[0]}")
+    if sh.loops:
+        raise Break(min(n, sh.loops))
+    return 0
+    yield
+
+
+def _continue(args: list[str], sh: Shell) -> Process:
+    n = _number("continue", args[0], sh) if args else 1
+    if n < 1:
+        raise ShellError(f"continue: line {sh.line}: Illegal number: {args[0]}")
+    if sh.loops:
+        raise Continue(min(n, sh.loops))
+    return 0
+    yield
+
+
+def _shift(args: list[str], sh: Shell) -> Process:
+    n = _number("shift", args[0], sh) if args else 1
+    if n > len(sh.positional) or n < 0:
+        return 1
+    sh.positional = sh.positional[n:]
+    return 0
+    yield
+
+
+def _quoted(value: str) -> str:
+    return "'" + value.replace("'", "'\"'\"'") + "'"
+
+
+def _set(args: list[str], sh: Shell) -> Process:
+    if not args:
+        sh.load_env()
+        yield from sh.io.write("".join(f"{k}={_quoted(v)}\n" for k, v in sorted(sh.vars.items())))
+        return 0
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            sh.positional = args[i + 1:]
+            return 0
+        if arg in ("-o", "+o"):
+            if i + 1 >= len(args):
+                yield from sh.io.write("".join(f"{name:<16}{'on' if (letter or name) in sh.options else 'off'}\n"
+                                               for name, letter in OPTION_LETTERS.items()))
+                return 0
+            name = args[i + 1]
+            if name not in OPTION_LETTERS:
+                yield from sh.io.error(sh.fail("set", f"Illegal option -o {name}"))
+                raise ShellExit(2)
+            flag = OPTION_LETTERS[name] or name
+            (sh.options.add if arg == "-o" else sh.options.discard)(flag)
+            i += 2
+            continue
+        if len(arg) > 1 and arg[0] in "-+":
+            for c in arg[1:]:
+                if c not in "efuxvnaCh":
+                    yield from sh.io.error(sh.fail("set", f"Illegal option {arg[0]}{c}"))
+                    raise ShellExit(2)  # a special builtin's error ends a script
+                (sh.options.add if arg[0] == "-" else sh.options.discard)(c)
+            i += 1
+            continue
+        if arg == "-":
+            sh.options -= {"x", "v"}
+            i += 1
+            continue
+        sh.positional = args[i:]
+        return 0
+    return 0
+
+
+def _declare(builtin: str, args: list[str], sh: Shell, mark: set[str]) -> Process:
+    names = [a for a in args if not a.startswith("-")]
+    if not names:
+        sh.load_env()
+        shown = sorted(k for k in mark if k in sh.vars or builtin == "readonly")
+        yield from sh.io.write("".join(f"{builtin} {k}={_quoted(sh.vars[k])}\n" if k in sh.vars else
+                                       f"{builtin} {k}\n" for k in shown))
+        return 0
+    for arg in names:
+        name, eq, value = arg.partition("=")
+        if not is_name(name):
+            yield from sh.io.error(sh.fail(builtin, f"{name}: bad variable name"))
+            return 2
+        if eq:
+            sh.set(name, value)
+        mark.add(name)
+    return 0
+
+
+def _export(args: list[str], sh: Shell) -> Process:
+    return (yield from _declare("export", args, sh, sh.exported))
+
+
+def _readonly(args: list[str], sh: Shell) -> Process:
+    names = [a for a in args if not a.startswith("-")]
+    for arg in names:
+        name, eq, value = arg.partition("=")
+        if eq and is_name(name):
+            sh.set(name, value)
+    status = yield from _declare("readonly", [a.partition("=")[0] for a in args], sh, sh.readonly)
+    return status
+
+
+def _unset(args: list[str], sh: Shell) -> Process:
+    functions = "-f" in args
+    for name in args:
+        if name in ("-f", "-v"):
+            continue
+        if functions:
+            sh.functions.pop(name, None)
+        elif name in sh.readonly:
+            yield from sh.io.error(sh.fail("unset", f"{name}: is read only"))
+            raise ShellExit(2)
+        else:
+            sh.unset(name)
+    return 0
+
+
+def _local(args: list[str], sh: Shell) -> Process:
+    if not sh.calls:
+        yield from sh.io.error(sh.fail("local", "not in a function"))
+        raise ShellExit(2)
+    for arg in args:
+        name, eq, value = arg.partition("=")
+        if not is_name(name):
+            yield from sh.io.error(sh.fail("local", f"{name}: bad variable name"))
+            return 2
+        sh.make_local(name)
+        if eq:
+            sh.set(name, value)
+        else:
+            sh.vars.pop(name, None)  # ash: `local x` starts x unset
+    return 0
+
+
+def _eval(args: list[str], sh: Shell) -> Process:
+    text = " ".join(args)
+    if not text.strip():
+        return 0
+    sh.depth += 1
+    try:
+        return (yield from run_text(text, sh))
+    finally:
+        sh.depth -= 1
+
+
+def _source(args: list[str], sh: Shell) -> Process:
+    if not args:
+        yield from sh.io.error(sh.fail(".", "filename argument required"))
+        return 2
+    path = args[0]
+    if sh.io.ctx.userland is None:
+        yield from sh.io.error(sh.fail(".", f"can't open '{path}'"))
+        raise ShellExit(2)
+    yield LOOK
+    world = sh.io.ctx.userland()
+    full = path if path.startswith("/") else posixpath.join(sh.cwd(), path)
+    try:
+        text = world.read(full).decode("utf-8", "surrogateescape")
+    except Exception:  # the userland's FileError
+        yield from sh.io.error(sh.fail(".", f"can't open '{path}'"))
+        raise ShellExit(2) from None
+    saved = sh.positional
+    if len(args) > 1:
+        sh.positional = args[1:]
+    sh.depth += 1
+    try:
+        return (yield from run_text(text, sh))
+    except Return as r:
+        return r.code
+    finally:
+        sh.depth -= 1
+        if len(args) > 1:
+            sh.positional = saved
+
+
+def _exec(args: list[str], sh: Shell) -> Process:
+    from dataclasses import replace
+
+    if not args:
+        sh.io = replace(sh.io)  # its redirections stay for the rest of the script
+        return 0
+    code = yield from hooks.run_external(args, sh, {}, replacing=True)
+    raise ShellExit(code)
+
+
+def _cd(args: list[str], sh: Shell) -> Process:
+    args = [a for a in args if a not in ("-L", "-P")]
+    target = args[0] if args else (sh.get("HOME") or "/")
+    if target == "-":
+        target = sh.get("OLDPWD") or "/"
+    here = current_dir(sh)
+    path = posixpath.normpath(posixpath.join(here, target))
+    if path.startswith("//"):
+        path = "/" + path.lstrip("/")
+    if sh.io.ctx.userland is not None:
+        yield LOOK
+        world = sh.io.ctx.userland()
+        if not world.is_dir(path):
+            reason = "No such file or directory" if not world.exists(path) else "Not a directory"
+            yield from sh.io.error(sh.fail("cd", f"can't cd to {target}: {reason}"))
+            return 2
+    sh.set("OLDPWD", here)
+    sh.set("PWD", path)
+    if args and args[0] == "-":
+        yield from sh.io.write(path + "\n")
+    return 0
+
+
+def current_dir(sh: Shell) -> str:
+    return sh.cwd()
+
+
+def _pwd(args: list[str], sh: Shell) -> Process:
+    yield from sh.io.write(current_dir(sh) + "\n")
+    return 0
+
+
+def _umask(args: list[str], sh: Shell) -> Process:
+    if not args:
+        yield from sh.io.write(sh.vars.get(UMASK, "0022") + "\n")
+        return 0
+    text = args[-1]
+    if not text.isdigit() or any(c > "7" for c in text):
+        yield from sh.io.error(sh.fail("umask", f"Illegal mode: {text}"))
+        return 1
+    sh.vars[UMASK] = f"{int(text, 8):04o}"
+    return 0
+
+
+def _alias(args: list[str], sh: Shell) -> Process:
+    if not args:
+        yield from sh.io.write("".join(f"{k}={_quoted(v)}\n" for k, v in sorted(sh.aliases.items())))
+        return 0
+    status = 0
+    for arg in args:
+        name, eq, value = arg.partition("=")
+        if eq:
+            sh.aliases[name] = value
+        elif name in sh.aliases:
+            yield from sh.io.write(f"{name}={_quoted(sh.aliases[name])}\n")
+        else:
+            yield from sh.io.error(f"alias: {name} not found\n")
+            status = 1
+    return status
+
+
+def _unalias(args: list[str], sh: Shell) -> Process:
+    if args[:1] == ["-a"]:
+        sh.aliases.clear()
+        return 0
+    status = 0
+    for name in args:
+        if sh.aliases.pop(name, None) is None:
+            yield from sh.io.error(f"unalias: {name} not found\n")
+            status = 1
+    return status
+
+
+def _times(args: list[str], sh: Shell) -> Process:
+    """The shell's and its children's CPU times: a simulated process uses none."""
+    yield from sh.io.write("0m0.000s 0m0.000s\n0m0.000s 0m0.000s\n")
+    return 0
+
+
+def _let(args: list[str], sh: Shell) -> Process:
+    from fakecri.sim.shell.arith import ArithError, evaluate
+
+    if not args:
+        yield from sh.io.error(sh.fail("let", "expression expected"))
+        return 1
+    value = 0
+    for expr in args:
+        try:
+            value = evaluate(expr, sh.get, sh.set)
+        except ArithError as exc:
+            raise ShellError(exc.message) from None
+    return int(value == 0)
+
+
+BUILTINS: dict[str, Builtin] = {
+    ":": _colon, "true": _colon, "false": _false, "echo": _echo, "exit": _exit, "return": _return,
+    "break": _break, "continue": _continue, "shift": _shift, "set": _set, "export": _export,
+    "readonly": _readonly, "unset": _unset, "local": _local, "eval": _eval, ".": _source, "source": _source,
+    "exec": _exec, "cd": _cd, "chdir": _cd, "pwd": _pwd, "umask": _umask, "let": _let,
+    "alias": _alias, "unalias": _unalias, "times": _times,
+    "test": testing.test, "[": testing.bracket, **builtins_io.BUILTINS,
+}
+SPECIAL = frozenset({":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set",
+                     "shift", "trap", "unset", "local", "source", "times"})

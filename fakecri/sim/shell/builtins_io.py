@@ -1,0 +1,431 @@
+"""The builtins that deal with input, signals and other processes: `read`, `trap`,
+`wait`, `kill`, `getopts`, `command`, `type`.
+
+A trap on SIGTERM tells the driver how the process now takes the signal (a `Trap` step):
+its action is tried out at once on a copy of the shell, outside the container (how long it
+takes, whether it exits and with what), and carried as a script (the shell's variables
+and functions, then the action) that runs inside when the signal comes.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fakecri.sim.recording import record
+from fakecri.sim.shell import hooks, jobs
+from fakecri.sim.shell.interp import run_text
+from fakecri.sim.shell.io import Context, Input, Io, ShellExit
+from fakecri.sim.shell.lexer import is_name
+from fakecri.sim.shell.parser import RESERVED
+from fakecri.sim.shell.state import Shell, ShellError
+from fakecri.sim.steps import NO_NETWORK, Process, Trap
+
+SIGNALS = {"EXIT": 0, "HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "BUS": 7, "FPE": 8,
+           "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14, "TERM": 15, "STKFLT": 16,
+           "CHLD": 17, "CONT": 18, "STOP": 19, "TSTP": 20, "TTIN": 21, "TTOU": 22, "URG": 23, "XCPU": 24,
+           "XFSZ": 25, "VTALRM": 26, "PROF": 27, "WINCH": 28, "POLL": 29, "PWR": 30, "SYS": 31}
+NUMBERS = {n: name for name, n in SIGNALS.items()}
+DIED_OF = {128 + 15: "Terminated\n", 128 + 9: "Killed\n", 128 + 1: "Hangup\n"}
+AT_SIGNAL = -1  # `$?` in a trap's dry run: the status of the moment the signal comes, not known yet
+
+
+def signal_name(text: str) -> str | None:
+    t = text.upper()
+    if t.startswith("SIG"):
+        t = t[3:]
+    if t.isdigit():
+        return NUMBERS.get(int(t))
+    return t if t in SIGNALS else None
+
+
+# ---------------------------------------------------------------- read
+
+
+def _read(args: list[str], sh: Shell) -> Process:
+    raw, prompt = False, ""
+    names: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-r":
+            raw = True
+        elif a == "-p" and i + 1 < len(args):
+            prompt = args[i + 1]
+            i += 1
+        elif a in ("-s",):
+            pass
+        elif a.startswith("-") and len(a) > 1 and not names:
+            yield from sh.io.error(sh.fail("read", f"Illegal option {a}"))
+            return 2
+        else:
+            names.append(a)
+        i += 1
+    names = names or ["REPLY"]
+    for name in names:
+        if not is_name(name):
+            yield from sh.io.error(sh.fail("read", f"'{name}': not a valid identifier"))
+            return 2
+    if prompt and sh.io.ctx.tty:
+        yield from sh.io.error(prompt)
+    text = ""
+    eof = False
+    while True:
+        line = yield from sh.io.stdin.readline()
+        if line is None:
+            eof = True
+            break
+        chunk = line.decode("utf-8", "surrogateescape")
+        ended = chunk.endswith("\n")
+        if ended:
+            chunk = chunk[:-1]
+        if not raw and chunk.endswith("\\") and not chunk.endswith("\\\\") and ended:
+            text += chunk[:-1]
+            continue
+        text += chunk
+        eof = not ended
+        break
+    _assign_fields(text, names, raw, sh)
+    return 1 if eof else 0
+
+
+def _assign_fields(text: str, names: list[str], raw: bool, sh: Shell) -> None:
+    ifs = sh.ifs()
+    white = "".join(c for c in ifs if c in " \t\n")
+    # characters a backslash quoted stay as they are; here they are marked, then unmarked
+    chars: list[tuple[str, bool]] = []
+    i = 0
+    while i < len(text):
+        if not raw and text[i] == "\\" and i + 1 < len(text):
+            chars.append((text[i + 1], True))
+            i += 2
+            continue
+        if not raw and text[i] == "\\":
+            i += 1
+            continue
+        chars.append((text[i], False))
+        i += 1
+    pos = 0
+
+    def skip_white() -> None:
+        nonlocal pos
+        while pos < len(chars) and not chars[pos][1] and chars[pos][0] in white:
+            pos += 1
+
+    skip_white()
+    for n, name in enumerate(names):
+        if n == len(names) - 1:
+            rest = chars[pos:]
+            while rest and not rest[-1][1] and rest[-1][0] in white:
+                rest.pop()
+            if rest and not rest[-1][1] and rest[-1][0] in ifs and len(names) > 1:
+                # a single trailing non-white separator goes
+                body = rest[:-1]
+                if not any(not q and c in ifs and c not in white for c, q in body):
+                    rest = body
+            sh.set(name, "".join(c for c, _ in rest))
+            break
+        field: list[str] = []
+        while pos < len(chars) and (chars[pos][1] or chars[pos][0] not in ifs):
+            field.append(chars[pos][0])
+            pos += 1
+        if pos < len(chars) and chars[pos][0] in ifs and chars[pos][0] not in white:
+            pos += 1
+            skip_white()
+        else:
+            skip_white()
+            if pos < len(chars) and not chars[pos][1] and chars[pos][0] in ifs and chars[pos][0] not in white:
+                pos += 1
+                skip_white()
+        sh.set(name, "".join(field))
+
+
+# ---------------------------------------------------------------- trap
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "'\"'\"'") + "'"
+
+
+def _trap(args: list[str], sh: Shell) -> Process:
+    if args and args[0] == "--":
+        args = args[1:]
+    if not args or args == ["-p"]:
+        for name in sorted(sh.traps, key=lambda n: SIGNALS.get(n, 99)):
+            yield from sh.io.write(f"trap -- {_quote(sh.traps[name])} {name}\n")
+        return 0
+    if args[0] == "-l":
+        yield from sh.io.write("".join(f"{n}) {name}\n" for n, name in sorted(NUMBERS.items())))
+        return 0
+    if len(args) == 1:
+        action, sigs = "-", args  # `trap SIG`: back to the default
+    else:
+        action, sigs = args[0], args[1:]
+        if signal_name(action) is not None and action.isdigit():
+            action, sigs = "-", args
+    status = 0
+    for sig in sigs:
+        found = signal_name(sig)
+        if found is None:
+            yield from sh.io.error(sh.fail("trap", f"{sig}: invalid signal specification"))
+            status = 1
+            continue
+        name = found
+        if action == "-":
+            sh.traps.pop(name, None)
+        else:
+            sh.traps[name] = action
+        if name == "TERM":
+            yield term_trap(sh)
+    return status
+
+
+def handler_script(sh: Shell, action: str) -> str:
+    """The script that runs `action` inside with this shell's variables and functions."""
+    lines = [f"{k}={_quote(v)}" for k, v in sorted(sh.vars.items()) if is_name(k) and k not in sh.readonly
+             and k not in ("PPID", "OPTIND")]
+    if sh.positional:
+        lines.append("set -- " + " ".join(_quote(p) for p in sh.positional))
+    lines.extend(fn.source for fn in sh.functions.values() if fn.source)
+    return "\n".join([*lines, action]) + "\n"
+
+
+def term_trap(sh: Shell) -> Trap:
+    """How the shell takes SIGTERM now, its action tried out on a copy of it."""
+    action = sh.traps.get("TERM")
+    if action is None or action == "":
+        return Trap(None, 0)  # ignored (""), or the default, which PID 1 never gets either
+    dry = sh.copy()
+    dry.io = Io(Context(), Input(empty=True), None)
+    dry.status = AT_SIGNAL
+    dry.in_trap = True
+    dry.env_loader = None
+    exited: list[int] = []
+
+    def attempt() -> Process:
+        try:
+            yield from run_text(action, dry)
+        except ShellExit as ex:
+            exited.append(ex.code)
+        except Exception:  # an error in the action: it ends the handler, not the shell
+            pass
+        return 0
+
+    done = record(jobs.schedule(attempt()), b"", lambda step: NO_NETWORK)
+    delay = done.end_ns if exited else None  # an action that does not exit: the shell goes on
+    code = None if not exited or exited[0] == AT_SIGNAL else exited[0] & 0xFF
+    return Trap(delay, code, (sh.name, "-c", handler_script(sh, action)))
+
+
+# ---------------------------------------------------------------- jobs
+
+
+def _wait(args: list[str], sh: Shell) -> Process:
+    pids: list[int] = []
+    for a in args:
+        if not a.isdigit():
+            yield from sh.io.error(sh.fail("wait", f"Illegal number: {a}"))
+            return 2
+        pids.append(int(a))
+    if "TERM" in sh.traps:
+        yield term_trap(sh)  # the handler as the shell stands now (a `PID=$!` since the trap was set)
+    if not args:
+        yield from jobs.ask(jobs.WaitFor(0, tuple(sh.jobs)))
+        return 0
+    got = yield from jobs.ask(jobs.WaitFor(0, tuple(pids)))
+    status = got if got >= 0 else 127
+    if status in DIED_OF:
+        yield from sh.io.error(DIED_OF[status])  # as ash reports a job a signal ended
+    return status
+
+
+def _kill(args: list[str], sh: Shell) -> Process:
+    sig = "TERM"
+    if args and args[0] == "-l":
+        if len(args) > 1:  # the name of a signal (or of the signal a status 128+N says)
+            for a in args[1:]:
+                n = int(a) if a.isdigit() else -1
+                name = NUMBERS.get(n - 128 if n > 128 else n)
+                if name is None or name == "EXIT":
+                    yield from sh.io.error(f"{sh.name}: kill: bad signal number '{a}'\n" if a.isdigit() else
+                                           f"{sh.name}: kill: bad signal name '{a}'\n")
+                    return 1
+                yield from sh.io.write(name + "\n")
+            return 0
+        yield from sh.io.write("".join(f"{n:2d}) {name}\n" for n, name in sorted(NUMBERS.items()) if n))
+        return 0
+    if args and args[0] == "-s" and len(args) > 1:
+        sig, args = args[1], args[2:]
+    elif args and args[0].startswith("-") and len(args[0]) > 1:
+        sig, args = args[0][1:], args[1:]
+    name = "EXIT" if sig == "0" else signal_name(sig)
+    if name is None:
+        yield from sh.io.error(f"{sh.name}: kill: bad signal name '{sig}'\n" if not sig.isdigit() else
+                               f"{sh.name}: kill: bad signal number '{sig}'\n")
+        return 1
+    if not args:
+        yield from sh.io.error(f"{sh.name}: you need to specify whom to kill\n")
+        return 1
+    status = 0
+    for target in args:
+        if not target.lstrip("-").isdigit():
+            yield from sh.io.error(f"{sh.name}: kill: invalid number '{target}'\n")
+            status = 1
+            continue
+        pid = int(target)
+        if pid == sh.pid:
+            if name == "EXIT":
+                continue
+            yield from _signal_self(name, sh)
+            continue
+        got = yield from jobs.ask(jobs.Signal(0, pid, 0 if name == "EXIT" else 128 + SIGNALS[name]))
+        if got != 0:
+            yield from sh.io.error(f"{sh.name}: can't kill pid {pid}: No such process\n")
+            status = 1
+    return status
+
+
+def _signal_self(name: str, sh: Shell) -> Process:
+    """A signal to the shell itself: its trap runs, or (no trap) it dies of it."""
+    action = sh.traps.get(name)
+    if action == "":
+        return 0
+    if action is None:
+        if name in ("CHLD", "URG", "WINCH", "CONT"):
+            return 0
+        raise ShellExit(128 + SIGNALS[name])
+    saved = sh.status
+    try:
+        yield from run_text(action, sh)
+    finally:
+        sh.status = saved
+    return 0
+
+
+# ---------------------------------------------------------------- getopts, command, type
+
+
+def _getopts(args: list[str], sh: Shell) -> Process:
+    if len(args) < 2:
+        yield from sh.io.error(sh.fail("getopts", "usage: getopts optstring var [arg]"))
+        return 2
+    spec, name = args[0], args[1]
+    params = args[2:] if len(args) > 2 else sh.positional
+    silent = spec.startswith(":")
+    try:
+        index = int(sh.get("OPTIND") or "1")
+    except ValueError:
+        index = 1
+    sub = int(sh.vars.get("\x00optpos", "1"))
+    if index < 1 or index > len(params) or sub == 1 and (not params[index - 1].startswith("-")
+                                                         or params[index - 1] in ("-", "--")):
+        if index <= len(params) and params[index - 1] == "--" and sub == 1:
+            sh.set("OPTIND", str(index + 1))
+        sh.set(name, "?")
+        sh.vars.pop("OPTARG", None)
+        return 1
+    word = params[index - 1]
+    letter = word[sub]
+    sub += 1
+    if sub >= len(word):
+        index, sub = index + 1, 1
+    at = spec.find(letter)
+    if letter == ":" or at < 0:
+        sh.set(name, "?")
+        if silent:
+            sh.set("OPTARG", letter)
+        else:
+            sh.vars.pop("OPTARG", None)
+            yield from sh.io.error(f"Illegal option -{letter}\n")
+    elif spec[at + 1:at + 2] == ":":
+        if sub > 1:
+            sh.set("OPTARG", word[sub:])
+            index, sub = index + 1, 1
+        elif index <= len(params):
+            sh.set("OPTARG", params[index - 1])
+            index += 1
+        else:
+            if silent:
+                sh.set(name, ":")
+                sh.set("OPTARG", letter)
+            else:
+                sh.set(name, "?")
+                yield from sh.io.error(f"No arg for -{letter} option\n")
+            sh.set("OPTIND", str(index))
+            sh.vars["\x00optpos"] = str(sub)
+            return 0
+        sh.set(name, letter)
+    else:
+        sh.set(name, letter)
+        sh.vars.pop("OPTARG", None)
+    sh.set("OPTIND", str(index))
+    sh.vars["\x00optpos"] = str(sub)
+    return 0
+
+
+def describe(name: str, sh: Shell) -> tuple[str, str] | None:
+    """What `name` is: ("function" | "builtin" | "command" | "reserved", its path or name)."""
+    if name in RESERVED or name in ("then", "done", "fi", "esac"):
+        return "reserved", name
+    if name in sh.functions:
+        return "function", name
+    if name in hooks.builtins:
+        return ("special" if name in hooks.special else "builtin"), name
+    found = hooks.get("find_command")(name, sh.io)
+    if found is not None:
+        return "command", name if "/" in name else "/bin/" + name
+    return None
+
+
+def _command(args: list[str], sh: Shell) -> Process:
+    if args and args[0] in ("-v", "-V"):
+        verbose = args[0] == "-V"
+        status = 0
+        for name in args[1:]:
+            what = describe(name, sh)
+            if what is None:
+                if verbose:
+                    yield from sh.io.error(f"{name}: not found\n")
+                status = 127
+                continue
+            kind, path = what
+            if verbose:
+                yield from sh.io.write(_type_line(name, kind, path))
+            else:
+                yield from sh.io.write((path if kind == "command" else name) + "\n")
+        return status
+    if args and args[0] == "-p":
+        args = args[1:]
+    if not args:
+        return 0
+    if args[0] in hooks.builtins:
+        return (yield from hooks.builtins[args[0]](args[1:], sh))
+    return (yield from hooks.run_external(args, sh, {}))
+
+
+def _type_line(name: str, kind: str, path: str) -> str:
+    return {"function": f"{name} is a function\n", "builtin": f"{name} is a shell builtin\n",
+            "reserved": f"{name} is a shell keyword\n", "special": f"{name} is a special shell builtin\n",
+            }.get(kind, f"{name} is {path}\n")
+
+
+def _type(args: list[str], sh: Shell) -> Process:
+    status = 0
+    for name in args:
+        what = describe(name, sh)
+        if what is None:
+            yield from sh.io.write(f"{name}: not found\n")
+            status = 127
+            continue
+        yield from sh.io.write(_type_line(name, *what))
+    return status
+
+
+def _raise(message: str) -> Callable[[list[str], Shell], Process]:
+    def run(args: list[str], sh: Shell) -> Process:
+        raise ShellError(message)
+        yield
+
+    return run
+
+
+BUILTINS = {"read": _read, "trap": _trap, "wait": _wait, "kill": _kill, "getopts": _getopts,
+            "command": _command, "type": _type}

@@ -1,0 +1,353 @@
+"""The tree walk: each node of a parsed script run as a process (a generator of steps)
+against a `Shell`'s state. `run(node, sh)` gives the node's exit status and leaves it in
+`sh.status`. Builtins (fakecri.sim.shell.builtins) and the commands of the table
+(fakecri.sim.shell.session.find_command) are what simple commands run.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import replace
+
+from fakecri.sim.shell import ast, hooks, jobs, redirect
+from fakecri.sim.shell import expand as expansion
+from fakecri.sim.shell.expand import expand_pattern, expand_string, expand_words
+from fakecri.sim.shell.io import MAX_NESTING, Input, Io, ShellExit
+from fakecri.sim.shell.pattern import matches
+from fakecri.sim.shell.state import Break, Continue, Return, Shell, ShellError
+from fakecri.sim.steps import LOOK, Process, Reply, Sleep, Step
+
+MAX_LOOP_ROUNDS = 100_000  # a loop still going after this many rounds without time passing: taken as endless
+Runner = Callable[[ast.Node, Shell], Process]
+
+
+def run(node: ast.Node, sh: Shell) -> Process:
+    status = yield from _RUN[type(node)](node, sh)
+    sh.status = status
+    return status
+
+
+def run_guarded(node: ast.Node, sh: Shell) -> Process:
+    """`run` for a whole script: a fatal error ends it with its message and status."""
+    try:
+        return (yield from run(node, sh))
+    except ShellError as exc:
+        yield from sh.io.error(f"{sh.name}: {exc.message}\n")
+        raise ShellExit(exc.code) from None
+
+
+def _sequence(node: ast.Sequence, sh: Shell) -> Process:
+    status = sh.status
+    for item, background in node.items:
+        if background:
+            status = yield from _background(item, sh)
+        else:
+            status = yield from run(item, sh)
+    return status
+
+
+def _background(node: ast.Node, sh: Shell) -> Process:
+    child = sh.copy()
+    child.io = replace(sh.io, stdin=Input(empty=True))
+    pid = yield from jobs.ask(jobs.spawn_step(subshell(node, child), background=True))
+    if pid > 0:
+        sh.last_bg = pid
+        sh.jobs.append(pid)
+        return 0
+    yield from sh.io.error(f"{sh.name}: can't fork\n")
+    return 2
+
+
+def subshell(node: ast.Node, sh: Shell) -> Process:
+    """`node` run in `sh` (already a copy) as a process of its own: `exit` ends only it."""
+    try:
+        status = yield from run_guarded(node, sh)
+    except ShellExit as ex:
+        status = ex.code
+    except (Break, Continue):
+        status = sh.status
+    except Return as r:
+        status = r.code
+    except RecursionError:
+        yield from sh.io.error(f"{sh.name}: the script nests too deep\n")
+        status = 2
+    status = yield from run_exit_trap(sh, status)
+    return status & 0xFF
+
+
+def run_exit_trap(sh: Shell, status: int) -> Generator[Step, Reply, int]:
+    action = sh.traps.pop("EXIT", "")
+    if not action:
+        return status
+    from fakecri.sim.shell.parser import parse
+
+    sh.status = status
+    try:
+        yield from run(parse(action), sh)
+    except ShellExit as ex:
+        return ex.code
+    except Exception:  # a syntax error in the action, or a fatal error in it: the status stays
+        return status
+    return status
+
+
+def _and_or(node: ast.AndOr, sh: Shell) -> Process:
+    sh.errexit_off += 1
+    try:
+        status = yield from run(node.first, sh)
+    finally:
+        sh.errexit_off -= 1
+    for n, (op, item) in enumerate(node.rest):
+        if (op == "&&") != (status == 0):
+            continue
+        last = n == len(node.rest) - 1
+        if not last:
+            sh.errexit_off += 1
+        try:
+            status = yield from run(item, sh)
+        finally:
+            if not last:
+                sh.errexit_off -= 1
+    return status
+
+
+def _pipeline(node: ast.Pipeline, sh: Shell) -> Process:
+    if node.negate:
+        sh.errexit_off += 1
+    try:
+        if len(node.commands) == 1:
+            status = yield from run(node.commands[0], sh)
+        else:
+            status = yield from _stages(node.commands, sh)
+    finally:
+        if node.negate:
+            sh.errexit_off -= 1
+    if node.negate:
+        return int(status == 0)
+    _errexit(sh, status)
+    return status
+
+
+def _stages(commands: tuple[ast.Node, ...], sh: Shell) -> Process:
+    """`a | b | c`: each stage a process of its own, running at the same time; each reads
+    what the one before writes. The status is the last one's (with pipefail: the last
+    failing one's)."""
+    pids: list[int] = []
+    pipe_in: jobs.Pipe | None = None
+    for n, command in enumerate(commands):
+        last = n == len(commands) - 1
+        pipe_out = None if last else jobs.Pipe()
+        child = sh.copy()
+        io = sh.io
+        if pipe_in is not None:
+            io = replace(io, stdin=Input())
+        if pipe_out is not None:
+            io = replace(io, out="stdout", to_file="", capture=jobs.PipeWriter(pipe_out))
+        child.io = io
+        pid = yield from jobs.ask(jobs.spawn_step(subshell(command, child), pipe_in, pipe_out))
+        if pid <= 0:
+            yield from sh.io.error(f"{sh.name}: can't fork\n")
+            return 2
+        pids.append(pid)
+        pipe_in = pipe_out
+    statuses = []
+    for pid in pids:
+        statuses.append(max(0, (yield from jobs.ask(jobs.WaitFor(0, (pid,))))))
+    if "pipefail" in sh.options:
+        return next((s for s in reversed(statuses) if s), 0)
+    return statuses[-1]
+
+
+def _errexit(sh: Shell, status: int) -> None:
+    if status and "e" in sh.options and not sh.errexit_off:
+        raise ShellExit(status)
+
+
+def _subshell(node: ast.Subshell, sh: Shell) -> Process:
+    child = sh.copy()
+    status = yield from subshell(node.body, child)
+    _errexit(sh, status)
+    return status
+
+
+def _group(node: ast.Group, sh: Shell) -> Process:
+    return (yield from run(node.body, sh))
+
+
+def _condition(node: ast.Node, sh: Shell) -> Process:
+    sh.errexit_off += 1
+    try:
+        return (yield from run(node, sh))
+    finally:
+        sh.errexit_off -= 1
+
+
+def _if(node: ast.If, sh: Shell) -> Process:
+    for cond, body in node.branches:
+        if (yield from _condition(cond, sh)) == 0:
+            return (yield from run(body, sh))
+    if node.otherwise is not None:
+        return (yield from run(node.otherwise, sh))
+    return 0
+
+
+def _loop(node: ast.Loop, sh: Shell) -> Process:
+    status = 0
+    sh.loops += 1
+    since = -1  # when time last passed, on the process's clock
+    try:
+        rounds = 0
+        while rounds < MAX_LOOP_ROUNDS:
+            if rounds:
+                yield LOOK  # between rounds: a plan worked out ahead goes on live here once time has passed
+            if rounds % 1000 == 0:
+                now = yield from jobs.ask(jobs.Now(0))
+                if now != since:
+                    since, rounds = now, 0  # time passes: the loop is no busy one
+            rounds += 1
+            if ((yield from _condition(node.cond, sh)) == 0) == node.until:
+                break
+            try:
+                status = yield from run(node.body, sh)
+            except Continue as c:
+                if c.n > 1:
+                    c.n -= 1
+                    raise
+            except Break as b:
+                if b.n > 1:
+                    b.n -= 1
+                    raise
+                break
+        else:
+            yield from sh.io.error(f"{sh.name}: a loop ran {MAX_LOOP_ROUNDS} rounds in no time: taken as endless\n")
+            yield Sleep(None)
+    finally:
+        sh.loops -= 1
+    return status
+
+
+def _for(node: ast.For, sh: Shell) -> Process:
+    values = list(sh.positional) if node.words is None else (yield from expand_words(node.words, sh))
+    status = 0
+    sh.loops += 1
+    try:
+        for value in values:
+            sh.set(node.name, value)
+            try:
+                status = yield from run(node.body, sh)
+            except Continue as c:
+                if c.n > 1:
+                    c.n -= 1
+                    raise
+            except Break as b:
+                if b.n > 1:
+                    b.n -= 1
+                    raise
+                break
+    finally:
+        sh.loops -= 1
+    return status
+
+
+def _case(node: ast.Case, sh: Shell) -> Process:
+    subject = yield from expand_string(node.word, sh)
+    for pats, body in node.items:
+        for pat in pats:
+            if matches((yield from expand_pattern(pat, sh)), subject):
+                return (yield from run(body, sh)) if body is not None else 0
+    return 0
+
+
+def _test(node: ast.Test, sh: Shell) -> Process:
+    from fakecri.sim.shell.testing import double_bracket
+
+    return (yield from double_bracket(node.words, sh))
+
+
+def _funcdef(node: ast.FuncDef, sh: Shell) -> Process:
+    sh.functions[node.name] = node
+    return 0
+    yield
+
+
+def _redirected(node: ast.Redirected, sh: Shell) -> Process:
+    io = yield from redirect.apply(node.redirs, sh, sh.io)
+    if io is None:
+        return 1
+    saved, sh.io = sh.io, io
+    try:
+        return (yield from run(node.body, sh))
+    finally:
+        sh.io = saved
+
+
+def _simple(node: ast.Simple, sh: Shell) -> Process:
+    run_simple: Callable[[ast.Simple, Shell], Process] = hooks.get("simple")
+    status = yield from run_simple(node, sh)
+    _errexit(sh, status)
+    return status
+
+
+def call_function(fn: ast.FuncDef, args: list[str], sh: Shell) -> Process:
+    if sh.depth >= MAX_NESTING:
+        raise ShellError(f"the script nests functions, eval or $(...) more than {MAX_NESTING} deep")
+    saved = sh.positional
+    sh.positional = list(args)
+    sh.locals.append({"FUNCNAME": sh.vars.get("FUNCNAME")})
+    sh.vars["FUNCNAME"] = fn.name
+    sh.calls += 1
+    sh.depth += 1
+    loops, sh.loops = sh.loops, 0
+    try:
+        status = yield from run(fn.body, sh)
+    except Return as r:
+        status = r.code
+    finally:
+        sh.positional = saved
+        sh.calls -= 1
+        sh.depth -= 1
+        sh.loops = loops
+        for name, value in sh.locals.pop().items():
+            if value is None:
+                sh.vars.pop(name, None)
+            else:
+                sh.vars[name] = value
+    return status
+
+
+def command_substitution(body: ast.Node, sh: Shell) -> Generator[Step, Reply, str]:
+    """The output of `$(...)`, its trailing newlines dropped; `$?` becomes its status."""
+    if sh.depth >= MAX_NESTING:
+        raise ShellError(f"the script nests functions, eval or $(...) more than {MAX_NESTING} deep")
+    captured: list[str] = []
+    child = sh.copy()
+    child.depth += 1
+    child.io = replace(sh.io, out="stdout", to_file="", capture=captured)
+    status = yield from subshell(body, child)
+    sh.sub_status = status  # (`$?` changes only once the command is done: an assignment's status)
+    sh.substitutions += 1
+    return "".join(captured).rstrip("\n")
+
+
+expansion.substitute = command_substitution
+
+_RUN: dict[type, Callable[..., Process]] = {
+    ast.Sequence: _sequence, ast.AndOr: _and_or, ast.Pipeline: _pipeline, ast.Subshell: _subshell,
+    ast.Group: _group, ast.If: _if, ast.Loop: _loop, ast.For: _for, ast.Case: _case, ast.Test: _test,
+    ast.FuncDef: _funcdef, ast.Redirected: _redirected, ast.Simple: _simple,
+}
+
+
+def run_text(text: str, sh: Shell) -> Process:
+    """Parse and run a script's text in `sh` (eval, `.`, a trap's action)."""
+    from fakecri.sim.shell.lexer import ShellSyntaxError
+    from fakecri.sim.shell.parser import parse
+
+    try:
+        node = parse(text)
+    except ShellSyntaxError as exc:
+        raise ShellError(f"syntax error: {exc.message}") from None
+    return (yield from run(node, sh))
+
+
+def as_io(sh: Shell) -> Io:
+    return sh.io

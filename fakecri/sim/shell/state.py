@@ -1,0 +1,172 @@
+"""A running shell's state: its variables, positional parameters, functions, options and
+traps, the descriptors its commands write to (`io`), and the ways control leaves a command
+early (`exit`, `return`, `break`, `continue`, a fatal error), as exceptions."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from fakecri.sim.shell.ast import FuncDef
+from fakecri.sim.shell.io import Io, ShellExit
+
+__all__ = ["Break", "Continue", "Return", "Shell", "ShellError", "ShellExit"]
+
+
+class Break(Exception):
+    def __init__(self, n: int) -> None:
+        super().__init__(n)
+        self.n = n
+
+
+class Continue(Break):
+    pass
+
+
+class Return(Exception):
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class ShellError(Exception):
+    """An error that ends a non-interactive shell (ash prints `sh: MESSAGE` and exits 2):
+    a bad expansion, arithmetic, an unset variable under `set -u`, a read-only variable."""
+
+    def __init__(self, message: str, code: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+# `set -o` names, in the order ash lists them; "" for those that have no letter
+OPTION_LETTERS = {"errexit": "e", "noglob": "f", "ignoreeof": "", "monitor": "m", "noexec": "n", "xtrace": "x",
+                  "verbose": "v", "noclobber": "C", "allexport": "a", "notify": "b", "nounset": "u",
+                  "errtrace": "E", "vi": "", "pipefail": ""}
+
+
+@dataclass(slots=True, eq=False)
+class Shell:
+    io: Io
+    name: str = "sh"  # $0, and the name its messages start with
+    vars: dict[str, str] = field(default_factory=dict)
+    exported: set[str] = field(default_factory=set)
+    readonly: set[str] = field(default_factory=set)
+    positional: list[str] = field(default_factory=list)
+    functions: dict[str, FuncDef] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)  # a function's definition as written
+    options: set[str] = field(default_factory=set)  # the letters set: e f u x ... and "pipefail"
+    status: int = 0  # $?
+    last_bg: int | None = None  # $!
+    pid: int = 1  # $$
+    traps: dict[str, str] = field(default_factory=dict)  # signal name (EXIT, TERM...) -> action
+    jobs: list[int] = field(default_factory=list)  # pids of its background jobs
+    interactive: bool = False
+    command_mode: bool = False  # run with -c (for $-)
+    locals: list[dict[str, str | None]] = field(default_factory=list)  # per function call: the outer values
+    loops: int = 0  # loops it is inside (for break/continue)
+    calls: int = 0  # function calls it is inside
+    depth: int = 0  # evaluation nesting (functions, eval, $(...)), bounded
+    env_loader: Callable[[], dict[str, str]] | None = None  # the container's environment, read on first need
+    errexit_off: int = 0  # inside a condition, `set -e` does not apply
+    in_trap: bool = False
+    in_alias: bool = False
+    seed: int = 1  # $RANDOM's state
+    substitutions: int = 0  # command substitutions run so far (an assignment's status is its last one's)
+    sub_status: int = 0  # the status of the last of them
+    line: int = 0  # the line of the command running (0 first), as builtins' messages name it
+
+    def fail(self, builtin: str, message: str) -> str:
+        """A builtin's error message, as ash words it."""
+        return f"{self.name}: {builtin}: line {self.line}: {message}\n"
+
+    def copy(self) -> Shell:
+        """A subshell: the same state, copied (its changes stay inside)."""
+        self.load_env()
+        return replace(self, vars=dict(self.vars), exported=set(self.exported), readonly=set(self.readonly),
+                       positional=list(self.positional), functions=dict(self.functions), aliases=dict(self.aliases),
+                       sources=dict(self.sources), options=set(self.options),
+                       traps={k: v for k, v in self.traps.items() if v == ""}, jobs=[],
+                       locals=[dict(d) for d in self.locals])
+
+    def load_env(self) -> None:
+        if self.env_loader is not None:
+            loader, self.env_loader = self.env_loader, None
+            env = loader()
+            for k, v in env.items():
+                if k not in self.vars:
+                    self.vars[k] = v
+                    self.exported.add(k)
+            # as ash starts: SHLVL one up, PWD where it is (both exported)
+            if "SHLVL" not in self.vars or self.vars.get("SHLVL") == env.get("SHLVL"):
+                level = env.get("SHLVL", "0")
+                self.vars["SHLVL"] = str(int(level) + 1 if level.isdigit() else 1)
+                self.exported.add("SHLVL")
+            if "PWD" not in self.vars and self.io.ctx.userland is not None:
+                spec = getattr(self.io.ctx.userland(), "spec", None)
+                self.vars["PWD"] = getattr(spec, "working_dir", "") or "/"
+                self.exported.add("PWD")
+
+    def get(self, name: str) -> str | None:
+        value = self.vars.get(name)
+        if value is None and self.env_loader is not None:
+            self.load_env()
+            value = self.vars.get(name)
+        return value
+
+    def set(self, name: str, value: str) -> None:
+        if name in self.readonly:
+            raise ShellError(f"{name}: is read only")
+        if self.env_loader is not None and name not in self.vars:
+            self.load_env()
+        self.vars[name] = value
+        if "a" in self.options:
+            self.exported.add(name)
+
+    def unset(self, name: str) -> None:
+        if name in self.readonly:
+            raise ShellError(f"{name}: is read only")
+        self.load_env()
+        self.vars.pop(name, None)
+        self.exported.discard(name)
+
+    def make_local(self, name: str) -> None:
+        if not self.locals:
+            raise ShellError("local: not in a function")
+        frame = self.locals[-1]
+        if name not in frame:
+            frame[name] = self.get(name)
+
+    def environ(self) -> dict[str, str]:
+        """The exported variables, as a program it runs gets them."""
+        self.load_env()
+        return {k: v for k, v in self.vars.items() if k in self.exported}
+
+    def flags(self) -> str:
+        """`$-`."""
+        letters = [c for c in "uaCvxn" if c in self.options] + (["i"] if self.interactive else []) + \
+            (["c"] if self.command_mode else []) + [c for c in "fe" if c in self.options]
+        return "".join(letters)
+
+    def cwd(self) -> str:
+        """The working directory: $PWD, else the container's working directory, else /."""
+        pwd = self.get("PWD")
+        if pwd:
+            return pwd
+        if self.io.ctx.userland is not None:
+            spec = getattr(self.io.ctx.userland(), "spec", None)
+            return getattr(spec, "working_dir", "") or "/"
+        return "/"
+
+    def random(self) -> int:
+        """$RANDOM: 0..32767 from a generator seeded by the shell's pid (the same run after run)."""
+        self.seed = (self.seed * 1103515245 + 12345 + self.pid) & 0x7FFFFFFF
+        return (self.seed >> 16) & 0x7FFF
+
+    def ifs(self) -> str:
+        value = self.get("IFS")
+        return " \t\n" if value is None else value
+
+
+def exit_of(exc: ShellExit) -> int:
+    return exc.code & 0xFF

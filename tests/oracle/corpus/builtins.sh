@@ -1,0 +1,132 @@
+# Special parameters and builtins: set, shift, eval, exec, export, readonly, unset, read, trap,
+# exit, ., command -v, type, cd, getopts, test.
+### special-question
+true; echo $?; false; echo $?
+### special-hash-and-at
+set -- a b c; echo $# "$@"
+### special-dollar-is-number
+case $$ in ''|*[!0-9]*) echo bad;; *) echo number;; esac
+### special-zero
+echo "$0"
+### special-dash-flags
+set -f; case $- in *f*) echo has-f;; esac; set +f; case $- in *f*) echo still;; *) echo cleared;; esac
+### set-e-stops
+set -e; echo before; false; echo after
+### set-e-not-in-condition
+set -e; if false; then :; fi; false || echo rescued; echo survived
+### set-e-in-and-list
+set -e; false && echo no; echo reached
+### set-u-unset-fails !stderr
+set -u; echo "${unset_var}"; echo never
+### set-u-default-ok
+set -u; echo "${unset_var:-fine}"
+### set-x-traces
+set -x; a=1; echo "v $a"; set +x; echo quiet
+### set-dash-dash
+set -- -x -y; echo "$1 $2 $#"
+### set-o-errexit
+set -o errexit; case $- in *e*) echo errexit-on;; esac
+### shift-one
+set -- a b c; shift; echo "$@"
+### shift-n
+set -- a b c d; shift 2; echo "$1 $#"
+### shift-too-many !stderr
+set -- a; shift 3; echo "rc=$?"
+### eval-simple
+cmd='echo evaluated'; eval "$cmd"
+### eval-builds-variable-name
+n=2; eval "v$n=two"; eval echo "\$v$n"
+### eval-status
+eval false; echo $?; eval; echo $?
+### exec-replaces
+exec echo from-exec; echo never
+### exec-redirect-only
+exec > out; echo into-file; exec >&2; cat out >&2
+### export-to-child
+export MYVAR=exported; sh -c 'echo "$MYVAR"'
+### export-not-without
+NOTEXP=hidden; sh -c 'echo "[$NOTEXP]"'
+### export-p-shows
+export ZED=1; export -p | grep ZED
+### readonly-assign-fails !stderr
+readonly R=1; R=2; echo "never $R"
+### readonly-in-subshell-status !stderr
+readonly R=1; (R=2); echo "rc=$?"
+### unset-variable
+v=1; unset v; echo "[${v:-none}]"
+### unset-readonly !stderr
+readonly R=1; unset R; echo "rc=$? R=$R"
+### read-basic
+echo "a b c" | { read x y; echo "[$x] [$y]"; }
+### read-r-keeps-backslash
+printf 'a\\b c\n' | { read -r x; echo "$x"; }; printf 'a\\b c\n' | { read x; echo "$x"; }
+### read-ifs
+echo "k=v=w" | { IFS== read -r key val; echo "$key|$val"; }
+### read-eof-status
+printf 'last' | { read -r x; echo "rc=$? x=$x"; }
+### read-from-heredoc
+read -r first rest <<EOF
+one two three
+EOF
+echo "$first/$rest"
+### read-empty-line
+printf '\nx\n' | { read -r a; echo "[$a]"; read -r b; echo "[$b]"; }
+### read-lines-keep-blanks
+printf '  a \nb\n' | while IFS= read -r l; do printf '[%s]' "$l"; done; echo
+### trap-exit
+trap 'echo cleanup' EXIT; echo working
+### trap-exit-on-exit-code
+trap 'echo "bye $?"' EXIT; exit 3
+### trap-reset
+trap 'echo x' EXIT; trap - EXIT; echo none
+### trap-in-subshell
+(trap 'echo sub-exit' EXIT; echo in-sub); echo out
+### exit-code
+exit 42
+### exit-big-wraps
+exit 300
+### exit-no-arg-last-status
+false; exit
+### dot-source
+echo 'SOURCED=yes; f() { echo from-file; }' > lib.sh; . ./lib.sh; echo $SOURCED; f
+### dot-missing !stderr
+. ./nope.sh; echo "rc=$?"
+### command-v-builtin-and-applet
+command -v echo; command -v ls; command -v cd
+### command-v-missing
+command -v nosuchthing; echo "rc=$?"
+### command-v-function
+f() { :; }; command -v f
+### type-various
+type cd; type ls; f() { :; }; type f
+### type-missing !stderr
+type nosuchthing; echo "rc=$?"
+### colon-true-false
+:; echo $?; true; echo $?; false; echo $?
+### cd-and-oldpwd
+mkdir -p a/b; cd a/b; basename "$PWD"; cd - >/dev/null; basename "$PWD" | cut -c1-6
+### cd-missing !stderr
+cd /nonexistent; echo "rc=$?"
+### pwd-after-cd-dotdot
+mkdir -p x/y; cd x/y; cd ..; basename "$(pwd)"
+### getopts-loop
+set -- -a -b val rest; while getopts ab: o; do echo "$o ${OPTARG:-}"; done; shift $((OPTIND-1)); echo "$@"
+### test-builtin-forms
+[ 1 -lt 2 ] && echo lt; test abc = abc && echo eq; [ ! -e nothing ] && echo absent; [ -z "" ] && echo empty
+### test-string-ops
+[ "a" \< "b" ] && echo less; [ -n x -a -z "" ] && echo and; [ x = y -o 1 = 1 ] && echo or
+### test-files
+touch f; mkdir d; [ -f f ] && echo file; [ -d d ] && echo dir; [ -r f -a -w f ] && echo rw; [ -x d ] && echo xdir
+### test-bad-number !stderr
+[ abc -eq 1 ]; echo "rc=$?"
+### wait-no-jobs
+wait; echo "rc=$?"
+### kill-zero-self
+kill -0 $$ && echo alive
+### umask-value
+umask; umask 077; umask
+### wait-for-background-true
+true & wait $!; echo "rc=$?"
+### alias-in-script
+alias ll='echo aliased'
+ll

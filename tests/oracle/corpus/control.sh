@@ -1,0 +1,71 @@
+# if/elif/else, for, while, until, case, break and continue.
+### if-true
+if true; then echo yes; fi
+### if-else
+if false; then echo yes; else echo no; fi
+### elif-chain
+n=2; if [ $n -eq 1 ]; then echo one; elif [ $n -eq 2 ]; then echo two; else echo many; fi
+### if-status-when-nothing-ran
+if false; then echo x; fi; echo $?
+### if-on-command-status
+if grep -q root /etc/passwd; then echo has-root; fi
+### nested-if
+a=1; b=2; if [ $a = 1 ]; then if [ $b = 3 ]; then echo both; else echo only-a; fi; fi
+### if-multiline
+if [ -e /etc/hosts ]
+then
+  echo hosts
+fi
+### for-words
+for w in alpha beta gamma; do echo "$w"; done
+### for-positional-default
+set -- p q; for w; do echo $w; done
+### for-empty-list
+for w in; do echo never; done; echo after
+### for-with-glob
+touch a.log b.log; for f in *.log; do echo "file $f"; done
+### for-no-glob-match
+for f in *.none; do echo "got $f"; done
+### while-counter
+i=0; while [ $i -lt 3 ]; do echo $i; i=$((i+1)); done
+### until-counter
+i=3; until [ $i -eq 0 ]; do echo $i; i=$((i-1)); done
+### while-false-never
+while false; do echo never; done; echo $?
+### break-out
+for i in 1 2 3 4; do [ $i = 3 ] && break; echo $i; done
+### continue-skips
+for i in 1 2 3 4; do [ $i = 2 ] && continue; echo $i; done
+### break-2
+for i in 1 2; do for j in a b c; do [ $j = b ] && break 2; echo $i$j; done; done; echo end
+### continue-2
+for i in 1 2; do for j in a b; do [ $j = b ] && continue 2; echo $i$j; done; echo never; done
+### while-read-file
+printf 'a 1\nb 2\n' > f; while read -r k v; do echo "$k=$v"; done < f
+### loop-output-redirect
+for i in 1 2 3; do echo $i; done > out; wc -l < out
+### case-literal
+case start in start) echo starting;; stop) echo stopping;; esac
+### case-patterns
+for f in a.txt b.log c; do case $f in *.txt) echo "$f text";; *.log|*.out) echo "$f log";; *) echo "$f other";; esac; done
+### case-bracket-and-question
+for w in a1 b22 X; do case $w in [ab]?) echo "$w short";; [ab]*) echo "$w long";; [[:upper:]]) echo "$w upper";; esac; done
+### case-no-match-status
+case x in y) echo y;; esac; echo $?
+### case-quoted-pattern
+p='*'; case abc in "$p") echo literal;; $p) echo glob;; esac
+### case-fallthrough-none
+case a in a) echo first;; a) echo second;; esac
+### case-empty-word
+v=; case "$v" in '') echo empty;; *) echo full;; esac
+### case-multiline
+case "$1" in
+  -h|--help)
+    echo help
+    ;;
+  *)
+    echo "default"
+    ;;
+esac
+### loop-status
+for i in 1 2; do false; done; echo $?

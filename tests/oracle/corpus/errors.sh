@@ -1,0 +1,56 @@
+# Syntax errors (exit 2), unknown commands (127), commands that cannot run (126).
+### unknown-command
+nosuchcmd; echo "rc=$?"
+### unknown-command-exits-127
+nosuchcmd
+### unknown-path
+./missing-script; echo "rc=$?"
+### not-executable
+echo 'echo hi' > s.sh; ./s.sh; echo "rc=$?"
+### executable-script
+printf '#!/bin/sh\necho "script $1"\nexit 3\n' > s.sh; chmod +x s.sh; ./s.sh arg; echo "rc=$?"
+### script-without-shebang
+printf 'echo plain\n' > p.sh; chmod 755 p.sh; ./p.sh; echo "rc=$?"
+### directory-as-command
+mkdir d; ./d; echo "rc=$?"
+### syntax-missing-then
+if true; echo x; fi
+### syntax-missing-fi
+if true; then echo x
+### syntax-unexpected-fi
+echo before; fi
+### syntax-unclosed-quote
+echo "open
+### syntax-unclosed-single-quote
+echo 'open
+### syntax-bad-for
+for do done
+### syntax-missing-done
+while true; do echo x
+### syntax-missing-esac
+case x in x) echo x;;
+### syntax-unclosed-paren
+(echo a
+### syntax-bad-pipe
+echo a | | cat
+### syntax-leading-and
+&& echo x
+### syntax-unclosed-brace
+{ echo a
+### syntax-error-after-output
+echo printed
+if then
+### syntax-unclosed-subst
+echo $(echo x
+### syntax-bad-substitution
+echo ${x!}
+### syntax-redirect-without-target
+echo x >
+### error-in-sub-shell-keeps-parent
+sh -c 'if'; echo "child rc=$?"
+### exit-status-126-or-127-in-pipe
+nosuch | cat; echo "rc=$?"
+### command-not-found-in-condition
+if nosuch 2>/dev/null; then echo yes; else echo "no $?"; fi
+### bad-option-to-builtin !stderr
+set -Z; echo "rc=$?"
