@@ -17,8 +17,5 @@ KNOWN_MISMATCHES: dict[str, str] = {
     "files/ln-hard": "applets: hard links (`ln` without -s) are refused as not modelled",
     "files/truncate-file": "applets: truncate is not modelled",
     "files/dd-small": "applets: `dd if=F of=G bs= count=` writes no output file",
-    "system/env-with-var": "applets: `env -i` keeps HOME in the new environment (busybox's is empty)",
-    "system/env-u-unsets": "applets: `env -u NAME` is not modelled (read as a command named -u)",
-    "system/id-other-user": "applets: `id NAME` says unknown user for accounts in the image's /etc/passwd",
     "text/cmp-and-diff": "applets: cmp and diff are not modelled",
 }

@@ -124,6 +124,15 @@ def test_identity_follows_the_security_context(exec_in):
     assert strict("id", "-G")[0] == "0 99\n"  # root's image group wheel (10) is not merged in
 
 
+def test_id_names_another_account_of_the_images_passwd(exec_in):
+    run = exec_in(container_spec(run_as_user=pb.Int64Value(value=1001)))
+    assert run("id", "nobody") == ("uid=65534(nobody) gid=65534(nogroup) groups=65534(nogroup)\n", "", 0)
+    assert run("id", "-u", "root") == ("0\n", "", 0)
+    assert run("id", "-G", "root")[0] == "0 10\n"  # the primary group, then /etc/group's (wheel)
+    assert run("id", "nosuchuser") == ("", "id: unknown user nosuchuser\n", 1)
+    assert run("id", "0") == ("", "id: unknown user 0\n", 1)  # a name, never a uid (as busybox)
+
+
 def test_files_from_the_sandbox_config(exec_in):
     run = exec_in(sandbox=pb.PodSandboxConfig(
         hostname="web-1", dns_config=pb.DNSConfig(servers=["10.0.0.10"], searches=["svc.local"], options=["ndots:5"]),
@@ -146,6 +155,10 @@ def test_env_and_expansion(exec_in):
     assert "GREETING=hello\n" in run("env")[0] and "HOSTNAME=h1\n" in run("env")[0]
     assert run("sh", "-c", "echo $GREETING ${GREETING}! $UNSET.")[0] == "hello hello! .\n"
     assert run("sh", "-c", "false; echo $?")[0] == "1\n"
+    # env's options are its own: -u drops a name, -i starts from nothing (not read as programs or skipped)
+    assert run("sh", "-c", "env -u GREETING sh -c 'echo [${GREETING-none}]'")[0] == "[none]\n"
+    assert run("sh", "-c", "env -i X=1 sh -c 'echo \"$X:$GREETING:$HOME\"'")[0] == "1::\n"
+    assert run("sh", "-c", "export Y=2; env | grep '^Y='")[0] == "Y=2\n"
 
 
 def test_mounts_map_to_host_paths_and_read_only_is_honoured(exec_in, tmp_path):

@@ -92,12 +92,13 @@ def _strip(words: list[str]) -> tuple[list[str], dict[str, str]]:
             continue
         if head == "env" and len(words) > 1:
             i = 1
-            while i < len(words) and ("=" in words[i] and is_name(words[i].split("=", 1)[0]) or words[i] == "-i"):
-                if words[i] != "-i":
-                    k, _, v = words[i].partition("=")
-                    env[k] = v
+            while i < len(words) and "=" in words[i] and is_name(words[i].split("=", 1)[0]):
                 i += 1
-            if i < len(words):
+            # options (-i, -u NAME, ...) are the env applet's own to read: only a plain `env NAME=V... CMD` is a prefix
+            if i < len(words) and not words[i].startswith("-"):
+                for w in words[1:i]:
+                    k, _, v = w.partition("=")
+                    env[k] = v
                 words = words[i:]
                 continue
         break

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from fakecri.sim.shell import Command, Io, Process, Sleep
 from fakecri.sim.userland.file_tools import FILE_TOOL_COMMANDS
 from fakecri.sim.userland.files import FILE_COMMANDS
+from fakecri.sim.userland.identity import accounts
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
 from fakecri.sim.userland.system import SYSTEM_COMMANDS
 from fakecri.sim.userland.world import FileError, Userland
@@ -37,12 +38,34 @@ def _split_flags(args: list[str]) -> tuple[set[str], list[str]]:
     return flags, rest
 
 
+def _etc(world: Userland, path: str) -> str:
+    try:
+        return world.read(path).decode(errors="replace")
+    except FileError:
+        return ""
+
+
+def _account(world: Userland, who: str) -> tuple[int, int, str, list[int]] | None:
+    """`id NAME`'s user as the container's /etc/passwd names it (busybox takes no number here):
+    uid, primary gid, name, and the groups (the primary first, then those /etc/group lists it in)."""
+    users = accounts(_etc(world, "/etc/passwd"), False)
+    found = next((u for u in users if u.name == who), None)
+    if found is None:
+        return None
+    extra = [g.id for g in accounts(_etc(world, "/etc/group"), True) if found.name in g.members and g.id != found.gid]
+    return found.id, found.gid, found.name, [found.gid, *extra]
+
+
 def _id(args: list[str], io: Io) -> Process:
     world = _world(io)
     flags, rest = _split_flags(args)
+    uid, gid, user_name, groups = world.uid, world.gid, world.user_name, list(world.groups)
     if rest:
-        yield from io.error(f"id: unknown user {rest[0]}\n")
-        return 1
+        other = _account(world, rest[0])
+        if other is None:
+            yield from io.error(f"id: unknown user {rest[0]}\n")
+            return 1
+        uid, gid, user_name, groups = other
     names = "n" in flags
 
     def user(uid: int) -> str:
@@ -52,20 +75,20 @@ def _id(args: list[str], io: Io) -> Process:
         return (world.group_named(gid) or str(gid)) if names else str(gid)
 
     if "u" in flags:
-        if names and world.user_name:
-            yield from io.write(world.user_name + "\n")
+        if names and user_name:
+            yield from io.write(user_name + "\n")
         else:
-            yield from io.write(user(world.uid) + "\n")
+            yield from io.write(user(uid) + "\n")
     elif "g" in flags:
-        yield from io.write(group(world.gid) + "\n")
+        yield from io.write(group(gid) + "\n")
     elif "G" in flags:
-        yield from io.write(" ".join(group(g) for g in world.groups) + "\n")
+        yield from io.write(" ".join(group(g) for g in groups) + "\n")
     else:
         def labelled(n: int, name: str) -> str:
             return f"{n}({name})" if name else str(n)
 
-        line = (f"uid={labelled(world.uid, world.user_name)} gid={labelled(world.gid, world.group_named(world.gid))} "
-                f"groups=" + ",".join(labelled(g, world.group_named(g)) for g in world.groups))
+        line = (f"uid={labelled(uid, user_name)} gid={labelled(gid, world.group_named(gid))} "
+                f"groups=" + ",".join(labelled(g, world.group_named(g)) for g in groups))
         yield from io.write(line + "\n")
     return 0
 
