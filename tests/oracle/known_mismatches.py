@@ -10,10 +10,6 @@ KNOWN_MISMATCHES: dict[str, str] = {
         "shell: ash restores a group's redirections before a subshell's EXIT trap runs when the subshell "
         "is not the group's last command, so the trap writes to the shell's own stdout; fakecri writes "
         "it into the group's file",
-    "files/realpath-and-pwd-p":
-        "shell: `pwd -P` after `cd` through a symlink prints the logical path, busybox the physical one",
-    "system/env-sorted":
-        "shell: ash exports OLDPWD once `cd` sets it; fakecri's environment lacks it",
     "files/ln-hard": "applets: hard links (`ln` without -s) are refused as not modelled",
     "files/truncate-file": "applets: truncate is not modelled",
     "files/dd-small": "applets: `dd if=F of=G bs= count=` writes no output file",

@@ -159,6 +159,9 @@ def test_env_and_expansion(exec_in):
     assert run("sh", "-c", "env -u GREETING sh -c 'echo [${GREETING-none}]'")[0] == "[none]\n"
     assert run("sh", "-c", "env -i X=1 sh -c 'echo \"$X:$GREETING:$HOME\"'")[0] == "1::\n"
     assert run("sh", "-c", "export Y=2; env | grep '^Y='")[0] == "Y=2\n"
+    # cd exports OLDPWD (as ash does); pwd -P resolves the symlinks that pwd keeps
+    assert run("sh", "-c", "cd /tmp; env | grep PWD | sort")[0] == "OLDPWD=/\nPWD=/tmp\n"
+    assert run("sh", "-c", "cd /tmp; mkdir r; ln -s r s; cd s; pwd; pwd -P; pwd -P -L")[0] == "/tmp/s\n/tmp/r\n/tmp/s\n"
 
 
 def test_mounts_map_to_host_paths_and_read_only_is_honoured(exec_in, tmp_path):

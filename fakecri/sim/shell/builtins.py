@@ -312,6 +312,7 @@ def _cd(args: list[str], sh: Shell) -> Process:
             yield from sh.io.error(sh.fail("cd", f"can't cd to {target}: {reason}"))
             return 2
     sh.set("OLDPWD", here)
+    sh.exported.add("OLDPWD")  # ash exports both as cd sets them
     sh.set("PWD", path)
     if args and args[0] == "-":
         yield from sh.io.write(path + "\n")
@@ -323,7 +324,15 @@ def current_dir(sh: Shell) -> str:
 
 
 def _pwd(args: list[str], sh: Shell) -> Process:
-    yield from sh.io.write(current_dir(sh) + "\n")
+    path = current_dir(sh)
+    physical = [a for a in args if a in ("-L", "-P")][-1:] == ["-P"]
+    if physical and sh.io.ctx.userland is not None:  # -P: the directory with its symlinks resolved
+        yield LOOK
+        try:
+            path = sh.io.ctx.userland().resolve(path)
+        except Exception:  # the userland's FileError
+            pass  # (a directory that went away: the logical path, as ash keeps it)
+    yield from sh.io.write(path + "\n")
     return 0
 
 
