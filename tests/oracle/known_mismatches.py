@@ -11,7 +11,5 @@ KNOWN_MISMATCHES: dict[str, str] = {
         "is not the group's last command, so the trap writes to the shell's own stdout; fakecri writes "
         "it into the group's file",
     "files/ln-hard": "applets: hard links (`ln` without -s) are refused as not modelled",
-    "files/truncate-file": "applets: truncate is not modelled",
-    "files/dd-small": "applets: `dd if=F of=G bs= count=` writes no output file",
     "text/cmp-and-diff": "applets: cmp and diff are not modelled",
 }

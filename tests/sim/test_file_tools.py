@@ -32,6 +32,10 @@ SCRIPTS = [
     "echo a > a; echo b > b; cp -n a b; cat b; echo n | mv -i a b; cat b; ls; mv -n a b; ls",
     "echo a > a; cp -Z a c 2>/dev/null; echo $?; mv -Z a c 2>/dev/null; echo $?",
     "mkdir zz; rm zz; echo $?; rm nope; rm -f nope; echo $?; rm -r zz; ls", "echo a > f; rm f d/f1; ls; ls d",
+    "printf abcdef > in; dd if=in of=out bs=2 count=2 2>/dev/null; cat out; dd if=in bs=2 skip=1 count=2 2>/dev/null",
+    "printf abcde | dd bs=2 2>&1 >/dev/null | head -n 2; dd if=nope of=x; echo $?; ls",
+    "echo 123456 > f; truncate -s 3 f; cat f; truncate -s 5 f; od -c f; truncate -c -s 1 g; truncate -s 2k h; ls; stat -c %s h",
+    "truncate -s x d/f1; echo $?; truncate -s 1 d; echo $?; truncate -s 1KB d/f1; wc -c d/f1",
 ]
 # ls: exact output (its order is sorted in busybox too); times are left out (fakecri's clock is not the host's)
 LS_TREE = "mkdir -p d/e; echo xxxxx > d/big; echo x > d/f1; touch d/e/f2 d/.h; ln -s f1 d/l; chmod +x d/f1; "
@@ -50,6 +54,11 @@ def test_ls_as_busybox(script):
 
 def test_ls_options_busybox_has_but_fakecri_does_not_model(box):
     assert _run(["ls", "-i", "d"], box) == ("", "ls: -i is not modelled by fakecri\n", 2)
+
+
+def test_truncate_without_a_size_is_a_usage_error(box):
+    assert _run(["truncate", "d/f1"], box) == ("", "Usage: truncate [-c] -s SIZE FILE...\n", 1)
+    assert _run(["dd", "if=d/f1", "conv=notrunc"], box) == ("", "dd: conv: not modelled by fakecri\n", 1)
 
 
 def _lines(result):

@@ -222,27 +222,117 @@ def _dd_size(text: str) -> int | None:
 
 
 def _dd(args: list[str], io: Io) -> Process:
-    """dd allocates one block of `bs` bytes; beyond the container's memory limit the kernel
-    kills it (SIGKILL, 137) and the container's cgroup records an OOM kill."""
+    """dd copies `count` blocks of `bs` bytes (after `skip` of them) from `if` (standard input) to
+    `of` (standard output) and counts them on stderr. It allocates one block of `bs` bytes; beyond
+    the container's memory limit the kernel kills it (SIGKILL, 137) and the cgroup records an OOM kill."""
     world = _world(io)
+    plain = [a for a in args if "=" not in a]
     opts = dict(a.split("=", 1) for a in args if "=" in a)
-    block = _dd_size(opts.get("bs", "512"))
-    count = _dd_size(opts["count"]) if "count" in opts else None
-    if block is None or ("count" in opts and count is None):
-        yield from io.error(f"dd: invalid number '{opts.get('bs') if block is None else opts['count']}'\n")
+    unmodelled = sorted(set(opts) - {"if", "of", "bs", "count", "skip"})
+    if plain or unmodelled:
+        yield from io.error(f"dd: {(plain or unmodelled)[0]}: not modelled by fakecri\n")
         return 1
+    sizes = {k: _dd_size(opts[k]) for k in ("bs", "count", "skip") if k in opts}
+    bad = next((k for k, v in sizes.items() if v is None), None)
+    if bad is not None:
+        yield from io.error(f"dd: invalid number '{opts[bad]}'\n")
+        return 1
+    block = sizes.get("bs") or 512
+    count = sizes.get("count")
     limit = world.cgroup.now().resources.memory_limit_in_bytes  # as last set (a resize moves it)
     if 0 < limit <= block:
         world.oom_killed = True
         return 137
-    source = opts.get("if", "-")
+    source, target = opts.get("if", "-"), opts.get("of", "-")
     if count is None and source in ("/dev/zero", "/dev/urandom", "/dev/random"):
         yield Sleep(None)  # an endless source: it copies until stopped
         return 0
-    n = count if count is not None else 0
-    yield from io.error(f"{n}+0 records in\n{n}+0 records out\n{n * block} bytes ({n * block}B) copied, "
+    try:
+        if source in ("-", "/dev/stdin"):
+            chunks = []
+            while (chunk := (yield from io.stdin.read())) is not None:
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        elif source == "/dev/zero":
+            data = bytes(block * (count or 0))
+        else:
+            data = world.read(source)
+    except FileError as exc:
+        yield from io.error(f"dd: can't open '{source}': {exc.reason}\n")
+        return 1
+    data = data[(sizes.get("skip") or 0) * block:]
+    if count is not None:
+        data = data[:count * block]
+    try:
+        if target in ("-", "/dev/stdout"):
+            yield from io.write(data.decode("utf-8", "surrogateescape"))
+        elif target != "/dev/null":
+            world.write(target, data)
+    except FileError as exc:
+        yield from io.error(f"dd: can't open '{target}': {exc.reason}\n")
+        return 1
+    whole, part = divmod(len(data), block)
+    records = f"{whole}+{1 if part else 0}"
+    yield from io.error(f"{records} records in\n{records} records out\n{len(data)} bytes ({len(data)}B) copied, "
                         f"0.000100 seconds, 0B/s\n")
     return 0
+
+
+_TRUNCATE_SUFFIX = {"": 1, "k": 1024, "K": 1024, "kB": 1000, "KB": 1000, "M": 1024 ** 2, "MB": 1000 ** 2,
+                    "G": 1024 ** 3, "GB": 1000 ** 3}
+
+
+def _truncate(args: list[str], io: Io) -> Process:
+    """busybox truncate [-c] -s SIZE FILE...: each file cut or zero-extended to SIZE (created
+    unless -c)."""
+    world = _world(io)
+    create, size_text, files = True, None, []
+    words = list(args)
+    while words:
+        a = words.pop(0)
+        if a == "--":
+            files.extend(words)
+            break
+        if not a.startswith("-") or a == "-" or files:
+            files.append(a)
+            continue
+        letters = a[1:]
+        while letters:
+            ch, letters = letters[0], letters[1:]
+            if ch == "c":
+                create = False
+            elif ch == "s":
+                if not letters and not words:
+                    yield from io.error("truncate: option requires an argument -- 's'\n")
+                    return 1
+                size_text, letters = (letters or words.pop(0)), ""
+            else:
+                yield from io.error(f"truncate: unrecognized option: {ch}\n")
+                return 1
+    if size_text is None or not files:
+        yield from io.error("Usage: truncate [-c] -s SIZE FILE...\n")
+        return 1
+    m = re.fullmatch(r"(\d+)(k|K|kB|KB|M|MB|G|GB)?", size_text)
+    if m is None:
+        yield from io.error(f"truncate: invalid number '{size_text}'\n")
+        return 1
+    size = int(m.group(1)) * _TRUNCATE_SUFFIX[m.group(2) or ""]
+    status = 0
+    for path in files:
+        try:
+            if not world.exists(path):
+                if not create:
+                    continue
+                old = b""
+            elif world.is_dir(path):
+                raise FileError("Is a directory")
+            else:
+                old = world.read(path)
+            world.write(path, old[:size] + bytes(max(0, size - len(old))))
+        except FileError as exc:
+            yield from io.error(f"truncate: {path}: open: {exc.reason}\n")
+            status = 1
+    return status
 
 
 def _netstat(args: list[str], io: Io) -> Process:
@@ -297,7 +387,7 @@ def _ipcs(args: list[str], io: Io) -> Process:
 
 USERLAND_COMMANDS: dict[str, Command] = {
     "ps": _ps, "pidof": _pidof, "ipcs": _ipcs,
-    "nnp": _nnp, "dd": _dd, "netstat": _netstat,
+    "nnp": _nnp, "dd": _dd, "truncate": _truncate, "netstat": _netstat,
     "id": _id, "whoami": _whoami, "groups": _groups,
     "printenv": _printenv, "sysctl": _sysctl, "pwd": _pwd,
     "brctl": _brctl, "ping": _ping,
