@@ -11,5 +11,4 @@ KNOWN_MISMATCHES: dict[str, str] = {
         "is not the group's last command, so the trap writes to the shell's own stdout; fakecri writes "
         "it into the group's file",
     "files/ln-hard": "applets: hard links (`ln` without -s) are refused as not modelled",
-    "text/cmp-and-diff": "applets: cmp and diff are not modelled",
 }

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 
 from fakecri.sim.applets.awk import AWK_COMMANDS
+from fakecri.sim.applets.compare import COMPARE_COMMANDS
 from fakecri.sim.applets.conditions import CONDITION_COMMANDS
 from fakecri.sim.applets.counts import COUNT_COMMANDS
 from fakecri.sim.applets.date import DATE_COMMANDS
@@ -34,7 +35,7 @@ APPLET_COMMANDS: dict[str, Command] = {
     **AWK_COMMANDS,
     **PRINTF_COMMANDS, **SED_COMMANDS, **GREP_COMMANDS, **TEXT_COMMANDS, **SORT_COMMANDS, **COUNT_COMMANDS,
     **SEQ_COMMANDS, **EXPR_COMMANDS, **SUM_COMMANDS, **DATE_COMMANDS,
-    **RUN_COMMANDS, **SYSTEM_COMMANDS, **OD_COMMANDS, **CONDITION_COMMANDS,
+    **RUN_COMMANDS, **SYSTEM_COMMANDS, **OD_COMMANDS, **CONDITION_COMMANDS, **COMPARE_COMMANDS,
 }
 _WORD = re.compile(r"[\w\[.-]+")
 
