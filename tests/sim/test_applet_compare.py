@@ -5,7 +5,8 @@ import pytest
 from helpers.awk_oracle import BUSYBOX
 from helpers.shell_oracle import fake_sh, real_sh
 
-FILES = "printf 'a\\nb\\n' > x; printf 'a\\nc\\n' > y; printf 'a\\n' > z; printf 'a\\nb\\nc\\nd\\ne\\nf\\ng\\nh\\ni\\n' > p; " \
+FILES = "printf 'a\\nb\\n' > x; printf 'a\\nc\\n' > y; printf 'a\\n' > z; " \
+        "printf 'a\\nb\\nc\\nd\\ne\\nf\\ng\\nh\\ni\\n' > p; " \
         "printf 'a\\nX\\nc\\nd\\ne\\nf\\ng\\nh\\ni\\nj\\n' > q; "
 SCRIPTS = [
     "cmp x x; echo $?; cmp x y; echo $?; cmp -s x y; echo $?", "cmp -l x y; echo $?; cmp x z; echo $?; cmp z x",
