@@ -10,5 +10,7 @@ KNOWN_MISMATCHES: dict[str, str] = {
         "shell: ash restores a group's redirections before a subshell's EXIT trap runs when the subshell "
         "is not the group's last command, so the trap writes to the shell's own stdout; fakecri writes "
         "it into the group's file",
-    "files/ln-hard": "applets: hard links (`ln` without -s) are refused as not modelled",
+    "files/ln-hard":
+        "userland: hard links (`ln` without -s) are refused as not modelled: the userland keeps a file's bytes "
+        "by path (world.py), with no inode that a second name could share",
 }
