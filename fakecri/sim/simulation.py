@@ -183,7 +183,7 @@ class Simulation:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
             ctx = replace(Context(main=True), userland=lambda: self._userland(c, sandbox, image),
-                          commands=_clocked(c.started_at or None))
+                          commands=_clocked(c.started_at or None), refused=self._refuse)
             inside.own_plan = build_plan(command, args, settings, ctx, take_on)
         return inside.own_plan
 

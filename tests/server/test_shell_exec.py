@@ -52,7 +52,7 @@ def test_what_is_not_modelled_is_refused_and_counted(served):
     assert run(rt, cid, "nosuchprogram") == (127, "", "sh: nosuchprogram: not found\n")
     with ControlClient(srv.endpoint) as ctl:
         assert ctl.server_info()["counters"].get("refused:acpid", 0) >= 1
-    assert sample(scrape(srv.node.metrics.url), "fakecri_shell_refused_total", command="acpid") >= 1
+    assert sample(scrape(srv.addresses()["metrics"]), "fakecri_shell_refused_total", command="acpid") >= 1
 
 
 @pytest.mark.parametrize("script,code,logged", [

@@ -50,6 +50,10 @@ def _compound(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
             lambda t: f"split({t[0]}, parts, {t[1]})"),
         st.tuples(VARS, inner).map(lambda t: f"({t[0]} = {t[1]})"),
         VARS.map(lambda v: f"{v}++"),
+        st.tuples(inner, inner).map(lambda t: f"f({t[0]}, {t[1]})"),
+        inner.map(lambda e: f"g({e})"),
+        inner.map(lambda e: f"(({e}) in arr)"),
+        st.tuples(inner, st.sampled_from(["\"a+\"", "\"^[0-9]\"", "x"])).map(lambda t: f"match({t[0]}, {t[1]})"),
     )
 
 
@@ -92,8 +96,11 @@ def _own_counters(prog: str) -> str:
     return _LOOP.sub(one, prog)
 
 
+# Two functions the programs may call: one of numbers, one that fills an array it is given and counts it.
+FUNCTIONS = ("function f(a, b) { return a * 2 - b } "
+             "function g(v,   k, c) { arr[v] = v; for (k in arr) c++; return c \" \" length(v) } ")
 program = st.tuples(pattern, statement, st.booleans(), statement).map(
-    lambda t: _own_counters(f"{t[0]}{{ {t[1]} }}" + (f" END {{ {t[3]}; print NR, x, n }}" if t[2] else "")))
+    lambda t: _own_counters(FUNCTIONS + f"{t[0]}{{ {t[1]} }}" + (f" END {{ {t[3]}; print NR, x, n }}" if t[2] else "")))
 line = st.lists(WORDS.filter(bool), min_size=0, max_size=4).map(" ".join)
 text = st.lists(line, min_size=0, max_size=4).map(lambda ls: "".join(x + "\n" for x in ls))
 

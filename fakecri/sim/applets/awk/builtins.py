@@ -15,15 +15,13 @@ import math
 import random
 import re
 from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fakecri.sim.applets.awk import ast as a
 from fakecri.sim.applets.awk.errors import AwkError, NotModelled
+from fakecri.sim.applets.awk.machine import Machine
 from fakecri.sim.applets.awk.records import AwkArray, split_by, split_fields
 from fakecri.sim.applets.awk.values import Value, lower, to_num, upper
-
-if TYPE_CHECKING:
-    from fakecri.sim.applets.awk.interp import Interp
 
 _ARITY = {"length": (0, 1), "substr": (2, 3), "index": (2, 2), "split": (2, 3), "sub": (2, 3), "gsub": (2, 3),
           "match": (2, 2), "sprintf": (0, 255), "tolower": (1, 1), "toupper": (1, 1), "int": (1, 1),
@@ -82,7 +80,7 @@ def replacement(repl: str, m: re.Match[str]) -> str:
     return "".join(out)
 
 
-def substitute(interp: Interp, pattern: re.Pattern[str], repl: str, text: str, every: bool) -> tuple[str, int]:
+def substitute(interp: Machine, pattern: re.Pattern[str], repl: str, text: str, every: bool) -> tuple[str, int]:
     out: list[str] = []
     pos = 0
     count = 0
@@ -97,7 +95,7 @@ def substitute(interp: Interp, pattern: re.Pattern[str], repl: str, text: str, e
     return "".join(out), count
 
 
-def call(interp: Interp, e: a.Builtin) -> Generator[Any, Any, Value]:
+def call(interp: Machine, e: a.Builtin) -> Generator[Any, Any, Value]:
     name, args = e.name, e.args
     low, high = _ARITY[name]
     if len(args) < low:
@@ -135,7 +133,7 @@ def call(interp: Interp, e: a.Builtin) -> Generator[Any, Any, Value]:
         else:
             text = interp.str_of((yield from interp.ev(target)))
         result, count = substitute(interp, interp.regex(pat), repl, text, name == "gsub")
-        if count and isinstance(target, a.LVALUES):
+        if isinstance(target, a.LVALUES):  # (busybox stores it even when nothing matched: $0 is cut again)
             interp.store(where, result)
         return float(count)
     if name == "match":
@@ -189,7 +187,8 @@ def call(interp: Interp, e: a.Builtin) -> Generator[Any, Any, Value]:
     if name == "system":
         return float((yield from interp.streams.system(interp.str_of(values[0]))))
     if name == "close":
-        return (yield from interp.streams.close(interp.str_of(values[0])))
+        closed: Value = yield from interp.streams.close(interp.str_of(values[0]))
+        return closed
     if name == "fflush":
         yield from interp.streams.flush_all()
         return 0.0

@@ -14,6 +14,7 @@ from fakecri.sim.applets.awk import ast as a
 from fakecri.sim.applets.awk import builtins
 from fakecri.sim.applets.awk.errors import AwkError, Fatal, NotModelled
 from fakecri.sim.applets.awk.format import FormatError, conversions, sprintf
+from fakecri.sim.applets.awk.machine import Place, Slot
 from fakecri.sim.applets.awk.records import AwkArray, split_fields
 from fakecri.sim.applets.awk.regex import BadRegex, compile_ere
 from fakecri.sim.applets.awk.streams import Streams
@@ -49,8 +50,6 @@ class _Return(Exception):
         self.value = value
 
 
-Slot = Value | AwkArray
-Place = tuple[a.Expr, float | str | None]  # an lvalue and its field number or subscript
 
 
 class Interp:
@@ -60,7 +59,7 @@ class Interp:
         self.vars: dict[str, Slot] = {}
         self.frames: list[list[Slot]] = []
         self.record = ""
-        self.fields: list[str] | None = []
+        self.fields: list[Value] | None = []  # (an assigned field keeps its value, a number too, as busybox's)
         self.record_fs = " ", False
         self.exit_code = 0
         self.line = 1
@@ -150,13 +149,13 @@ class Interp:
         self.fields = None
         self.record_fs = self.str_var("FS"), self.str_var("RS") == ""
 
-    def split(self) -> list[str]:
+    def split(self) -> list[Value]:
         if self.fields is None:
-            self.fields = split_fields(self.record, *self.record_fs)
+            self.fields = [StrNum(f) for f in split_fields(self.record, *self.record_fs)]
         return self.fields
 
     def rebuild(self) -> None:
-        self.record = self.str_var("OFS").join(self.split())
+        self.record = self.str_var("OFS").join(self.str_of(f) for f in self.split())
 
     def field(self, n: float) -> Value:
         i = int(n)
@@ -165,20 +164,19 @@ class Interp:
         if i == 0:
             return StrNum(self.record)
         fields = self.split()
-        return StrNum(fields[i - 1]) if i <= len(fields) else UNINIT
+        return fields[i - 1] if i <= len(fields) else UNINIT
 
     def set_field(self, n: float, value: Value) -> None:
         i = int(n)
         if i < 0:
             raise AwkError("Access to negative field")
-        text = self.str_of(value)
         if i == 0:
-            self.set_record(text)
+            self.set_record(self.str_of(value))
             return
         fields = self.split()
         if i > len(fields):
             fields += [""] * (i - len(fields))
-        fields[i - 1] = text
+        fields[i - 1] = UNINIT if isinstance(value, Uninit) else value
         self.rebuild()
 
     # ---------------------------------------------------------------- expressions
@@ -196,7 +194,9 @@ class Interp:
         if isinstance(target, a.Field):
             return target, to_num((yield from self.ev(target.index)))
         if isinstance(target, a.Index):
-            return target, (yield from self.subscript(target.subscripts))
+            key = yield from self.subscript(target.subscripts)
+            self.array(target.array).get(key)  # (the element is made now, before the value: busybox's order)
+            return target, key
         return target, None
 
     def load(self, place: Place) -> Value:
@@ -310,7 +310,9 @@ class Interp:
         if op == "%":
             if y == 0:
                 raise AwkError("Division by zero")
-            return math.fmod(x, y)
+            q = x / y  # busybox: x - (long long)(x / y) * y, the cast as x86 makes it (out of range: INT64_MIN)
+            whole = math.trunc(q) if q == q and -(2 ** 63) <= q < 2 ** 63 else -(2 ** 63)
+            return x - float(whole) * y
         try:
             return math.pow(x, y)
         except OverflowError:

@@ -29,7 +29,8 @@ def split_fields(text: str, fs: str, paragraph: bool = False) -> list[str]:
     if text == "":
         return []
     if fs == " ":
-        return _BLANKS.split(text.strip(" \t\n"))
+        text = text.strip(" \t\n")
+        return _BLANKS.split(text) if text else []
     if paragraph:
         parts: list[str] = []
         for line in text.split("\n"):

@@ -14,16 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Generator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from fakecri.sim.applets.awk.machine import Machine
 from fakecri.sim.applets.awk.records import AwkArray, Reader
 from fakecri.sim.applets.awk.values import StrNum, from_text, to_num, to_text
 from fakecri.sim.shell import Input, Io, run_argv
 from fakecri.sim.userland.files import looking
 from fakecri.sim.userland.world import FileError, Userland
-
-if TYPE_CHECKING:
-    from fakecri.sim.applets.awk.interp import Interp
 
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 _FLUSH_AT = 1 << 16
@@ -188,7 +186,7 @@ class Streams:
         if self.current is not None and self.current is not self.stdin:
             self.current = None
 
-    def main_record(self, interp: Interp) -> Generator[Any, Any, str | None]:
+    def main_record(self, interp: Machine) -> Generator[Any, Any, str | None]:
         """The next record of the main input, opening the operands in ARGV as it goes."""
         while True:
             if self.current is not None:
@@ -199,7 +197,7 @@ class Streams:
             if self.current is None and not (yield from self._next_operand(interp)):
                 return None
 
-    def _next_operand(self, interp: Interp) -> Generator[Any, Any, bool]:
+    def _next_operand(self, interp: Machine) -> Generator[Any, Any, bool]:
         argv = interp.vars.get("ARGV")
         while True:
             argc = int(to_num(interp.get("ARGC")))
