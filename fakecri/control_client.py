@@ -23,7 +23,7 @@ def _fault_dict(f: cpb.Fault) -> dict[str, Any]:
     }
 
 
-class _NamesNode(grpc.UnaryUnaryClientInterceptor):
+class _NamesNode(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc,unused-ignore]  # grpc ships no types
     """Adds the node a farm routes the call to (metadata key fakecri-node) to every call."""
 
     def __init__(self, node: str) -> None:
@@ -45,7 +45,7 @@ class ControlClient:
         self.timeout = timeout
         self._channel = grpc.insecure_channel(parse_endpoint(endpoint).target)
         channel = grpc.intercept_channel(self._channel, _NamesNode(node)) if node else self._channel
-        self._stub = cgrpc.ControlStub(channel)
+        self._stub = cgrpc.ControlStub(channel)  # type: ignore[no-untyped-call,unused-ignore]
 
     def close(self) -> None:
         self._channel.close()
@@ -108,7 +108,7 @@ class ControlClient:
                                   timeout=self.timeout)
 
     def advance_clock(self, seconds: float) -> int:
-        return self._stub.AdvanceClock(cpb.AdvanceClockRequest(seconds=seconds), timeout=self.timeout).now_ns
+        return int(self._stub.AdvanceClock(cpb.AdvanceClockRequest(seconds=seconds), timeout=self.timeout).now_ns)
 
     def reset(self) -> None:
         self._stub.Reset(cpb.ResetRequest(), timeout=self.timeout)
@@ -145,7 +145,7 @@ class FarmClient:
         self.endpoint = endpoint
         self.timeout = timeout
         self._channel = grpc.insecure_channel(parse_endpoint(endpoint).target)
-        self._stub = cgrpc.FarmStub(self._channel)
+        self._stub = cgrpc.FarmStub(self._channel)  # type: ignore[no-untyped-call,unused-ignore]
 
     def close(self) -> None:
         self._channel.close()

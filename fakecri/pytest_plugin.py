@@ -251,7 +251,7 @@ def cri_endpoint(request: pytest.FixtureRequest, pytestconfig: pytest.Config) ->
     settings = pytestconfig.stash[_settings_key]
     if settings.external and request.node.get_closest_marker("fakecri") is None:
         return settings.external
-    return request.getfixturevalue("fakecri").endpoint
+    return str(request.getfixturevalue("fakecri").endpoint)
 
 
 @pytest.fixture(scope="session")
@@ -335,4 +335,4 @@ def _take_server_errors(item: pytest.Item) -> list[str]:
     if handle is None or handle.server.node is None:
         return []
 
-    return handle.server.call(handle.node.take_errors)  # on the server's loop, which owns the node
+    return list(handle.server.call(handle.node.take_errors))  # on the server's loop, which owns the node

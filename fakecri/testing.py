@@ -6,7 +6,10 @@ without pytest too: `FakeCRI.start(seed=7)` ... `.stop()`.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from fakecri.control_client import ControlClient
 
 
 class FakeCRI:
@@ -18,7 +21,7 @@ class FakeCRI:
 
     def __init__(self, server: Any) -> None:
         self.server = server
-        self._control: Any = None
+        self._control: ControlClient | None = None
 
     @classmethod
     def start(cls, **config: Any) -> FakeCRI:
@@ -29,7 +32,7 @@ class FakeCRI:
 
     @property
     def endpoint(self) -> str:
-        return self.server.endpoint
+        return str(self.server.endpoint)
 
     @property
     def node(self) -> Any:
@@ -38,10 +41,10 @@ class FakeCRI:
 
     @property
     def seed(self) -> int:
-        return self.server.config.seed
+        return int(self.server.config.seed)
 
     @property
-    def control(self) -> Any:
+    def control(self) -> ControlClient:
         if self._control is None:
             from fakecri.control_client import ControlClient
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import re
 import sys
 import time
 from collections import Counter, defaultdict
@@ -42,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--show", type=int, default=10, help="mismatches printed (default 10)")
     p.add_argument("--notes", help="append a dated markdown section of the mismatches to this file")
     p.add_argument("--notes-limit", type=int, default=40, help="mismatches in the notes section (default 40)")
+    p.add_argument("--known", action="store_true",
+                   help="print the mismatching corpus scripts as a KNOWN_MISMATCHES table, a reason drawn for each")
     p.add_argument("--label", default="", help="what was judged, for the notes section's heading")
     args = p.parse_args(argv)
     if not available():
@@ -62,8 +65,9 @@ def main(argv: list[str] | None = None) -> int:
 
         server = FakeCRIServer(seed=7)
         server.start()
-        server.node.log_rpcs = False
-        target = "unix:" + server.config.socket
+        if server.node is not None:
+            server.node.log_rpcs = False
+        target = f"unix:{server.config.socket}"
     fakecri = FakecriSide(target)
     busybox = BusyboxSide(fakecri.etc_files(), CONTAINER_ENV, POD_NAME)
     judge = Judge(busybox, fakecri)
@@ -78,6 +82,8 @@ def main(argv: list[str] | None = None) -> int:
             server.stop()
     elapsed = time.monotonic() - started
     report(outcomes, args.show, elapsed, busybox.chroot)
+    if args.known:
+        print(known_table(outcomes))
     if args.notes:
         with open(args.notes, "a") as f:
             f.write(notes_section(outcomes, args.notes_limit, args.label))
@@ -111,6 +117,34 @@ def report(outcomes: list[Outcome], show: int, elapsed: float, chroot: bool) -> 
     for o in bad[:show]:
         print("-" * 72)
         print(o.describe())
+
+
+_AWK_HELPER = dict.fromkeys(("awk", "find", "cp", "mv", "mktemp", "ls"), "awk")
+_BUILTINS = frozenset(("alias", "unalias", "getopts", "ulimit", "times", "hash", "fc", "jobs", "fg", "bg"))
+
+
+def reason(o: Outcome) -> str:
+    """A first reason for a mismatch, from what fakecri said (to be read and corrected by a person)."""
+    owner = OWNERS.get(o.case.category, "shell")
+    fc, bb = o.fakecri, o.busybox
+    missing = re.search(r"(\S+): not modelled by fakecri", fc.stderr)
+    if missing:
+        name = missing.group(1).rsplit("/", 1)[-1]
+        return f"{_AWK_HELPER.get(name, 'shell' if name in _BUILTINS else 'applets')}: {name} is not modelled"
+    if "can't open" in fc.stderr or "No such file" in fc.stderr and "No such file" not in bb.stderr:
+        return f"{owner}: a file the script made is not found ({fc.stderr.splitlines()[0][:80]})"
+    if fc.rc != bb.rc:
+        return f"{owner}: exit {fc.rc} where busybox exits {bb.rc}"
+    if fc.stdout != bb.stdout:
+        return f"{owner}: stdout differs"
+    first = (fc.stderr.splitlines() or [""])[0][:80]
+    return f"{owner}: stderr differs ({first!r} where busybox says {(bb.stderr.splitlines() or [''])[0][:80]!r})"
+
+
+def known_table(outcomes: list[Outcome]) -> str:
+    rows = [f"    {o.case.name!r}: {reason(o)!r}," for o in outcomes
+            if o.case.category != "generated" and not o.match]
+    return "KNOWN_MISMATCHES: dict[str, str] = {\n" + "\n".join(rows) + "\n}"
 
 
 def _spread(group: list[Outcome], n: int) -> list[Outcome]:

@@ -29,6 +29,13 @@ from interop.conftest import REPO, find_binary
 BINARIES = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kubectl")
 HOST_TOOLS = ("openssl", "curl", "unshare", "setsid", "flock", "ss")
 NODE = "fn1"
+# The kubelet's default hard eviction thresholds (imagefs under 15 % free, nodefs under 10 %)
+# are about the host's disk, which fakecri reports as its image and container filesystems,
+# as containerd reports its root's. On a shared host with little disk left the node would be
+# tainted disk-pressure and take no pods; the cluster is about the runtime, so only a host
+# that is really out of space (or memory) stops it.
+EVICTION_HARD = ("--eviction-hard=memory.available<1Mi,nodefs.available<1%,nodefs.inodesFree<1%,"
+                 "imagefs.available<1%,imagefs.inodesFree<1%")
 POD_CIDR = os.environ.get("FAKECRI_MC_POD_CIDR", "127.93.1.0/24")
 
 
@@ -97,7 +104,8 @@ def _free_base() -> int:
 class MiniCluster:
     """One cluster: `start()`, then kubectl and pod helpers, then `stop()`. `run_dir`: its state
     directory (by default a temporary one, removed at the stop unless FAKECRI_MC_KEEP=1 keeps it
-    for a look); `kubelet_args`: more flags for the node's kubelet."""
+    for a look); `kubelet_args`: more flags for the node's kubelet (after `EVICTION_HARD`, so one of its
+    own `--eviction-hard` wins)."""
 
     def __init__(self, run_dir: Path | None = None, *, kubelet_args: str = "") -> None:
         self.owns_run_dir = run_dir is None
@@ -111,7 +119,7 @@ class MiniCluster:
                     "FAKECRI": str(fakecri_script()),
                     "API_PORT": str(api), "ETCD_CLIENT_PORT": str(etcd), "ETCD_PEER_PORT": str(peer),
                     "KCM_PORT": str(kcm), "SCHED_PORT": str(sched), "KUBELET_PORT_BASE": str(_free_base()),
-                    "KUBELET_EXTRA_ARGS": kubelet_args, "NODE_READY_TIMEOUT": "90"}
+                    "KUBELET_EXTRA_ARGS": f"{EVICTION_HARD} {kubelet_args}".strip(), "NODE_READY_TIMEOUT": "90"}
         self.scripts = scripts_dir()
         self.kubectl_bin = str(find_binary("kubectl"))
 

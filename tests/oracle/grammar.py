@@ -10,6 +10,8 @@ script ends by printing its variables and the last status.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
+from typing import TypeVar
 
 from hypothesis import strategies as st
 
@@ -19,6 +21,7 @@ WORDS = ("x", "ab", "a b", "", "1", "42", "-n", "f*", "?1", "[ab]", "it's", "a\\
 FILES = ("f1", "f2", "ab.txt")
 FORMATS = ("%s|", "[%s]", "%s\\n", "<%5s>", "%d.", "%-3s|%s\\n")
 MAX_DEPTH = 3
+T = TypeVar("T")
 
 
 def quote(word: str) -> str:
@@ -28,6 +31,13 @@ def quote(word: str) -> str:
     return "'" + word.replace("'", "'\\''") + "'"
 
 
+def fill(template: str, **values: str) -> str:
+    """`template` with each `<name>` replaced by its value (shell text is full of braces and %)."""
+    for name, value in values.items():
+        template = template.replace(f"<{name}>", value)
+    return template
+
+
 class Gen:
     def __init__(self, rng: random.Random) -> None:
         self.r = rng
@@ -35,7 +45,7 @@ class Gen:
         self.groups = 0
         self.functions: list[str] = []
 
-    def pick(self, xs):  # type: ignore[no-untyped-def]
+    def pick(self, xs: Sequence[T]) -> T:
         return xs[self.r.randrange(len(xs))]
 
     def chance(self, p: float) -> bool:
@@ -103,7 +113,11 @@ class Gen:
         return f"echo {self.literal()} | grep -q {self.pick(('x', 'a', '^a', 'b$'))}"
 
     def simple(self, depth: int) -> str:
-        kind = self.r.randrange(12)
+        kind = self.r.randrange(14)
+        if kind == 12:
+            return self.builtin(depth)
+        if kind == 13:
+            return self.expansion_assignment()
         if kind <= 2:
             return f"echo {self.args(depth)}"
         if kind == 3:
@@ -125,6 +139,43 @@ class Gen:
         if kind == 10:
             return f"echo {self.literal()} {self.pick(('>', '>>'))} {self.pick(FILES)}"
         return self.pick(("true", "false", "shift", "cat f1", "ls", "echo $#"))
+
+    def builtin(self, depth: int) -> str:
+        """The builtins that change or read the shell's state, in the forms scripts use."""
+        v, w = self.pick(VARS), self.pick(VARS)
+        kind = self.r.randrange(12)
+        if kind == 0:
+            return fill('eval "<v>=\\$<w>"; echo "[$<v>]"', v=v, w=w)
+        if kind == 1:
+            return fill('(IFS=<ifs>; set -- $<v>; echo "$#:$1")', ifs=self.pick((":", "b", ",", "' '")), v=v)
+        if kind == 2:
+            line = self.pick(("x y z", "  a  b  ", "a\\b c", ""))
+            return fill('{ read -r <v> <w> <<EOF\n<line>\nEOF\n}; echo "[$<v>][$<w>]"', v=v, w=w, line=line)
+        if kind == 3:
+            return fill("""sh -c 'echo "$# $1"; exit <k>' sh <args>; echo "child=$?\"""",
+                        k=str(self.r.randint(0, 3)), args=self.args(depth))
+        if kind == 4:
+            return fill('(set -e; <cmd>; false; echo not-here); echo "e=$?"', cmd=self.simple(depth + 1))
+        if kind == 5:
+            return fill("(trap 'echo trapped $?' EXIT; <cmd>)", cmd=self.simple(depth + 1))
+        if kind == 6:
+            return '[ $# -gt 0 ] && shift; echo "$# $*"'
+        if kind == 7:
+            return """printf '<%s>' "$@"; echo"""
+        if kind == 8:
+            return fill("""export <v>; sh -c 'echo "$<v>"'""", v=v)
+        if kind == 9:
+            return fill("exec 3> fd3; echo <word> >&3; exec 3>&-; cat fd3", word=self.literal())
+        if kind == 10:
+            return fill('echo "${<v>#"$<w>"}" "${<v>%%"*"}" "${<v>#*"$"}"', v=v, w=w)
+        return fill('unset <v>; echo "[${<v>-unset}]"', v=v)
+
+    def expansion_assignment(self) -> str:
+        v, n = self.pick(VARS), self.pick(NUMS)
+        forms = (fill(': ${<v>:=<word>}; echo "$<v>"', v=v, word=self.literal()), fill("echo $((<n> += 2)) $<n>", n=n),
+                 fill("echo $((<n>++)) $((<n>--)) $<n>", n=n), fill("echo $(( ${#<v>} + 1 ))", v=v),
+                 fill(': ${<v>=<word>}; echo "${#<v>}"', v=v, word=self.literal()))
+        return self.pick(forms)
 
     def filter(self) -> str:
         return self.pick(("cat", "wc -c", "tr a-z A-Z", "tr -d ' '", "sed 's/a/X/g'", "cut -c1-2", "head -n 1",

@@ -130,3 +130,5 @@ true & wait $!; echo "rc=$?"
 ### alias-in-script
 alias ll='echo aliased'
 ll
+### trap-exit-of-subshell-in-redirected-group
+{ (trap 'echo trapped' EXIT; true); echo after; } > g; echo "g=[$(cat g)]"; { (trap 'echo last' EXIT; true); } > h; echo "h=[$(cat h)]"

@@ -1,4 +1,5 @@
 # Whole idioms as liveness/readiness probes, lifecycle hooks and init containers write them.
+# (kill-background-job leaves out stderr: whether ash reports "Terminated" races with the kill.)
 ### liveness-file-present
 echo ok > healthy; cat healthy
 ### liveness-file-missing
@@ -25,7 +26,7 @@ printf 'a=1\n# comment\nb=two words\n\nc=3\n' > kv; while IFS='=' read -r k v; d
 printf 'port: 80\nhost: x\n' > cfg; port=$(grep '^port:' cfg | cut -d' ' -f2); echo "port is $port"
 ### check-process-exit-code
 sh -c 'exit 3'; rc=$?; if [ $rc -ne 0 ]; then echo "failed with $rc"; fi
-### kill-background-job
+### kill-background-job !stderr
 sleep 5 & p=$!; kill $p; wait $p; echo "rc=$?"
 ### trap-on-term-in-child
 sh -c 'trap "echo got-term; exit 0" TERM; kill -TERM $$; echo not-here'; echo "rc=$?"
