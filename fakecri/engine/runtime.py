@@ -413,14 +413,17 @@ class Runtime:
     def _kill(self, c: Container) -> None:
         self._finish(c, "kill", EXIT_KILLED, ERROR, "", self.clock.now_ns())
 
-    def stop_container(self, cid: str, timeout_s: float = 0.0) -> float:
-        """Stop; returns the seconds the stop takes (0: done). A slow stop finishes in `tick`."""
+    def stop_container(self, cid: str, timeout_s: float = 0.0, lag_ns: int = 0) -> float:
+        """Stop; returns the seconds the stop takes (0: done). A slow stop finishes in `tick`.
+        `lag_ns` makes the exit come that much later than the stop itself would (a runtime that
+        answers the stop before it has handled the exit)."""
         c = self._find(self._containers, cid, "container")
         if not path_for("container", cid, "stop", MISSING if c is None else c.state):
             return 0.0
         now = self.clock.now_ns()
         plan = self._plan(c)
         delay, code, reason = plan.stop_outcome(max(0, round(timeout_s * 1e9)))
+        delay += lag_ns
         pending = self.store.stopping.get(c.id)
         if pending is not None and pending[0] <= now + delay:
             due = pending[0]

@@ -219,6 +219,13 @@ class FaultPlan:
                 return True
         return False
 
+    def quirk_rng(self, quirk: Quirk) -> random.Random | None:
+        """The random stream of `quirk`'s fault (from the plan's seed); None if not in force."""
+        for e in self._by_kind.get(registry.QUIRK, []):
+            if e.params["name"] == quirk:
+                return e.rng
+        return None
+
     def conditions(self, now_ns: int) -> dict[str, ConditionOverride]:
         """Conditions forced at `now_ns`, by type; expired condition faults are removed."""
         self._expire_conditions(now_ns)

@@ -79,6 +79,23 @@ class Quirk(str, enum.Enum):
         "'container is still running, to stop first' (containerd 1.6's race with the exit).",
         ("containerd/containerd#4655", "containerd/containerd#8953"))
 
+    # ---- issue 30 part 8: what the conformance suite found on containerd 2.x and CRI-O 1.36
+    STOP_RETURNS_WHILE_RUNNING = (
+        "stop-returns-while-running",
+        "StopContainer answers OK while the container still runs: ContainerStatus says RUNNING and "
+        "the STOPPED event waits for 150-250 ms more (seeded), and a RemoveContainer in that window "
+        "answers UNKNOWN 'container is still running, to stop first' (containerd 1.6.20, 2.0.0, 2.3.4).",
+        ("containerd/containerd#4655", "containerd/containerd#8953"))
+    NO_SANDBOX_CREATED_EVENT = (
+        "no-sandbox-created-event",
+        "RunPodSandbox emits no sandbox CREATED event (CRI-O 1.36).",
+        ("cri-o/cri-o#6404",))
+    NO_CONTAINER_DELETED_ON_SANDBOX_REMOVE = (
+        "no-container-deleted-on-sandbox-remove",
+        "RemovePodSandbox removes the containers still in the sandbox without a container DELETED "
+        "event for any of them (CRI-O 1.36).",
+        ("cri-o/cri-o#6404",))
+
     @property
     def references(self) -> str:
         """The references as one comma-separated line ('' when there are none)."""

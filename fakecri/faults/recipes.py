@@ -93,7 +93,15 @@ RECIPES: dict[str, Recipe] = {r.name: r for r in (
            "UNIMPLEMENTED blocks the pod's resize.",
            ("kubernetes/kubernetes#137555",),
            (_f("error", "UpdatePodSandboxResources", code="INTERNAL"),)),
+    Recipe("crio-1.36-events",
+           "The event stream of CRI-O 1.36.3 as fakecri's conformance suite measured it: no sandbox CREATED, "
+           "no sandbox DELETED, no container DELETED for the containers RemovePodSandbox removes, and an "
+           "instant container's STOPPED before its STARTED.",
+           ("cri-o/cri-o#6404", "cri-o/cri-o#9738"),
+           (_f("quirk", name="no-sandbox-created-event"), _f("quirk", name="no-sandbox-deleted-event"),
+            _f("quirk", name="no-container-deleted-on-sandbox-remove"), _f("quirk", name="stopped-before-started"))),
 )}
+
 RECIPE_NAMES: tuple[str, ...] = tuple(RECIPES)
 
 

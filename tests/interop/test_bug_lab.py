@@ -7,6 +7,9 @@ ports are fixed, so each run holds /tmp/kubelet.lock.
 """
 from __future__ import annotations
 
+import itertools
+import time
+
 import grpc
 import pytest
 from helpers.cri import EventCollector
@@ -15,6 +18,7 @@ from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.control.v1 import control_pb2_grpc
 from fakecri.engine.records import ContainerState
 from interop.bug_lab import CRASH, LATE, WEB, lab, pod, report
+from interop.kubelet_run import PROBE, running
 
 pytestmark = pytest.mark.slow
 
@@ -244,6 +248,89 @@ def test_8_remove_of_an_exiting_container_answers_unknown(kubelet_standalone, tm
             # removed (NotFound; docs/interop.md). Only a refusal of the removal itself counts.
             assert set(codes) == {"OK"}, codes
             assert not [line for line in refused if "NotFound" not in line], refused
+
+
+# ------------------------------------------------------------ 9. StopContainer answers before the exit
+
+
+def _overlaps_ms(lb, pod_name, container):
+    """For each attempt that followed another: how long both ran at once (ms; 0 if none)."""
+    attempts = lb.containers(pod_name, container)
+    return [max(0, (a.finished_at - b.started_at) // 1_000_000) for a, b in itertools.pairwise(attempts)
+            if a.finished_at and b.started_at]
+
+
+@pytest.mark.parametrize("quirk", ON_OFF)
+def test_9_stop_returns_while_running(kubelet_standalone, tmp_path, quirk):
+    """containerd 1.6.20, 2.0.0 and 2.3.4 (fakecri's conformance runs; the error of
+    containerd#4655, #8953): StopContainer answers OK while ContainerStatus still says RUNNING
+    for about 200 ms, and RemoveContainer in that window answers UNKNOWN. A liveness failure
+    makes kubelet 1.36 stop a container and start the next attempt at once: with the quirk the
+    two run side by side for the lag. It removes a container only after its ContainerDied or
+    after StopPodSandbox (which ends it), so no RemoveContainer is refused."""
+    flags = {"quirks": "stop-returns-while-running"} if quirk else {}
+    with lab(kubelet_standalone, tmp_path, flags=flags, pods={"probe": PROBE, "web": WEB}) as lb:
+        lb.wait("probe never restarted twice", lambda: lb.restarts("probe", "p") >= 2, 90)
+        overlaps = _overlaps_ms(lb, "probe", "p")
+        lb.kubelet.remove_pods()
+        lb.wait("the sandboxes were never removed", lambda: len(
+            [c for c in lb.calls("RemovePodSandbox") if c.code == "OK"]) >= 2, 120)
+        lb.idle(5)
+        stops = {c.summary: c.at_ns for c in lb.calls("StopContainer")}
+        sandbox_stops = [c.at_ns for c in lb.calls("StopPodSandbox")]
+        removes = [(c.at_ns - stops[c.summary], c.at_ns) for c in lb.calls("RemoveContainer") if c.summary in stops]
+        gaps = sorted(round(gap / 1e9, 3) for gap, _ in removes)
+        # a removal inside the window comes after StopPodSandbox, which ends the container first
+        hasty = [at for gap, at in removes if gap < 250_000_000
+                 and not any(at - gap < s < at for s in sandbox_stops)]
+        codes = [c.code for c in lb.calls("StopContainer") + lb.calls("RemoveContainer")]
+        print(f"{quirk}: both attempts running at once (ms) {overlaps}; seconds from each StopContainer to "
+              f"the RemoveContainer of that container {gaps}; answers {codes}; "
+              f"refusals {len(lb.log_lines('still running, to stop first'))}")
+        assert set(codes) == {"OK"} and not lb.containers(), (codes, lb.containers())
+        assert not lb.log_lines("still running, to stop first")
+        assert gaps and not hasty, gaps
+        if quirk:
+            assert overlaps and min(overlaps) >= 150, overlaps
+        else:
+            assert overlaps and max(overlaps) == 0, overlaps
+
+
+# ------------------------------------------------------------ 10. CRI-O 1.36's missing events
+
+
+@pytest.mark.parametrize("recipe", ON_OFF)
+def test_10_crio_1_36_events(kubelet_standalone, tmp_path, recipe):
+    """CRI-O 1.36.3 (fakecri's conformance run): no sandbox CREATED, no sandbox DELETED, no
+    container DELETED for the containers RemovePodSandbox removes, and STOPPED before STARTED
+    for an instant exit (cri-o#9738). Kubelet 1.36 with EventedPLEG runs, deletes and runs
+    again the same static pods."""
+    flags = {"recipe": "crio-1.36-events"} if recipe else {}
+    with lab(kubelet_standalone, tmp_path, flags=flags, evented=True,
+             pods={"web": WEB, "late": LATE, "crash": CRASH}) as lb:
+        lb.wait("web never ran", lambda: lb.containers("web", "w"), 60)
+        lb.wait("crash never restarted twice", lambda: lb.restarts("crash", "c") >= 2, 90)
+        stale = lb.stale_running("late", "l", 20)
+        restarts = {n: lb.restarts(n, c) for n, c in (("late", "l"), ("crash", "c"))}
+        lb.kubelet.remove_pods()
+        lb.wait("the sandboxes were never removed", lambda: len(
+            [c for c in lb.calls("RemovePodSandbox") if c.code == "OK"]) >= 3, 120)
+        t0 = time.monotonic()
+        lb.kubelet.add_pod("web", WEB)  # the same static pod again: the same uid
+        lb.wait("web never ran again",
+                lambda: any(c.state == ContainerState.RUNNING for c in lb.containers("web", "w")), 120)
+        back = time.monotonic() - t0
+        lb.wait("the kubelet never reported web running again", lambda: lb.pods().get("web") and
+                lb.pods()["web"].get("containerStatuses") and running(lb.pods()["web"], "w"), 60)
+        shown = time.monotonic() - t0
+        hits = lb.server.call(lambda: {f.name: f.hits for f in lb.server.node.plan.list()})
+        print(f"{recipe}: stale running {stale:.1f} s, restarts {restarts}, web back in {back:.1f} s "
+              f"(reported running after {shown:.1f} s); quirk hits {hits}")
+        # The same kubelet either way: every exit seen, the pods restart, the deleted pod comes back.
+        assert stale < 5 and restarts["late"] >= 2 and restarts["crash"] >= 2, (stale, restarts)
+        assert shown < 15, shown
+        if recipe:  # while CRI-O's stream was replayed: each of its gaps happened
+            assert all(hits.get(f"crio-1.36-events.{i}", 0) > 0 for i in (1, 2, 3)), hits
 
 
 # ------------------------------------------------------------ the CRI of 1.37 and 1.38

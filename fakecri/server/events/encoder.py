@@ -26,6 +26,12 @@ class EventEncoder:
         self.statuses = statuses
         self._publish = publish
         self._held: tuple[Event, bytes] | None = None  # for the stopped-before-started quirk
+        self._quiet: set[str] = set()  # no-container-deleted-on-sandbox-remove: sandboxes being removed
+
+    def quiet_container_deletes(self, sandbox_id: str) -> None:
+        """No container DELETED goes out for `sandbox_id` until its own DELETED event passes
+        (the no-container-deleted-on-sandbox-remove quirk; RemovePodSandbox asks for it)."""
+        self._quiet.add(sandbox_id)
 
     def _quirk(self, quirks: frozenset[Quirk], quirk: Quirk, ev: Event) -> bool:
         """True when `quirk` is on; the fault layer logs and counts each use."""
@@ -36,7 +42,15 @@ class EventEncoder:
     def encode(self, ev: Event, quirks: frozenset[Quirk]) -> bytes | None:
         """The event as ContainerEventResponse bytes; None when a quirk swallows it."""
         sandbox_deleted = ev.is_sandbox and ev.type == EventType.DELETED
+        if self._quiet and ev.type == EventType.DELETED:
+            if sandbox_deleted:
+                self._quiet.discard(ev.sandbox_id)
+            elif ev.sandbox_id in self._quiet:
+                return None  # a container removed with its sandbox, unannounced (CRI-O 1.36)
         if sandbox_deleted and self._quirk(quirks, Quirk.NO_SANDBOX_DELETED_EVENT, ev):
+            return None
+        if (ev.is_sandbox and ev.type == EventType.CREATED
+                and self._quirk(quirks, Quirk.NO_SANDBOX_CREATED_EVENT, ev)):
             return None
         created_at = ev.created_at
         if self._quirk(quirks, Quirk.CREATED_AT_SECONDS, ev):
@@ -90,3 +104,4 @@ class EventEncoder:
 
     def reset(self) -> None:
         self._held = None
+        self._quiet.clear()

@@ -13,6 +13,7 @@ from fakecri.sim.shell import Command, Io, Process, Sleep
 from fakecri.sim.userland.file_tools import FILE_TOOL_COMMANDS
 from fakecri.sim.userland.files import FILE_COMMANDS
 from fakecri.sim.userland.identity import accounts
+from fakecri.sim.userland.procs import PROCESS_COMMANDS
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
 from fakecri.sim.userland.system import SYSTEM_COMMANDS
 from fakecri.sim.userland.world import FileError, Userland
@@ -393,6 +394,7 @@ USERLAND_COMMANDS: dict[str, Command] = {
     "brctl": _brctl, "ping": _ping,
     **FILE_COMMANDS,
     **FILE_TOOL_COMMANDS,
+    **PROCESS_COMMANDS,
     **SYSTEM_COMMANDS,
 }
 
