@@ -161,7 +161,7 @@ class RuntimeService:
         if Quirk.NO_CONTAINER_DELETED_ON_SANDBOX_REMOVE in self.node.quirks():  # CRI-O 1.36
             found = self.runtime.list_sandboxes(id=request.pod_sandbox_id)
             if found and self.plan.quirk_hit(Quirk.NO_CONTAINER_DELETED_ON_SANDBOX_REMOVE, found[0].id[:12]):
-                self.node.encoder.quiet_container_deletes(found[0].id)
+                self.node.quiet_container_deletes(found[0].id)
         self.runtime.remove_pod_sandbox(request.pod_sandbox_id)
         return pb.RemovePodSandboxResponse()
 

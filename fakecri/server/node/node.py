@@ -195,6 +195,11 @@ class Node:
     def now_ns(self) -> int:
         return self.clock.now_ns()
 
+    def quiet_container_deletes(self, sandbox_id: str) -> None:
+        """The containers RemovePodSandbox is about to remove from `sandbox_id` go without
+        their DELETED events (the no-container-deleted-on-sandbox-remove quirk, CRI-O 1.36)."""
+        self.encoder.quiet_container_deletes(sandbox_id)
+
     @property
     def pod_cidr(self) -> str:
         """The pod network this node hands addresses from (a state file may have brought its own)."""
