@@ -381,9 +381,9 @@ def interactive(sh: Shell) -> Process:
             break
         except Interrupted:
             pending = ""
-            status = sh.status = 130  # Ctrl-C: the line or the command is abandoned, the shell goes on
-            if sh.io.ctx.tty:
-                yield from sh.io.write("\n")
+            # Ctrl-C: the line or the command is abandoned, the shell goes on (the terminal's line
+            # discipline has already echoed `^C` and the new line: the shell adds none of its own)
+            status = sh.status = 130
     status = yield from run_exit_trap(sh, status)
     return status & 0xFF
 
