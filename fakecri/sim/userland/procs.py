@@ -14,6 +14,7 @@ import re
 
 from fakecri.sim.shell import Io, Process, Sleep
 from fakecri.sim.userland.files import looking
+from fakecri.sim.userland.system import meminfo_kb
 from fakecri.sim.userland.world import FileError, Userland
 
 NS_PER_S = 1_000_000_000
@@ -67,22 +68,8 @@ def pgrep(args: list[str], io: Io) -> Process:
     return 0 if found else 1
 
 
-def _meminfo(world: Userland) -> dict[str, int]:
-    values: dict[str, int] = {}
-    try:
-        text = world.read("/proc/meminfo").decode("utf-8", "replace")
-    except FileError:
-        return values
-    for row in text.splitlines():
-        key, _, rest = row.partition(":")
-        parts = rest.split()
-        if parts and parts[0].isdigit():
-            values[key] = int(parts[0])
-    return values
-
-
 def _frame(world: Userland) -> str:
-    mem = _meminfo(world)
+    mem = meminfo_kb(world)
     total, free = mem.get("MemTotal", 0), mem.get("MemFree", 0)
     try:
         load = world.read("/proc/loadavg").decode("utf-8", "replace").split()
