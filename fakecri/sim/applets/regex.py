@@ -29,7 +29,7 @@ class RegexError(ValueError):
     """A pattern glibc's regcomp refuses; the message is glibc's."""
 
 
-def _bracket(p: str, i: int) -> tuple[str, int]:
+def bracket(p: str, i: int) -> tuple[str, int]:
     """The bracket expression starting after the `[` at p[i-1]: (Python set, index after `]`)."""
     out = []
     negate = i < len(p) and p[i] == "^"
@@ -134,7 +134,7 @@ def translate(pattern: str, *, extended: bool = False) -> str:
             atom_start = False
             continue
         if c == "[":
-            s, i = _bracket(p, i)
+            s, i = bracket(p, i)
             out.append(s)
             atom_start = False
             continue

@@ -11,11 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
-_CLASSES = {
-    "alpha": "a-zA-Z", "digit": "0-9", "alnum": "0-9a-zA-Z", "upper": "A-Z", "lower": "a-z",
-    "space": " \\t\\n\\r\\f\\v", "blank": " \\t", "punct": re.escape("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"),
-    "print": " -~", "graph": "!-~", "cntrl": "\\x00-\\x1f\\x7f", "xdigit": "0-9A-Fa-f",
-}
+from fakecri.sim.applets.regex import RegexError, bracket
+
 _KEPT = {"w": r"\w", "W": r"\W", "s": r"\s", "S": r"\S", "b": r"\b", "B": r"\B", "<": r"\b(?=\w)",
          ">": r"\b(?<=\w)", "`": r"\A", "'": r"\Z"}
 
@@ -25,40 +22,12 @@ class BadRegex(ValueError):
 
 
 def _bracket(p: str, i: int) -> tuple[str, int]:
-    """The bracket expression after the `[` at p[i-1]: (a Python set, the index after `]`)."""
-    out: list[str] = []
-    negate = i < len(p) and p[i] == "^"
-    if negate:
-        i += 1
-    first = True
-    while True:
-        if i >= len(p):
-            raise BadRegex("Unmatched [, [^, [:, [., or [=")
-        c = p[i]
-        if c == "]" and not first:
-            i += 1
-            break
-        first = False
-        if c == "[" and i + 1 < len(p) and p[i + 1] in ":=.":
-            kind = p[i + 1]
-            end = p.find(kind + "]", i + 2)
-            if end < 0:
-                raise BadRegex("Unmatched [, [^, [:, [., or [=")
-            name = p[i + 2:end]
-            i = end + 2
-            if kind == ":":
-                if name not in _CLASSES:
-                    raise BadRegex("Invalid character class name")
-                out.append(_CLASSES[name])
-            else:
-                out.append(re.escape(name))
-            continue
-        if c == "-" and out and i + 1 < len(p) and p[i + 1] != "]":
-            out.append("-")
-        else:
-            out.append(re.escape(c) if c in "\\[]^&~|-" else c)
-        i += 1
-    return "[" + ("^" if negate else "") + "".join(out) + "]", i
+    """The bracket expression after the `[` at p[i-1], translated as sed's and grep's are
+    (the same glibc rules), with glibc's refusal as awk's."""
+    try:
+        return bracket(p, i)
+    except RegexError as exc:
+        raise BadRegex(str(exc)) from None
 
 
 def translate(p: str) -> str:
