@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 class InProcessRuntime(Protocol):
     """What the command needs of a runtime it started itself."""
 
-    endpoint: str
+    @property
+    def endpoint(self) -> str: ...
 
     def stop(self) -> None: ...
 
