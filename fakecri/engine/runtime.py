@@ -20,20 +20,29 @@ from fakecri.engine import checkpoints, snapshot
 from fakecri.engine import resources as res_mod
 from fakecri.engine.clock import Clock
 from fakecri.engine.errors import AlreadyExists, InvalidArgument, NotFound, Other
-from fakecri.engine.events import Event, Output, Said
 from fakecri.engine.exits import ERROR, EXIT_KILLED, EXIT_START_ERROR, START_ERROR, reason_for
 from fakecri.engine.ids import IdSource
 from fakecri.engine.images import ImageStore
 from fakecri.engine.ipam import IpPool
 from fakecri.engine.labels import matches
-from fakecri.engine.limits import Limits
 from fakecri.engine.plan import Plan
 from fakecri.engine.ports import NoPrograms, Programs, Pullable, Registry
-from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState, evolve
+from fakecri.engine.records import (
+    Container,
+    ContainerState,
+    Event,
+    Image,
+    Output,
+    Resources,
+    Said,
+    Sandbox,
+    SandboxState,
+    evolve,
+)
 from fakecri.engine.references import NormalizedRef
+from fakecri.engine.resources import Limits
 from fakecri.engine.specs import EMPTY_CONTAINER_SPEC, EMPTY_SANDBOX_SPEC, NODE, ContainerSpec, SandboxSpec
-from fakecri.engine.store import RuntimeStore
-from fakecri.engine.timers import STOP, WAKE
+from fakecri.engine.store import STOP, WAKE, RuntimeStore
 from fakecri.engine.transitions import GONE, MISSING, events_on_entering, path_for
 
 ID_LEN = 64

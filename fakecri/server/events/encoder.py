@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Callable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.engine.events import Event, EventType
+from fakecri.engine.records import Event, EventType
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirks import Quirk
 from fakecri.server.codec.wire import field_fragment

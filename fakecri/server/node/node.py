@@ -33,10 +33,9 @@ from typing import Any, NamedTuple, Protocol
 from fakecri import logs
 from fakecri.engine import errors
 from fakecri.engine.clock import Clock, FakeClock, SystemClock
-from fakecri.engine.events import Event, EventType, Output
 from fakecri.engine.ids import IdSource, RandomIds
-from fakecri.engine.limits import Limits
-from fakecri.engine.records import Container, ContainerState
+from fakecri.engine.records import Container, ContainerState, Event, EventType, Output
+from fakecri.engine.resources import Limits
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.model import FaultRecord
 from fakecri.faults.plan import FaultPlan
