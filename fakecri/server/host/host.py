@@ -207,6 +207,14 @@ class LocalHost:
         except (OSError, ValueError) as exc:
             raise _error(exc) from None
 
+    def link(self, existing: str, path: str) -> None:
+        self._may(existing, follow=False)
+        self._may(path, follow=False)
+        try:
+            os.link(existing, path, follow_symlinks=False)
+        except (OSError, ValueError) as exc:
+            raise _error(exc) from None
+
     def chmod(self, path: str, mode: int) -> None:
         try:
             os.chmod(path, mode)

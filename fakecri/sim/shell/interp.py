@@ -70,6 +70,8 @@ def subshell(node: ast.Node, sh: Shell) -> Process:
     except RecursionError:
         yield from sh.io.error(f"{sh.name}: the script nests too deep\n")
         status = 2
+    if sh.pushed and sh.traps.get("EXIT"):
+        sh.io = redirect.unwound(sh)
     status = yield from run_exit_trap(sh, status)
     return status & 0xFF
 
@@ -273,11 +275,14 @@ def _redirected(node: ast.Redirected, sh: Shell) -> Process:
     io = yield from redirect.apply(node.redirs, sh, sh.io)
     if io is None:
         return 1
+    # (a subshell's own redirections are made in it, not pushed: nothing to put back)
+    added = [] if isinstance(node.body, ast.Subshell) else redirect.push(node.redirs, sh)
     saved, sh.io = sh.io, io
     try:
         return (yield from run(node.body, sh))
     finally:
         sh.io = saved
+        redirect.pop(added, sh)
 
 
 def _simple(node: ast.Simple, sh: Shell) -> Process:

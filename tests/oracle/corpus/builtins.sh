@@ -132,3 +132,13 @@ alias ll='echo aliased'
 ll
 ### trap-exit-of-subshell-in-redirected-group
 { (trap 'echo trapped' EXIT; true); echo after; } > g; echo "g=[$(cat g)]"; { (trap 'echo last' EXIT; true); } > h; echo "h=[$(cat h)]"
+### trap-exit-of-subshell-after-redirected-group-ends
+f() { (trap 'echo t' EXIT; true); echo in; }; f > g; echo "g=[$(cat g)]"
+### trap-exit-in-cmdsub-of-redirected-group
+x=$( { (trap 'echo t' EXIT; true); echo a; } > f ); echo "x=[$x]"; cat f
+### trap-exit-subshell-in-redirected-loop
+i=0; while [ $i -lt 1 ]; do (trap 'echo t' EXIT; true); i=1; done > f; echo "f=[$(cat f)]"
+### trap-exit-group-of-one-subshell-takes-its-redirections
+{ (trap 'echo t' EXIT; true); } 2>&1 > f; echo "f=[$(cat f)]"; { { (echo inner) > x; } > y; }; ls; cat y
+### trap-exit-stderr-of-redirected-group
+{ (trap 'echo t >&2' EXIT; true); echo a; } 2> f; echo "f=[$(cat f)]"
