@@ -9,13 +9,18 @@ import inspect
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from fakecri.cli.group import main
 from fakecri.cli.values import DEFAULT_SOCKET, Duration, default_endpoint
 from fakecri.control_calls import BY_COMMAND
+
+if TYPE_CHECKING:
+    from fakecri.control_client import ControlClient, FarmClient
+
+T = TypeVar("T")
 
 ENDPOINT_HELP = "Where the control API is served (unix:///path or tcp://host:port)."
 NODE_HELP = ("In a node farm, the node to drive through the farm's control socket (--endpoint DIR/farm.sock), "
@@ -61,7 +66,7 @@ def _targets(base: Target) -> Iterator[Target]:
         yield Target(base.endpoint, name, label=True)
 
 
-def _help(name: str, fn) -> str | None:
+def _help(name: str, fn: Callable[..., None]) -> str | None:
     """A command's help: its control call's (fakecri.control_calls), then what the function's
     docstring adds for the command line."""
     own = inspect.getdoc(fn)
@@ -71,30 +76,32 @@ def _help(name: str, fn) -> str | None:
     return f"{call.help}\n\n{own}" if own else call.help
 
 
-def _ctl_command(name: str, *, each_node: bool = True):
+def _ctl_command(name: str, *, each_node: bool = True) -> Callable[[Callable[..., None]], click.Command]:
     """A ctl subcommand that also takes --endpoint and --node after its name (they win over the
-    ones before). With `each_node`, --node all runs it once per node of the farm."""
+    ones before). With `each_node`, --node all runs it once per node of the farm. The decorated
+    function takes the Target, then the command's own options by name (as click passes them)."""
 
-    def wrap(fn):
-        @ctl.command(name, help=_help(name, fn))
-        @click.option("--endpoint", "own_endpoint", default=None, metavar="URL", help=ENDPOINT_HELP)
-        @click.option("--node", "own_node", default=None, metavar="NAME", help=NODE_HELP)
-        @click.pass_obj
-        @functools.wraps(fn)
-        def command(group: Target, own_endpoint: str | None, own_node: str | None, **kwargs):
+    def wrap(fn: Callable[..., None]) -> click.Command:
+        def command(group: Target, /, own_endpoint: str | None, own_node: str | None, **kwargs: object) -> None:
             base = Target(own_endpoint or group.endpoint, own_node or group.node)
             if not each_node:
-                return fn(base, **kwargs)
+                fn(base, **kwargs)
+                return
             for target in _targets(base):
                 fn(target, **kwargs)
 
-        return command
+        functools.update_wrapper(command, fn)  # fn's name, help and click arguments
+        with_options = click.option("--node", "own_node", default=None, metavar="NAME", help=NODE_HELP)(
+            click.pass_obj(command))
+        with_options = click.option("--endpoint", "own_endpoint", default=None, metavar="URL",
+                                    help=ENDPOINT_HELP)(with_options)
+        return ctl.command(name, help=_help(name, fn))(with_options)
 
     return wrap
 
 
-def _control(target: Target):
-    from fakecri.client.endpoint import InvalidEndpointError
+def _control(target: Target) -> ControlClient:
+    from fakecri.client.errors import InvalidEndpointError
     from fakecri.control_client import ControlClient
 
     try:
@@ -103,8 +110,8 @@ def _control(target: Target):
         raise click.BadParameter(str(exc), param_hint="'--endpoint'") from None
 
 
-def _farm(endpoint: str):
-    from fakecri.client.endpoint import InvalidEndpointError
+def _farm(endpoint: str) -> FarmClient:
+    from fakecri.client.errors import InvalidEndpointError
     from fakecri.control_client import FarmClient
 
     try:
@@ -113,7 +120,7 @@ def _farm(endpoint: str):
         raise click.BadParameter(str(exc), param_hint="'--endpoint'") from None
 
 
-def _ctl_call(fn):
+def _ctl_call(fn: Callable[[], T]) -> T:
     import grpc
 
     try:
@@ -122,7 +129,7 @@ def _ctl_call(fn):
         raise click.ClickException(f"{exc.code().name}: {exc.details()}") from None
 
 
-def _print_json_lines(target: Target, read: Callable[[Any], list[dict[str, Any]]]) -> None:
+def _print_json_lines(target: Target, read: Callable[[ControlClient], list[dict[str, Any]]]) -> None:
     """Print what `read(control client)` returns, one JSON object per line."""
     with _control(target) as c:
         for record in _ctl_call(lambda: read(c)):
