@@ -64,3 +64,12 @@ def test_ctl_has_one_command_per_call_with_its_help():
         assert ctl.commands[name].help.startswith(call.help), name
         result = CliRunner().invoke(main, ["ctl", name, "--help"])
         assert result.exit_code == 0 and " ".join(call.help.split()[:4]) in " ".join(result.output.split())
+
+
+def test_the_plugin_page_lists_every_shared_call():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "pytest-plugin.md").read_text(encoding="utf-8")
+    row = next(line for line in page.splitlines() if line.startswith("| `fakecri` |"))
+    shared = {c.method for c in CONTROL_CALLS if c.fixture} | {"oom_kill"}
+    assert [m for m in sorted(shared) if f"`{m}`" not in row] == []
