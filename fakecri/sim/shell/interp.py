@@ -267,6 +267,7 @@ def _test(node: ast.Test, sh: Shell) -> Process:
 
 def _funcdef(node: ast.FuncDef, sh: Shell) -> Process:
     sh.functions[node.name] = node
+    sh.function_aliases[node.name] = sh.line_aliases
     return 0
     yield
 
@@ -302,11 +303,13 @@ def call_function(fn: ast.FuncDef, args: list[str], sh: Shell) -> Process:
     sh.calls += 1
     sh.depth += 1
     loops, sh.loops = sh.loops, 0
+    line_aliases, sh.line_aliases = sh.line_aliases, sh.function_aliases.get(fn.name, sh.line_aliases)
     try:
         status = yield from run(fn.body, sh)
     except Return as r:
         status = r.code
     finally:
+        sh.line_aliases = line_aliases
         sh.positional = saved
         sh.calls -= 1
         sh.depth -= 1
@@ -351,8 +354,13 @@ def run_text(text: str, sh: Shell, source: str = "") -> Process:
     nodes, error = parse_lines(text)
     first = sh.line
     status = 0
-    for node in nodes:
-        status = yield from run(node, sh)
+    outer = sh.line_aliases
+    try:
+        for node in nodes:
+            sh.line_aliases = dict(sh.aliases)
+            status = yield from run(node, sh)
+    finally:
+        sh.line_aliases = outer
     if error is not None:
         where = f"eval: line {first + error.line - 1}: " if source == "eval" else \
             f"{source}: line {error.line}: " if source else ""

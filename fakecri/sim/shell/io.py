@@ -103,6 +103,7 @@ class Io:
     shell: str = "sh"  # how the running shell was called, as its error messages name it
     depth: int = 0  # how many shells and command substitutions it runs inside
     argv0: str = ""  # the name the running program was called by (as its argv[0])
+    builtin: bool = False  # it runs as the shell's builtin of its name (`printf`, not `busybox printf`)
     clock: list[int] = field(default_factory=lambda: [0])  # ns the whole process has slept so far
     # its background jobs: pid -> [when it ends (on `clock`, inf: never), its exit status]
     jobs: dict[int, list[float]] = field(default_factory=dict)

@@ -27,8 +27,9 @@ def quote(word: str) -> str:
 
 def simple(node: ast.Simple, sh: Shell) -> Process:
     sh.line = node.line
-    if sh.aliases and node.words and node.words[0].literal() in sh.aliases and not sh.in_alias:
-        return (yield from _aliased(node, sh))
+    aliases = sh.aliases if sh.line_aliases is None else sh.line_aliases  # (as the line was read)
+    if aliases and node.words and node.words[0].literal() in aliases and not sh.in_alias:
+        return (yield from _aliased(node, sh, aliases))
     argv = (yield from expand_words(node.words, sh)) if node.words else []
     values: list[tuple[str, str]] = []
     had_sub = False
@@ -80,10 +81,10 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
         redirect.pop(added, sh)
 
 
-def _aliased(node: ast.Simple, sh: Shell) -> Process:
+def _aliased(node: ast.Simple, sh: Shell, aliases: dict[str, str]) -> Process:
     """A command whose first word is an alias: the alias's text in its place, read again."""
     first = node.words[0].literal() or ""
-    text = " ".join([*(f"{n}={w.text}" for n, w in node.assigns), sh.aliases[first], *(w.text for w in node.words[1:])])
+    text = " ".join([*(f"{n}={w.text}" for n, w in node.assigns), aliases[first], *(w.text for w in node.words[1:])])
     io = sh.io
     if node.redirs:
         got = yield from redirect.apply(node.redirs, sh, sh.io)

@@ -54,6 +54,10 @@ class Shell:
     positional: list[str] = field(default_factory=list)
     functions: dict[str, FuncDef] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
+    # ash expands aliases as it reads a line: those there when the running line was read (None: all),
+    # and for each function those there when its definition was read
+    line_aliases: dict[str, str] | None = None
+    function_aliases: dict[str, dict[str, str] | None] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)  # a function's definition as written
     options: set[str] = field(default_factory=set)  # the letters set: e f u x ... and "pipefail"
     status: int = 0  # $?
@@ -87,6 +91,7 @@ class Shell:
         self.load_env()
         return replace(self, vars=dict(self.vars), exported=set(self.exported), readonly=set(self.readonly),
                        positional=list(self.positional), functions=dict(self.functions), aliases=dict(self.aliases),
+                       function_aliases=dict(self.function_aliases),
                        sources=dict(self.sources), options=set(self.options),
                        traps={k: v for k, v in self.traps.items() if v == ""}, jobs=[],
                        locals=[dict(d) for d in self.locals], pushed=dict(self.pushed))

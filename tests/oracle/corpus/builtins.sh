@@ -156,3 +156,14 @@ test 1 2 3; echo $?; busybox test 1 2 3; echo $?; test -q x; echo $?; busybox te
 test abc \< abd; echo $?; busybox test abc \> abd; echo $?; test 99999999999999999999 -gt 1; echo $?; busybox test -1 -lt 0; echo $?; test +1 -eq 1; echo $?
 ### test-from-find-and-xargs
 find /etc -maxdepth 1 -name passwd -exec test -f {} \; -print; echo x | xargs test -n && echo xargs-ok
+### alias-applies-from-the-next-line !stderr
+alias ll='echo hi'; ll; echo rc=$?
+ll
+f() { ll; }
+alias ll='echo changed'
+f; ll
+eval 'alias r="echo r"
+r'
+(alias s='echo s'; s); s; echo rc=$?
+### alias-in-sourced-file
+printf "alias g='echo g'\ng\n" > a.sh; . ./a.sh; g
