@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from fakecri.sim.recording import record
 from fakecri.sim.shell import hooks, jobs
+from fakecri.sim.shell.builtins_jobs import job_pid
 from fakecri.sim.shell.interp import run_text
 from fakecri.sim.shell.io import Context, Input, Io, ShellExit
 from fakecri.sim.shell.lexer import is_name
@@ -221,6 +222,12 @@ def term_trap(sh: Shell) -> Trap:
 def _wait(args: list[str], sh: Shell) -> Process:
     pids: list[int] = []
     for a in args:
+        if a.startswith("%"):
+            job = job_pid(a, sh)
+            if job is None:
+                yield from sh.io.error(sh.fail("wait", f"{a}: no such job"))
+                return 2
+            a = str(job)
         if not a.isdigit():
             yield from sh.io.error(sh.fail("wait", f"Illegal number: {a}"))
             return 2
@@ -266,6 +273,13 @@ def _kill(args: list[str], sh: Shell) -> Process:
         return 1
     status = 0
     for target in args:
+        if target.startswith("%"):
+            job = job_pid(target, sh)
+            if job is None:
+                yield from sh.io.error(sh.fail("kill", f"{target}: no such job"))
+                status = 2
+                continue
+            target = str(job)
         if not target.lstrip("-").isdigit():
             yield from sh.io.error(f"{sh.name}: kill: invalid number '{target}'\n")
             status = 1

@@ -52,6 +52,8 @@ def _background(node: ast.Node, sh: Shell) -> Process:
     if pid > 0:
         sh.last_bg = pid
         sh.jobs.append(pid)
+        taken = set(sh.job_numbers.values())
+        sh.job_numbers[pid] = next(n for n in range(1, len(taken) + 2) if n not in taken)
         return 0
     yield from sh.io.error(f"{sh.name}: can't fork\n")
     return 2
@@ -139,6 +141,7 @@ def _stages(commands: tuple[ast.Node, ...], sh: Shell) -> Process:
         last = n == len(commands) - 1
         pipe_out = None if last else jobs.Pipe()
         child = sh.copy()
+        child.jobs, child.job_numbers = list(sh.jobs), dict(sh.job_numbers)  # (ash: `jobs | cat` lists them)
         io = sh.io
         if pipe_in is not None:
             io = replace(io, stdin=Input())
@@ -328,6 +331,8 @@ def command_substitution(body: ast.Node, sh: Shell) -> Generator[Step, Reply, st
         raise ShellError(f"the script nests functions, eval or $(...) more than {MAX_NESTING} deep")
     captured: list[str] = []
     child = sh.copy()
+    if isinstance(body, ast.Simple) and body.words and body.words[0].literal() == "jobs":
+        child.jobs, child.job_numbers = list(sh.jobs), dict(sh.job_numbers)  # ash's "job hack": `$(jobs)`
     child.depth += 1
     child.io = replace(sh.io, out="stdout", to_file="", capture=captured)
     status = yield from subshell(body, child)

@@ -36,8 +36,7 @@ PROMPT = "/ # "  # busybox sh's prompt for root in /
 PS2 = "> "
 NOT_MODELLED = "not modelled by fakecri"  # the one wording of a refusal
 # ash builtins fakecri does not model: refused as applets are
-UNMODELLED_BUILTINS = frozenset({"hash", "ulimit", "jobs", "fg", "bg", "history",
-                                 "help"})
+UNMODELLED_BUILTINS = frozenset({"help"})
 
 
 def refuse(name: str, io: Io, shell: str = "") -> Process:

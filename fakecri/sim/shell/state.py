@@ -81,6 +81,9 @@ class Shell:
     line: int = 0  # the line of the command running (0 first), as builtins' messages name it
     # descriptors a pushed redirection changed -> their value before (see redirect.push)
     pushed: dict[int, tuple[object, object]] = field(default_factory=dict)
+    job_numbers: dict[int, int] = field(default_factory=dict)  # a background job's pid -> its number (%N)
+    limits: dict[str, tuple[int, int]] = field(default_factory=dict)  # `ulimit` letter -> (soft, hard) set
+    hashed: dict[str, str] = field(default_factory=dict)  # `hash`: name -> the path found
 
     def fail(self, builtin: str, message: str) -> str:
         """A builtin's error message, as ash words it."""
@@ -94,7 +97,8 @@ class Shell:
                        function_aliases=dict(self.function_aliases),
                        sources=dict(self.sources), options=set(self.options),
                        traps={k: v for k, v in self.traps.items() if v == ""}, jobs=[],
-                       locals=[dict(d) for d in self.locals], pushed=dict(self.pushed))
+                       locals=[dict(d) for d in self.locals], pushed=dict(self.pushed),
+                       job_numbers={}, limits=dict(self.limits), hashed=dict(self.hashed))
 
     def load_env(self) -> None:
         if self.env_loader is not None:
