@@ -265,6 +265,9 @@ def _case(node: ast.Case, sh: Shell) -> Process:
 def _test(node: ast.Test, sh: Shell) -> Process:
     from fakecri.sim.shell.testing import double_bracket
 
+    if not node.closed:
+        yield from sh.io.error(f"{sh.name}: missing ]]\n")
+        return 2
     return (yield from double_bracket(node.words, sh))
 
 

@@ -5,11 +5,13 @@ special builtin, a function, a builtin, or a command of the table (the session's
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from fakecri.sim.shell import ast, hooks, redirect
 from fakecri.sim.shell.builtins import BUILTINS, SPECIAL
 from fakecri.sim.shell.expand import expand_string, expand_words
 from fakecri.sim.shell.interp import call_function, run_text
+from fakecri.sim.shell.io import CLOSED, Io
 from fakecri.sim.shell.parser import RESERVED
 from fakecri.sim.shell.state import Shell
 from fakecri.sim.steps import Process
@@ -55,6 +57,14 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
         if got is None:
             return 1
         io = got
+    if io.to_file == CLOSED:
+        io = replace(io, failed=[])  # (a write there fails: noted, then told as busybox tells it)
+        return (yield from _closed_stdout(node, sh, io, argv, values))
+    return (yield from _run(node, sh, io, argv, values))
+
+
+def _run(node: ast.Simple, sh: Shell, io: Io, argv: list[str], values: list[tuple[str, str]]) -> Process:
+    """What the command's name names, run with `io` (its redirections made) and its assignments."""
     name = argv[0]
     special = name in SPECIAL
     added = redirect.push(node.redirs, sh) if node.redirs else []
@@ -79,6 +89,22 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
         if sh.io is io:
             sh.io = saved_io  # (`exec >file` leaves its descriptors for the rest of the script)
         redirect.pop(added, sh)
+
+
+def _closed_stdout(node: ast.Simple, sh: Shell, io: Io, argv: list[str], values: list[tuple[str, str]]) -> Process:
+    """A command whose standard output is closed (`>&-`): what it writes fails with EBADF, and it
+    exits 1; ash's echo and busybox's applets say `write error` (its other builtins say nothing)."""
+    status = yield from _run(node, sh, io, argv, values)
+    name = argv[0]
+    if io.failed or name == "printf":  # (ash's printf fails on a closed output even with nothing to write)
+        if name in BUILTINS or name in sh.functions or name == "printf":
+            if name == "echo":
+                yield from io.error(f"{sh.name}: write error: Bad file descriptor\n")
+        else:
+            words = argv[1:] if name.rsplit("/", 1)[-1] == "busybox" and len(argv) > 1 else argv
+            yield from io.error(f"{words[0].rsplit('/', 1)[-1]}: write error: Bad file descriptor\n")
+        return 1
+    return status
 
 
 def _aliased(node: ast.Simple, sh: Shell, aliases: dict[str, str]) -> Process:
