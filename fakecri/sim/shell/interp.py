@@ -31,7 +31,7 @@ def run_guarded(node: ast.Node, sh: Shell) -> Process:
     try:
         return (yield from run(node, sh))
     except ShellError as exc:
-        yield from sh.io.error(f"{sh.name}: {exc.message}\n")
+        yield from (exc.io or sh.io).error(f"{sh.name}: {exc.message}\n")
         raise ShellExit(exc.code) from None
 
 

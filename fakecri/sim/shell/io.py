@@ -129,7 +129,7 @@ class Io:
     depth: int = 0  # how many shells and command substitutions it runs inside
     argv0: str = ""  # the name the running program was called by (as its argv[0])
     builtin: bool = False  # it runs as the shell's builtin of its name (`printf`, not `busybox printf`)
-    failed: list[bool] | None = None  # noted in: a write to a closed standard output (EBADF)
+    failed: list[str] | None = None  # noted in: why a write to standard output failed (a closed one: EBADF)
     clock: list[int] = field(default_factory=lambda: [0])  # ns the whole process has slept so far
     # its background jobs: pid -> [when it ends (on `clock`, inf: never), its exit status]
     jobs: dict[int, list[float]] = field(default_factory=dict)
@@ -146,7 +146,7 @@ class Io:
     def write(self, text: str) -> Generator[Step, Reply, None]:
         if text and self.to_file == CLOSED:
             if self.failed is not None:
-                self.failed.append(True)
+                self.failed.append("Bad file descriptor")
         elif text and self.capture is not None and self.out == "stdout":
             self.capture.append(text)
         elif text and self.out is not None:
@@ -154,8 +154,9 @@ class Io:
         elif text and self.to_file and self.ctx.userland is not None:
             try:
                 self.ctx.userland().write(self.to_file, text.encode("utf-8", "surrogateescape"), append=True)
-            except Exception:  # the file vanished or turned read-only meanwhile: the output is lost
-                pass
+            except Exception as exc:  # the file vanished or turned read-only meanwhile: the output is lost
+                if self.failed is not None:
+                    self.failed.append(str(getattr(exc, "reason", exc)))
 
     def error(self, text: str) -> Generator[Step, Reply, None]:
         if text and self.err_capture is not None:

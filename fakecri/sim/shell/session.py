@@ -379,7 +379,7 @@ def interactive(sh: Shell) -> Process:
             try:
                 status = yield from run(node, sh)
             except ShellError as exc:  # a fatal error ends the command, not an interactive shell
-                yield from sh.io.error(f"{sh.name}: {exc.message}\n")
+                yield from (exc.io or sh.io).error(f"{sh.name}: {exc.message}\n")
                 status = sh.status = exc.code
             except (Break, Return):
                 status = sh.status

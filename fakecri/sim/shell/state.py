@@ -36,6 +36,7 @@ class ShellError(Exception):
         super().__init__(message)
         self.message = message
         self.code = code
+        self.io: Io | None = None  # where ash writes the message (a command's redirected stderr), None: the shell's
 
 
 # `set -o` names, in the order ash lists them; "" for those that have no letter

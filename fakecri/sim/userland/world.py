@@ -25,6 +25,7 @@ from fakecri.engine.specs import NODE, Mount
 from fakecri.sim.host import HostError, HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow, cgroup_dirs, cgroup_links, cgroup_names
+from fakecri.sim.userland.devices import DEVICES, LINKS, device_read, device_stat, device_write
 from fakecri.sim.userland.filesystems import statfs_of, table
 from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who, X, disk_id, may, shown_id
 from fakecri.sim.userland.generated import LISTED, generated_dirs, generated_file
@@ -85,7 +86,7 @@ class Userland(MountsInside, Inodes):
         self._shown: dict[str, list[str]] = {}  # target -> host paths a bidirectional mount copied out
         self._files: dict[str, bytes] = {}  # the in-memory layer of the root filesystem
         self._dirs: set[str] = set(ROOT_DIRS)
-        self._links: dict[str, str] = cgroup_links(self.cgroup)  # symlinks of the in-memory layer: path -> target
+        self._links: dict[str, str] = {**cgroup_links(self.cgroup), **LINKS}  # in-memory symlinks: path -> target
         self._dirs |= cgroup_dirs(self.cgroup)
         self._image_roots: set[str] = set()
         if images is not None and image_mounts(spec.mounts):  # their files, as a read-only layer
@@ -269,6 +270,8 @@ class Userland(MountsInside, Inodes):
                             shown_id(hs.gid, m.gid_mappings, self.spec.gid_map), hs.size, hs.mtime_ns, hs.nlink,
                             hs.blocks, hs.inode, hs.device, target)
         mode, uid, gid = self._meta.get(p, (-1, 0, 0))
+        if p in DEVICES and p not in self._removed:
+            return device_stat(p)
         if p in self._links:
             target = self._links[p]
             return FileStat("link", 0o777, uid, gid, len(target.encode()), self.mtime_of(p),
@@ -346,6 +349,11 @@ class Userland(MountsInside, Inodes):
                 raise FileError(exc.reason) from None
         if p in self._files:
             return self._files[p]
+        if p in DEVICES:
+            try:
+                return device_read(p, self.spec.hostname + p)
+            except OSError as exc:
+                raise FileError(str(exc)) from None
         return generated_file(self, p) or b""
 
     def readlink(self, path: str) -> str:
@@ -377,7 +385,7 @@ class Userland(MountsInside, Inodes):
                 raise FileError(exc.reason) from None
         names = set()
         prefix = p.rstrip("/") + "/"
-        candidates = (set(self._files) | self._dirs | set(self._links) | generated_dirs(self.spec)
+        candidates = (set(self._files) | self._dirs | set(self._links) | set(DEVICES) | generated_dirs(self.spec)
                       | self._mount_dirs | {posixpath.normpath(m.container_path) for m in self.spec.mounts}
                       | set(LISTED) | {"/proc/sys/" + k for k, _ in self.spec.sysctls}
                       | (cgroup_names(self.cgroup) if p.startswith("/sys/fs/cgroup") else set()))
@@ -464,7 +472,9 @@ class Userland(MountsInside, Inodes):
         if node is not None and node.kind == "dir":
             raise FileError(IS_DIR)
         mounted = self._writable(p)
-        if self.spec.masked_paths and masked_file(self.spec, p):
+        if (self.spec.masked_paths and masked_file(self.spec, p)) or (p in DEVICES and p not in self._removed):
+            if p in DEVICES and data and device_write(p):
+                raise FileError(device_write(p))
             return  # /dev/null takes it
         parent = None
         if node is None:
@@ -563,5 +573,5 @@ class Userland(MountsInside, Inodes):
                 del d[k]
         self._forget([k for k in self._inodes if k == p or k.startswith(prefix)])
         self._dirs = {d for d in self._dirs if not _within(d, p)}
-        if generated_file(self, p) is not None:
+        if p in DEVICES or generated_file(self, p) is not None:
             self._removed.add(p)

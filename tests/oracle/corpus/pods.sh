@@ -123,3 +123,21 @@ printf x >&-; echo "rc=$?"; printf "" >&-; echo "rc=$?"; echo -n "" >&-; echo "r
 [[ a == a
 ### double-bracket-ash-6
 [[ a = a ]]] ; echo $?; [[ ]]; echo $?
+### assignment-after-redirection
+x=$(cat /nonexistent) 2>/dev/null; echo "[$x] rc=$?"; y=$(echo out; echo err >&2) 2>/dev/null; echo "[$y]"; z=$(echo e2 >&2) > o 2>&1; cat o; echo --; w=$(echo e3 >&2) cmdx 2>/dev/null; echo "rc=$?"
+### readonly-assignment-quiet
+readonly R=1; R=2 2>/dev/null; echo "R=$R"
+### readonly-and-unset-f
+readonly R=1; (R=2) 2>/dev/null; echo "R=$R"; f() { echo f; }; unset -f f; f 2>/dev/null || echo f-gone
+### xtrace-with-redirect
+set -x; a=$(echo v) > o; echo hi > o; set +x; cat o
+### dev-null-and-zero
+test -c /dev/null && echo char; cat /dev/null > f; wc -c < f; head -c 4 /dev/zero | od -An -tx1; ls /dev/null; echo x > /dev/null; echo rc=$?
+### dev-urandom-random-string
+s=$(head -c 64 /dev/urandom | tr -dc 'a-z0-9' | head -c 8); [ ${#s} -le 8 ] && echo got-random; tr -dc 'a-f' < /dev/urandom | head -c 5 | wc -c
+### dev-stat-and-ls
+stat -c '%F %a %t,%T %u' /dev/null /dev/zero /dev/urandom; ls -l /dev/null | awk '{print $1, $5, $6}'; [ -c /dev/zero ] && echo c; [ -f /dev/null ] || echo not-regular
+### dev-full-refuses
+echo x > /dev/full; echo rc=$?; head -c 3 /dev/full | od -An -tx1
+### dev-write-zero
+echo x > /dev/zero; echo rc=$?; dd if=/dev/zero of=z bs=1k count=4 2>/dev/null; wc -c < z
