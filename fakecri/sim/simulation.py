@@ -31,6 +31,7 @@ from fakecri.engine.specs import CONTAINER, POD
 from fakecri.sim import stats
 from fakecri.sim.applets import APPLET_COMMANDS, names_applet
 from fakecri.sim.applets.date import date_at
+from fakecri.sim.applets.nmeter import nmeter_at
 from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
@@ -76,8 +77,11 @@ def host_pid(cid: str) -> int:
 
 
 def _clocked(now_ns: int | None) -> dict[str, Command]:
-    """The commands inside, with a `date` counting from `now_ns` (when the process starts) if known."""
-    return INSIDE_COMMANDS if now_ns is None else {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns)}
+    """The commands inside, with a `date` and an `nmeter` counting from `now_ns` (when the process
+    starts) if known."""
+    if now_ns is None:
+        return INSIDE_COMMANDS
+    return {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns), "nmeter": nmeter_at(lambda: now_ns)}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -182,8 +186,10 @@ class Simulation:
             def take_on(proc: Process, offset: int, step: Connect | None) -> None:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
+            # the plan is made as the container starts (its started_at is not set yet): its clock starts now
+            started = c.started_at or (self.view.clock.now_ns() if self.view is not None else None)
             ctx = replace(Context(main=True), userland=lambda: self._userland(c, sandbox, image),
-                          commands=_clocked(c.started_at or None), refused=self._refuse)
+                          commands=_clocked(started), refused=self._refuse)
             inside.own_plan = build_plan(command, args, settings, ctx, take_on)
         return inside.own_plan
 
