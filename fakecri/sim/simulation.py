@@ -327,7 +327,8 @@ class Simulation:
         sb = self._view().get_sandbox(c.sandbox_id)
         cid = c.id
         return Here(cid, now_ns, c.started_at, sb.hostname, sb.ip,
-                    shell=lambda argv: spawn(argv, self._context(c)), userland=lambda: self.userland_of(cid))
+                    shell=lambda argv: spawn(argv, self._context(c, now_ns=now_ns)),
+                    userland=lambda: self.userland_of(cid))
 
     def userland_of(self, cid: str) -> Userland:
         """The container's simulated userland, built from its config the first time it is asked for."""
@@ -452,7 +453,7 @@ class Simulation:
             return self.live.step(c.id, now_ns) if live.waiting else []
         if live is None:
             command, args = self.argv_of(c)
-            live = LiveInput.take_on(spawn(command + args, self._context(c, Context(main=True))))
+            live = LiveInput.take_on(spawn(command + args, self._context(c, Context(main=True), c.started_at or None)))
             if live is None:
                 return []
             self.live.add(c.id, live)
@@ -501,7 +502,7 @@ class Simulation:
         handler = self._plan_now(c).term_handler
         if not handler:
             return []
-        done = record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
+        done = record(spawn(handler, self._context(c, now_ns=now_ns or None)), b"", lambda step: NO_NETWORK)
         return [Wrote(c.id, stream, text, now_ns) for _, stream, text in done.outputs]
 
     def pending(self) -> tuple[list[tuple[str, Connect]], int | None]:

@@ -51,3 +51,15 @@ def test_a_containers_own_command_counts_from_its_start():
     c = pods.running(pods.sandbox(), command=("sh", "-c", script))
     joined.advance(3)
     assert joined.log.lines(c.log_path) == ["00:01:40 00:01:40.000", "00:01:42"]
+
+
+def test_a_term_trap_reads_the_clock_when_the_signal_comes():
+    clock = FakeClock()
+    joined = Joined(clock)
+    pods = Pod(joined.runtime)
+    script = ("_term() { echo $(date -u +%T) $(nmeter -d0 '%1t' | head -n1) term; exit 0; }; "
+              "trap _term TERM; sleep 100 & wait $!")
+    c = pods.running(pods.sandbox(), command=("sh", "-c", script))
+    joined.advance(30)
+    joined.apply(joined.sim.signalled(joined.runtime.get_container(c.id), clock.now_ns()))
+    assert joined.log.lines(c.log_path) == ["00:00:30 00:00:30.0 term"]
