@@ -21,6 +21,7 @@ from fakecri.sim.recording import Trace
 from fakecri.sim.shell import SHELLS, Connect, Context, Process, ast, record, sleep_ns, spawn
 from fakecri.sim.shell import static as syntax
 from fakecri.sim.signals import on_sigterm
+from fakecri.sim.steps import of_pid1
 
 PREFIX = "fakecri.io/"
 
@@ -47,6 +48,7 @@ class ExecResult:
     exit_code: int
     duration_s: float  # how long the command takes, capped by the timeout; math.inf = never returns
     timed_out: bool
+    to_log: tuple[tuple[str, str], ...] = ()  # (stream, text) it wrote to PID 1's output: the container's log
 
 
 def behaviour_annotations(
@@ -303,8 +305,15 @@ def run_exec(argv: Sequence[str], timeout_s: float = 0.0, stdin: bytes = b"", ct
     timed_out = total_ns > limit_ns
     cut = min(total_ns, limit_ns)
     out, err = bytearray(), bytearray()
+    to_log: list[tuple[str, str]] = []
     for offset, stream, text in done.outputs:
-        if offset <= cut:
+        if offset > cut:
+            continue
+        pid1 = of_pid1(stream)
+        if pid1 is not None:
+            to_log.append((pid1, text))
+        else:
             (out if stream == "stdout" else err).extend(text.encode("utf-8", "surrogateescape"))
     duration_s = math.inf if cut == math.inf else cut / NS["s"]
-    return ExecResult(bytes(out), bytes(err), EXIT_KILLED if timed_out else done.exit_code, duration_s, timed_out)
+    return ExecResult(bytes(out), bytes(err), EXIT_KILLED if timed_out else done.exit_code, duration_s, timed_out,
+                      tuple(to_log))

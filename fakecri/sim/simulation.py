@@ -43,7 +43,7 @@ from fakecri.sim.programs import may_serve, reads_userland, server_for
 from fakecri.sim.programs.base import Here, Listen, Server
 from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Write, record, spawn
 from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_figures, script_from_settings
-from fakecri.sim.steps import NO_NETWORK
+from fakecri.sim.steps import NO_NETWORK, of_pid1
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow
 
@@ -503,7 +503,8 @@ class Simulation:
         if not handler:
             return []
         done = record(spawn(handler, self._context(c, now_ns=now_ns or None)), b"", lambda step: NO_NETWORK)
-        return [Wrote(c.id, stream, text, now_ns) for _, stream, text in done.outputs]
+        # the trap runs in PID 1 itself: /proc/1/fd/1 is its own output, the log
+        return [Wrote(c.id, of_pid1(stream) or stream, text, now_ns) for _, stream, text in done.outputs]
 
     def pending(self) -> tuple[list[tuple[str, Connect]], int | None]:
         """What the live programs wait for after a change, asked once: (container id, step) of

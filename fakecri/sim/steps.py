@@ -14,10 +14,21 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Write:
-    """Write `text` to `stream` ("stdout" or "stderr")."""
+    """Write `text` to `stream` ("stdout" or "stderr"; PID1 + one of them: to that stream of the
+    container's PID 1, which is the container's log, from another of its processes)."""
 
     stream: str
     text: str
+
+
+# A Write's stream with this prefix goes to the container's own command's stream (its log): what an
+# exec or a hook writes to /proc/1/fd/1 or /proc/1/fd/2. Drivers that cannot reach the log drop it.
+PID1 = "pid1:"
+
+
+def of_pid1(stream: str) -> str | None:
+    """The stream of PID 1's that a Write's `stream` names, None if it is the process's own."""
+    return stream[len(PID1):] if stream.startswith(PID1) else None
 
 
 @dataclass(frozen=True, slots=True)

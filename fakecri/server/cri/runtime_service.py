@@ -357,7 +357,8 @@ class RuntimeService:
         proc = self.sim.exec_process(c, list(request.cmd), self.node.now_ns())
         with self.sessions.watch(c.id) as watch:  # killed with its container: 137 and its output so far
             result = await exec_to_end(proc, wait=lambda s: self.node.wait(s, until=watch.ended),
-                                       timeout_s=float(request.timeout), ended=watch.ended, dial=self.node.dial)
+                                       timeout_s=float(request.timeout), ended=watch.ended, dial=self.node.dial,
+                                       to_log=self.node.pid1_log(c))
         if result.timed_out:  # as containerd words it (DEADLINE_EXCEEDED: the kubelet's probe then fails)
             raise DeadlineExceeded(
                 f"failed to exec in container: timeout {request.timeout}s exceeded: context deadline exceeded")

@@ -16,7 +16,7 @@ from fakecri.engine.exits import EXIT_KILLED
 from fakecri.server.host.dialer import exchange
 from fakecri.sim.behaviour import ExecResult
 from fakecri.sim.programs.base import Answer
-from fakecri.sim.steps import Connect, NetResult, Process, Read, Reply, Sleep, Step, Write
+from fakecri.sim.steps import Connect, NetResult, Process, Read, Reply, Sleep, Step, Write, of_pid1
 
 Wait = Callable[[float], Awaitable[None]]
 Dial = Callable[[Connect], Awaitable[NetResult]]  # carries out a network step (`Node.dial`)
@@ -24,12 +24,14 @@ MAX_HANDLER_S = 300.0  # a request's handler that would take longer is cut off (
 
 
 async def exec_to_end(proc: Process, *, wait: Wait, stdin: bytes = b"", timeout_s: float = 0.0,
-                      ended: asyncio.Event | None = None, dial: Dial = exchange) -> ExecResult:
+                      ended: asyncio.Event | None = None, dial: Dial = exchange,
+                      to_log: Callable[[str, str], None] | None = None) -> ExecResult:
     """Run an exec's process to its end; with `timeout_s` > 0, stop it there (`timed_out`),
     as the runtime kills an exec that outlasts its timeout. `ended`: set when the container
     it runs in stops or goes (a session's watch), which kills it: exit 137, with what it
     wrote by then, as containerd answers. `wait` lets simulated time pass, ending early
-    once `ended` is set."""
+    once `ended` is set. What it writes to PID 1's output (/proc/1/fd/1) goes to
+    `to_log(stream, text)`, the container's log (dropped without one)."""
     loop = asyncio.get_running_loop()
     budget = timeout_s if timeout_s > 0 else math.inf
     spent = 0.0  # seconds of the budget used: simulated sleeps plus real time on the network
@@ -47,7 +49,11 @@ async def exec_to_end(proc: Process, *, wait: Wait, stdin: bytes = b"", timeout_
         while True:
             reply = None
             if isinstance(step, Write):
-                (out if step.stream == "stdout" else err).extend(step.text.encode("utf-8", "surrogateescape"))
+                pid1 = of_pid1(step.stream)
+                if pid1 is None:
+                    (out if step.stream == "stdout" else err).extend(step.text.encode("utf-8", "surrogateescape"))
+                elif to_log is not None:
+                    to_log(pid1, step.text)
             elif isinstance(step, Sleep):
                 want = math.inf if step.ns is None else step.ns / 1e9
                 if spent + want > budget:
@@ -92,7 +98,7 @@ async def answer(handler: Generator[Step, Reply, Answer], *, wait: Wait,
                 reply = None
                 if isinstance(step, Write):
                     if write is not None:
-                        write(step.stream, step.text)
+                        write(of_pid1(step.stream) or step.stream, step.text)
                 elif isinstance(step, Sleep):
                     if step.ns is None:
                         await asyncio.Event().wait()

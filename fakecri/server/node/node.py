@@ -37,6 +37,7 @@ from fakecri.engine.ids import IdSource, RandomIds
 from fakecri.engine.records import Container, ContainerState, Event, EventType, Output
 from fakecri.engine.resources import Limits
 from fakecri.engine.runtime import Runtime
+from fakecri.engine.specs import CONTAINER
 from fakecri.faults.model import FaultRecord
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirks import Quirk
@@ -367,6 +368,19 @@ class Node:
         """Carry out what the simulation decided for programs it runs live, and commit it."""
         with self.changing():
             self._apply(decisions)
+
+    def pid1_log(self, c: Container) -> Callable[[str, str], None] | None:
+        """Where another process of `c` (an exec, a hook) writes when it writes to /proc/1/fd/1 or 2:
+        the container's log when PID 1 is its own command (a pid namespace of its own, as the kubelet
+        asks unless the pod shares one); in the pod's or the node's, PID 1 is not its command: None."""
+        namespaces = c.spec.namespaces
+        if namespaces is None or namespaces.pid != CONTAINER:
+            return None
+        cid = c.id
+
+        def to_log(stream: str, text: str) -> None:
+            self.apply([Wrote(cid, stream, text, self.clock.now_ns())])
+        return to_log
 
     def _apply(self, decisions: Iterable[Decision]) -> None:
         for d in decisions:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, Callable
 from typing import TYPE_CHECKING, Any
 
 from fakecri.engine import errors
@@ -34,6 +34,7 @@ from fakecri.server.streaming.backend import PortForwardBehaviour, Respond, Writ
 from fakecri.server.streaming.tasks import cancel_tasks
 from fakecri.sim.programs.base import HTTP
 from fakecri.sim.shell import DEFAULT_SIZE, Connect, Context, Interrupted, Process, Sleep, Trap, Write
+from fakecri.sim.steps import of_pid1
 
 if TYPE_CHECKING:
     from fakecri.server.streaming.server import StreamingServer
@@ -84,8 +85,10 @@ class Terminal:
 
 
 async def drive(proc: Process, *, stdin: AsyncIterable[bytes] | None, stdout_write: Writer,
-                stderr_write: Writer, tty: bool, wait: Any, dial: Dial = exchange) -> int:
-    """Run a shell process live over a client's streams; returns its exit code."""
+                stderr_write: Writer, tty: bool, wait: Any, dial: Dial = exchange,
+                to_log: Callable[[str, str], None] | None = None) -> int:
+    """Run a shell process live over a client's streams; returns its exit code. What it writes to
+    PID 1's output goes to `to_log` (the container's log; dropped without one)."""
     inbox: asyncio.Queue[object] = asyncio.Queue(INPUT_BUFFER)
     interrupts = asyncio.Event()
 
@@ -141,7 +144,11 @@ async def drive(proc: Process, *, stdin: AsyncIterable[bytes] | None, stdout_wri
         while True:
             reply: bytes | None = None
             if isinstance(step, Write):
-                await (stdout_write if step.stream == "stdout" else stderr_write)(encode(step.text))
+                pid1 = of_pid1(step.stream)
+                if pid1 is None:
+                    await (stdout_write if step.stream == "stdout" else stderr_write)(encode(step.text))
+                elif to_log is not None:
+                    to_log(pid1, step.text)
             elif isinstance(step, Sleep):
                 if await pause(step.ns):
                     while (await next_input()) not in (_INTERRUPT, None):
@@ -203,7 +210,7 @@ class RuntimeStreamingBackend:
         with self.sessions.watch(cid) as watch:
             running = asyncio.ensure_future(drive(proc, stdin=stdin, stdout_write=stdout_write,
                                                   stderr_write=stderr_write, tty=tty, wait=self.node.wait,
-                                                  dial=self.node.dial))
+                                                  dial=self.node.dial, to_log=self.node.pid1_log(c)))
             stopped = asyncio.ensure_future(watch.ended.wait())
             try:
                 await asyncio.wait({running, stopped}, return_when=asyncio.FIRST_COMPLETED)

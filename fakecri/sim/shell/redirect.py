@@ -10,11 +10,13 @@ from fakecri.sim.shell.ast import Redir
 from fakecri.sim.shell.expand import expand_string
 from fakecri.sim.shell.io import Input, Io, Sink
 from fakecri.sim.shell.state import Shell
-from fakecri.sim.steps import LOOK, Reply, Step
+from fakecri.sim.steps import LOOK, PID1, Reply, Step
 
 STDOUT_PATHS = frozenset({"/dev/stdout", "/proc/self/fd/1", "/proc/1/fd/1", "/dev/fd/1"})
 STDERR_PATHS = frozenset({"/dev/stderr", "/proc/self/fd/2", "/proc/1/fd/2", "/dev/fd/2"})
 STDIN_PATHS = frozenset({"/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
+# PID 1's output seen from another process of the container (an exec, a hook): the container's log
+PID1_PATHS = {"/proc/1/fd/1": PID1 + "stdout", "/proc/1/fd/2": PID1 + "stderr"}
 NOWHERE: Sink = (None, "", None)
 MAX_FD = 9
 
@@ -98,6 +100,8 @@ def _with_input(io: Io, stdin: Input) -> Io:
 def _open(path: str, sh: Shell, io: Io, append: bool, clobber: bool = True) -> Generator[Step, Reply, Sink | bool]:
     if path == "/dev/null":
         return NOWHERE
+    if path in PID1_PATHS and not io.ctx.main:
+        return PID1_PATHS[path], "", None
     if path in STDOUT_PATHS:
         return io.sink(1)
     if path in STDERR_PATHS:
