@@ -1,4 +1,4 @@
-"""Engine records to protobuf messages, and resources both ways. Pure functions.
+"""Engine records (and the specs they carry) to protobuf messages, and resources both ways. Pure functions.
 
 The servicers call these (and server/codec/configs.py for the configs); nothing else touches
 both protobuf and the engine's records.
@@ -11,8 +11,7 @@ import json
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.codec import to_data
 from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
-from fakecri.engine.specs import STRICT
-from fakecri.server.codec.configs import mount_to_pb, namespaces_to_pb
+from fakecri.engine.specs import STRICT, IdMap, Mount, Namespaces
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.identity import identity
 
@@ -222,3 +221,30 @@ def image_item(img: Image) -> pb.Image:
 def image_info(img: Image) -> dict[str, str]:
     doc = {"id": img.id, "repoTags": img.repo_tags, "repoDigests": img.repo_digests, "size": img.size}
     return {"info": json.dumps(doc, sort_keys=True)}
+
+
+# ---------------------------------------------------------------- the specs back as messages
+
+
+def _id_mappings(m: IdMap) -> list[pb.IDMapping]:
+    return [pb.IDMapping(container_id=c, host_id=h, length=n) for c, h, n in m]
+
+
+def mount_to_pb(m: Mount) -> pb.Mount:
+    msg = pb.Mount(container_path=m.container_path, host_path=m.host_path, readonly=m.readonly,
+                   selinux_relabel=m.selinux_relabel, propagation=m.propagation,  # type: ignore[arg-type]
+                   uidMappings=_id_mappings(m.uid_mappings), gidMappings=_id_mappings(m.gid_mappings),
+                   recursive_read_only=m.recursive_read_only, image_sub_path=m.image_sub_path)
+    if m.image:
+        msg.image.image = m.image
+    return msg
+
+
+def namespaces_to_pb(ns: Namespaces) -> pb.NamespaceOption:
+    msg = pb.NamespaceOption(network=ns.network, pid=ns.pid, ipc=ns.ipc,  # type: ignore[arg-type]
+                             target_id=ns.target_id)
+    if ns.userns is not None:
+        msg.userns_options.CopyFrom(pb.UserNamespace(mode=ns.userns.mode,  # type: ignore[arg-type]
+                                                     uids=_id_mappings(ns.userns.uids),
+                                                     gids=_id_mappings(ns.userns.gids)))
+    return msg
