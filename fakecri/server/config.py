@@ -43,9 +43,10 @@ def setting(default: Any = None, help: str = "", *, kind: str | None = None, cho
     return field(default=default, metadata=meta)
 
 
-def parse_address(text: str, what: str = "address") -> tuple[str, int]:
+def parse_address(text: object, what: str = "address") -> tuple[str, int]:
     """'HOST:PORT' (or ':PORT', for 127.0.0.1; '[::1]:PORT' for IPv6) -> (host, port).
-    ValueError, naming `what`, for anything else or a port outside 0-65535."""
+    ValueError, naming `what`, for anything else or a port outside 0-65535 (`text` may be
+    any value a config file holds: it is read as its text, and shown as given)."""
     m = _ADDRESS.fullmatch(str(text).strip())
     if m is None:
         raise ValueError(f"{what} {text!r} is not HOST:PORT (for example 127.0.0.1:9090, or :0 for any free port)")
@@ -62,8 +63,9 @@ def parse_address(text: str, what: str = "address") -> tuple[str, int]:
     return host or "127.0.0.1", int(port_text)
 
 
-def check_cidr(text: str) -> None:
-    """ValueError if `text` cannot be a pod CIDR (the core's rule: a network with room for pods)."""
+def check_cidr(text: object) -> None:
+    """ValueError if `text` (read as its text) cannot be a pod CIDR (the core's rule: a network
+    with room for pods)."""
     try:
         parse_cidr(str(text))
     except InvalidArgument as exc:

@@ -342,16 +342,22 @@ _RUN: dict[type, Callable[..., Process]] = {
 }
 
 
-def run_text(text: str, sh: Shell) -> Process:
-    """Parse and run a script's text in `sh` (eval, `.`, a trap's action)."""
-    from fakecri.sim.shell.lexer import ShellSyntaxError
-    from fakecri.sim.shell.parser import parse
+def run_text(text: str, sh: Shell, source: str = "") -> Process:
+    """Parse and run a script's text in `sh` (eval, `.`, a trap's action) line by line, as ash
+    reads it: the lines before a syntax error run. The error names `source` as ash does
+    (`eval: line N:`, counted from the eval's own line; `FILE: line N:` for `.`)."""
+    from fakecri.sim.shell.parser import parse_lines
 
-    try:
-        node = parse(text)
-    except ShellSyntaxError as exc:
-        raise ShellError(f"syntax error: {exc.message}") from None
-    return (yield from run(node, sh))
+    nodes, error = parse_lines(text)
+    first = sh.line
+    status = 0
+    for node in nodes:
+        status = yield from run(node, sh)
+    if error is not None:
+        where = f"eval: line {first + error.line - 1}: " if source == "eval" else \
+            f"{source}: line {error.line}: " if source else ""
+        raise ShellError(f"{where}syntax error: {error.message}")
+    return status
 
 
 def as_io(sh: Shell) -> Io:

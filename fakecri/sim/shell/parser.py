@@ -123,6 +123,7 @@ class Parser:
                     return nodes, None
                 nodes.append(self.line())
         except ShellSyntaxError as exc:
+            exc.line = self.lexer.src.count("\n", 0, self.lexer.pos) + 1
             return nodes, exc
 
     def line(self) -> Node:
