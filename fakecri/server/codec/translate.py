@@ -10,7 +10,7 @@ import json
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.codec import to_data
-from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
+from fakecri.engine.records import Container, ContainerState, Image, Resources, RunAs, Sandbox
 from fakecri.engine.specs import STRICT, IdMap, Mount, Namespaces
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.identity import identity
@@ -134,23 +134,21 @@ def container_item(c: Container) -> pb.Container:
     )
 
 
-def container_status(c: Container, content: ImageContent = BUSYBOX, image_tag: str = "") -> pb.ContainerStatus:
-    """`content`: what is inside the container's image (its user and account files). `image_tag`:
-    the image's first repo tag now, which containerd reports as the status's image (the
-    kubelet creates containers by image id, and shows this in `containerStatuses[].image`);
-    without one, the image as the config named it."""
+def container_status(c: Container, content: ImageContent | None = None, image_tag: str = "") -> pb.ContainerStatus:
+    """The user is the one settled at the container's creation (`c.user`); only a record of an
+    older fakecri, which has none, takes it from `content`, what is inside its image (its user
+    and account files). `image_tag`: the image's first repo tag now, which containerd reports
+    as the status's image (the kubelet creates containers by image id, and shows this in
+    `containerStatuses[].image`); without one, the image as the config named it."""
     spec = c.spec
-    who = identity(
-        content,
-        run_as_user=spec.run_as_user,
-        run_as_group=spec.run_as_group,
-        run_as_username=spec.run_as_username,
-        supplemental_groups=spec.supplemental_groups,
-        strict=spec.supplemental_groups_policy == STRICT,
-    )
-    user = pb.ContainerUser(
-        linux=pb.LinuxContainerUser(uid=who.uid, gid=who.gid, supplemental_groups=list(who.supplemental))
-    )
+    runs_as = c.user
+    if runs_as is None:
+        who = identity(content or BUSYBOX, run_as_user=spec.run_as_user, run_as_group=spec.run_as_group,
+                       run_as_username=spec.run_as_username, supplemental_groups=spec.supplemental_groups,
+                       strict=spec.supplemental_groups_policy == STRICT)
+        runs_as = RunAs(who.uid, who.gid, who.supplemental)
+    user = pb.ContainerUser(linux=pb.LinuxContainerUser(uid=runs_as.uid, gid=runs_as.gid,
+                                                        supplemental_groups=list(runs_as.supplemental_groups)))
     return pb.ContainerStatus(
         id=c.id,
         metadata=pb.ContainerMetadata(name=c.name, attempt=c.attempt),
