@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from interop.mini_cluster import MiniCluster, usable
+from interop.mini_cluster import MiniCluster, running
 
 pytestmark = pytest.mark.slow
 
@@ -21,16 +21,8 @@ SWAP = 1024 * MIB
 
 @pytest.fixture(scope="module")
 def mc():
-    why = usable()
-    if why:
-        pytest.skip(why)
-    cluster = MiniCluster()
-    cluster.env["KUBELET_POD_CGROUPS"] = "true"
-    cluster.env["FAKECRI_EXTRA_ARGS"] = f"--swap {SWAP}"
-    try:
-        yield cluster.start()
-    finally:
-        cluster.stop()
+    with running(env={"KUBELET_POD_CGROUPS": "true", "FAKECRI_EXTRA_ARGS": f"--swap {SWAP}"}) as cluster:
+        yield cluster
 
 
 def _read(mc: MiniCluster, name: str, path: str) -> str:
