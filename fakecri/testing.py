@@ -5,11 +5,27 @@ without pytest too: `FakeCRI.start(seed=7)` ... `.stop()`.
 """
 from __future__ import annotations
 
+import functools
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-if TYPE_CHECKING:
-    from fakecri.control_client import ControlClient
+from fakecri.control_client import ControlClient
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _forward(method: Callable[Concatenate[ControlClient, _P], _R]) -> Callable[Concatenate[FakeCRI, _P], _R]:
+    """FakeCRI's method for a ControlClient method: the same call on `.control`."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def call(self: FakeCRI, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        result: _R = getattr(self.control, name)(*args, **kwargs)
+        return result
+
+    return call
 
 
 class FakeCRI:
@@ -46,8 +62,6 @@ class FakeCRI:
     @property
     def control(self) -> ControlClient:
         if self._control is None:
-            from fakecri.control_client import ControlClient
-
             self._control = ControlClient(self.server.control_endpoint)
         return self._control
 
@@ -59,70 +73,20 @@ class FakeCRI:
         """Switch on real runtimes' quirks by name (see docs/faults.md); returns them as stored."""
         return self.add_fault(f"--quirks {','.join(names)}")
 
-    def list_faults(self) -> list[dict[str, Any]]:
-        """The faults in force, each a dict with name, type, target, stage, toxicity, count,
-        attributes and hits."""
-        return self.control.list_faults()
-
-    def remove_fault(self, name: str) -> None:
-        """Remove one fault by name (NOT_FOUND if there is none by that name)."""
-        self.control.remove_fault(name)
-
-    def reset_faults(self) -> None:
-        """Remove every fault and clear the fault log."""
-        self.control.reset_faults()
-
-    def exit_container(self, container_id: str, exit_code: int = 0, *, reason: str = "", message: str = "",
-                       oom: bool = False) -> None:
-        """Make a running container exit now with `exit_code`, as if its process ended on its own.
-        Without a reason: Completed for 0, Error otherwise (as containerd reports); `oom`: the
-        kernel's OOM killer ended it (137, OOMKilled)."""
-        self.control.exit_container(container_id, exit_code, reason=reason, message=message, oom=oom)
-
-    def oom_kill(self, container_id: str) -> None:
-        """Make a running container exit as killed for memory: exit code 137, reason OOMKilled."""
-        self.control.oom_kill(container_id)
-
-    def set_stats(self, container_id: str, *, cpu: str = "", memory: str = "", memory_usage: str = "",
-                  memory_rss: str = "", disk: str = "", psi: str = "", clear: bool = False) -> None:
-        """Script what a container's stats report from now on (ContainerStats, the pod's stats and
-        metrics, so the kubelet's /stats/summary). Each figure is a value or a curve whose time
-        starts now, as the `fakecri.io/` stats annotations take them (docs/behaviour.md): `cpu`
-        in cores ("250m"), `memory` (the working set), `memory_usage`, `memory_rss` and `disk`
-        (the writable layer) in bytes ("50Mi", "0->200Mi over 60s", "steps 10Mi@0s,1Gi@30s"),
-        `psi` as "memory.some=40; io.full=5" (percent stalled). A figure not given stays as it
-        is; `clear` first forgets what earlier calls set."""
-        self.control.set_stats(container_id, cpu=cpu, memory=memory, memory_usage=memory_usage,
-                               memory_rss=memory_rss, disk=disk, psi=psi, clear=clear)
-
-    def set_condition(self, type: str, status: bool, *, reason: str = "", message: str = "",
-                      duration: float = 0.0) -> None:
-        """Set the RuntimeReady or NetworkReady condition that Status reports, for `duration`
-        seconds (0: until reset or set again)."""
-        self.control.set_condition(type, status, reason=reason, message=message, duration=duration)
-
-    def restart(self, downtime: float = 1.0, *, wipe: bool = False) -> None:
-        """Simulate a restart of the runtime: event streams close and calls answer UNAVAILABLE for
-        `downtime` seconds; `wipe` forgets every sandbox and container."""
-        self.control.restart(downtime, wipe=wipe)
-
-    def advance_clock(self, seconds: float) -> int:
-        """Move a fake clock (a server started with fake_clock=True) forward; returns the new
-        time in nanoseconds. Timers that fall due fire."""
-        return self.control.advance_clock(seconds)
-
-    def call_log(self) -> list[dict[str, Any]]:
-        """The CRI calls served since the last reset, oldest first: method, summary, code,
-        duration_seconds, at_ns."""
-        return self.control.call_log()
-
-    def fault_log(self) -> list[dict[str, Any]]:
-        """Every time a fault acted since the last reset: fault, type, hit, at_ns."""
-        return self.control.fault_log()
-
-    def server_info(self) -> dict[str, Any]:
-        """The seed, the server's counters and the tracebacks of handlers that raised."""
-        return self.control.server_info()
+    # The control API's calls, as fakecri.control_calls declares them (add_fault and reset above and below
+    # are this class's own): each goes straight to `.control`, with the client's signature and help.
+    list_faults = _forward(ControlClient.list_faults)
+    remove_fault = _forward(ControlClient.remove_fault)
+    reset_faults = _forward(ControlClient.reset_faults)
+    exit_container = _forward(ControlClient.exit_container)
+    oom_kill = _forward(ControlClient.oom_kill)
+    set_stats = _forward(ControlClient.set_stats)
+    set_condition = _forward(ControlClient.set_condition)
+    restart = _forward(ControlClient.restart)
+    advance_clock = _forward(ControlClient.advance_clock)
+    call_log = _forward(ControlClient.call_log)
+    fault_log = _forward(ControlClient.fault_log)
+    server_info = _forward(ControlClient.server_info)
 
     def reset(self) -> None:
         """Forget state, faults, clock, call log and counters."""

@@ -250,7 +250,7 @@ def _eval(args: list[str], sh: Shell) -> Process:
         return 0
     sh.depth += 1
     try:
-        return (yield from run_text(text, sh))
+        return (yield from run_text(text, sh, "eval"))
     finally:
         sh.depth -= 1
 
@@ -276,7 +276,7 @@ def _source(args: list[str], sh: Shell) -> Process:
         sh.positional = args[1:]
     sh.depth += 1
     try:
-        return (yield from run_text(text, sh))
+        return (yield from run_text(text, sh, path))
     except Return as r:
         return r.code
     finally:

@@ -70,6 +70,8 @@ def subshell(node: ast.Node, sh: Shell) -> Process:
     except RecursionError:
         yield from sh.io.error(f"{sh.name}: the script nests too deep\n")
         status = 2
+    if sh.pushed and sh.traps.get("EXIT"):
+        sh.io = redirect.unwound(sh)
     status = yield from run_exit_trap(sh, status)
     return status & 0xFF
 
@@ -273,11 +275,14 @@ def _redirected(node: ast.Redirected, sh: Shell) -> Process:
     io = yield from redirect.apply(node.redirs, sh, sh.io)
     if io is None:
         return 1
+    # (a subshell's own redirections are made in it, not pushed: nothing to put back)
+    added = [] if isinstance(node.body, ast.Subshell) else redirect.push(node.redirs, sh)
     saved, sh.io = sh.io, io
     try:
         return (yield from run(node.body, sh))
     finally:
         sh.io = saved
+        redirect.pop(added, sh)
 
 
 def _simple(node: ast.Simple, sh: Shell) -> Process:
@@ -337,16 +342,22 @@ _RUN: dict[type, Callable[..., Process]] = {
 }
 
 
-def run_text(text: str, sh: Shell) -> Process:
-    """Parse and run a script's text in `sh` (eval, `.`, a trap's action)."""
-    from fakecri.sim.shell.lexer import ShellSyntaxError
-    from fakecri.sim.shell.parser import parse
+def run_text(text: str, sh: Shell, source: str = "") -> Process:
+    """Parse and run a script's text in `sh` (eval, `.`, a trap's action) line by line, as ash
+    reads it: the lines before a syntax error run. The error names `source` as ash does
+    (`eval: line N:`, counted from the eval's own line; `FILE: line N:` for `.`)."""
+    from fakecri.sim.shell.parser import parse_lines
 
-    try:
-        node = parse(text)
-    except ShellSyntaxError as exc:
-        raise ShellError(f"syntax error: {exc.message}") from None
-    return (yield from run(node, sh))
+    nodes, error = parse_lines(text)
+    first = sh.line
+    status = 0
+    for node in nodes:
+        status = yield from run(node, sh)
+    if error is not None:
+        where = f"eval: line {first + error.line - 1}: " if source == "eval" else \
+            f"{source}: line {error.line}: " if source else ""
+        raise ShellError(f"{where}syntax error: {error.message}")
+    return status
 
 
 def as_io(sh: Shell) -> Io:

@@ -123,6 +123,7 @@ class Parser:
                     return nodes, None
                 nodes.append(self.line())
         except ShellSyntaxError as exc:
+            exc.line = self.lexer.src.count("\n", 0, self.lexer.pos) + 1
             return nodes, exc
 
     def line(self) -> Node:
@@ -216,7 +217,7 @@ class Parser:
             self.deeper()
             node = self.compound(word, tok)
             self.depth -= 1
-            return self.redirected(node)
+            return self._collapsed(self.redirected(node))
         if word == "[[":
             self.take()
             return self.redirected(self.double_bracket())
@@ -362,6 +363,18 @@ class Parser:
             raise self.unexpected(tok)
         self.depth -= 1
         return FuncDef(name, body, f"{name}() {self.lexer.src[start:self.last_end]}")
+
+    @staticmethod
+    def _collapsed(node: Node) -> Node:
+        """`{ (list); } >f` as ash parses it: a group holding one subshell is that subshell, and
+        the group's redirections replace the subshell's own (so a subshell's `> x` there is lost)."""
+        if isinstance(node, Redirected) and isinstance(node.body, Group):
+            inner = node.body.body
+            if isinstance(inner, Redirected) and isinstance(inner.body, Subshell):
+                inner = inner.body
+            if isinstance(inner, Subshell):
+                return Redirected(inner, node.redirs)
+        return node
 
     def redirected(self, node: Node) -> Node:
         redirs: list[Redir] = []

@@ -56,6 +56,7 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
         io = got
     name = argv[0]
     special = name in SPECIAL
+    added = redirect.push(node.redirs, sh) if node.redirs else []
     saved_io, sh.io = sh.io, io
     try:
         if special:
@@ -76,6 +77,7 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
     finally:
         if sh.io is io:
             sh.io = saved_io  # (`exec >file` leaves its descriptors for the rest of the script)
+        redirect.pop(added, sh)
 
 
 def _aliased(node: ast.Simple, sh: Shell) -> Process:

@@ -75,6 +75,8 @@ class Shell:
     substitutions: int = 0  # command substitutions run so far (an assignment's status is its last one's)
     sub_status: int = 0  # the status of the last of them
     line: int = 0  # the line of the command running (0 first), as builtins' messages name it
+    # descriptors a pushed redirection changed -> their value before (see redirect.push)
+    pushed: dict[int, tuple[object, object]] = field(default_factory=dict)
 
     def fail(self, builtin: str, message: str) -> str:
         """A builtin's error message, as ash words it."""
@@ -87,7 +89,7 @@ class Shell:
                        positional=list(self.positional), functions=dict(self.functions), aliases=dict(self.aliases),
                        sources=dict(self.sources), options=set(self.options),
                        traps={k: v for k, v in self.traps.items() if v == ""}, jobs=[],
-                       locals=[dict(d) for d in self.locals])
+                       locals=[dict(d) for d in self.locals], pushed=dict(self.pushed))
 
     def load_env(self) -> None:
         if self.env_loader is not None:

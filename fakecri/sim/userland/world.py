@@ -28,6 +28,7 @@ from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow, cgroup_dirs, cgroup
 from fakecri.sim.userland.filesystems import statfs_of, table
 from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who, X, disk_id, may, shown_id
 from fakecri.sim.userland.generated import LISTED, generated_dirs, generated_file
+from fakecri.sim.userland.hardlinks import HardLinks
 from fakecri.sim.userland.identity import accounts, identity
 from fakecri.sim.userland.image_volumes import image_files, image_mounts
 from fakecri.sim.userland.inside_mounts import NO_SUCH, NOT_DIR, TMPFS, FileError, MountsInside
@@ -57,7 +58,7 @@ def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-class Userland(MountsInside):
+class Userland(MountsInside, HardLinks):
     def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX,
                  processes: Callable[[], list[tuple[int, str]]] | None = None,
                  mounts_at_start: frozenset[str] | None = None, host: HostView | None = None,
@@ -90,6 +91,8 @@ class Userland(MountsInside):
             self._dirs |= dirs
         self._meta: dict[str, tuple[int, int, int]] = {}  # (mode, uid, gid) of in-memory paths made or changed
         self._removed: set[str] = set()  # generated files deleted in this container
+        self._inodes: dict[str, int] = {}
+        self._names: dict[str, list[str]] = {}  # (hardlinks.py)
         self.oom_killed = False  # a process of the container went beyond its memory limit
         self._user_names = {u.id: u.name for u in accounts(content.passwd, False)}
         self._group_names = {g.id: g.name for g in accounts(content.group, True)}
@@ -264,13 +267,16 @@ class Userland(MountsInside):
         mode, uid, gid = self._meta.get(p, (-1, 0, 0))
         if p in self._links:
             target = self._links[p]
-            return FileStat("link", 0o777, uid, gid, len(target.encode()), target=target)
+            return FileStat("link", 0o777, uid, gid, len(target.encode()), nlink=len(self.names_of(p)),
+                            inode=self.inode_of(p), target=target)
         if p in self._dirs or p in self._mount_dirs or p in generated_dirs(self.spec):
             default = 0o1777 if p in WORLD_WRITABLE or p.startswith(TMPFS) and p.count("/") == 1 else DIR_MODE
-            return FileStat("dir", default if mode < 0 else mode, uid, gid, 4096, nlink=2, blocks=8)
+            return FileStat("dir", default if mode < 0 else mode, uid, gid, 4096, nlink=self.dir_links(p),
+                            blocks=8, inode=self.inode_of(p))
         if p in self._files:
             size = len(self._files[p])
-            return FileStat("file", FILE_MODE if mode < 0 else mode, uid, gid, size, blocks=(size + 4095) // 4096 * 8)
+            return FileStat("file", FILE_MODE if mode < 0 else mode, uid, gid, size, nlink=len(self.names_of(p)),
+                            blocks=(size + 4095) // 4096 * 8, inode=self.inode_of(p))
         if p in self._removed:
             return None
         data = generated_file(self, p)
@@ -278,7 +284,8 @@ class Userland(MountsInside):
             return None
         in_proc = p.startswith("/proc/")
         default = 0o444 if in_proc else FILE_MODE
-        return FileStat("file", default if mode < 0 else mode, uid, gid, 0 if in_proc else len(data))
+        return FileStat("file", default if mode < 0 else mode, uid, gid, 0 if in_proc else len(data),
+                        inode=self.inode_of(p))
 
     def stat(self, path: str, *, follow: bool = True) -> FileStat:
         """stat(2) (lstat(2) without `follow`) of `path` as the container sees it."""
@@ -384,6 +391,10 @@ class Userland(MountsInside):
             raise FileError(NO_SUCH)
         return statfs_of(self, p)
 
+    def _file_system(self, p: str) -> str:
+        """Where the file system holding the resolved path `p` is mounted."""
+        return statfs_of(self, p).point
+
     def mount_table(self) -> list[FsStat]:
         """The container's /proc/mounts, one entry per mount, in mount order."""
         return table(self)
@@ -463,7 +474,7 @@ class Userland(MountsInside):
                 raise FileError(exc.reason) from None
         else:
             old = self._files.get(p, generated_file(self, p) or b"") if append and node is not None else b""
-            self._files[p] = old + data
+            self._store(p, old + data)
             self._removed.discard(p)
         if parent is not None:
             self._made(p, mounted, mode, parent, is_dir=False)
@@ -542,6 +553,7 @@ class Userland(MountsInside):
         for d in (self._files, self._links, self._meta):
             for k in [k for k in d if k == p or k.startswith(prefix)]:
                 del d[k]
+        self._forget([k for k in self._inodes if k == p or k.startswith(prefix)])
         self._dirs = {d for d in self._dirs if not _within(d, p)}
         if generated_file(self, p) is not None:
             self._removed.add(p)
@@ -557,7 +569,7 @@ class Userland(MountsInside):
         if mode & SETGID and node.gid not in self.who.gids and not self.who.has("FSETID"):
             mode &= ~SETGID  # the kernel drops setgid for a group the caller is not in
         if mounted is None:
-            self._meta[p] = (mode & 0o7777, node.uid, node.gid)
+            self._set_meta(p, (mode & 0o7777, node.uid, node.gid))
             return
         try:
             self.host.chmod(mounted[1], mode & 0o7777)
@@ -578,7 +590,7 @@ class Userland(MountsInside):
         gid = node.gid if gid == -1 else gid
         if mounted is None:
             mode = node.mode if node.kind == "dir" else node.mode & ~0o6000
-            self._meta[p] = (mode, uid, gid)
+            self._set_meta(p, (mode, uid, gid))
             return
         try:
             m = mounted[0]

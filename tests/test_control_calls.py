@@ -1,0 +1,68 @@
+"""fakecri.control_calls declares each call of the control API once; the proto, the servicer,
+ControlClient, FakeCRI and `fakecri ctl` all agree with it."""
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from click.testing import CliRunner
+
+from fakecri.api.control.v1 import control_pb2 as cpb
+from fakecri.cli import main
+from fakecri.control_calls import BY_COMMAND, CONTROL_CALLS
+from fakecri.control_client import ControlClient
+from fakecri.server.cri.control_service import ControlService
+from fakecri.testing import FakeCRI
+
+SERVICE = cpb.DESCRIPTOR.services_by_name["Control"]
+FARM_COMMANDS = {"nodes", "add-node", "remove-node"}  # the Farm service's, not Control's
+
+
+def test_the_table_lists_exactly_the_protos_rpcs_in_its_order():
+    assert [c.rpc for c in CONTROL_CALLS] == [m.name for m in SERVICE.methods]
+
+
+def test_names_are_unique():
+    for attr in ("rpc", "method", "command"):
+        names = [getattr(c, attr) for c in CONTROL_CALLS]
+        assert len(names) == len(set(names)), attr
+
+
+def test_the_servicer_serves_exactly_the_rpcs():
+    served = {name for name, fn in vars(ControlService).items() if name[:1].isupper() and callable(fn)}
+    assert served == {c.rpc for c in CONTROL_CALLS}
+    for c in CONTROL_CALLS:
+        assert inspect.iscoroutinefunction(getattr(ControlService, c.rpc)), c.rpc
+
+
+@pytest.mark.parametrize("call", CONTROL_CALLS, ids=lambda c: c.rpc)
+def test_each_client_method_fills_exactly_its_requests_fields(call):
+    method = getattr(ControlClient, call.method)
+    assert inspect.getdoc(method) == call.help
+    keywords = [p for p in inspect.signature(method).parameters if p != "self"]
+    method_desc = SERVICE.methods_by_name[call.rpc]
+    request = method_desc.input_type
+    assert request.name == f"{call.rpc}Request", "ControlClient._call builds the request by this name"
+    assert sorted(call.fields.get(k, k) for k in keywords) == sorted(f.name for f in request.fields)
+    assert set(call.fields) <= set(keywords), "a renamed keyword the method does not take"
+
+
+def test_fakecri_forwards_exactly_the_fixture_calls_with_the_clients_help():
+    forwarded = {c.method for c in CONTROL_CALLS if c.fixture} | {"oom_kill"}
+    for name in forwarded:
+        ours, theirs = getattr(FakeCRI, name), getattr(ControlClient, name)
+        assert inspect.getdoc(ours) == inspect.getdoc(theirs), name
+        assert inspect.signature(ours) == inspect.signature(theirs), name
+    for c in CONTROL_CALLS:
+        if not c.fixture:  # FakeCRI has a method of its own by that name, not a forward
+            assert c.method in vars(FakeCRI) and not hasattr(vars(FakeCRI)[c.method], "__wrapped__"), c.method
+
+
+def test_ctl_has_one_command_per_call_with_its_help():
+    from fakecri.cli.control import ctl
+
+    assert set(ctl.commands) - FARM_COMMANDS == set(BY_COMMAND)
+    for name, call in BY_COMMAND.items():
+        assert ctl.commands[name].help.startswith(call.help), name
+        result = CliRunner().invoke(main, ["ctl", name, "--help"])
+        assert result.exit_code == 0 and " ".join(call.help.split()[:4]) in " ".join(result.output.split())
