@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import asyncio
 import signal
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from fakecri import __version__
 from fakecri.cli.group import SettingsCommand, main
 from fakecri.cli.values import DEFAULT_SOCKET, VALUE_TYPES, SocketPath
+
+if TYPE_CHECKING:
+    from fakecri.faults.model import Fault
 
 SETTINGS_HELP = """
 \b
@@ -79,7 +84,7 @@ def _farm_from_options(opts: dict):
     return FarmConfig(**{f.name: opts[f.name] for f in farm_fields()})
 
 
-def _build_faults(opts: dict) -> list:
+def _build_faults(opts: Mapping[str, Any]) -> list[Fault]:
     """Fault objects from the flags; a bad value names its flag and says what was expected."""
     from fakecri.faults.flags import faults_from
     from fakecri.faults.model import FaultSpecError
@@ -90,15 +95,16 @@ def _build_faults(opts: dict) -> list:
         raise click.BadParameter(str(exc), param_hint=f"'{exc.flag}'" if exc.flag else None) from None
 
 
-def _fault_options(fn):
-    """One option per fault flag, from the registry (fakecri.faults.flags)."""
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _fault_options(fn: _F) -> _F:
+    """One option per fault flag, each declared by its fault type (fakecri.faults.flags)."""
     from fakecri.faults.flags import FAULT_FLAGS
 
     for f in reversed(FAULT_FLAGS):
-        kwargs: dict = {"help": f.help, "multiple": f.multiple}
-        if f.is_file:
-            kwargs["type"] = click.Path(exists=True, dir_okay=False)
-        fn = click.option(f.flag, f.key, **kwargs)(fn)
+        path = click.Path(exists=True, dir_okay=False) if f.is_file else None
+        fn = click.option(f.flag, f.key, help=f.help, multiple=f.multiple, type=path)(fn)
     return fn
 
 
