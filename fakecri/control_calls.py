@@ -1,18 +1,22 @@
 """The calls of fakecri's control API (service fakecri.control.v1.Control), each declared once:
-the proto's rpc, the method of ControlClient that makes it (and of FakeCRI, which forwards
-it), the `fakecri ctl` command, how the method's keywords name the request's fields where
-they differ, and its help, which the client, FakeCRI and `fakecri ctl --help` all show.
+the proto's rpc, the method that makes it, the `fakecri ctl` command, how the method's
+keywords name the request's fields where they differ, and its help, which the method and
+`fakecri ctl --help` both show. The methods themselves are ControlCalls' (ControlClient and
+FakeCRI both have them), but for the two whose FakeCRI version is its own (add_fault, reset),
+which ControlClient defines.
 
 The wire (request and response messages) is declared by proto/fakecri/api/control/v1/control.proto;
 the behaviour by fakecri.server.cri.control_service.ControlService, whose methods are the
 rpcs'. tests/test_control_calls.py holds the table, the proto, the service, the client,
 FakeCRI and `fakecri ctl` to each other.
 
-No imports: the command line reads it before it needs gRPC.
+The standard library only: the command line reads it before it needs gRPC.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 
 @dataclass(frozen=True)
@@ -23,14 +27,14 @@ class ControlCall:
     help: str
     # The method's keyword -> the request field it fills, where the names differ.
     fields: dict[str, str] = field(default_factory=dict)
-    fixture: bool = True  # FakeCRI forwards it as it is
+    fixture: bool = True  # a method of ControlCalls, so FakeCRI's as well
 
 
 CONTROL_CALLS: tuple[ControlCall, ...] = (
     ControlCall("AddFault", "add_fault", "add-fault",
                 "Add a fault: a mapping with the keys name, type, target, stage, toxicity, count and attributes "
                 "(docs/faults.md); the answer is the fault as stored, its name filled in.",
-                fixture=False),  # FakeCRI.add_fault also takes flag strings and lists
+                fixture=False),  # FakeCRI.add_fault also takes flag strings
     ControlCall("ListFaults", "list_faults", "faults",
                 "The faults in force, each with name, type, target, stage, toxicity, count, attributes and hits."),
     ControlCall("RemoveFault", "remove_fault", "remove-fault",
@@ -73,3 +77,92 @@ CONTROL_CALLS: tuple[ControlCall, ...] = (
 )
 BY_METHOD: dict[str, ControlCall] = {c.method: c for c in CONTROL_CALLS}
 BY_COMMAND: dict[str, ControlCall] = {c.command: c for c in CONTROL_CALLS}
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def declared(method: _Method) -> _Method:
+    """A method that makes a call of the table: its help is the table's (and a method the table
+    does not declare fails here, at import)."""
+    method.__doc__ = BY_METHOD[method.__name__].help
+    return method
+
+
+def fault_dict(f: Any) -> dict[str, Any]:
+    """A Fault message as a dict with the proto's keys."""
+    return {
+        "name": f.name, "type": f.type, "target": f.target, "stage": f.stage, "toxicity": f.toxicity,
+        "count": f.count, "attributes": dict(f.attributes), "hits": f.hits,
+    }
+
+
+class ControlCalls:
+    """The control API's calls that ControlClient and FakeCRI share; `send` is how each of them
+    reaches the server."""
+
+    def send(self, method: str, **values: Any) -> Any:
+        """Make the call `method` stands for in the table, its request's fields from `values`;
+        the response message."""
+        raise NotImplementedError
+
+    # faults
+    @declared
+    def list_faults(self) -> list[dict[str, Any]]:
+        return [fault_dict(f) for f in self.send("list_faults").faults]
+
+    @declared
+    def remove_fault(self, name: str) -> None:
+        self.send("remove_fault", name=name)
+
+    @declared
+    def reset_faults(self) -> None:
+        self.send("reset_faults")
+
+    # scripted behaviour
+    @declared
+    def exit_container(self, container_id: str, exit_code: int = 0, *, reason: str = "", message: str = "",
+                       oom: bool = False) -> None:
+        self.send("exit_container", container_id=container_id, exit_code=exit_code, reason=reason,
+                  message=message, oom=oom)
+
+    def oom_kill(self, container_id: str) -> None:
+        """Make a running container exit as killed for memory: exit code 137, reason OOMKilled."""
+        self.exit_container(container_id, oom=True)
+
+    @declared
+    def set_stats(self, container_id: str, *, cpu: str = "", memory: str = "", memory_usage: str = "",
+                  memory_rss: str = "", disk: str = "", psi: str = "", clear: bool = False) -> None:
+        self.send("set_stats", container_id=container_id, cpu=cpu, memory=memory, memory_usage=memory_usage,
+                  memory_rss=memory_rss, disk=disk, psi=psi, clear=clear)
+
+    @declared
+    def set_condition(self, type: str, status: bool, *, reason: str = "", message: str = "",
+                      duration: float = 0.0) -> None:
+        self.send("set_condition", type=type, status=status, reason=reason, message=message, duration=duration)
+
+    @declared
+    def restart(self, downtime: float = 1.0, *, wipe: bool = False) -> None:
+        self.send("restart", downtime=downtime, wipe=wipe)
+
+    @declared
+    def advance_clock(self, seconds: float) -> int:
+        return int(self.send("advance_clock", seconds=seconds).now_ns)
+
+    # logs
+    @declared
+    def call_log(self) -> list[dict[str, Any]]:
+        return [
+            {"method": c.method, "summary": c.summary, "code": c.code, "duration_seconds": c.duration_seconds,
+             "at_ns": c.at_ns}
+            for c in self.send("call_log").calls
+        ]
+
+    @declared
+    def fault_log(self) -> list[dict[str, Any]]:
+        return [{"fault": r.fault, "type": r.type, "hit": r.hit, "at_ns": r.at_ns}
+                for r in self.send("fault_log").records]
+
+    @declared
+    def server_info(self) -> dict[str, Any]:
+        resp = self.send("server_info")
+        return {"seed": resp.seed, "counters": dict(resp.counters), "errors": list(resp.errors)}

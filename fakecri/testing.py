@@ -5,34 +5,19 @@ without pytest too: `FakeCRI.start(seed=7)` ... `.stop()`.
 """
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Callable
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from fakecri.control_client import ControlClient
+from fakecri.control_calls import ControlCalls
 
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
+if TYPE_CHECKING:
+    from fakecri.control_client import ControlClient
 
-
-def _forward(method: Callable[Concatenate[ControlClient, _P], _R]) -> Callable[Concatenate[FakeCRI, _P], _R]:
-    """FakeCRI's method for a ControlClient method: the same call on `.control`."""
-    name = method.__name__
-
-    @functools.wraps(method)
-    def call(self: FakeCRI, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        result: _R = getattr(self.control, name)(*args, **kwargs)
-        return result
-
-    return call
-
-
-class FakeCRI:
+class FakeCRI(ControlCalls):
     """A running fakecri: the server, its endpoint and its control API.
 
-    The control API's calls are methods here (faults, scripted exits and stats, conditions,
-    restarts, the clock, logs); `.control` is the ControlClient they go through.
+    The control API's calls are methods here (ControlCalls': faults, scripted exits and stats,
+    conditions, restarts, the clock, logs); `.control` is the ControlClient they go through.
     """
 
     def __init__(self, server: Any) -> None:
@@ -62,6 +47,8 @@ class FakeCRI:
     @property
     def control(self) -> ControlClient:
         if self._control is None:
+            from fakecri.control_client import ControlClient
+
             self._control = ControlClient(self.server.control_endpoint)
         return self._control
 
@@ -73,20 +60,9 @@ class FakeCRI:
         """Switch on real runtimes' quirks by name (see docs/faults.md); returns them as stored."""
         return self.add_fault(f"--quirks {','.join(names)}")
 
-    # The control API's calls, as fakecri.control_calls declares them (add_fault and reset above and below
-    # are this class's own): each goes straight to `.control`, with the client's signature and help.
-    list_faults = _forward(ControlClient.list_faults)
-    remove_fault = _forward(ControlClient.remove_fault)
-    reset_faults = _forward(ControlClient.reset_faults)
-    exit_container = _forward(ControlClient.exit_container)
-    oom_kill = _forward(ControlClient.oom_kill)
-    set_stats = _forward(ControlClient.set_stats)
-    set_condition = _forward(ControlClient.set_condition)
-    restart = _forward(ControlClient.restart)
-    advance_clock = _forward(ControlClient.advance_clock)
-    call_log = _forward(ControlClient.call_log)
-    fault_log = _forward(ControlClient.fault_log)
-    server_info = _forward(ControlClient.server_info)
+    def send(self, method: str, **values: Any) -> Any:
+        """Make a control call through `.control` (see ControlCalls.send)."""
+        return self.control.send(method, **values)
 
     def reset(self) -> None:
         """Forget state, faults, clock, call log and counters."""

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.cli import main
-from fakecri.control_calls import BY_COMMAND, CONTROL_CALLS
+from fakecri.control_calls import BY_COMMAND, CONTROL_CALLS, ControlCalls
 from fakecri.control_client import ControlClient
 from fakecri.server.cri.control_service import ControlService
 from fakecri.testing import FakeCRI
@@ -47,15 +47,13 @@ def test_each_client_method_fills_exactly_its_requests_fields(call):
     assert set(call.fields) <= set(keywords), "a renamed keyword the method does not take"
 
 
-def test_fakecri_forwards_exactly_the_fixture_calls_with_the_clients_help():
-    forwarded = {c.method for c in CONTROL_CALLS if c.fixture} | {"oom_kill"}
-    for name in forwarded:
-        ours, theirs = getattr(FakeCRI, name), getattr(ControlClient, name)
-        assert inspect.getdoc(ours) == inspect.getdoc(theirs), name
-        assert inspect.signature(ours) == inspect.signature(theirs), name
+def test_the_shared_methods_are_the_fixture_calls_and_fakecri_has_them_all():
+    shared = {name for name, fn in vars(ControlCalls).items() if callable(fn) and not name.startswith("_")}
+    assert shared == {c.method for c in CONTROL_CALLS if c.fixture} | {"oom_kill", "send"}
+    assert issubclass(FakeCRI, ControlCalls) and issubclass(ControlClient, ControlCalls)
     for c in CONTROL_CALLS:
-        if not c.fixture:  # FakeCRI has a method of its own by that name, not a forward
-            assert c.method in vars(FakeCRI) and not hasattr(vars(FakeCRI)[c.method], "__wrapped__"), c.method
+        if not c.fixture:  # the client's own; FakeCRI has one of its own by that name (flag strings; the server)
+            assert c.method in vars(ControlClient) and c.method in vars(FakeCRI), c.method
 
 
 def test_ctl_has_one_command_per_call_with_its_help():
@@ -66,3 +64,12 @@ def test_ctl_has_one_command_per_call_with_its_help():
         assert ctl.commands[name].help.startswith(call.help), name
         result = CliRunner().invoke(main, ["ctl", name, "--help"])
         assert result.exit_code == 0 and " ".join(call.help.split()[:4]) in " ".join(result.output.split())
+
+
+def test_the_plugin_page_lists_every_shared_call():
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "pytest-plugin.md").read_text(encoding="utf-8")
+    row = next(line for line in page.splitlines() if line.startswith("| `fakecri` |"))
+    shared = {c.method for c in CONTROL_CALLS if c.fixture} | {"oom_kill"}
+    assert [m for m in sorted(shared) if f"`{m}`" not in row] == []

@@ -11,14 +11,12 @@ import click
 
 from fakecri import __version__
 
-# Keys that take several comma-separated values in one string; a file may give them as a list.
-COMMA_KEYS = ("quirks", "recipe")
-
 
 def _settings_default_map(command: SettingsCommand, args: list[str]) -> dict[str, object]:
     """Defaults from --config FILE and FAKECRI_* variables (flags still win); a bad value is an
     error naming the file and key, or the variable. The file has the keys of `command.keys_from`
     (serve's, for health), of which the command takes the ones it has too."""
+    from fakecri.faults.flags import COMMA_KEYS  # the fault flags that take comma-separated names
     from fakecri.settings import SettingsError, load_settings, schema_from_click
 
     config_path = None
@@ -101,7 +99,7 @@ class _OneLineErrors(click.Group):
 COMMAND_MODULES = {
     "serve": "fakecri.cli.serving", "ctl": "fakecri.cli.control", "watch": "fakecri.cli.observe",
     "health": "fakecri.cli.observe", "version": "fakecri.cli.observe", "conformance": "fakecri.cli.conformance",
-    "quirks": "fakecri.cli.catalog",
+    "quirks": "fakecri.cli.catalog", "fault-types": "fakecri.cli.catalog",
 }
 
 

@@ -283,7 +283,7 @@ def create_duplicate(ex: Example, c: ContainerModel) -> None:
         # of that name (the CRI allows it; the model keeps the original, not the repeat).
         same = [x for x in list_pod_containers(ex, c.pod) if x.metadata.name == c.name
                 and x.metadata.attempt == c.attempt]
-        P.NoDuplicateLiveContainers.judge_same_id_again(ex, c, listed=len(same))
+        P.NoDuplicateLiveContainers.judge_same_id_again(ex, c, listed=same)
         return
     dup.cid, dup.created = cid, True
     c.pod.containers.append(dup)

@@ -18,8 +18,8 @@ from fakecri.faults.quirks import Quirk
 from fakecri.faults.recipes import RECIPE_NAMES, RECIPES
 from fakecri.faults.spec import FILE_FLAG
 
-__all__ = ["BY_FLAG", "FAULT_FLAGS", "STRING_FLAGS", "FaultFlag", "catalog_lines", "epilog", "faults_from",
-           "parse_fault_flag"]
+__all__ = ["BY_FLAG", "COMMA_KEYS", "FAULT_FLAGS", "STRING_FLAGS", "FaultFlag", "catalog_lines", "epilog",
+           "faults_from", "parse_fault_flag"]
 
 
 def _flag(ftype: FaultType) -> FaultFlag:
@@ -33,6 +33,8 @@ def _flag(ftype: FaultType) -> FaultFlag:
 FAULT_FLAGS: tuple[FaultFlag, ...] = (
     _flag(DROP_EVENTS), _flag(LATENCY), _flag(ERROR), FILE_FLAG, _flag(QUIRK), _flag(RECIPE),
 )
+# The config-file keys whose one string holds several comma-separated values (a file may give a list).
+COMMA_KEYS: tuple[str, ...] = tuple(f.key for f in FAULT_FLAGS if f.comma_list)
 BY_FLAG: dict[str, FaultFlag] = {f.flag: f for f in FAULT_FLAGS}
 STRING_FLAGS: tuple[str, ...] = tuple(f.flag for f in FAULT_FLAGS if f.in_strings)
 

@@ -48,6 +48,7 @@ class FaultFlag:
     multiple: bool = False  # may be given more than once
     is_file: bool = False  # its value names a file
     in_strings: bool = True  # may be written as a flag string (a marker, FakeCRI.add_fault)
+    comma_list: bool = False  # one value names several, comma-separated; a config file may give a list
 
     @property
     def key(self) -> str:

@@ -43,7 +43,7 @@ from fakecri.faults.values import suggest
 
 __all__ = [
     "ALL", "CALL", "CONDITION", "EVENT", "PULL", "QUIRK", "RECIPE", "RESTART", "STAGES", "TYPES", "TYPE_NAMES",
-    "Attr", "FaultType", "kind_of", "type_of", "validate",
+    "Attr", "FaultType", "describe", "kind_of", "type_of", "validate",
 ]
 
 # In the order the help and the error messages list them.
@@ -78,3 +78,14 @@ def validate(fault: Fault) -> tuple[Fault, dict[str, Any]]:
             f"expected one of {', '.join(TYPE_NAMES)}"
         )
     return validate_as(ftype, fault)
+
+
+def describe() -> list[dict[str, Any]]:
+    """Every type as plain data, for `fakecri fault-types`: name, what it acts on, help, the
+    serve flag that writes it (or None) and its attributes (name, default, required, doc)."""
+    return [
+        {"name": t.name, "acts_on": t.kind, "help": t.doc, "flag": t.flag.flag if t.flag else None,
+         "attributes": [{"name": key, "default": a.default, "required": a.required, "doc": a.doc}
+                        for key, a in t.attributes.items()]}
+        for t in ALL
+    ]

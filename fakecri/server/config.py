@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-from dataclasses import dataclass, field, fields
+from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
 from fakecri.engine.errors import InvalidArgument
@@ -193,7 +193,7 @@ class ServerConfig:
                 raise ValueError(f"{f.name} {value:o} is not a socket mode (permission bits, 0 to 777 in octal)")
 
 
-def cli_fields() -> list[Any]:
+def cli_fields() -> list[Field[Any]]:
     """The ServerConfig fields `fakecri serve` offers as options, in declaration order."""
     return [f for f in fields(ServerConfig) if f.metadata.get("cli", True)]
 
@@ -226,7 +226,7 @@ class FarmConfig:
         kind="directory", metavar="DIR")
 
 
-def farm_fields() -> list[Any]:
+def farm_fields() -> list[Field[Any]]:
     """The FarmConfig fields `fakecri serve` offers as options, in declaration order."""
     return list(fields(FarmConfig))
 

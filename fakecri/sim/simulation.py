@@ -350,7 +350,7 @@ class Simulation:
             inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self._content(c, img),
                                        processes=lambda: self.processes_seen_from(cid),
                                        mounts_at_start=inside.mounts_at_start, host=self.host, cgroup=cgroup,
-                                       images=self.image_content)
+                                       images=self.image_content, now=lambda: self._view().clock.now_ns())
         return inside.userland
 
     def resize(self, c: Container, new: Resources) -> list[Decision]:

@@ -107,3 +107,13 @@ def test_every_serve_flag_is_a_types_own_or_the_file():
 
     owned = [t.flag for t in ALL if t.flag is not None]
     assert sorted(f.flag for f in FAULT_FLAGS) == sorted([*(f.flag for f in owned), FILE_FLAG.flag])
+
+
+def test_the_defaults_the_type_tables_give_are_the_registrys():
+    checked = 0
+    for title in ("RPC faults", "Event faults", "Image faults"):
+        for name, row in _rows(_section(title)).items():
+            for attr, quoted, number in re.findall(r"`(\w+)` \(default (?:`([^`]*)`|(\d+)\b)", row):
+                assert TYPES[name].attributes[attr].default == (quoted or number), f"{name}.{attr}"
+                checked += 1
+    assert checked >= 8

@@ -36,5 +36,5 @@ QUIRK = FaultType(
     {"name": Attr(choice(QUIRK_NAMES), required=True, doc="quirk name")},
     flag=FaultFlag(_FLAG, "Switch on real-runtime quirks, comma-separated: " + ", ".join(QUIRK_NAMES) + ".",
                    "--quirks NAME,...                        real runtimes' bugs, e.g. stopped-before-started",
-                   parse_quirks),
+                   parse_quirks, comma_list=True),
 )

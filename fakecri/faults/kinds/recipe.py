@@ -31,6 +31,6 @@ RECIPE = FaultType(
                    + " (see 'fakecri quirks').",
                    "--recipe NAME,...                        "
                    "named faults that replay a known bug, e.g. events-disabled",
-                   parse_recipes),
+                   parse_recipes, comma_list=True),
     expand=_expand,
 )

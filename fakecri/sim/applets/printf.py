@@ -210,7 +210,7 @@ def printf(args: list[str], io: Io) -> Process:
         return 1
     fmt, rest = _bytes_text(args[0]), [_bytes_text(a) for a in args[1:]]
     out, errors, bad = format_all(fmt, rest)
-    name = io.shell if io.depth > 0 else "printf"  # in a shell, busybox's printf is ash's builtin: named so
+    name = io.shell if io.builtin else "printf"  # `printf` in a script is ash's builtin: named so
     yield from io.write(out.encode("latin-1").decode("utf-8", "surrogateescape"))
     for arg in errors:
         yield from io.error(f"{name}: invalid number '{arg.encode('latin-1').decode('utf-8', 'surrogateescape')}'\n")

@@ -337,17 +337,29 @@ class Parser:
         return Case(subject, tuple(items))
 
     def double_bracket(self) -> Node:
+        """`[[ ... ]]` as busybox's ash reads it: its words, `&&` and `||` between them; `<` and `>`
+        stay redirections (of the whole test) and `(` is a syntax error, as there."""
         words: list[Word] = []
+        redirs: list[Redir] = []
         while True:
+            tok = self.peek()
+            if tok.kind == "io" or (tok.kind == "op" and tok.value in REDIRECTIONS):
+                redirs.append(self.redirection())
+                continue
             tok = self.take()
             if tok.kind == "word" and tok.value == "]]":
-                return Test(tuple(words))
+                return Redirected(Test(tuple(words)), tuple(redirs)) if redirs else Test(tuple(words))
             if tok.kind == "word" and tok.word is not None:
                 words.append(tok.word)
-            elif tok.kind == "op" and tok.value in ("&&", "||", "(", ")", "<", ">"):
+            elif tok.kind == "op" and tok.value in ("&&", "||"):
                 words.append(Word((Lit(tok.value),), tok.value))
-            else:
-                raise self.unexpected(tok, "]]")
+            elif tok.kind == "op" and tok.value == "(" and not words:  # (`[[ (`: a function `[[` to ash)
+                raise self.unexpected(self.take(), ")")
+            elif tok.kind == "op" and tok.value == "(":
+                raise self.unexpected(tok)
+            else:  # the command ends without its `]]`: ash's `[[` says so when it runs
+                self.peeked = tok
+                return Test(tuple(words), closed=False)
 
     def function_body(self, name: str) -> Node:
         self.newlines()

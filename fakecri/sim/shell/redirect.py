@@ -75,6 +75,11 @@ def apply(redirs: tuple[Redir, ...], sh: Shell, io: Io) -> Generator[Step, Reply
             continue
         if r.op == "<>":
             sink = yield from _open(target, sh, io, append=True)
+            if sink is not False:  # (open for reading too: from its start)
+                got = yield from _read_file(target, sh, io, create=False)
+                if got is None:
+                    return None
+                io = replace(io, inputs={**io.inputs, r.fd: got})
         else:
             sink = yield from _open(target, sh, io, append=r.op == ">>", clobber=r.op != ">" or "C" not in sh.options)
         if sink is False:

@@ -125,7 +125,8 @@ class _Eval:
             checks: dict[str, Callable[[], bool]] = {
                 "-f": lambda: st.kind == "file", "-d": lambda: st.kind == "dir", "-s": lambda: st.size > 0,
                 "-r": lambda: world.may(arg, R), "-w": lambda: world.may(arg, W), "-x": lambda: world.may(arg, X),
-                "-b": lambda: False, "-c": lambda: st.kind == "other", "-p": lambda: False, "-S": lambda: False,
+                "-b": lambda: False, "-c": lambda: st.kind in ("char", "other"), "-p": lambda: False,
+                "-S": lambda: False,
                 "-u": lambda: bool(st.mode & 0o4000), "-g": lambda: bool(st.mode & 0o2000),
                 "-k": lambda: bool(st.mode & 0o1000), "-O": lambda: st.uid == world.uid,
                 "-G": lambda: st.gid == world.gid, "-N": lambda: False}

@@ -156,3 +156,32 @@ test 1 2 3; echo $?; busybox test 1 2 3; echo $?; test -q x; echo $?; busybox te
 test abc \< abd; echo $?; busybox test abc \> abd; echo $?; test 99999999999999999999 -gt 1; echo $?; busybox test -1 -lt 0; echo $?; test +1 -eq 1; echo $?
 ### test-from-find-and-xargs
 find /etc -maxdepth 1 -name passwd -exec test -f {} \; -print; echo x | xargs test -n && echo xargs-ok
+### alias-applies-from-the-next-line !stderr
+alias ll='echo hi'; ll; echo rc=$?
+ll
+f() { ll; }
+alias ll='echo changed'
+f; ll
+eval 'alias r="echo r"
+r'
+(alias s='echo s'; s); s; echo rc=$?
+### alias-in-sourced-file
+printf "alias g='echo g'\ng\n" > a.sh; . ./a.sh; g
+### ulimit-set-and-read
+ulimit -n 512; ulimit -n; ulimit -Hn; ulimit -S -n 100; ulimit -n; ulimit -Hn; ulimit -S -n 600; echo rc=$?; ulimit -n foo; echo rc=$?; ulimit -z; echo rc=$?; ulimit -n 010; ulimit -n; (ulimit -n 5; ulimit -n); ulimit -n
+### ulimit-labels
+ulimit -n 64; ulimit -c 0; ulimit -n -c; ulimit -a | grep -c .; ulimit -a | cut -c1-38 | head -3; ulimit -f; ulimit
+### ulimit-core
+ulimit -S -c 10; ulimit -c; ulimit -c 0; ulimit -c; ulimit -Hc
+### hash-lookups
+hash; echo rc=$?; hash -r; echo rc=$?; hash cat; echo rc=$?; hash nosuch; echo rc=$?; hash cd; echo rc=$?; f() { :; }; hash f; echo rc=$?; hash -v; echo rc=$?; hash nosuch 2>/dev/null || echo missing
+### jobs-listing
+sleep 1 & jobs; echo rc=$?; jobs -p | grep -c .; fg; echo rc=$?; bg; echo rc=$?; fg %1; fg %2; fg %-; echo rc=$?; kill %1; wait %1; echo "w=$?"; jobs; jobs; echo rc=$?
+### jobs-done-and-failed
+true & false & sleep 0.2; jobs; jobs; (exit 3) & wait; jobs; sleep 5 & kill $!; sleep 0.1; jobs; jobs %1; echo rc=$?
+### jobs-two-running
+sleep 1 & sleep 2 & jobs; jobs -l | sed 's/[0-9][0-9]* Running */PID Running/'; kill %2 %1; wait; jobs; kill %3; echo rc=$?; wait %3; echo rc=$?
+### history-in-a-script
+history; echo rc=$?
+### jobs-seen-from-pipes-and-substitutions
+sleep 1 & x=$(jobs); echo "[$x]"; (jobs); echo ---; jobs | cat; { jobs; } | cat; x=$(jobs -p; echo); echo "[$x]"

@@ -1,4 +1,4 @@
-"""Inodes and hard links of a container's in-memory files, mixed into `Userland`.
+"""Inodes of a container's in-memory files (numbers, names, times, modes, owners), mixed into `Userland`.
 
 Every in-memory path (file, directory, symlink, generated file) has an inode number of its own,
 given the first time something asks for it, so `[ a -ef b ]`, `stat -c %i` and `find -inum` tell
@@ -7,6 +7,9 @@ share one inode, so they share its bytes, mode and owner, and a write through on
 every other; the link count (`stat -c %h`, `ls -l`) is the number of names, and a file lives on
 while one of them does. On a mounted (host) path the link is made on the host. As the kernel
 refuses: a directory (EPERM), an existing name (EEXIST), two file systems (EXDEV).
+
+Each in-memory entry keeps when it last changed (its mtime, on the node's clock): a write, `touch`,
+`mkdir`, a new link. `chmod` and `chown` change an inode's mode and owner, under every name.
 
 `rename` (busybox `mv`, and `sed -i`'s backup) moves a name, and everything under a directory,
 within the in-memory layer, keeping the inode; elsewhere (a mount, a generated file) the caller
@@ -20,8 +23,10 @@ from typing import TypeVar
 
 from fakecri.engine.specs import Mount
 from fakecri.sim.host import HostError, HostView
-from fakecri.sim.userland.fs import STICKY, FileStat, W, Who, X, may
+from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, W, Who, X, disk_id, may
 from fakecri.sim.userland.inside_mounts import NO_SUCH, FileError
+from fakecri.sim.userland.privilege import Privilege
+from fakecri.sim.userland.spec import UserlandSpec
 
 FIRST_INODE = 1000  # the numbers in-memory files get, counted up from here
 EXISTS = "File exists"
@@ -36,7 +41,7 @@ def _move(table: dict[str, T], src: str, moved: Callable[[str], str]) -> None:
         table[moved(k)] = table.pop(k)
 
 
-class HardLinks(abc.ABC):
+class Inodes(abc.ABC):
     host: HostView
     _files: dict[str, bytes]
     _links: dict[str, str]
@@ -44,7 +49,14 @@ class HardLinks(abc.ABC):
     _inodes: dict[str, int]  # in-memory path -> its inode number
     _names: dict[str, list[str]]  # a path with more names -> all of them (one list, shared by each)
     _dirs: set[str]
+    _mtimes: dict[str, int]  # in-memory path -> when it last changed (ns since the epoch)
+    now: Callable[[], int]  # the node's clock
     uid: int
+    spec: UserlandSpec
+
+    @property
+    @abc.abstractmethod
+    def privilege(self) -> Privilege: ...
 
     @property
     @abc.abstractmethod
@@ -88,8 +100,19 @@ class HardLinks(abc.ABC):
 
     def _store(self, p: str, data: bytes) -> None:
         """The in-memory file at `p` holds `data` now, under each of its names."""
+        now = self.now()
         for name in self.names_of(p):
             self._files[name] = data
+            self._mtimes[name] = now
+
+    def mtime_of(self, p: str) -> int:
+        """When the in-memory entry at `p` last changed (0: it came with the image)."""
+        return self._mtimes.get(p, 0)
+
+    def _touched(self, p: str) -> None:
+        now = self.now()
+        for name in self.names_of(p):
+            self._mtimes[name] = now
 
     def _set_meta(self, p: str, meta: tuple[int, int, int]) -> None:
         for name in self.names_of(p):
@@ -99,6 +122,7 @@ class HardLinks(abc.ABC):
         """Names removed from the in-memory layer: each other name of their files stays."""
         for p in gone:
             self._inodes.pop(p, None)
+            self._mtimes.pop(p, None)
             names = self._names.pop(p, None)
             if names is not None:
                 names.remove(p)
@@ -138,6 +162,8 @@ class HardLinks(abc.ABC):
         names.append(dst)
         self._names[dst] = names
         self._inodes[dst] = self.inode_of(src)
+        if src in self._mtimes:
+            self._mtimes[dst] = self._mtimes[src]
         if src in self._meta:
             self._meta[dst] = self._meta[src]
 
@@ -173,9 +199,51 @@ class HardLinks(abc.ABC):
         _move(self._links, src, moved)
         _move(self._meta, src, moved)
         _move(self._inodes, src, moved)
+        _move(self._mtimes, src, moved)
         for k in [k for k in self._names if k == src or k.startswith(prefix)]:
             names = self._names.pop(k)
             names[names.index(k)] = moved(k)
             self._names[moved(k)] = names
         self._dirs = {moved(d) if d == src or d.startswith(prefix) else d for d in self._dirs}
         return True
+
+    def chmod(self, path: str, mode: int) -> None:
+        p = self.resolve(path)
+        node = self._node(p)
+        if node is None:
+            raise FileError(NO_SUCH)
+        if not self.privilege.allows("chmod") or (node.uid != self.uid and not self.who.has("FOWNER")):
+            raise FileError(NOT_PERMITTED)
+        mounted = self._writable(p)
+        if mode & SETGID and node.gid not in self.who.gids and not self.who.has("FSETID"):
+            mode &= ~SETGID  # the kernel drops setgid for a group the caller is not in
+        if mounted is None:
+            self._set_meta(p, (mode & 0o7777, node.uid, node.gid))
+            return
+        try:
+            self.host.chmod(mounted[1], mode & 0o7777)
+        except HostError as exc:
+            raise FileError(exc.reason) from None
+
+    def chown(self, path: str, uid: int, gid: int, *, follow: bool = True) -> None:
+        """Change the owner (-1: keep) of `path`: with CAP_CHOWN, or the owner to a group of its own."""
+        p = self.resolve(path, follow=follow)
+        node = self._node(p)
+        if node is None:
+            raise FileError(NO_SUCH)
+        if not self.who.has("CHOWN") and not (node.uid == self.uid and uid in (-1, node.uid)
+                                              and (gid == -1 or gid in self.who.gids)):
+            raise FileError(NOT_PERMITTED)
+        mounted = self._writable(p)
+        uid = node.uid if uid == -1 else uid
+        gid = node.gid if gid == -1 else gid
+        if mounted is None:
+            mode = node.mode if node.kind == "dir" else node.mode & ~0o6000
+            self._set_meta(p, (mode, uid, gid))
+            return
+        try:
+            m = mounted[0]
+            self.host.chown(mounted[1], disk_id(uid, m.uid_mappings, self.spec.uid_map),
+                            disk_id(gid, m.gid_mappings, self.spec.gid_map))
+        except HostError as exc:
+            raise FileError(exc.reason) from None
