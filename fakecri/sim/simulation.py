@@ -125,6 +125,7 @@ class Simulation:
         self._inside: dict[str, Inside] = {}
         self._resuming: set[str] = set()  # containers whose command a plan left to go on live, not yet live
         self._contents: dict[str, ImageContent] = {}
+        self._users: dict[tuple[int, int, tuple[int, ...]], RunAs] = {}  # one RunAs per distinct user
         self._scripts: dict[str, StatsScript | None] = {}  # each container's stats script, once read
         self._set: dict[str, list[tuple[int, dict[str, Curve]]]] = {}  # what SetStats set, by container
 
@@ -170,7 +171,13 @@ class Simulation:
         who = identity(self._content(container, image), run_as_user=spec.run_as_user,
                        run_as_group=spec.run_as_group, run_as_username=spec.run_as_username,
                        supplemental_groups=spec.supplemental_groups, strict=spec.supplemental_groups_policy == STRICT)
-        return RunAs(who.uid, who.gid, who.supplemental)
+        key = (who.uid, who.gid, who.supplemental)
+        user = self._users.get(key)
+        if user is None:  # thousands of containers run as one user: they share its record
+            if len(self._users) >= MAX_CONTENTS:
+                self._users.clear()
+            user = self._users[key] = RunAs(*key)
+        return user
 
     def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
         """What the container's program does once started, from what the engine hands over

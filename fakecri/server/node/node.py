@@ -288,13 +288,12 @@ class Node:
                 self._undo(exc)
         if said:
             events = [item for item in said if isinstance(item, Event)]
-            quirks = self.plan.quirks()
-            if not events:
-                pass
-            elif self.bus.subscribers or Quirk.SHARED_EVENT_CHANNEL in quirks:
-                self.encoder.publish(events, quirks)  # (a shared channel holds events for the first subscriber)
-            else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
-                self._unsent.extend(events)
+            if events:  # the subscribers first: the node's own parts hear them after (_event)
+                quirks = self.plan.quirks()
+                if self.bus.subscribers or Quirk.SHARED_EVENT_CHANNEL in quirks:
+                    self.encoder.publish(events, quirks)  # (a shared channel holds events for the first subscriber)
+                else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
+                    self._unsent.extend(events)
             for item in said:
                 if isinstance(item, Event):
                     self._event(item)
