@@ -34,7 +34,7 @@ from fakecri.sim.applets.date import date_at
 from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
-from fakecri.sim.host import HostView, NoHost
+from fakecri.sim.host_view import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.live import Decision, Exited, LiveInput, LiveInputs, Wrote
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS

@@ -12,7 +12,7 @@ from fakecri.engine.images import ImageStore
 from fakecri.engine.records import Event, EventType, Output
 from fakecri.engine.runtime import Runtime
 from fakecri.sim.catalog import Catalog
-from fakecri.sim.host import HostView, NoHost
+from fakecri.sim.host_view import HostView, NoHost
 from fakecri.sim.live import Decision, Exited, Wrote
 from fakecri.sim.simulation import Simulation
 

@@ -50,8 +50,8 @@ from fakecri.server.host.catalog_file import load_catalog
 from fakecri.server.host.dialer import exchange, within
 from fakecri.server.host.disk import DiskRoot
 from fakecri.server.host.host import HostRoot, LocalHost
+from fakecri.server.host.listeners import PortListeners
 from fakecri.server.host.log_files import LogFiles
-from fakecri.server.host.ports import PortListeners
 from fakecri.server.node.persistence import StateFile
 from fakecri.server.node.sessions import Sessions
 from fakecri.sim.catalog import Catalog
