@@ -43,6 +43,11 @@ class Interrupted(Exception):
     """Ctrl-C on the terminal: a live driver throws it into the process."""
 
 
+class Signalled(Exception):
+    """A signal to the shell from one of its own subshells (`kill $$` there): thrown into the shell
+    where it waits for its jobs (`wait`), which the signal interrupts, as in ash."""
+
+
 class ShellExit(Exception):
     """`exit N` ends the whole shell, not just the statement."""
 
@@ -129,6 +134,7 @@ class Io:
     depth: int = 0  # how many shells and command substitutions it runs inside
     argv0: str = ""  # the name the running program was called by (as its argv[0])
     builtin: bool = False  # it runs as the shell's builtin of its name (`printf`, not `busybox printf`)
+    umask: int = 0o022  # the creating process's umask (a shell's `umask`): a new file gets 0666 less it
     failed: list[str] | None = None  # noted in: why a write to standard output failed (a closed one: EBADF)
     clock: list[int] = field(default_factory=lambda: [0])  # ns the whole process has slept so far
     # its background jobs: pid -> [when it ends (on `clock`, inf: never), its exit status]

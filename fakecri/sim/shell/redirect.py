@@ -109,6 +109,7 @@ def _open(path: str, sh: Shell, io: Io, append: bool, clobber: bool = True) -> G
         return (None, path, None)  # no files modelled here: what goes there is lost
     yield LOOK  # it opens a file: now, not ahead of time
     world = io.ctx.userland()
+    world.umask = sh.umask()
     if not clobber and world.exists(_absolute(path, sh)) and not world.is_dir(_absolute(path, sh)):
         yield from io.error(f"{sh.name}: can't create {path}: File exists\n")  # set -C
         return False

@@ -192,7 +192,7 @@ def external(argv: list[str], sh: Shell, env: Mapping[str, str], replacing: bool
         return (yield from refuse(name, sh.io, sh.name))
     cwd = sh.vars.get("PWD", sh.io.cwd)
     io = replace(sh.io, shell=sh.name, environ=lambda: {**sh.environ(), **env}, cwd=cwd,
-                 builtin=argv[0] in ASH_BUILTIN_APPLETS)
+                 builtin=argv[0] in ASH_BUILTIN_APPLETS, umask=sh.umask())
     proc = _program(argv, io, top=False, in_script=True)
     if cwd and io.ctx.userland is not None:
         proc = in_directory(proc, io, cwd)
