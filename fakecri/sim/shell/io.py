@@ -12,6 +12,7 @@ MAX_NESTING = 50  # shells and $(...) inside one another, at most
 DEFAULT_SIZE = (80, 24)  # (columns, rows) of a terminal nobody resized
 Command = Callable[[list[str], "Io"], Process]  # (arguments, io) -> the process
 Sink = tuple[str | None, str, list[str] | None] | None  # where a descriptor writes (see Io.sink)
+KILLED = 1 << 8  # a program that died of a signal returns KILLED | 128+N (the shell that ran it says so)
 CLOSED = "\0closed"  # the file of a closed standard output or error (`>&-`): writing there fails
 
 

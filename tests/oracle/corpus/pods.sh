@@ -189,3 +189,5 @@ mkdir -p sub; (cd sub && pwd | sed 's,.*/,,'); pwd | sed 's,.*/oracle-[0-9]*,,';
 umask 077; touch p; mkdir pd; echo x > r; stat -c '%a' p pd r; umask 022; touch q; stat -c %a q; umask; (umask 027; mkdir sd; stat -c %a sd); umask
 ### umask-cp-and-mkdir-p
 echo x > a; chmod 755 a; umask 077; cp a b; stat -c %a b; mkdir -p x/y; stat -c %a x x/y; cp -p a c; stat -c %a c
+### keepalive-sleep-infinity-and-tail-f
+timeout 1 sleep infinity; echo "inf=$?"; timeout 1 tail -f /dev/null; echo "tail=$?"; sleep 0.1s 0.1; echo "sum=$?"
