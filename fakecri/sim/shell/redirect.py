@@ -57,7 +57,7 @@ def apply(redirs: tuple[Redir, ...], sh: Shell, io: Io) -> Generator[Step, Reply
                         io = replace(io, inputs={**io.inputs, r.fd: io.inputs[src]})
                     continue
                 if src > MAX_FD or (src not in (0, 1, 2) and src not in io.fds) or (
-                        src in (1, 2) and (io.sink(src) or NOWHERE)[1] == CLOSED):
+                        src in (1, 2) and (io.to_file if src == 1 else io.err_file) == CLOSED):
                     yield from io.error(f"{sh.name}: {target}: Bad file descriptor\n")  # (dup2's EBADF)
                     return None
                 if r.fd == 0 or src == 0:
