@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from fakecri.sim.shell.ast import Redir
 from fakecri.sim.shell.expand import expand_string
-from fakecri.sim.shell.io import Input, Io, Sink
-from fakecri.sim.shell.state import Shell
+from fakecri.sim.shell.io import CLOSED, Input, Io, Sink
+from fakecri.sim.shell.state import Shell, ShellError
 from fakecri.sim.steps import LOOK, Reply, Step
 
 STDOUT_PATHS = frozenset({"/dev/stdout", "/proc/self/fd/1", "/proc/1/fd/1", "/dev/fd/1"})
@@ -56,16 +56,16 @@ def apply(redirs: tuple[Redir, ...], sh: Shell, io: Io) -> Generator[Step, Reply
                     else:
                         io = replace(io, inputs={**io.inputs, r.fd: io.inputs[src]})
                     continue
-                if src > MAX_FD or (src not in (0, 1, 2) and src not in io.fds):
-                    yield from io.error(f"{sh.name}: {target}: bad file descriptor\n")
+                if src > MAX_FD or (src not in (0, 1, 2) and src not in io.fds) or (
+                        src in (1, 2) and (io.to_file if src == 1 else io.err_file) == CLOSED):
+                    yield from io.error(f"{sh.name}: {target}: Bad file descriptor\n")  # (dup2's EBADF)
                     return None
                 if r.fd == 0 or src == 0:
                     continue  # (descriptor 0 duplicated: the same input)
                 io = io.with_sink(r.fd, io.sink(src))
                 continue
             if r.op == "<&":
-                yield from io.error(f"{sh.name}: {target}: bad file descriptor\n")
-                return None
+                raise ShellError("redir error")  # (ash: `<&word` of no descriptor ends the shell)
             # `>&file`: as `&>file`
         if r.op == "<" or (r.op == "<>" and r.fd == 0):
             got = yield from _read_file(target, sh, io, create=r.op == "<>")
@@ -109,6 +109,7 @@ def _open(path: str, sh: Shell, io: Io, append: bool, clobber: bool = True) -> G
         return (None, path, None)  # no files modelled here: what goes there is lost
     yield LOOK  # it opens a file: now, not ahead of time
     world = io.ctx.userland()
+    world.umask = sh.umask()
     if not clobber and world.exists(_absolute(path, sh)) and not world.is_dir(_absolute(path, sh)):
         yield from io.error(f"{sh.name}: can't create {path}: File exists\n")  # set -C
         return False

@@ -39,6 +39,8 @@ class ShellError(Exception):
         self.io: Io | None = None  # where ash writes the message (a command's redirected stderr), None: the shell's
 
 
+UMASK = "\x00umask"  # the shell's umask, among its variables (a subshell copies it), named as no script can
+
 # `set -o` names, in the order ash lists them; "" for those that have no letter
 OPTION_LETTERS = {"errexit": "e", "noglob": "f", "ignoreeof": "", "monitor": "m", "noexec": "n", "xtrace": "x",
                   "verbose": "v", "noclobber": "C", "allexport": "a", "notify": "b", "nounset": "u",
@@ -85,6 +87,9 @@ class Shell:
     job_numbers: dict[int, int] = field(default_factory=dict)  # a background job's pid -> its number (%N)
     limits: dict[str, tuple[int, int]] = field(default_factory=dict)  # `ulimit` letter -> (soft, hard) set
     hashed: dict[str, str] = field(default_factory=dict)  # `hash`: name -> the path found
+    # signals its subshells sent it (`kill $$` there): (name, number), one list shared with them all
+    signals: list[tuple[str, int]] = field(default_factory=list)
+    subshell: bool = False  # a copy of a shell (a subshell, a pipeline's stage, a job, `$(...)`)
 
     def fail(self, builtin: str, message: str) -> str:
         """A builtin's error message, as ash words it."""
@@ -99,7 +104,7 @@ class Shell:
                        sources=dict(self.sources), options=set(self.options),
                        traps={k: v for k, v in self.traps.items() if v == ""}, jobs=[],
                        locals=[dict(d) for d in self.locals], pushed=dict(self.pushed),
-                       job_numbers={}, limits=dict(self.limits), hashed=dict(self.hashed))
+                       job_numbers={}, limits=dict(self.limits), hashed=dict(self.hashed), subshell=True)
 
     def load_env(self) -> None:
         if self.env_loader is not None:
@@ -174,6 +179,9 @@ class Shell:
         """$RANDOM: 0..32767 from a generator seeded by the shell's pid (the same run after run)."""
         self.seed = (self.seed * 1103515245 + 12345 + self.pid) & 0x7FFFFFFF
         return (self.seed >> 16) & 0x7FFF
+
+    def umask(self) -> int:
+        return int(self.vars.get(UMASK, "0022"), 8)
 
     def ifs(self) -> str:
         value = self.get("IFS")

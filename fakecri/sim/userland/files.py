@@ -32,6 +32,7 @@ def world_of(io: Io) -> Userland:
     if io.ctx.userland is None:
         raise RuntimeError("a userland command runs only inside a container")
     world: Userland = io.ctx.userland()
+    world.umask = io.umask  # (what it makes now gets this process's umask)
     return world
 
 
