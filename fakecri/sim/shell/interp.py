@@ -382,13 +382,19 @@ def run_text(text: str, sh: Shell, source: str = "") -> Process:
     nodes, error = parse_lines(text)
     first = sh.line
     status = 0
-    outer = sh.line_aliases
+    outer = sh.line_aliases, sh.source, sh.line_base
+    if source:
+        sh.source, sh.line_base = source, first if source == "eval" else 1
     try:
         for node in nodes:
             sh.line_aliases = dict(sh.aliases)
             status = yield from run(node, sh)
+    except ShellError as exc:
+        if source and not exc.placed:  # (its message says where, as ash's does inside eval and `.`)
+            exc.message, exc.placed = sh.where() + exc.message, True
+        raise
     finally:
-        sh.line_aliases = outer
+        sh.line_aliases, sh.source, sh.line_base = outer
     if error is not None:
         where = f"eval: line {first + error.line - 1}: " if source == "eval" else \
             f"{source}: line {error.line}: " if source else ""

@@ -58,7 +58,7 @@ def apply(redirs: tuple[Redir, ...], sh: Shell, io: Io) -> Generator[Step, Reply
                     continue
                 if src > MAX_FD or (src not in (0, 1, 2) and src not in io.fds) or (
                         src in (1, 2) and (io.to_file if src == 1 else io.err_file) == CLOSED):
-                    yield from io.error(f"{sh.name}: {target}: Bad file descriptor\n")  # (dup2's EBADF)
+                    yield from io.error(f"{sh.name}: {sh.where()}{target}: Bad file descriptor\n")  # (dup2's EBADF)
                     return None
                 if r.fd == 0 or src == 0:
                     continue  # (descriptor 0 duplicated: the same input)
@@ -103,7 +103,7 @@ def _open(path: str, sh: Shell, io: Io, append: bool, clobber: bool = True) -> G
     if path in STDERR_PATHS:
         return io.sink(2)
     if not path:
-        yield from io.error(f"{sh.name}: can't create : nonexistent directory\n")
+        yield from io.error(f"{sh.name}: {sh.where()}can't create : nonexistent directory\n")
         return False
     if io.ctx.userland is None:
         return (None, path, None)  # no files modelled here: what goes there is lost
@@ -111,12 +111,14 @@ def _open(path: str, sh: Shell, io: Io, append: bool, clobber: bool = True) -> G
     world = io.ctx.userland()
     world.umask = sh.umask()
     if not clobber and world.exists(_absolute(path, sh)) and not world.is_dir(_absolute(path, sh)):
-        yield from io.error(f"{sh.name}: can't create {path}: File exists\n")  # set -C
+        yield from io.error(f"{sh.name}: {sh.where()}can't create {path}: File exists\n")  # set -C
         return False
     try:
         world.write(_absolute(path, sh), b"", append=append)
     except Exception as exc:  # the userland's FileError: the shell cannot open it
-        yield from io.error(f"{sh.name}: can't create {path}: {_reason(exc)}\n")
+        reason = _reason(exc)
+        reason = "nonexistent directory" if reason.startswith("No such file") else reason  # (ash's words)
+        yield from io.error(f"{sh.name}: {sh.where()}can't create {path}: {reason}\n")
         return False
     return (None, _absolute(path, sh), None)
 
@@ -133,7 +135,7 @@ def _read_file(path: str, sh: Shell, io: Io, create: bool) -> Generator[Step, Re
     if path in STDIN_PATHS:
         return io.stdin
     if io.ctx.userland is None:
-        yield from io.error(f"{sh.name}: can't open {path}: no such file\n")
+        yield from io.error(f"{sh.name}: {sh.where()}can't open {path}: no such file\n")
         return None
     yield LOOK
     world = io.ctx.userland()
@@ -146,7 +148,7 @@ def _read_file(path: str, sh: Shell, io: Io, create: bool) -> Generator[Step, Re
         reason = _reason(exc)
         if "No such file" in reason:
             reason = "no such file"
-        yield from io.error(f"{sh.name}: can't open {path}: {reason}\n")
+        yield from io.error(f"{sh.name}: {sh.where()}can't open {path}: {reason}\n")
         return None
     return Input(bytes(data), empty=True)
 

@@ -139,7 +139,7 @@ def _program(words: list[str], io: Io, top: bool, in_script: bool = False) -> Pr
         return 0
     if name in BUSYBOX_APPLETS or name in UNMODELLED_BUILTINS:
         return (yield from refuse(name, io))
-    yield from io.error(f"{io.shell}: {words[0]}: not found\n")
+    yield from io.error(f"{io.shell}: {io.where}{words[0]}: not found\n")
     return 127
 
 
@@ -194,7 +194,7 @@ def external(argv: list[str], sh: Shell, env: Mapping[str, str], replacing: bool
         return (yield from refuse(name, sh.io, sh.name))
     cwd = sh.vars.get("PWD", sh.io.cwd)
     io = replace(sh.io, shell=sh.name, environ=lambda: {**sh.environ(), **env}, cwd=cwd,
-                 builtin=argv[0] in ASH_BUILTIN_APPLETS, umask=sh.umask())
+                 builtin=argv[0] in ASH_BUILTIN_APPLETS, umask=sh.umask(), where=sh.where())
     proc = _program(argv, io, top=False, in_script=True)
     if cwd and io.ctx.userland is not None:
         proc = in_directory(proc, io, cwd)

@@ -36,6 +36,7 @@ class ShellError(Exception):
         super().__init__(message)
         self.message = message
         self.code = code
+        self.placed = False  # its message already says in which eval or `.` file
         self.io: Io | None = None  # where ash writes the message (a command's redirected stderr), None: the shell's
 
 
@@ -82,6 +83,8 @@ class Shell:
     substitutions: int = 0  # command substitutions run so far (an assignment's status is its last one's)
     sub_status: int = 0  # the status of the last of them
     line: int = 0  # the line of the command running (0 first), as builtins' messages name it
+    line_base: int = 0  # what a line of the text running counts from (eval: its line; `.`: 1)
+    source: str = ""  # the text running: "eval", the file `.` reads, "" (the script), as ash names it
     # descriptors a pushed redirection changed -> their value before (see redirect.push)
     pushed: dict[int, tuple[object, object]] = field(default_factory=dict)
     job_numbers: dict[int, int] = field(default_factory=dict)  # a background job's pid -> its number (%N)
@@ -179,6 +182,10 @@ class Shell:
         """$RANDOM: 0..32767 from a generator seeded by the shell's pid (the same run after run)."""
         self.seed = (self.seed * 1103515245 + 12345 + self.pid) & 0x7FFFFFFF
         return (self.seed >> 16) & 0x7FFF
+
+    def where(self) -> str:
+        """What ash puts before the shell's messages inside eval or `.` (`eval: line 3: `)."""
+        return f"{self.source}: line {self.line}: " if self.source else ""
 
     def umask(self) -> int:
         return int(self.vars.get(UMASK, "0022"), 8)
