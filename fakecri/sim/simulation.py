@@ -31,6 +31,7 @@ from fakecri.engine.specs import CONTAINER, POD, STRICT
 from fakecri.sim import stats
 from fakecri.sim.applets import APPLET_COMMANDS, names_applet
 from fakecri.sim.applets.date import date_at
+from fakecri.sim.applets.nmeter import nmeter_at
 from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
@@ -77,8 +78,11 @@ def host_pid(cid: str) -> int:
 
 
 def _clocked(now_ns: int | None) -> dict[str, Command]:
-    """The commands inside, with a `date` counting from `now_ns` (when the process starts) if known."""
-    return INSIDE_COMMANDS if now_ns is None else {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns)}
+    """The commands inside, with a `date` and an `nmeter` counting from `now_ns` (when the process
+    starts) if known."""
+    if now_ns is None:
+        return INSIDE_COMMANDS
+    return {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns), "nmeter": nmeter_at(lambda: now_ns)}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -197,8 +201,10 @@ class Simulation:
             def take_on(proc: Process, offset: int, step: Connect | None) -> None:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
+            # the plan is made as the container starts (its started_at is not set yet): its clock starts now
+            started = c.started_at or (self.view.clock.now_ns() if self.view is not None else None)
             ctx = replace(Context(main=True), userland=lambda: self._userland(c, sandbox, image),
-                          commands=_clocked(c.started_at or None), refused=self._refuse)
+                          commands=_clocked(started), refused=self._refuse)
             inside.own_plan = build_plan(command, args, settings, ctx, take_on)
         return inside.own_plan
 
@@ -336,7 +342,8 @@ class Simulation:
         sb = self._view().get_sandbox(c.sandbox_id)
         cid = c.id
         return Here(cid, now_ns, c.started_at, sb.hostname, sb.ip,
-                    shell=lambda argv: spawn(argv, self._context(c)), userland=lambda: self.userland_of(cid))
+                    shell=lambda argv: spawn(argv, self._context(c, now_ns=now_ns)),
+                    userland=lambda: self.userland_of(cid))
 
     def userland_of(self, cid: str) -> Userland:
         """The container's simulated userland, built from its config the first time it is asked for."""
@@ -461,7 +468,7 @@ class Simulation:
             return self.live.step(c.id, now_ns) if live.waiting else []
         if live is None:
             command, args = self.argv_of(c)
-            live = LiveInput.take_on(spawn(command + args, self._context(c, Context(main=True))))
+            live = LiveInput.take_on(spawn(command + args, self._context(c, Context(main=True), c.started_at or None)))
             if live is None:
                 return []
             self.live.add(c.id, live)
@@ -510,7 +517,7 @@ class Simulation:
         handler = self._plan_now(c).term_handler
         if not handler:
             return []
-        done = record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
+        done = record(spawn(handler, self._context(c, now_ns=now_ns or None)), b"", lambda step: NO_NETWORK)
         return [Wrote(c.id, stream, text, now_ns) for _, stream, text in done.outputs]
 
     def pending(self) -> tuple[list[tuple[str, Connect]], int | None]:
