@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from fakecri.engine.errors import NotFound
 from fakecri.engine.plan import Plan
 from fakecri.engine.records import Container, Image, Sandbox
 from fakecri.engine.references import NormalizedRef
@@ -68,3 +69,10 @@ class NoPrograms:
 
     def cpu_used_ns(self, container: Container, sandbox: Sandbox, now_ns: int) -> int:
         return 0
+
+
+class NoRegistry:
+    """A registry with nothing in it (for engine-only use)."""
+
+    def lookup(self, ref: NormalizedRef, auth: Mapping[str, str] | None) -> Pullable:
+        raise NotFound(f"image {ref} not found in the registry")

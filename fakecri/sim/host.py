@@ -70,6 +70,9 @@ class HostView(Protocol):
 
     def symlink(self, target: str, path: str) -> None: ...
 
+    def link(self, existing: str, path: str) -> None:
+        """A hard link: `path` another name of the file at `existing` (a final symlink not followed)."""
+
     def chmod(self, path: str, mode: int) -> None:
         """Set the permission bits of `path` (following a final symlink)."""
 
@@ -120,6 +123,9 @@ class NoHost:
 
     def symlink(self, target: str, path: str) -> None:
         raise self._missing(path)
+
+    def link(self, existing: str, path: str) -> None:
+        raise self._missing(existing)
 
     def chmod(self, path: str, mode: int) -> None:
         raise self._missing(path)

@@ -342,7 +342,7 @@ class Simulation:
             inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self._content(c, img),
                                        processes=lambda: self.processes_seen_from(cid),
                                        mounts_at_start=inside.mounts_at_start, host=self.host, cgroup=cgroup,
-                                       images=self.image_content)
+                                       images=self.image_content, now=lambda: self._view().clock.now_ns())
         return inside.userland
 
     def resize(self, c: Container, new: Resources) -> list[Decision]:
@@ -464,7 +464,7 @@ class Simulation:
     def _take_on(self) -> None:
         """Run on live the commands their plans left to go on live, from that offset after their
         start (known once the engine started them); one left at a network step at its start
-        waits for its owner to carry the step out (`network_steps`), unarmed."""
+        waits for its owner to carry the step out (`pending`), unarmed."""
         for cid in list(self._resuming):
             inside = self._inside.get(cid)
             try:
@@ -498,11 +498,12 @@ class Simulation:
         done = record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
         return [Wrote(c.id, stream, text, now_ns) for _, stream, text in done.outputs]
 
-    def network_steps(self) -> list[tuple[str, Connect]]:
-        """(container id, step) of the live programs waiting on the network, each handed out once."""
+    def pending(self) -> tuple[list[tuple[str, Connect]], int | None]:
+        """What the live programs wait for after a change, asked once: (container id, step) of
+        those waiting on the network, each handed out once, and the next deadline."""
         if self._resuming:
             self._take_on()
-        return self.live.network_steps()
+        return self.live.network_steps(), self.live.next_deadline_ns()
 
     def network_answered(self, cid: str, result: NetResult, now_ns: int) -> list[Decision]:
         """What the network answered a container's program: it runs on (its decisions come back)."""

@@ -184,6 +184,23 @@ def test_mounts_map_to_host_paths_and_read_only_is_honoured(exec_in, tmp_path):
     assert "data" in run("ls", "/")[0].split()
 
 
+def test_hard_links_within_a_file_system_and_refused_across(exec_in, tmp_path):
+    vol = tmp_path / "vol"
+    vol.mkdir()
+    (vol / "a").write_text("host\n")
+    cfg = pb.ContainerConfig()
+    cfg.mounts.add(container_path="/data", host_path=str(vol))
+    run = exec_in(cfg)
+    # the pod's /dev/shm and a mount are file systems of their own
+    assert run("sh", "-c", "echo x > /tmp/a; ln /tmp/a /dev/shm/a; ln /tmp/a /data/b") == (
+        "", "ln: /dev/shm/a: Invalid cross-device link\nln: /data/b: Invalid cross-device link\n", 1)
+    # on a mount the link is made on the host
+    assert run("sh", "-c", "ln /data/a /data/c && stat -c %h /data/c") == ("2\n", "", 0)
+    assert (vol / "c").stat().st_ino == (vol / "a").stat().st_ino
+    assert run("sh", "-c", "echo y > /tmp/f; ln /tmp/f /tmp/g; mv /tmp/g /data/g; stat -c %h /tmp/f /data/g; "
+                     "cat /data/g")[0] == "1\n1\ny\n"  # across file systems mv copies
+
+
 def test_the_root_filesystem_is_an_overlay_and_may_be_read_only(exec_in):
     run = exec_in()
     assert run("sh", "-c", "mkdir -p /tmp/a/b && echo hi > /tmp/a/b/f && cat /tmp/a/b/f")[0] == "hi\n"

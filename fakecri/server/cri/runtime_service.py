@@ -484,10 +484,7 @@ class RuntimeService:
 
     # ------------------------------------------------------------ events
 
-    async def GetContainerEvents(self, request: Any, context: Context) -> Any:
+    def GetContainerEvents(self, request: Any, context: Context) -> AsyncIterator[bytes]:
+        """The stream itself is `deliver`'s: the subscription is taken here and let go when it ends."""
         sub, faults = self.node.subscribe()
-        try:
-            async for item in deliver(self.bus, sub, faults, self.node.count):
-                yield item
-        finally:
-            self.node.unsubscribe(sub)
+        return deliver(self.bus, sub, faults, self.node.counters, self.node.unsubscribe)

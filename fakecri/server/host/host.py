@@ -40,10 +40,7 @@ class HostRoot:
             if not os.path.isdir(root):
                 raise SettingError("host_root", f"{root} is not a directory")
             self.root = os.path.realpath(root)
-
-    @property
-    def confined(self) -> bool:
-        return self.root is not None
+        self.confined = self.root is not None  # set once: every CreateContainer asks
 
     def _inside(self, path: str) -> bool:
         assert self.root is not None
@@ -207,6 +204,14 @@ class LocalHost:
     def symlink(self, target: str, path: str) -> None:
         try:
             os.symlink(target, path)
+        except (OSError, ValueError) as exc:
+            raise _error(exc) from None
+
+    def link(self, existing: str, path: str) -> None:
+        self._may(existing, follow=False)
+        self._may(path, follow=False)
+        try:
+            os.link(existing, path, follow_symlinks=False)
         except (OSError, ValueError) as exc:
             raise _error(exc) from None
 

@@ -189,6 +189,24 @@ def write_path(io: Io, path: str, data: bytes, *, append: bool = False) -> Gener
     world.write(path, data, append=append)
 
 
+def replace_path(io: Io, path: str, data: bytes, backup: str = "") -> Generator[Step, Reply, None]:
+    """`path` replaced by a new file holding `data`, with the old one's mode, as busybox's `sed -i`
+    does (a temporary file renamed over it): another hard link of the old file keeps the old bytes,
+    and a symlink there becomes a file. With `backup`, the old file is renamed to `path + backup`."""
+    if io.ctx.userland is None:
+        raise FileError("files are not modelled outside a container by fakecri")
+    world = yield from looking(io)
+    mode = world.stat(path).mode & 0o7777
+    if backup:
+        if world.lexists(path + backup):
+            world.remove(path + backup)
+        if not world.rename(path, path + backup):
+            world.write(path + backup, world.read(path))
+    if world.lexists(path):
+        world.remove(path)
+    world.write(path, data, mode=mode)
+
+
 def lines_of(text: str, sep: str = "\n") -> list[str]:
     """The lines of `text` without their separators (a last one without a separator counts)."""
     if not text:

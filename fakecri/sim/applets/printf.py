@@ -77,18 +77,19 @@ class _Numbers:
         self.errors: list[str] = []
 
     def integer(self, arg: str) -> int:
-        if arg[:1] in ("'", '"'):
-            return ord(arg[1]) if len(arg) > 1 else 0
+        # busybox skips leading blanks first: ` 'a` is 97, and ` 12 ` is reported as '12 '
         t = arg.lstrip(" \t\n\r\f\v")
+        if t[:1] in ("'", '"'):
+            return ord(t[1]) if len(t) > 1 else 0
         m = re.fullmatch(r"([+-]?)(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)", t)
         if m is None:
-            self.errors.append(arg)
+            self.errors.append(t)
             return 0
         body = m.group(2)
         value = int(body, 16) if body[:2].lower() == "0x" else int(body, 8) if body.startswith("0") else int(body)
         value = -value if m.group(1) == "-" else value
         if not -(1 << 63) <= value < _INT_RANGE:
-            self.errors.append(arg)
+            self.errors.append(t)
             return 0
         return value
 
@@ -209,7 +210,7 @@ def printf(args: list[str], io: Io) -> Process:
         return 1
     fmt, rest = _bytes_text(args[0]), [_bytes_text(a) for a in args[1:]]
     out, errors, bad = format_all(fmt, rest)
-    name = io.shell if io.depth > 0 else "printf"  # in a shell, busybox's printf is ash's builtin: named so
+    name = io.shell if io.builtin else "printf"  # `printf` in a script is ash's builtin: named so
     yield from io.write(out.encode("latin-1").decode("utf-8", "surrogateescape"))
     for arg in errors:
         yield from io.error(f"{name}: invalid number '{arg.encode('latin-1').decode('utf-8', 'surrogateescape')}'\n")

@@ -9,7 +9,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from fakecri.sim.applets.common import BadUsage, decode, encode, getopt, read_path, usage_error, write_path
+from fakecri.sim.applets.common import (
+    BadUsage,
+    decode,
+    encode,
+    getopt,
+    read_path,
+    replace_path,
+    usage_error,
+    write_path,
+)
 from fakecri.sim.applets.regex import compile_posix
 from fakecri.sim.applets.sed_script import Address, Cmd, ScriptError, parse
 from fakecri.sim.shell import Io, Process
@@ -319,9 +328,7 @@ def sed(args: list[str], io: Io) -> Process:
             run = _Run(_fresh(cmds), extended, opts.has("n"), lines, newline, reads=reads)
             run.run()
             try:
-                if in_place:
-                    yield from write_path(io, path + in_place, encode(text))
-                yield from write_path(io, path, encode("".join(run.out)))
+                yield from replace_path(io, path, encode("".join(run.out)), in_place)
                 yield from _write_files(io, run)
             except FileError as exc:
                 yield from io.error(f"sed: {path}: {exc.reason}\n")

@@ -156,9 +156,10 @@ class Case:
 
 @dataclass(frozen=True, slots=True)
 class Test:
-    """`[[ ... ]]`: its words, read when it runs."""
+    """`[[ ... ]]`: its words, read when it runs (`closed`: its `]]` was there)."""
 
     words: tuple[Word, ...]
+    closed: bool = True
 
 
 @dataclass(frozen=True, slots=True)

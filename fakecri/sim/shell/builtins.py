@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable
 
-from fakecri.sim.shell import builtins_io, hooks, testing
+from fakecri.sim.shell import builtins_io, builtins_jobs, hooks, testing
 from fakecri.sim.shell.interp import run_text
 from fakecri.sim.shell.io import ShellExit
 from fakecri.sim.shell.lexer import is_name
@@ -250,7 +250,7 @@ def _eval(args: list[str], sh: Shell) -> Process:
         return 0
     sh.depth += 1
     try:
-        return (yield from run_text(text, sh))
+        return (yield from run_text(text, sh, "eval"))
     finally:
         sh.depth -= 1
 
@@ -276,7 +276,7 @@ def _source(args: list[str], sh: Shell) -> Process:
         sh.positional = args[1:]
     sh.depth += 1
     try:
-        return (yield from run_text(text, sh))
+        return (yield from run_text(text, sh, path))
     except Return as r:
         return r.code
     finally:
@@ -404,7 +404,7 @@ BUILTINS: dict[str, Builtin] = {
     "readonly": _readonly, "unset": _unset, "local": _local, "eval": _eval, ".": _source, "source": _source,
     "exec": _exec, "cd": _cd, "chdir": _cd, "pwd": _pwd, "umask": _umask, "let": _let,
     "alias": _alias, "unalias": _unalias, "times": _times,
-    "test": testing.test, "[": testing.bracket, **builtins_io.BUILTINS,
+    "test": testing.test, "[": testing.bracket, **builtins_io.BUILTINS, **builtins_jobs.BUILTINS,
 }
 SPECIAL = frozenset({":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return", "set",
                      "shift", "trap", "unset", "local", "source", "times"})

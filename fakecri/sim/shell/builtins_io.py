@@ -8,10 +8,12 @@ and functions, then the action) that runs inside when the signal comes.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from fakecri.sim.recording import record
 from fakecri.sim.shell import hooks, jobs
+from fakecri.sim.shell.builtins_jobs import job_pid
 from fakecri.sim.shell.interp import run_text
 from fakecri.sim.shell.io import Context, Input, Io, ShellExit
 from fakecri.sim.shell.lexer import is_name
@@ -40,48 +42,92 @@ def signal_name(text: str) -> str | None:
 # ---------------------------------------------------------------- read
 
 
-def _read(args: list[str], sh: Shell) -> Process:
-    raw, prompt = False, ""
-    names: list[str] = []
+_TIMEOUT = re.compile(r"\d+(\.\d*)?|\.\d+")
+
+
+def _read_options(args: list[str], sh: Shell) -> tuple[dict[str, str], list[str]] | str:
+    """busybox's `read` options (getopt "p:t:u:n:d:rs"): (them, the names), or the error."""
+    opts: dict[str, str] = {}
     i = 0
-    while i < len(args):
+    while i < len(args) and args[i].startswith("-") and len(args[i]) > 1:
         a = args[i]
-        if a == "-r":
-            raw = True
-        elif a == "-p" and i + 1 < len(args):
-            prompt = args[i + 1]
-            i += 1
-        elif a in ("-s",):
-            pass
-        elif a.startswith("-") and len(a) > 1 and not names:
-            yield from sh.io.error(sh.fail("read", f"Illegal option {a}"))
-            return 2
-        else:
-            names.append(a)
         i += 1
+        if a == "--":
+            break
+        j = 1
+        while j < len(a):
+            c = a[j]
+            if c in "rs":
+                opts[c] = ""
+                j += 1
+                continue
+            if c not in "ptund":
+                return sh.fail("read", f"illegal option -{c}")
+            value = a[j + 1:]
+            if not value:
+                if i >= len(args):
+                    return sh.fail("read", f"no arg for -{c} option")
+                value = args[i]
+                i += 1
+            opts[c] = value
+            break
+    return opts, args[i:]
+
+
+def _read(args: list[str], sh: Shell) -> Process:
+    """`read [-rs] [-p PROMPT] [-t SECONDS] [-n COUNT] [-d DELIM] [-u FD] [NAME]...`. A timeout is
+    checked as busybox checks it (`-t 0` reads nothing and succeeds) but a read waits for its input
+    as without one: the simulation has no race between time and input."""
+    parsed = _read_options(args, sh)
+    if isinstance(parsed, str):
+        yield from sh.io.error(parsed)
+        return 2
+    opts, names = parsed
+    raw, prompt = "r" in opts, opts.get("p", "")
+    if "t" in opts and not _TIMEOUT.fullmatch(opts["t"]):
+        yield from sh.io.error(sh.fail("read", "invalid timeout"))
+        return 2
+    for key in ("n", "u"):
+        if key in opts and not opts[key].isdigit():
+            yield from sh.io.error(sh.fail("read", "invalid count" if key == "n" else "invalid file descriptor"))
+            return 2
     names = names or ["REPLY"]
     for name in names:
         if not is_name(name):
             yield from sh.io.error(sh.fail("read", f"'{name}': not a valid identifier"))
             return 2
+    if "t" in opts and float(opts["t"]) == 0:
+        return 0  # (only asks whether input is there)
+    source = sh.io.stdin
+    if "u" in opts and int(opts["u"]) != 0:
+        found = sh.io.inputs.get(int(opts["u"]))
+        if found is None:
+            return 1
+        source = found
     if prompt and sh.io.ctx.tty:
         yield from sh.io.error(prompt)
+    delim = (opts["d"][:1] or "\0") if "d" in opts else "\n"
+    delim_b = delim.encode("utf-8", "surrogateescape")
+    left = int(opts["n"]) if "n" in opts else None
     text = ""
     eof = False
     while True:
-        line = yield from sh.io.stdin.readline()
-        if line is None:
+        got = yield from source.read_upto(delim_b, left)
+        if got is None:
             eof = True
             break
-        chunk = line.decode("utf-8", "surrogateescape")
-        ended = chunk.endswith("\n")
+        chunk = got.decode("utf-8", "surrogateescape")
+        ended = chunk.endswith(delim)
         if ended:
-            chunk = chunk[:-1]
-        if not raw and chunk.endswith("\\") and not chunk.endswith("\\\\") and ended:
+            chunk = chunk[:-len(delim)]
+        if left is not None:
+            left -= len(got)
+        if not raw and ended and delim == "\n" and chunk.endswith("\\") and not chunk.endswith("\\\\") \
+                and left != 0:
             text += chunk[:-1]
             continue
         text += chunk
-        eof = not ended
+        eof = not ended and left != 0
         break
     _assign_fields(text, names, raw, sh)
     return 1 if eof else 0
@@ -221,6 +267,12 @@ def term_trap(sh: Shell) -> Trap:
 def _wait(args: list[str], sh: Shell) -> Process:
     pids: list[int] = []
     for a in args:
+        if a.startswith("%"):
+            job = job_pid(a, sh)
+            if job is None:
+                yield from sh.io.error(sh.fail("wait", f"{a}: no such job"))
+                return 2
+            a = str(job)
         if not a.isdigit():
             yield from sh.io.error(sh.fail("wait", f"Illegal number: {a}"))
             return 2
@@ -266,6 +318,13 @@ def _kill(args: list[str], sh: Shell) -> Process:
         return 1
     status = 0
     for target in args:
+        if target.startswith("%"):
+            job = job_pid(target, sh)
+            if job is None:
+                yield from sh.io.error(sh.fail("kill", f"{target}: no such job"))
+                status = 2
+                continue
+            target = str(job)
         if not target.lstrip("-").isdigit():
             yield from sh.io.error(f"{sh.name}: kill: invalid number '{target}'\n")
             status = 1

@@ -31,7 +31,7 @@ def run_guarded(node: ast.Node, sh: Shell) -> Process:
     try:
         return (yield from run(node, sh))
     except ShellError as exc:
-        yield from sh.io.error(f"{sh.name}: {exc.message}\n")
+        yield from (exc.io or sh.io).error(f"{sh.name}: {exc.message}\n")
         raise ShellExit(exc.code) from None
 
 
@@ -52,6 +52,8 @@ def _background(node: ast.Node, sh: Shell) -> Process:
     if pid > 0:
         sh.last_bg = pid
         sh.jobs.append(pid)
+        taken = set(sh.job_numbers.values())
+        sh.job_numbers[pid] = next(n for n in range(1, len(taken) + 2) if n not in taken)
         return 0
     yield from sh.io.error(f"{sh.name}: can't fork\n")
     return 2
@@ -70,6 +72,8 @@ def subshell(node: ast.Node, sh: Shell) -> Process:
     except RecursionError:
         yield from sh.io.error(f"{sh.name}: the script nests too deep\n")
         status = 2
+    if sh.pushed and sh.traps.get("EXIT"):
+        sh.io = redirect.unwound(sh)
     status = yield from run_exit_trap(sh, status)
     return status & 0xFF
 
@@ -137,6 +141,7 @@ def _stages(commands: tuple[ast.Node, ...], sh: Shell) -> Process:
         last = n == len(commands) - 1
         pipe_out = None if last else jobs.Pipe()
         child = sh.copy()
+        child.jobs, child.job_numbers = list(sh.jobs), dict(sh.job_numbers)  # (ash: `jobs | cat` lists them)
         io = sh.io
         if pipe_in is not None:
             io = replace(io, stdin=Input())
@@ -260,11 +265,15 @@ def _case(node: ast.Case, sh: Shell) -> Process:
 def _test(node: ast.Test, sh: Shell) -> Process:
     from fakecri.sim.shell.testing import double_bracket
 
+    if not node.closed:
+        yield from sh.io.error(f"{sh.name}: missing ]]\n")
+        return 2
     return (yield from double_bracket(node.words, sh))
 
 
 def _funcdef(node: ast.FuncDef, sh: Shell) -> Process:
     sh.functions[node.name] = node
+    sh.function_aliases[node.name] = sh.line_aliases
     return 0
     yield
 
@@ -273,11 +282,14 @@ def _redirected(node: ast.Redirected, sh: Shell) -> Process:
     io = yield from redirect.apply(node.redirs, sh, sh.io)
     if io is None:
         return 1
+    # (a subshell's own redirections are made in it, not pushed: nothing to put back)
+    added = [] if isinstance(node.body, ast.Subshell) else redirect.push(node.redirs, sh)
     saved, sh.io = sh.io, io
     try:
         return (yield from run(node.body, sh))
     finally:
         sh.io = saved
+        redirect.pop(added, sh)
 
 
 def _simple(node: ast.Simple, sh: Shell) -> Process:
@@ -297,11 +309,13 @@ def call_function(fn: ast.FuncDef, args: list[str], sh: Shell) -> Process:
     sh.calls += 1
     sh.depth += 1
     loops, sh.loops = sh.loops, 0
+    line_aliases, sh.line_aliases = sh.line_aliases, sh.function_aliases.get(fn.name, sh.line_aliases)
     try:
         status = yield from run(fn.body, sh)
     except Return as r:
         status = r.code
     finally:
+        sh.line_aliases = line_aliases
         sh.positional = saved
         sh.calls -= 1
         sh.depth -= 1
@@ -320,6 +334,8 @@ def command_substitution(body: ast.Node, sh: Shell) -> Generator[Step, Reply, st
         raise ShellError(f"the script nests functions, eval or $(...) more than {MAX_NESTING} deep")
     captured: list[str] = []
     child = sh.copy()
+    if isinstance(body, ast.Simple) and body.words and body.words[0].literal() == "jobs":
+        child.jobs, child.job_numbers = list(sh.jobs), dict(sh.job_numbers)  # ash's "job hack": `$(jobs)`
     child.depth += 1
     child.io = replace(sh.io, out="stdout", to_file="", capture=captured)
     status = yield from subshell(body, child)
@@ -337,16 +353,27 @@ _RUN: dict[type, Callable[..., Process]] = {
 }
 
 
-def run_text(text: str, sh: Shell) -> Process:
-    """Parse and run a script's text in `sh` (eval, `.`, a trap's action)."""
-    from fakecri.sim.shell.lexer import ShellSyntaxError
-    from fakecri.sim.shell.parser import parse
+def run_text(text: str, sh: Shell, source: str = "") -> Process:
+    """Parse and run a script's text in `sh` (eval, `.`, a trap's action) line by line, as ash
+    reads it: the lines before a syntax error run. The error names `source` as ash does
+    (`eval: line N:`, counted from the eval's own line; `FILE: line N:` for `.`)."""
+    from fakecri.sim.shell.parser import parse_lines
 
+    nodes, error = parse_lines(text)
+    first = sh.line
+    status = 0
+    outer = sh.line_aliases
     try:
-        node = parse(text)
-    except ShellSyntaxError as exc:
-        raise ShellError(f"syntax error: {exc.message}") from None
-    return (yield from run(node, sh))
+        for node in nodes:
+            sh.line_aliases = dict(sh.aliases)
+            status = yield from run(node, sh)
+    finally:
+        sh.line_aliases = outer
+    if error is not None:
+        where = f"eval: line {first + error.line - 1}: " if source == "eval" else \
+            f"{source}: line {error.line}: " if source else ""
+        raise ShellError(f"{where}syntax error: {error.message}")
+    return status
 
 
 def as_io(sh: Shell) -> Io:

@@ -12,6 +12,7 @@ MAX_NESTING = 50  # shells and $(...) inside one another, at most
 DEFAULT_SIZE = (80, 24)  # (columns, rows) of a terminal nobody resized
 Command = Callable[[list[str], "Io"], Process]  # (arguments, io) -> the process
 Sink = tuple[str | None, str, list[str] | None] | None  # where a descriptor writes (see Io.sink)
+CLOSED = "\0closed"  # the file of a closed standard output or error (`>&-`): writing there fails
 
 
 @dataclass(slots=True)
@@ -75,6 +76,30 @@ class Input:
                 return bytes(chunk)
         return None
 
+    def read_upto(self, delim: bytes, limit: int | None = None) -> Generator[Step, Reply, bytes | None]:
+        """The bytes up to and with `delim`, or `limit` of them, or up to the end (a shell's `read`
+        takes no more, so the rest stays for the next reader); None at the end."""
+        while True:
+            end = self._buf.find(delim)
+            if end >= 0 and (limit is None or end < limit):
+                take = end + 1
+            elif limit is not None and len(self._buf) >= limit:
+                take = limit
+            elif self._eof:
+                take = len(self._buf)
+            else:
+                chunk = yield READ
+                if chunk is None:
+                    self._eof = True
+                elif isinstance(chunk, bytes):
+                    self._buf += chunk
+                continue
+            if not take:
+                return None
+            data = bytes(self._buf[:take])
+            del self._buf[:take]
+            return data
+
     def readline(self) -> Generator[Step, Reply, bytes | None]:
         """The next line with its newline (the last one may lack it); None at the end."""
         while b"\n" not in self._buf and not self._eof:
@@ -103,6 +128,8 @@ class Io:
     shell: str = "sh"  # how the running shell was called, as its error messages name it
     depth: int = 0  # how many shells and command substitutions it runs inside
     argv0: str = ""  # the name the running program was called by (as its argv[0])
+    builtin: bool = False  # it runs as the shell's builtin of its name (`printf`, not `busybox printf`)
+    failed: list[str] | None = None  # noted in: why a write to standard output failed (a closed one: EBADF)
     clock: list[int] = field(default_factory=lambda: [0])  # ns the whole process has slept so far
     # its background jobs: pid -> [when it ends (on `clock`, inf: never), its exit status]
     jobs: dict[int, list[float]] = field(default_factory=dict)
@@ -117,22 +144,26 @@ class Io:
     environ: Callable[[], dict[str, str]] | None = None
 
     def write(self, text: str) -> Generator[Step, Reply, None]:
-        if text and self.capture is not None and self.out == "stdout":
+        if text and self.to_file == CLOSED:
+            if self.failed is not None:
+                self.failed.append("Bad file descriptor")
+        elif text and self.capture is not None and self.out == "stdout":
             self.capture.append(text)
         elif text and self.out is not None:
             yield Write(self.out, text)
         elif text and self.to_file and self.ctx.userland is not None:
             try:
                 self.ctx.userland().write(self.to_file, text.encode("utf-8", "surrogateescape"), append=True)
-            except Exception:  # the file vanished or turned read-only meanwhile: the output is lost
-                pass
+            except Exception as exc:  # the file vanished or turned read-only meanwhile: the output is lost
+                if self.failed is not None:
+                    self.failed.append(str(getattr(exc, "reason", exc)))
 
     def error(self, text: str) -> Generator[Step, Reply, None]:
         if text and self.err_capture is not None:
             self.err_capture.append(text)
         elif text and self.err_out is not None:
             yield Write(self.err_out, text)
-        elif text and self.err_file and self.ctx.userland is not None:
+        elif text and self.err_file and self.err_file != CLOSED and self.ctx.userland is not None:
             try:
                 self.ctx.userland().write(self.err_file, text.encode("utf-8", "surrogateescape"), append=True)
             except Exception:  # as for output: a file that cannot be written loses it
@@ -147,7 +178,7 @@ class Io:
         return self.fds.get(fd)
 
     def with_sink(self, fd: int, sink: Sink) -> Io:
-        out, to_file, capture = sink if sink is not None else (None, "", None)
+        out, to_file, capture = sink if sink is not None else (None, CLOSED if fd in (1, 2) else "", None)
         if fd == 1:
             return replace(self, out=out, to_file=to_file, capture=capture)
         if fd == 2:

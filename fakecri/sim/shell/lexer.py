@@ -28,6 +28,7 @@ class ShellSyntaxError(Exception):
         super().__init__(message)
         self.message = message
         self.at_end = at_end
+        self.line = 1  # the line of the text it was found on (1 first; set by Parser.lines)
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,6 +123,7 @@ class Parser:
                     return nodes, None
                 nodes.append(self.line())
         except ShellSyntaxError as exc:
+            exc.line = self.lexer.src.count("\n", 0, self.lexer.pos) + 1
             return nodes, exc
 
     def line(self) -> Node:
@@ -216,7 +217,7 @@ class Parser:
             self.deeper()
             node = self.compound(word, tok)
             self.depth -= 1
-            return self.redirected(node)
+            return self._collapsed(self.redirected(node))
         if word == "[[":
             self.take()
             return self.redirected(self.double_bracket())
@@ -336,17 +337,29 @@ class Parser:
         return Case(subject, tuple(items))
 
     def double_bracket(self) -> Node:
+        """`[[ ... ]]` as busybox's ash reads it: its words, `&&` and `||` between them; `<` and `>`
+        stay redirections (of the whole test) and `(` is a syntax error, as there."""
         words: list[Word] = []
+        redirs: list[Redir] = []
         while True:
+            tok = self.peek()
+            if tok.kind == "io" or (tok.kind == "op" and tok.value in REDIRECTIONS):
+                redirs.append(self.redirection())
+                continue
             tok = self.take()
             if tok.kind == "word" and tok.value == "]]":
-                return Test(tuple(words))
+                return Redirected(Test(tuple(words)), tuple(redirs)) if redirs else Test(tuple(words))
             if tok.kind == "word" and tok.word is not None:
                 words.append(tok.word)
-            elif tok.kind == "op" and tok.value in ("&&", "||", "(", ")", "<", ">"):
+            elif tok.kind == "op" and tok.value in ("&&", "||"):
                 words.append(Word((Lit(tok.value),), tok.value))
-            else:
-                raise self.unexpected(tok, "]]")
+            elif tok.kind == "op" and tok.value == "(" and not words:  # (`[[ (`: a function `[[` to ash)
+                raise self.unexpected(self.take(), ")")
+            elif tok.kind == "op" and tok.value == "(":
+                raise self.unexpected(tok)
+            else:  # the command ends without its `]]`: ash's `[[` says so when it runs
+                self.peeked = tok
+                return Test(tuple(words), closed=False)
 
     def function_body(self, name: str) -> Node:
         self.newlines()
@@ -362,6 +375,18 @@ class Parser:
             raise self.unexpected(tok)
         self.depth -= 1
         return FuncDef(name, body, f"{name}() {self.lexer.src[start:self.last_end]}")
+
+    @staticmethod
+    def _collapsed(node: Node) -> Node:
+        """`{ (list); } >f` as ash parses it: a group holding one subshell is that subshell, and
+        the group's redirections replace the subshell's own (so a subshell's `> x` there is lost)."""
+        if isinstance(node, Redirected) and isinstance(node.body, Group):
+            inner = node.body.body
+            if isinstance(inner, Redirected) and isinstance(inner.body, Subshell):
+                inner = inner.body
+            if isinstance(inner, Subshell):
+                return Redirected(inner, node.redirs)
+        return node
 
     def redirected(self, node: Node) -> Node:
         redirs: list[Redir] = []

@@ -126,22 +126,10 @@ def strip(value: str, pattern: str, op: str) -> str:
 
 
 def replace(value: str, pattern: str, rep: str, every: bool) -> str:
-    """`${x/p/r}` (the first longest match) and `${x//p/r}` (each)."""
-    anchor = ""
-    if pattern.startswith("#") or pattern.startswith("%"):
-        anchor, pattern = pattern[0], pattern[1:]
+    """`${x/p/r}` (the first longest match) and `${x//p/r}` (each). busybox 1.35 has no anchors:
+    `${x/#p/r}` and `${x/%p/r}` look for a `#` or `%` as any other character."""
     rx = compile_pattern(pattern)
     n = len(value)
-    if anchor == "#":
-        for k in range(n, -1, -1):
-            if rx.fullmatch(value, 0, k):
-                return rep + value[k:]
-        return value
-    if anchor == "%":
-        for k in range(n + 1):
-            if rx.fullmatch(value, k, n):
-                return value[:k] + rep
-        return value
     if not pattern:
         return value
     out: list[str] = []

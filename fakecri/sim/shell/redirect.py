@@ -75,6 +75,11 @@ def apply(redirs: tuple[Redir, ...], sh: Shell, io: Io) -> Generator[Step, Reply
             continue
         if r.op == "<>":
             sink = yield from _open(target, sh, io, append=True)
+            if sink is not False:  # (open for reading too: from its start)
+                got = yield from _read_file(target, sh, io, create=False)
+                if got is None:
+                    return None
+                io = replace(io, inputs={**io.inputs, r.fd: got})
         else:
             sink = yield from _open(target, sh, io, append=r.op == ">>", clobber=r.op != ">" or "C" not in sh.options)
         if sink is False:
@@ -143,3 +148,58 @@ def _read_file(path: str, sh: Shell, io: Io, create: bool) -> Generator[Step, Re
         yield from io.error(f"{sh.name}: can't open {path}: {reason}\n")
         return None
     return Input(bytes(data), empty=True)
+
+
+# ---------------------------------------------------------------- pushed redirections
+# ash "pushes" the redirections of a compound command, a builtin or a function: it saves each
+# descriptor it changes and puts it back afterwards. A subshell inherits that stack, and when it
+# exits it unwinds all of it (exitreset) before its EXIT trap runs: each descriptor a pushed
+# redirection saved is back to what it was before the outermost of them, even over the subshell's
+# own redirections and its pipe. `Shell.pushed` is that: descriptor -> its value before.
+
+Saved = tuple[object, object]  # (what it writes to or reads from, the input it reads, for 3 and up)
+
+
+def touched(redirs: tuple[Redir, ...]) -> set[int]:
+    fds = {r.fd for r in redirs}
+    for r in redirs:
+        target = r.target.literal()
+        if r.op == "&>" or (r.op == ">&" and target != "-" and not (target or "").isdigit()):
+            fds |= {1, 2}  # (`>&$x` may name a file: both noted, which costs nothing when it does not)
+    return fds
+
+
+def saved(io: Io, fd: int) -> Saved:
+    if fd == 0:
+        return (io.stdin, None)
+    return (io.sink(fd), io.inputs.get(fd))
+
+
+def push(redirs: tuple[Redir, ...], sh: Shell) -> list[int]:
+    """Note what the descriptors `redirs` change were (those not noted already); the ones noted."""
+    added = [fd for fd in touched(redirs) if fd not in sh.pushed]
+    for fd in added:
+        sh.pushed[fd] = saved(sh.io, fd)
+    return added
+
+
+def pop(added: list[int], sh: Shell) -> None:
+    for fd in added:
+        sh.pushed.pop(fd, None)
+
+
+def unwound(sh: Shell) -> Io:
+    """The descriptors an exiting subshell's EXIT trap writes to: every pushed one put back."""
+    io = sh.io
+    for fd, (value, read) in sorted(sh.pushed.items()):
+        if fd == 0:
+            io = _with_input(io, value)  # type: ignore[arg-type]
+            continue
+        io = io.with_sink(fd, value)  # type: ignore[arg-type]
+        if fd > 2:
+            inputs = {k: v for k, v in io.inputs.items() if k != fd}
+            if read is not None:
+                inputs[fd] = read  # type: ignore[assignment]
+            io = replace(io, inputs=inputs)
+    sh.pushed.clear()
+    return io

@@ -36,8 +36,7 @@ PROMPT = "/ # "  # busybox sh's prompt for root in /
 PS2 = "> "
 NOT_MODELLED = "not modelled by fakecri"  # the one wording of a refusal
 # ash builtins fakecri does not model: refused as applets are
-UNMODELLED_BUILTINS = frozenset({"hash", "ulimit", "jobs", "fg", "bg", "history",
-                                 "help"})
+UNMODELLED_BUILTINS = frozenset({"help"})
 
 
 def refuse(name: str, io: Io, shell: str = "") -> Process:
@@ -181,13 +180,19 @@ def _container_env(io: Io) -> dict[str, str]:
     return env
 
 
+# applets that ash runs as builtins of its own when a command names them (busybox's printf,
+# echo and test are both): their messages then start with the shell's name
+ASH_BUILTIN_APPLETS = frozenset({"printf", "echo", "test", "["})
+
+
 def external(argv: list[str], sh: Shell, env: Mapping[str, str], replacing: bool = False) -> Process:
     """A simple command's program (not a builtin or function), from the interpreter."""
     name = posixpath.basename(argv[0])
     if name in UNMODELLED_BUILTINS and name not in sh.io.ctx.commands:
         return (yield from refuse(name, sh.io, sh.name))
     cwd = sh.vars.get("PWD", sh.io.cwd)
-    io = replace(sh.io, shell=sh.name, environ=lambda: {**sh.environ(), **env}, cwd=cwd)
+    io = replace(sh.io, shell=sh.name, environ=lambda: {**sh.environ(), **env}, cwd=cwd,
+                 builtin=argv[0] in ASH_BUILTIN_APPLETS)
     proc = _program(argv, io, top=False, in_script=True)
     if cwd and io.ctx.userland is not None:
         proc = in_directory(proc, io, cwd)
@@ -296,6 +301,7 @@ def run_script(script: str, sh: Shell) -> Process:
     try:
         status = 0
         for node in nodes:
+            sh.line_aliases = dict(sh.aliases)
             status = yield from run_guarded(node, sh)
         if error is not None:
             yield from sh.io.error(f"{sh.name}: syntax error: {error.message}\n")
@@ -369,10 +375,11 @@ def interactive(sh: Shell) -> Process:
                 status = sh.status = 2
                 continue
             pending = ""
+            sh.line_aliases = dict(sh.aliases)
             try:
                 status = yield from run(node, sh)
             except ShellError as exc:  # a fatal error ends the command, not an interactive shell
-                yield from sh.io.error(f"{sh.name}: {exc.message}\n")
+                yield from (exc.io or sh.io).error(f"{sh.name}: {exc.message}\n")
                 status = sh.status = exc.code
             except (Break, Return):
                 status = sh.status

@@ -5,15 +5,18 @@ special builtin, a function, a builtin, or a command of the table (the session's
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from fakecri.sim.shell import ast, hooks, redirect
 from fakecri.sim.shell.builtins import BUILTINS, SPECIAL
 from fakecri.sim.shell.expand import expand_string, expand_words
 from fakecri.sim.shell.interp import call_function, run_text
+from fakecri.sim.shell.io import CLOSED, Io
 from fakecri.sim.shell.parser import RESERVED
-from fakecri.sim.shell.state import Shell
+from fakecri.sim.shell.state import Shell, ShellError
 from fakecri.sim.steps import Process
 
+FAILING = frozenset({CLOSED, "/dev/full"})  # standard outputs whose writes fail
 _SAFE = re.compile(r"[\w@%+=:,./-]+")
 _KEYWORDS = frozenset({"in", "select", "function", "time", "}", "]]"})
 
@@ -27,35 +30,50 @@ def quote(word: str) -> str:
 
 def simple(node: ast.Simple, sh: Shell) -> Process:
     sh.line = node.line
-    if sh.aliases and node.words and node.words[0].literal() in sh.aliases and not sh.in_alias:
-        return (yield from _aliased(node, sh))
+    aliases = sh.aliases if sh.line_aliases is None else sh.line_aliases  # (as the line was read)
+    if aliases and node.words and node.words[0].literal() in aliases and not sh.in_alias:
+        return (yield from _aliased(node, sh, aliases))
     argv = (yield from expand_words(node.words, sh)) if node.words else []
-    values: list[tuple[str, str]] = []
-    had_sub = False
-    for name, word in node.assigns:
-        subs = sh.substitutions
-        values.append((name, (yield from expand_string(word, sh))))
-        had_sub = had_sub or sh.substitutions != subs
-        if not argv:
-            sh.set(name, values[-1][1])  # (each is made before the next is expanded)
-    if "x" in sh.options and (values or argv):
-        yield from sh.io.error("+ " + " ".join([f"{n}={quote(v)}" for n, v in values] + [quote(a) for a in argv])
-                               + "\n")
-    if not argv:
-        status = sh.sub_status if had_sub else 0
-        if node.redirs:
-            io = yield from redirect.apply(node.redirs, sh, sh.io)
-            if io is None:
-                return 1
-        return status
+    # as ash: the redirections are made before the assignments are expanded (`x=$(cmd) 2>/dev/null`
+    # quiets cmd), and a `set -x` trace goes to the shell's own standard error
     io = sh.io
     if node.redirs:
         got = yield from redirect.apply(node.redirs, sh, sh.io)
         if got is None:
             return 1
         io = got
+    values: list[tuple[str, str]] = []
+    had_sub = False
+    outer, sh.io = sh.io, io
+    try:
+        for name, word in node.assigns:
+            subs = sh.substitutions
+            values.append((name, (yield from expand_string(word, sh))))
+            had_sub = had_sub or sh.substitutions != subs
+            if not argv:
+                sh.set(name, values[-1][1])  # (each is made before the next is expanded)
+    except ShellError as exc:
+        exc.io = exc.io or io  # (its message goes where the command's errors go)
+        raise
+    finally:
+        if sh.io is io:
+            sh.io = outer
+    if "x" in sh.options and (values or argv):
+        yield from outer.error("+ " + " ".join([f"{n}={quote(v)}" for n, v in values] + [quote(a) for a in argv])
+                               + "\n")
+    if not argv:
+        return sh.sub_status if had_sub else 0
+    if io.to_file in FAILING:
+        io = replace(io, failed=[])  # (a write there fails: noted, then told as busybox tells it)
+        return (yield from _closed_stdout(node, sh, io, argv, values))
+    return (yield from _run(node, sh, io, argv, values))
+
+
+def _run(node: ast.Simple, sh: Shell, io: Io, argv: list[str], values: list[tuple[str, str]]) -> Process:
+    """What the command's name names, run with `io` (its redirections made) and its assignments."""
     name = argv[0]
     special = name in SPECIAL
+    added = redirect.push(node.redirs, sh) if node.redirs else []
     saved_io, sh.io = sh.io, io
     try:
         if special:
@@ -76,12 +94,31 @@ def simple(node: ast.Simple, sh: Shell) -> Process:
     finally:
         if sh.io is io:
             sh.io = saved_io  # (`exec >file` leaves its descriptors for the rest of the script)
+        redirect.pop(added, sh)
 
 
-def _aliased(node: ast.Simple, sh: Shell) -> Process:
+def _closed_stdout(node: ast.Simple, sh: Shell, io: Io, argv: list[str], values: list[tuple[str, str]]) -> Process:
+    """A command whose standard output fails its writes (closed with `>&-`: EBADF; /dev/full:
+    ENOSPC): it exits 1; ash's echo and busybox's applets say `write error` (its other builtins say
+    nothing)."""
+    status = yield from _run(node, sh, io, argv, values)
+    name = argv[0]
+    failed = io.failed or (["Bad file descriptor"] if name == "printf" and io.to_file == CLOSED else [])
+    if failed:  # (ash's printf fails on a closed output even with nothing to write)
+        if name in BUILTINS or name in sh.functions or name == "printf":
+            if name == "echo":
+                yield from io.error(f"{sh.name}: write error: {failed[0]}\n")
+        else:
+            words = argv[1:] if name.rsplit("/", 1)[-1] == "busybox" and len(argv) > 1 else argv
+            yield from io.error(f"{words[0].rsplit('/', 1)[-1]}: write error: {failed[0]}\n")
+        return 1
+    return status
+
+
+def _aliased(node: ast.Simple, sh: Shell, aliases: dict[str, str]) -> Process:
     """A command whose first word is an alias: the alias's text in its place, read again."""
     first = node.words[0].literal() or ""
-    text = " ".join([*(f"{n}={w.text}" for n, w in node.assigns), sh.aliases[first], *(w.text for w in node.words[1:])])
+    text = " ".join([*(f"{n}={w.text}" for n, w in node.assigns), aliases[first], *(w.text for w in node.words[1:])])
     io = sh.io
     if node.redirs:
         got = yield from redirect.apply(node.redirs, sh, sh.io)

@@ -36,6 +36,7 @@ class ShellError(Exception):
         super().__init__(message)
         self.message = message
         self.code = code
+        self.io: Io | None = None  # where ash writes the message (a command's redirected stderr), None: the shell's
 
 
 # `set -o` names, in the order ash lists them; "" for those that have no letter
@@ -54,6 +55,10 @@ class Shell:
     positional: list[str] = field(default_factory=list)
     functions: dict[str, FuncDef] = field(default_factory=dict)
     aliases: dict[str, str] = field(default_factory=dict)
+    # ash expands aliases as it reads a line: those there when the running line was read (None: all),
+    # and for each function those there when its definition was read
+    line_aliases: dict[str, str] | None = None
+    function_aliases: dict[str, dict[str, str] | None] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)  # a function's definition as written
     options: set[str] = field(default_factory=set)  # the letters set: e f u x ... and "pipefail"
     status: int = 0  # $?
@@ -75,6 +80,11 @@ class Shell:
     substitutions: int = 0  # command substitutions run so far (an assignment's status is its last one's)
     sub_status: int = 0  # the status of the last of them
     line: int = 0  # the line of the command running (0 first), as builtins' messages name it
+    # descriptors a pushed redirection changed -> their value before (see redirect.push)
+    pushed: dict[int, tuple[object, object]] = field(default_factory=dict)
+    job_numbers: dict[int, int] = field(default_factory=dict)  # a background job's pid -> its number (%N)
+    limits: dict[str, tuple[int, int]] = field(default_factory=dict)  # `ulimit` letter -> (soft, hard) set
+    hashed: dict[str, str] = field(default_factory=dict)  # `hash`: name -> the path found
 
     def fail(self, builtin: str, message: str) -> str:
         """A builtin's error message, as ash words it."""
@@ -85,9 +95,11 @@ class Shell:
         self.load_env()
         return replace(self, vars=dict(self.vars), exported=set(self.exported), readonly=set(self.readonly),
                        positional=list(self.positional), functions=dict(self.functions), aliases=dict(self.aliases),
+                       function_aliases=dict(self.function_aliases),
                        sources=dict(self.sources), options=set(self.options),
                        traps={k: v for k, v in self.traps.items() if v == ""}, jobs=[],
-                       locals=[dict(d) for d in self.locals])
+                       locals=[dict(d) for d in self.locals], pushed=dict(self.pushed),
+                       job_numbers={}, limits=dict(self.limits), hashed=dict(self.hashed))
 
     def load_env(self) -> None:
         if self.env_loader is not None:

@@ -1,6 +1,9 @@
-"""`test`, `[` and `[[ ]]`, as busybox has them: strings, integers, and the container's
+"""`test`, `[` and `[[ ]]`, as busybox has them: strings, integers (64 bits), and the container's
 files (looked at through its userland, at the moment the test runs). Its errors are
-busybox's: `sh: x: bad number`, `sh: missing ]`, status 2."""
+busybox's: `sh: x: bad number`, `sh: x: out of range`, `sh: missing ]`, status 2. The one
+implementation: ash's builtins and the applets (`busybox test`, `env [ ... ]`,
+fakecri/sim/applets/conditions.py) are busybox's one test_main, which names its errors by the
+shell or by the applet."""
 from __future__ import annotations
 
 import posixpath
@@ -9,6 +12,7 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 from fakecri.sim.shell.ast import Word
+from fakecri.sim.shell.io import Io
 from fakecri.sim.shell.pattern import matches
 from fakecri.sim.shell.state import Shell
 from fakecri.sim.steps import LOOK, Process, Reply, Step
@@ -28,8 +32,11 @@ class TestError(Exception):
 def _int(text: str) -> int:
     t = text.strip()
     if re.fullmatch(r"[-+]?\d+", t):
-        return int(t)
-    raise TestError(f"{text}: bad number")
+        value = int(t)
+        if not -(1 << 63) <= value < 1 << 63:
+            raise TestError(f"{text}: out of range")
+        return value
+    raise TestError(f"{text}: bad number" if text else "bad number")
 
 
 class _Eval:
@@ -82,10 +89,12 @@ class _Eval:
             self.i += 1
             value = self.or_()
             if self.peek() != ")":
-                raise TestError("missing )" if self.peek() is None else f"{self.peek()}: unknown operand")
+                raise TestError("closing paren expected" if self.peek() is None else f"{self.peek()}: unknown operand")
             self.i += 1
             return value
-        if b is not None and b in BINARY and c is not None:
+        if b is not None and b in BINARY:
+            if c is None:
+                raise TestError(f"{b}: argument expected")
             self.i += 3
             return self.binary(a, b, c)
         if a in UNARY and b is not None:
@@ -116,7 +125,8 @@ class _Eval:
             checks: dict[str, Callable[[], bool]] = {
                 "-f": lambda: st.kind == "file", "-d": lambda: st.kind == "dir", "-s": lambda: st.size > 0,
                 "-r": lambda: world.may(arg, R), "-w": lambda: world.may(arg, W), "-x": lambda: world.may(arg, X),
-                "-b": lambda: False, "-c": lambda: st.kind == "other", "-p": lambda: False, "-S": lambda: False,
+                "-b": lambda: False, "-c": lambda: st.kind in ("char", "other"), "-p": lambda: False,
+                "-S": lambda: False,
                 "-u": lambda: bool(st.mode & 0o4000), "-g": lambda: bool(st.mode & 0o2000),
                 "-k": lambda: bool(st.mode & 0o1000), "-O": lambda: st.uid == world.uid,
                 "-G": lambda: st.gid == world.gid, "-N": lambda: False}
@@ -182,17 +192,23 @@ def _needs_files(args: list[str]) -> bool:
 
 def evaluate(args: list[str], sh: Shell, patterns: bool = False) -> Generator[Step, Reply, int]:
     """0 true, 1 false, 2 an error (its message written)."""
-    if _needs_files(args) and sh.io.ctx.userland is not None:
+    return (yield from evaluate_in(args, sh.io, sh.name, sh.cwd(), patterns))
+
+
+def evaluate_in(args: list[str], io: Io, name: str, cwd: str, patterns: bool = False) -> Generator[Step, Reply, int]:
+    """`evaluate` for whoever runs it: its errors start `NAME: `; relative paths are from `cwd`
+    ("": the container's working directory)."""
+    if _needs_files(args) and io.ctx.userland is not None:
         yield LOOK  # it looks at files: now, not ahead of time
-    ctx = sh.io.ctx
-    ev = _Eval(args, lambda: ctx.userland() if ctx.userland is not None else None, patterns, sh.cwd())
+    ctx = io.ctx
+    ev = _Eval(args, lambda: ctx.userland() if ctx.userland is not None else None, patterns, cwd)
     try:
         return 0 if (ev.run() if patterns else _posix(args, ev)) else 1
     except TestError as exc:
-        yield from sh.io.error(f"{sh.name}: {exc.message}\n")
+        yield from io.error(f"{name}: {exc.message}\n")
         return 2
     except Exception as exc:  # odd input: never raise out of the shell
-        yield from sh.io.error(f"{sh.name}: {exc}\n")
+        yield from io.error(f"{name}: {exc}\n")
         return 2
 
 

@@ -1,7 +1,8 @@
 """`cp` and `mv` on a container's files, as busybox 1.35's: `cp [-arRPLHpfind] SRC... DEST`
 (into a directory, several sources; `-R` copies links as links, `-p`/`-a` keep mode and owner),
-`mv [-fin] SRC... DEST` (a copy and a removal: the userland has no rename; across mounts that is
-busybox's way too). `-i` asks on standard error and reads the answer; `-n` keeps what is there.
+`mv [-fin] SRC... DEST` (a rename within the container's own files, keeping the inode and its
+hard links; a copy and a removal elsewhere, as busybox does across file systems). `-i` asks on
+standard error and reads the answer; `-n` keeps what is there.
 Options busybox has that are not modelled (`-l -s -T -u`) say so, exit 2.
 """
 from __future__ import annotations
@@ -134,8 +135,9 @@ def mv(args: list[str], io: Io) -> Process:
                 raise FileError("Is a directory" if world.is_dir(target) else "Not a directory")
             if world.lexists(target):
                 world.remove(target, recursive=True)
-            _copy(world, src, target, recursive=True, keep=True, links=True, top=False)
-            world.remove(src, recursive=True)
+            if not world.rename(src, target):  # (across file systems, busybox copies and removes too)
+                _copy(world, src, target, recursive=True, keep=True, links=True, top=False)
+                world.remove(src, recursive=True)
         except FileError as exc:
             yield from io.error(f"mv: can't rename '{src}': {exc.reason}\n")
             status = 1

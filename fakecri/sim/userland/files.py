@@ -249,18 +249,22 @@ def _ln(args: list[str], io: Io) -> Process:
     if len(paths) < 2:
         yield from io.error("ln: missing operand\n")
         return 1
-    if "s" not in flags:
-        yield from io.error("ln: hard links are not modelled by fakecri\n")
-        return 2
     *targets, link = paths
     status = 0
     for target in targets:
         where = posixpath.join(link, posixpath.basename(target)) if len(targets) > 1 or (
             world.is_dir(link) and "n" not in flags) else link
+        if "s" not in flags and not world.lexists(target):
+            yield from io.error(f"ln: {target}: No such file or directory\n")  # (busybox stats it first)
+            status = 1
+            continue
         try:
             if "f" in flags and world.lexists(where) and not world.is_dir(where):
                 world.remove(where)
-            world.symlink(target, where)
+            if "s" in flags:
+                world.symlink(target, where)
+            else:
+                world.link(target, where)
         except FileError as exc:
             yield from io.error(f"ln: {where}: {exc.reason}\n")
             status = 1

@@ -17,7 +17,7 @@ from fakecri.sim.userland.fs import (
     mode_string,
 )
 
-TYPE_BITS = {"file": 0o100000, "dir": 0o040000, "link": 0o120000, "other": 0}
+TYPE_BITS = {"file": 0o100000, "dir": 0o040000, "link": 0o120000, "char": 0o020000, "other": 0}
 IO_BLOCK = 4096
 MAX_WIDTH = 4096  # a printf width beyond this is taken as this
 _SPEC = re.compile(r"%([#\-+. I0-9]*)(.?)", re.S)
@@ -42,6 +42,8 @@ def human_time(ns: int) -> str:
 def ls_line(st: FileStat, name: str, user: str, group: str, *, human: bool = False) -> str:
     """One line of `ls -l` (`user` and `group` as they are shown: names or numbers)."""
     size = human_size(st.size, 1, 0) if human else str(st.size)
+    if st.kind == "char":
+        size = f"{st.rdev >> 8:4},{st.rdev & 0xFF:4}"  # a device shows its numbers
     line = (f"{mode_string(st.kind, st.mode):<10} {st.nlink:>4} {user:<8} {group:<8} {size:>9} "
             f"{ls_time(st.mtime_ns)} {name}")
     return line + (f" -> {st.target}" if st.kind == "link" else "")
@@ -102,7 +104,8 @@ def stat_field(st: FileStat, name: str, link: str, user: str, group: str) -> Fie
         "d": ("d", st.device), "D": ("x", st.device), "i": ("d", st.inode), "a": ("o", st.mode & 0o7777),
         "A": ("s", mode_string(st.kind, st.mode)), "f": ("x", raw), "F": ("s", file_type_name(st)),
         "h": ("d", st.nlink), "u": ("d", st.uid), "U": ("s", user or "UNKNOWN"), "g": ("d", st.gid),
-        "G": ("s", group or "UNKNOWN"), "t": ("x", 0), "T": ("x", 0), "s": ("d", st.size), "B": ("d", 512),
+        "G": ("s", group or "UNKNOWN"), "t": ("x", st.rdev >> 8), "T": ("x", st.rdev & 0xFF), "s": ("d", st.size),
+        "B": ("d", 512),
         "b": ("d", st.blocks), "o": ("d", IO_BLOCK), "x": ("s", human_time(st.mtime_ns)),
         "X": ("d", st.mtime_ns // 1_000_000_000), "y": ("s", human_time(st.mtime_ns)),
         "Y": ("d", st.mtime_ns // 1_000_000_000), "z": ("s", human_time(st.mtime_ns)),

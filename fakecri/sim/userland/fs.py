@@ -19,7 +19,7 @@ OVERFLOW_ID = 65534  # how an id the user namespace does not map shows inside
 
 @dataclass(frozen=True, slots=True)
 class FileStat:
-    kind: str  # "file", "dir", "link", "other"
+    kind: str  # "file", "dir", "link", "char" (a character device), "other"
     mode: int  # permission bits with setuid/setgid/sticky
     uid: int
     gid: int
@@ -30,6 +30,7 @@ class FileStat:
     inode: int = 0
     device: int = 0
     target: str = ""  # a symlink's target
+    rdev: int = 0  # a device's number (major << 8 | minor)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +72,7 @@ BUSYBOX_FS_NAMES = {
     0x28CD3D45: "cramfs", 0x7275: "romfs", 0x858458F6: "ramfs", 0x73717368: "squashfs", 0x62656572: "sysfs",
 }
 
-_TYPE_CHAR = {"file": "-", "dir": "d", "link": "l", "other": "?"}
+_TYPE_CHAR = {"file": "-", "dir": "d", "link": "l", "char": "c", "other": "?"}
 
 
 def mode_string(kind: str, mode: int) -> str:
@@ -102,7 +103,7 @@ def file_type_name(st: FileStat) -> str:
     """`stat -c %F`."""
     if st.kind == "file":
         return "regular empty file" if st.size == 0 else "regular file"
-    return {"dir": "directory", "link": "symbolic link"}.get(st.kind, "weird file")
+    return {"dir": "directory", "link": "symbolic link", "char": "character special file"}.get(st.kind, "weird file")
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from fakecri.sim.userland.spec import UserlandSpec
 KERNEL_DIRS = frozenset({"/proc/acpi", "/proc/asound", "/proc/bus", "/proc/fs", "/proc/irq", "/proc/scsi",
                          "/proc/sys", "/proc/driver", "/sys/firmware", "/sys/devices/virtual/powercap"})
 DEV_TMPFS = "rw,nosuid,size=65536k,mode=755"  # the container's /dev, where /dev/null lives
-NULL_DEVICE = FileStat("other", 0o666, 0, 0)  # /dev/null: a character device anyone may read and write
+NULL_DEVICE = FileStat("char", 0o666, 0, 0, rdev=(1 << 8) | 3)  # /dev/null: a device anyone may read and write
 
 
 def _kernel(path: str) -> bool:

@@ -25,11 +25,13 @@ from fakecri.engine.specs import NODE, Mount
 from fakecri.sim.host import HostError, HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow, cgroup_dirs, cgroup_links, cgroup_names
+from fakecri.sim.userland.devices import DEVICES, LINKS, device_read, device_stat, device_write
 from fakecri.sim.userland.filesystems import statfs_of, table
 from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, FsStat, R, W, Who, X, disk_id, may, shown_id
 from fakecri.sim.userland.generated import LISTED, generated_dirs, generated_file
 from fakecri.sim.userland.identity import accounts, identity
 from fakecri.sim.userland.image_volumes import image_files, image_mounts
+from fakecri.sim.userland.inodes import Inodes
 from fakecri.sim.userland.inside_mounts import NO_SUCH, NOT_DIR, TMPFS, FileError, MountsInside
 from fakecri.sim.userland.masks import NULL_DEVICE, masked_dir, masked_file
 from fakecri.sim.userland.privilege import Privilege, privilege
@@ -57,16 +59,19 @@ def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-class Userland(MountsInside):
+class Userland(MountsInside, Inodes):
     def __init__(self, spec: UserlandSpec, *, ip: str = "", content: ImageContent = BUSYBOX,
                  processes: Callable[[], list[tuple[int, str]]] | None = None,
                  mounts_at_start: frozenset[str] | None = None, host: HostView | None = None,
-                 cgroup: Cgroup | None = None, images: Callable[[str], ImageContent] | None = None) -> None:
+                 cgroup: Cgroup | None = None, images: Callable[[str], ImageContent] | None = None,
+                 now: Callable[[], int] = lambda: 0) -> None:
         """`processes`: what its PID namespace shows; `mounts_at_start`: the host's mount points
         when the container started (a private mount hides what the host mounted under it
         since); `host`: what of the host its mounts and shared namespaces reach; `cgroup`: its
-        cgroup as /sys/fs/cgroup shows it; `images`: an image's content by reference (image volumes)."""
+        cgroup as /sys/fs/cgroup shows it; `images`: an image's content by reference (image volumes);
+        `now`: the node's clock (ns since the epoch), for the times files change."""
         self.spec = spec
+        self.now = now
         self.cgroup = cgroup if cgroup is not None else Cgroup(now=lambda: CgroupNow(
             Resources(memory_limit_in_bytes=spec.memory_limit)))  # no runtime to ask: the spec's limit
         self.host: HostView = host if host is not None else NoHost()
@@ -81,7 +86,7 @@ class Userland(MountsInside):
         self._shown: dict[str, list[str]] = {}  # target -> host paths a bidirectional mount copied out
         self._files: dict[str, bytes] = {}  # the in-memory layer of the root filesystem
         self._dirs: set[str] = set(ROOT_DIRS)
-        self._links: dict[str, str] = cgroup_links(self.cgroup)  # symlinks of the in-memory layer: path -> target
+        self._links: dict[str, str] = {**cgroup_links(self.cgroup), **LINKS}  # in-memory symlinks: path -> target
         self._dirs |= cgroup_dirs(self.cgroup)
         self._image_roots: set[str] = set()
         if images is not None and image_mounts(spec.mounts):  # their files, as a read-only layer
@@ -90,6 +95,9 @@ class Userland(MountsInside):
             self._dirs |= dirs
         self._meta: dict[str, tuple[int, int, int]] = {}  # (mode, uid, gid) of in-memory paths made or changed
         self._removed: set[str] = set()  # generated files deleted in this container
+        self._inodes: dict[str, int] = {}
+        self._mtimes: dict[str, int] = {}
+        self._names: dict[str, list[str]] = {}  # (inodes.py)
         self.oom_killed = False  # a process of the container went beyond its memory limit
         self._user_names = {u.id: u.name for u in accounts(content.passwd, False)}
         self._group_names = {g.id: g.name for g in accounts(content.group, True)}
@@ -262,15 +270,20 @@ class Userland(MountsInside):
                             shown_id(hs.gid, m.gid_mappings, self.spec.gid_map), hs.size, hs.mtime_ns, hs.nlink,
                             hs.blocks, hs.inode, hs.device, target)
         mode, uid, gid = self._meta.get(p, (-1, 0, 0))
+        if p in DEVICES and p not in self._removed:
+            return device_stat(p)
         if p in self._links:
             target = self._links[p]
-            return FileStat("link", 0o777, uid, gid, len(target.encode()), target=target)
+            return FileStat("link", 0o777, uid, gid, len(target.encode()), self.mtime_of(p),
+                            nlink=len(self.names_of(p)), inode=self.inode_of(p), target=target)
         if p in self._dirs or p in self._mount_dirs or p in generated_dirs(self.spec):
             default = 0o1777 if p in WORLD_WRITABLE or p.startswith(TMPFS) and p.count("/") == 1 else DIR_MODE
-            return FileStat("dir", default if mode < 0 else mode, uid, gid, 4096, nlink=2, blocks=8)
+            return FileStat("dir", default if mode < 0 else mode, uid, gid, 4096, self.mtime_of(p),
+                            nlink=self.dir_links(p), blocks=8, inode=self.inode_of(p))
         if p in self._files:
             size = len(self._files[p])
-            return FileStat("file", FILE_MODE if mode < 0 else mode, uid, gid, size, blocks=(size + 4095) // 4096 * 8)
+            return FileStat("file", FILE_MODE if mode < 0 else mode, uid, gid, size, self.mtime_of(p),
+                            nlink=len(self.names_of(p)), blocks=(size + 4095) // 4096 * 8, inode=self.inode_of(p))
         if p in self._removed:
             return None
         data = generated_file(self, p)
@@ -278,7 +291,8 @@ class Userland(MountsInside):
             return None
         in_proc = p.startswith("/proc/")
         default = 0o444 if in_proc else FILE_MODE
-        return FileStat("file", default if mode < 0 else mode, uid, gid, 0 if in_proc else len(data))
+        return FileStat("file", default if mode < 0 else mode, uid, gid, 0 if in_proc else len(data),
+                        self.mtime_of(p), inode=self.inode_of(p))
 
     def stat(self, path: str, *, follow: bool = True) -> FileStat:
         """stat(2) (lstat(2) without `follow`) of `path` as the container sees it."""
@@ -335,6 +349,11 @@ class Userland(MountsInside):
                 raise FileError(exc.reason) from None
         if p in self._files:
             return self._files[p]
+        if p in DEVICES:
+            try:
+                return device_read(p, self.spec.hostname + p)
+            except OSError as exc:
+                raise FileError(str(exc)) from None
         return generated_file(self, p) or b""
 
     def readlink(self, path: str) -> str:
@@ -366,7 +385,7 @@ class Userland(MountsInside):
                 raise FileError(exc.reason) from None
         names = set()
         prefix = p.rstrip("/") + "/"
-        candidates = (set(self._files) | self._dirs | set(self._links) | generated_dirs(self.spec)
+        candidates = (set(self._files) | self._dirs | set(self._links) | set(DEVICES) | generated_dirs(self.spec)
                       | self._mount_dirs | {posixpath.normpath(m.container_path) for m in self.spec.mounts}
                       | set(LISTED) | {"/proc/sys/" + k for k, _ in self.spec.sysctls}
                       | (cgroup_names(self.cgroup) if p.startswith("/sys/fs/cgroup") else set()))
@@ -383,6 +402,10 @@ class Userland(MountsInside):
         if self._node(p) is None:
             raise FileError(NO_SUCH)
         return statfs_of(self, p)
+
+    def _file_system(self, p: str) -> str:
+        """Where the file system holding the resolved path `p` is mounted."""
+        return statfs_of(self, p).point
 
     def mount_table(self) -> list[FsStat]:
         """The container's /proc/mounts, one entry per mount, in mount order."""
@@ -449,7 +472,9 @@ class Userland(MountsInside):
         if node is not None and node.kind == "dir":
             raise FileError(IS_DIR)
         mounted = self._writable(p)
-        if self.spec.masked_paths and masked_file(self.spec, p):
+        if (self.spec.masked_paths and masked_file(self.spec, p)) or (p in DEVICES and p not in self._removed):
+            if p in DEVICES and data and device_write(p):
+                raise FileError(device_write(p))
             return  # /dev/null takes it
         parent = None
         if node is None:
@@ -463,7 +488,7 @@ class Userland(MountsInside):
                 raise FileError(exc.reason) from None
         else:
             old = self._files.get(p, generated_file(self, p) or b"") if append and node is not None else b""
-            self._files[p] = old + data
+            self._store(p, old + data)
             self._removed.discard(p)
         if parent is not None:
             self._made(p, mounted, mode, parent, is_dir=False)
@@ -474,9 +499,11 @@ class Userland(MountsInside):
             self.write(path, b"")
             return
         p = self.resolve(path)
-        self._writable(p)
+        mounted = self._writable(p)
         if node.uid != self.uid and not may(self.who, node, W) and not self.who.has("FOWNER"):
             raise FileError(DENIED)
+        if mounted is None:
+            self._touched(p)
 
     def mkdir(self, path: str, parents: bool = False, mode: int = DIR_MODE) -> None:
         if self.lexists(path):
@@ -496,6 +523,7 @@ class Userland(MountsInside):
                 raise FileError(exc.reason) from None
         else:
             self._dirs.add(p)
+            self._touched(p)
         self._made(p, mounted, mode, parent, is_dir=True)
 
     def symlink(self, target: str, path: str) -> None:
@@ -507,6 +535,7 @@ class Userland(MountsInside):
         parent = self._creatable(p)
         if mounted is None:
             self._links[p] = target
+            self._touched(p)
             self._meta[p] = (0o777, self.uid, parent.gid if parent.mode & SETGID else self.gid)
             return
         try:
@@ -542,47 +571,7 @@ class Userland(MountsInside):
         for d in (self._files, self._links, self._meta):
             for k in [k for k in d if k == p or k.startswith(prefix)]:
                 del d[k]
+        self._forget([k for k in self._inodes if k == p or k.startswith(prefix)])
         self._dirs = {d for d in self._dirs if not _within(d, p)}
-        if generated_file(self, p) is not None:
+        if p in DEVICES or generated_file(self, p) is not None:
             self._removed.add(p)
-
-    def chmod(self, path: str, mode: int) -> None:
-        p = self.resolve(path)
-        node = self._node(p)
-        if node is None:
-            raise FileError(NO_SUCH)
-        if not self.privilege.allows("chmod") or (node.uid != self.uid and not self.who.has("FOWNER")):
-            raise FileError(NOT_PERMITTED)
-        mounted = self._writable(p)
-        if mode & SETGID and node.gid not in self.who.gids and not self.who.has("FSETID"):
-            mode &= ~SETGID  # the kernel drops setgid for a group the caller is not in
-        if mounted is None:
-            self._meta[p] = (mode & 0o7777, node.uid, node.gid)
-            return
-        try:
-            self.host.chmod(mounted[1], mode & 0o7777)
-        except HostError as exc:
-            raise FileError(exc.reason) from None
-
-    def chown(self, path: str, uid: int, gid: int, *, follow: bool = True) -> None:
-        """Change the owner (-1: keep) of `path`: with CAP_CHOWN, or the owner to a group of its own."""
-        p = self.resolve(path, follow=follow)
-        node = self._node(p)
-        if node is None:
-            raise FileError(NO_SUCH)
-        if not self.who.has("CHOWN") and not (node.uid == self.uid and uid in (-1, node.uid)
-                                              and (gid == -1 or gid in self.who.gids)):
-            raise FileError(NOT_PERMITTED)
-        mounted = self._writable(p)
-        uid = node.uid if uid == -1 else uid
-        gid = node.gid if gid == -1 else gid
-        if mounted is None:
-            mode = node.mode if node.kind == "dir" else node.mode & ~0o6000
-            self._meta[p] = (mode, uid, gid)
-            return
-        try:
-            m = mounted[0]
-            self.host.chown(mounted[1], disk_id(uid, m.uid_mappings, self.spec.uid_map),
-                            disk_id(gid, m.gid_mappings, self.spec.gid_map))
-        except HostError as exc:
-            raise FileError(exc.reason) from None

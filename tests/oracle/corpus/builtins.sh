@@ -132,3 +132,56 @@ alias ll='echo aliased'
 ll
 ### trap-exit-of-subshell-in-redirected-group
 { (trap 'echo trapped' EXIT; true); echo after; } > g; echo "g=[$(cat g)]"; { (trap 'echo last' EXIT; true); } > h; echo "h=[$(cat h)]"
+### trap-exit-of-subshell-after-redirected-group-ends
+f() { (trap 'echo t' EXIT; true); echo in; }; f > g; echo "g=[$(cat g)]"
+### trap-exit-in-cmdsub-of-redirected-group
+x=$( { (trap 'echo t' EXIT; true); echo a; } > f ); echo "x=[$x]"; cat f
+### trap-exit-subshell-in-redirected-loop
+i=0; while [ $i -lt 1 ]; do (trap 'echo t' EXIT; true); i=1; done > f; echo "f=[$(cat f)]"
+### trap-exit-group-of-one-subshell-takes-its-redirections
+{ (trap 'echo t' EXIT; true); } 2>&1 > f; echo "f=[$(cat f)]"; { { (echo inner) > x; } > y; }; ls; cat y
+### trap-exit-stderr-of-redirected-group
+{ (trap 'echo t >&2' EXIT; true); echo a; } 2> f; echo "f=[$(cat f)]"
+### test-a-is-no-unary !stderr
+test -a /etc; echo "a=$?"; test \( a; echo "p=$?"; [ \( a ; echo "pb=$?"
+### test-closing-paren-expected
+test \( a; echo "p=$?"; busybox test \( a; echo "app=$?"; [[ abc =~ b ]]; echo "re=$?"
+### test-applet-names-its-errors
+busybox [ 1 -eq x ]; echo $?; busybox test 1 -eq x; echo $?; test 1 -eq x; echo $?; busybox [ a; echo $?; env [ a ]; echo $?; env test 1 -lt 2 -a 3; echo $?
+### test-builtin-and-applet-agree
+for e in '-n' '! -n' '-z ""' 'a = a -o b' '! a = b' '( a = a )' '-f /etc/passwd -a -d /etc' '1 -gt 2 -o 3 -lt 4' 'a -a' '-x' '= =' '! = a' '-e'; do eval "test $e"; a=$?; eval "busybox test $e"; b=$?; echo "$e: $a $b"; done
+### test-odd-argument-counts
+test 1 2 3; echo $?; busybox test 1 2 3; echo $?; test -q x; echo $?; busybox test -q x; echo $?; [ ]; echo $?; busybox [ ]; echo $?; test ' 12 ' -eq 12; echo $?; busybox test ' 12 ' -eq 12; echo $?
+### test-out-of-range-and-signs
+test abc \< abd; echo $?; busybox test abc \> abd; echo $?; test 99999999999999999999 -gt 1; echo $?; busybox test -1 -lt 0; echo $?; test +1 -eq 1; echo $?
+### test-from-find-and-xargs
+find /etc -maxdepth 1 -name passwd -exec test -f {} \; -print; echo x | xargs test -n && echo xargs-ok
+### alias-applies-from-the-next-line !stderr
+alias ll='echo hi'; ll; echo rc=$?
+ll
+f() { ll; }
+alias ll='echo changed'
+f; ll
+eval 'alias r="echo r"
+r'
+(alias s='echo s'; s); s; echo rc=$?
+### alias-in-sourced-file
+printf "alias g='echo g'\ng\n" > a.sh; . ./a.sh; g
+### ulimit-set-and-read
+ulimit -n 512; ulimit -n; ulimit -Hn; ulimit -S -n 100; ulimit -n; ulimit -Hn; ulimit -S -n 600; echo rc=$?; ulimit -n foo; echo rc=$?; ulimit -z; echo rc=$?; ulimit -n 010; ulimit -n; (ulimit -n 5; ulimit -n); ulimit -n
+### ulimit-labels
+ulimit -n 64; ulimit -c 0; ulimit -n -c; ulimit -a | grep -c .; ulimit -a | cut -c1-38 | head -3; ulimit -f; ulimit
+### ulimit-core
+ulimit -S -c 10; ulimit -c; ulimit -c 0; ulimit -c; ulimit -Hc
+### hash-lookups
+hash; echo rc=$?; hash -r; echo rc=$?; hash cat; echo rc=$?; hash nosuch; echo rc=$?; hash cd; echo rc=$?; f() { :; }; hash f; echo rc=$?; hash -v; echo rc=$?; hash nosuch 2>/dev/null || echo missing
+### jobs-listing
+sleep 1 & jobs; echo rc=$?; jobs -p | grep -c .; fg; echo rc=$?; bg; echo rc=$?; fg %1; fg %2; fg %-; echo rc=$?; kill %1; wait %1; echo "w=$?"; jobs; jobs; echo rc=$?
+### jobs-done-and-failed
+true & false & sleep 0.2; jobs; jobs; (exit 3) & wait; jobs; sleep 5 & kill $!; sleep 0.1; jobs; jobs %1; echo rc=$?
+### jobs-two-running
+sleep 1 & sleep 2 & jobs; jobs -l | sed 's/[0-9][0-9]* Running */PID Running/'; kill %2 %1; wait; jobs; kill %3; echo rc=$?; wait %3; echo rc=$?
+### history-in-a-script
+history; echo rc=$?
+### jobs-seen-from-pipes-and-substitutions
+sleep 1 & x=$(jobs); echo "[$x]"; (jobs); echo ---; jobs | cat; { jobs; } | cat; x=$(jobs -p; echo); echo "[$x]"

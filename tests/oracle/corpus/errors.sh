@@ -54,3 +54,24 @@ nosuch | cat; echo "rc=$?"
 if nosuch 2>/dev/null; then echo yes; else echo "no $?"; fi
 ### bad-option-to-builtin !stderr
 set -Z; echo "rc=$?"
+### eval-syntax-error-line
+echo a
+eval "echo x; ("; echo no
+### eval-syntax-error-later-line
+echo a
+
+eval "echo 1
+echo 2
+if"; echo no
+### source-syntax-error
+printf 'echo in\n(\n' > bad.sh; echo a
+. ./bad.sh; echo after
+### source-syntax-error-in-function
+printf 'echo in\n(\n' > bad.sh
+x() { . ./bad.sh; }; x; echo rc=$?
+echo next
+### eval-error-in-function
+f() { eval 'echo in; ('; echo after; }; f; echo rc=$?
+echo next
+### eval-error-in-subshell
+(eval 'if'); echo rc=$?

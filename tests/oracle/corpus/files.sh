@@ -23,6 +23,22 @@ mkdir d; touch d/f; rmdir d; echo "rc=$?"
 echo target > t; ln -s t link; readlink link; cat link; [ -L link ] && echo is-link
 ### ln-hard
 echo x > a; ln a b; [ a -ef b ] && echo same-file; stat -c %h a
+### ln-hard-shares-the-file
+echo x > a; ln a b; echo more >> b; cat a; chmod 600 b; stat -c '%a %h' a; rm a; stat -c %h b; cat b
+### ln-hard-refusals
+echo x > a; ln a b; ln a b; echo "rc=$?"; ln nope c; echo "rc=$?"; mkdir d; ln d e; echo "rc=$?"; ln a d; ls d; ln -f a b; echo "rc=$?"
+### ef-tells-files-apart
+touch a c; [ a -ef c ] && echo same || echo different; mkdir d1 d2; [ d1 -ef d2 ] || echo dirs-differ; [ d1 -ef ./d1 ] && echo self
+### ln-hard-of-a-symlink
+echo x > a; ln -s a s; ln s h; [ -L h ] && echo link; cat h
+### ln-hard-into-a-directory
+echo 1 > a; echo 2 > b; mkdir dd; ln a b dd; cat dd/a dd/b; ls -l dd | cut -c1-12; find . -links 2 | sort
+### sed-i-replaces-the-file
+echo old > a; ln a b; echo new > a; cat b; sed -i s/new/sed/ b; cat a b; ln -s a s; sed -i s/new/via/ s; [ -L s ] || echo not-a-link; cat a s
+### sed-i-suffix-keeps-the-old-file
+echo one > a; ln a b; sed -i.bak s/one/two/ a; cat a a.bak b; stat -c %h a a.bak
+### mv-keeps-the-inode
+echo x > a; ln a b; mv b c; stat -c %h a c; mkdir d; echo y > d/f; ln d/f g; mv d e; stat -c %h e/f; cat e/f
 ### readlink-f
 mkdir -p real/dir; ln -s real/dir alias; cd alias; readlink -f . | sed 's,.*/,,'; cd ..; readlink -f alias/../real | sed 's,.*/oracle-[0-9]*,,'
 ### dangling-link

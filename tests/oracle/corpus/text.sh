@@ -111,3 +111,5 @@ printf '1\n2\n' > a; printf 'x\ny\n' > b; paste a b; paste -d, a b; paste -s a
 printf 'a\nb\n' > x; printf 'a\nc\n' > y; cmp -s x x && echo same; cmp x y; echo "rc=$?"; diff x y; echo "rc=$?"
 ### printf-to-file-then-count
 for i in 1 2 3; do printf 'line %d\n' $i; done > f; wc -l < f; tail -n 1 f
+### printf-builtin-or-applet-names-its-errors
+printf '%d\n' x; busybox printf '%d\n' y; env printf '%d\n' z; echo w | xargs printf '%d\n'; sh -c "printf '%d\n' v"; /bin/printf '%d\n' u; printf '%q' a; busybox printf '%q' b

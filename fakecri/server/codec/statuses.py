@@ -1,14 +1,25 @@
-"""Serialized ContainerStatus and PodSandboxStatus, built once per record.
+"""Serialized ContainerStatus and PodSandboxStatus, built once per record, and which
+containers a sandbox status or an event lists, in what order.
 
 PodSandboxStatus, ContainerStatus and every container event carry the same statuses; they
 are built here once per record (records are frozen, so a changed record is a new key) and
 reused as wire bytes. Quirks that change what a sandbox status answer holds
 (`timestamp-without-statuses`, `pod-wide-container-statuses`,
 `oldest-first-container-statuses`) are applied here too.
+
+PodSandboxStatusResponse.containers_statuses and ContainerEventResponse.containers_statuses
+list the containers of a sandbox (or, with the pod-wide quirk, of the whole pod) newest
+first, by (created_at, attempt), as CRI-O does. The order matters to a kubelet with the
+EventedPLEG gate on: when PodSandboxStatus carries a timestamp it copies that list into
+its pod cache without sorting it, then picks the first status with a container's name
+as that container's latest attempt (kubernetes/kubernetes#129857 asks runtimes to fill
+the list; nothing says in which order). An oldest-first list makes it recreate an
+attempt that already exists, forever; the `oldest-first-container-statuses` quirk
+restores that order to show it.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -17,7 +28,6 @@ from fakecri.engine.runtime import Runtime
 from fakecri.faults.quirks import Quirk
 from fakecri.server.codec import translate as tr
 from fakecri.server.codec.wire import field_fragment, varint
-from fakecri.server.events.status_order import listed_containers
 from fakecri.sim.image_content import ImageContent
 
 # Serialized statuses kept, by record. Bounded: at most this many, then it starts over.
@@ -62,7 +72,7 @@ class StatusCache:
     def container_statuses_wire(self, sb: Sandbox, containers: Sequence[Container],
                                 quirks: frozenset[Quirk]) -> list[bytes]:
         """The serialized statuses of the sandbox's containers (the pod's, with the pod-wide
-        quirk), newest first (see status_order)."""
+        quirk), newest first (see `listed_containers`)."""
         return [self.container_status_bytes(c) for c in listed_containers(self.runtime, sb, containers, quirks)]
 
     def _own(self, sb: Sandbox) -> list[Container]:
@@ -88,3 +98,23 @@ class StatusCache:
                 self.container_status(c)
                 for c in listed_containers(self.runtime, sb, self._own(sb), quirks))
         return resp
+
+
+def newest_first(containers: Iterable[Container]) -> list[Container]:
+    """Container records newest first: by created_at, then attempt, then id (for ties)."""
+    return sorted(containers, key=lambda c: (c.created_at, c.attempt, c.id), reverse=True)
+
+
+def listed_containers(runtime: Runtime, sb: Sandbox, containers: Sequence[Container],
+                      quirks: frozenset[Quirk]) -> list[Container]:
+    """The container records a status of sandbox `sb` lists, in order. `containers` are the
+    sandbox's own (as of the moment the status describes); the pod-wide quirk adds those of
+    the pod's other sandboxes as they are now."""
+    found = list(containers)
+    if Quirk.POD_WIDE_CONTAINER_STATUSES in quirks:
+        for other in runtime.list_sandboxes():
+            if other.uid == sb.uid and other.id != sb.id:
+                found += runtime.list_containers(sandbox_id=other.id)
+    if Quirk.OLDEST_FIRST_CONTAINER_STATUSES in quirks:
+        return found  # creation order
+    return newest_first(found)

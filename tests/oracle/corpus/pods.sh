@@ -1,0 +1,143 @@
+# Everyday pod scripts: readiness and liveness checks, init-container until-loops, postStart hooks,
+# while-read loops, TERM traps, [[ ]], getopts, ash's expansions, arithmetic edges, pipefail, read
+# options, local, wait, and redirections (>&-, <>, the order of 2>&1 >file).
+### readiness-http-port-file
+echo 8080 > port; p=$(cat port); if [ "$p" -gt 1024 ] && [ "$p" -lt 65536 ]; then echo "ready on $p"; else echo bad; exit 1; fi
+### init-until-file-appears
+n=0; until [ -f ready ] || [ $n -ge 5 ]; do n=$((n+1)); [ $n -eq 3 ] && touch ready; sleep 0; done; echo "tries=$n"; [ -f ready ] && echo ok
+### init-until-with-timeout-exit
+deadline=3; i=0; until false; do i=$((i+1)); if [ $i -ge $deadline ]; then echo "timed out after $i" >&2; exit 1; fi; done
+### poststart-writes-marker
+date -u +%Y > /dev/null && echo started > marker && echo "$(cat marker) at boot"
+### while-read-line-file
+printf 'a=1\nb=2\n# comment\n\nc=3\n' > cfg; while read line; do case "$line" in \#*|'') continue;; esac; echo "key=${line%%=*} val=${line#*=}"; done < cfg
+### while-read-ifs-colon
+printf 'root:x:0:0\nnobody:x:65534:65534\n' > pw; while IFS=: read -r name _ uid gid; do echo "$name has $uid/$gid"; done < pw
+### while-read-last-line-without-newline
+printf 'one\ntwo' > f; while read -r l || [ -n "$l" ]; do echo "[$l]"; done < f
+### while-read-from-pipe-subshell-var
+n=0; printf '1\n2\n3\n' | while read x; do n=$((n+x)); done; echo "n=$n"; n=0; while read x; do n=$((n+x)); done <<EOF2
+1
+2
+3
+EOF2
+echo "n=$n"
+### trap-term-handler-sets-flag
+stop=0; trap 'stop=1; echo got TERM' TERM; kill -TERM $$; echo "stop=$stop"
+### trap-int-and-exit-order
+trap 'echo exit-trap' EXIT; trap 'echo int-trap; exit 5' INT; kill -INT $$; echo never
+### trap-listing-and-reset
+trap 'echo x' TERM; trap 'echo y' USR1; trap; trap - TERM; trap
+### trap-ignore-then-kill-self
+trap '' TERM; kill $$; echo survived
+### double-bracket-patterns
+f=app.log; [[ $f == *.log ]] && echo log; [[ $f == app* ]] && echo app; [[ $f != *.txt ]] && echo not-txt; [[ "$f" == "*.log" ]] || echo quoted-literal
+### double-bracket-and-or
+a=1; b=; [[ -n $a && -z $b ]] && echo both; [[ -z $a || -n $a ]] && echo either; [[ ! -e /nonexistent ]] && echo absent
+### double-bracket-string-compare
+[[ abc < abd ]] && echo less; [[ 10 -gt 9 ]] && echo numeric; [[ "a b" == "a b" ]] && echo spaces
+### replace-all-and-first
+s=a-b-c; echo "${s//-/_}" "${s/-/_}" "${s//[ab]/X}" "${s/#a/A}" "${s/%c/C}"
+### substring-and-length
+s=abcdef; echo "${s:2}" "${s:1:3}" "${s: -2}" "${#s}" "${s:0:0}|"
+### default-assign-and-error
+unset v; echo "${v:-d1}" "${v-d2}"; : "${v:=set}"; echo "$v"; (echo "${undefined:?is required}"); echo rc=$?
+### getopts-flags-and-args
+set -- -v -o out.txt -x arg1 arg2; while getopts "vo:x" opt; do case $opt in v) echo verbose;; o) echo "out=$OPTARG";; x) echo x;; esac; done; shift $((OPTIND-1)); echo "rest=$*"
+### getopts-bad-option !stderr
+set -- -q; while getopts "ab" o; do echo "o=$o"; done; echo "OPTIND=$OPTIND"
+### getopts-silent-mode
+set -- -z -a; while getopts ":a" o; do case $o in \?) echo "bad -$OPTARG";; a) echo a;; esac; done
+### getopts-missing-argument
+set -- -f; while getopts ":f:" o; do case $o in :) echo "missing for -$OPTARG";; f) echo "f=$OPTARG";; esac; done
+### case-fallthrough-patterns
+for x in start stop restart status bogus; do case $x in start|restart) echo "starting";; stop) echo stopping;; st*) echo "st-other $x";; *) echo "unknown $x";; esac; done
+### case-with-classes
+for c in a Z 5 - ''; do case "$c" in [a-z]) echo lower;; [A-Z]) echo upper;; [0-9]) echo digit;; '') echo empty;; *) echo other;; esac; done
+### arithmetic-edge-cases
+echo $(( 7 / 2 )) $(( -7 / 2 )) $(( 7 % -3 )) $(( 2 ** 10 )) $(( 1 << 62 )) $(( 0x1F )) $(( 010 )) $(( 3 > 2 ? 10 : 20 ))
+### arithmetic-overflow-wraps
+echo $(( 9223372036854775807 + 1 )) $(( -9223372036854775807 - 1 )) $(( 2 ** 63 ))
+### arithmetic-division-by-zero !stderr
+echo $(( 1 / 0 )); echo after
+### arithmetic-with-unset-and-strings
+unset u; x=5; echo $(( u + 1 )) $(( x * 2 )) $(( x += 3 )) $x $(( x++ )) $x $(( --x ))
+### pipefail-on-and-off
+false | true; echo "off=$?"; set -o pipefail; false | true; echo "on=$?"; true | false | true; echo "mid=$?"; set +o pipefail; false | true; echo "again=$?"
+### read-t-from-empty
+read -t 1 x < /dev/null; echo "rc=$? x=[$x]"
+### read-t-with-data
+echo hello | { read -t 5 x; echo "rc=$? x=$x"; }
+### local-scoping
+x=global; f() { local x=inner; g; echo "f sees $x"; }; g() { echo "g sees $x"; x=changed-by-g; }; f; echo "top sees $x"
+### local-without-value-and-nested
+f() { local a; echo "[${a-unset}]"; a=1; h; echo "f a=$a"; }; h() { local a=2; echo "h a=$a"; }; a=top; f; echo "top a=$a"
+### wait-pid-status
+(exit 7) & p1=$!; (sleep 0; exit 3) & p2=$!; wait $p1; echo "p1=$?"; wait $p2; echo "p2=$?"; wait; echo "all=$?"
+### wait-unknown-pid !stderr
+wait 99999; echo "rc=$?"
+### redirection-close-stdout !stderr
+echo hidden >&-; echo "rc=$?"; echo shown
+### redirection-read-write
+echo data > f; exec 3<> f; read -r line <&3; echo "read=$line"; exec 3>&-; cat f
+### redirection-order-matters
+{ echo out; echo err >&2; } 2>&1 > f | sed 's/^/piped:/'; echo "file=$(cat f)"; { echo out2; echo err2 >&2; } > g 2>&1; cat g
+### here-string-is-not-ash !stderr
+cat <<< "hello"; echo "rc=$?"
+### printf-formats-without-q
+printf '%-6s|%5s|%05d|%x|%o|%e\n' ab cd 42 255 8 1500; printf '%s\n' "a b" c; printf '%c' hello; echo
+### export-and-env-in-child
+export FOO=bar; sh -c 'echo "child sees $FOO"'; BAR=once sh -c 'echo "bar=$BAR"'; echo "after=[${BAR-}]"
+### liveness-check-age-of-file
+touch hb; now=$(date +%s); mt=$(stat -c %Y hb); age=$((now - mt)); [ $age -lt 60 ] && echo fresh
+### retry-function-with-backoff
+retry() { n=0; until "$@"; do n=$((n+1)); [ $n -ge 3 ] && return 1; echo "retry $n"; sleep 0; done; }; c=0; flaky() { c=$((c+1)); [ $c -ge 3 ]; }; retry flaky && echo succeeded; retry false || echo gave-up
+### env-file-sourcing
+printf 'export A=1\nB="two words"\n' > env.sh; . ./env.sh; echo "$A|$B"
+### command-exists-check
+if command -v wget >/dev/null 2>&1; then echo has-wget; fi; command -v nosuchtool >/dev/null || echo no-tool; type echo | head -1
+### set-e-with-or-true
+set -e; false || true; grep -q x /dev/null || echo no-match; echo still-running
+### set-u-with-defaults
+set -u; echo "${HOME:+home-set}" "${MISSING:-fallback}"; echo "${#}"
+### ifs-splitting-csv
+line='a,b,,d'; IFS=,; set -- $line; echo "$# [$1][$2][$3][$4]"; unset IFS
+### exit-status-of-negation-and-if
+! false; echo $?; if ! grep -q zzz /dev/null; then echo not-found; fi
+### read-options
+printf "abcdef\n" | { read -n 3 x; read y; echo "[$x][$y]"; }; printf "a,b,c" | { read -d , x; read -d , y; echo "[$x][$y]"; }; printf "l1\nl2\n" > u; exec 3< u; read -u 3 a; read -u 3 b; echo "[$a][$b]"; read -rt 1 z < /dev/null; echo rt=$?; read -u 7 q; echo u7=$?; printf "x y z" | { read -n 10 a b; echo "[$a][$b]"; }; printf "ab\\\ncd\n" | { read -n 20 v; echo "[$v]"; }; read -t -1 x </dev/null; echo neg=$?; read -t 1.5.5 x </dev/null; echo dots=$?
+### read-t
+read -t 1 x < /dev/null; echo "rc=$? x=[$x]"; echo hello | { read -t 5 x; echo "rc=$? x=$x"; }; echo hi | { read -t 0 x; echo "rc00=$? [$x]"; }; read -t abc x; echo "rcbad=$?"; read -q; echo "q=$?"; read -p; echo "p=$?"
+### closed-stdout
+echo hidden >&-; echo "rc=$?"
+printf x >&-; echo "rc=$?"; printf "" >&-; echo "rc=$?"; echo -n "" >&-; echo "rc=$?"; pwd >&-; echo "pwd=$?"; busybox echo x >&-; echo "app=$?"; cat /etc/hostname >&- ; echo "cat=$?"; echo x 2>&- >&-; echo "both=$?"; true >&-; echo "true=$?"
+### double-bracket-ash-1
+[[ b > a ]] ; echo "gt=$?"; ls a 2>/dev/null | wc -l; rm -f a; [[ x ]] > out; echo "redir=$? $(cat out | wc -c)"; [[ a == a ]] 2>/dev/null && echo ok; [[ a && b || c ]] && echo andor; [[ ! a ]] || echo bang
+### double-bracket-ash-2
+[[ a && ( b || c ) ]] && echo grouped
+### double-bracket-ash-3
+[[ ( a ) ]] && echo g2
+### double-bracket-ash-4
+[[ abc < abd ]] && echo less; [[ 10 -gt 9 ]] && echo numeric
+### double-bracket-ash-5
+[[ a == a
+### double-bracket-ash-6
+[[ a = a ]]] ; echo $?; [[ ]]; echo $?
+### assignment-after-redirection
+x=$(cat /nonexistent) 2>/dev/null; echo "[$x] rc=$?"; y=$(echo out; echo err >&2) 2>/dev/null; echo "[$y]"; z=$(echo e2 >&2) > o 2>&1; cat o; echo --; w=$(echo e3 >&2) cmdx 2>/dev/null; echo "rc=$?"
+### readonly-assignment-quiet
+readonly R=1; R=2 2>/dev/null; echo "R=$R"
+### readonly-and-unset-f
+readonly R=1; (R=2) 2>/dev/null; echo "R=$R"; f() { echo f; }; unset -f f; f 2>/dev/null || echo f-gone
+### xtrace-with-redirect
+set -x; a=$(echo v) > o; echo hi > o; set +x; cat o
+### dev-null-and-zero
+test -c /dev/null && echo char; cat /dev/null > f; wc -c < f; head -c 4 /dev/zero | od -An -tx1; ls /dev/null; echo x > /dev/null; echo rc=$?
+### dev-urandom-random-string
+s=$(head -c 64 /dev/urandom | tr -dc 'a-z0-9' | head -c 8); [ ${#s} -le 8 ] && echo got-random; tr -dc 'a-f' < /dev/urandom | head -c 5 | wc -c
+### dev-stat-and-ls
+stat -c '%F %a %t,%T %u' /dev/null /dev/zero /dev/urandom; ls -l /dev/null | awk '{print $1, $5, $6}'; [ -c /dev/zero ] && echo c; [ -f /dev/null ] || echo not-regular
+### dev-full-refuses
+echo x > /dev/full; echo rc=$?; head -c 3 /dev/full | od -An -tx1
+### dev-write-zero
+echo x > /dev/zero; echo rc=$?; dd if=/dev/zero of=z bs=1k count=4 2>/dev/null; wc -c < z
