@@ -25,12 +25,13 @@ from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED
 from fakecri.engine.images import ImageStore
 from fakecri.engine.plan import Plan
-from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
+from fakecri.engine.records import Container, ContainerState, Image, Resources, RunAs, Sandbox
 from fakecri.engine.references import normalize
-from fakecri.engine.specs import CONTAINER, POD
+from fakecri.engine.specs import CONTAINER, POD, STRICT
 from fakecri.sim import stats
 from fakecri.sim.applets import APPLET_COMMANDS, names_applet
 from fakecri.sim.applets.date import date_at
+from fakecri.sim.applets.nmeter import nmeter_at
 from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
@@ -45,6 +46,7 @@ from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_fi
 from fakecri.sim.steps import NO_NETWORK
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow
+from fakecri.sim.userland.identity import identity
 
 _RUNNING = ContainerState.RUNNING
 _CREATED = ContainerState.CREATED
@@ -76,8 +78,11 @@ def host_pid(cid: str) -> int:
 
 
 def _clocked(now_ns: int | None) -> dict[str, Command]:
-    """The commands inside, with a `date` counting from `now_ns` (when the process starts) if known."""
-    return INSIDE_COMMANDS if now_ns is None else {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns)}
+    """The commands inside, with a `date` and an `nmeter` counting from `now_ns` (when the process
+    starts) if known."""
+    if now_ns is None:
+        return INSIDE_COMMANDS
+    return {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns), "nmeter": nmeter_at(lambda: now_ns)}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -158,11 +163,18 @@ class Simulation:
                 self._plans.get(("sleep", "infinity"), (), settings)
             script_from_settings(behaviour_annotations({}, sandbox.annotations, name, STATS_KEYS))
 
-    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> None:
+    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> RunAs:
+        """InvalidArgument on a bad `fakecri.io/` annotation; else the user the container runs
+        as, from its image's account files (the image record is handed over) and its spec."""
         settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)
         self._plans.get(container.command, container.args, settings)  # InvalidArgument on a bad annotation
         script_from_settings(behaviour_annotations(container.annotations, sandbox.annotations, container.name,
                                                    STATS_KEYS))
+        spec = container.spec
+        who = identity(self._content(container, image), run_as_user=spec.run_as_user,
+                       run_as_group=spec.run_as_group, run_as_username=spec.run_as_username,
+                       supplemental_groups=spec.supplemental_groups, strict=spec.supplemental_groups_policy == STRICT)
+        return RunAs(who.uid, who.gid, who.supplemental)
 
     def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
         """What the container's program does once started, from what the engine hands over
@@ -182,8 +194,10 @@ class Simulation:
             def take_on(proc: Process, offset: int, step: Connect | None) -> None:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
+            # the plan is made as the container starts (its started_at is not set yet): its clock starts now
+            started = c.started_at or (self.view.clock.now_ns() if self.view is not None else None)
             ctx = replace(Context(main=True), userland=lambda: self._userland(c, sandbox, image),
-                          commands=_clocked(c.started_at or None), refused=self._refuse)
+                          commands=_clocked(started), refused=self._refuse)
             inside.own_plan = build_plan(command, args, settings, ctx, take_on)
         return inside.own_plan
 
@@ -321,7 +335,8 @@ class Simulation:
         sb = self._view().get_sandbox(c.sandbox_id)
         cid = c.id
         return Here(cid, now_ns, c.started_at, sb.hostname, sb.ip,
-                    shell=lambda argv: spawn(argv, self._context(c)), userland=lambda: self.userland_of(cid))
+                    shell=lambda argv: spawn(argv, self._context(c, now_ns=now_ns)),
+                    userland=lambda: self.userland_of(cid))
 
     def userland_of(self, cid: str) -> Userland:
         """The container's simulated userland, built from its config the first time it is asked for."""
@@ -446,7 +461,7 @@ class Simulation:
             return self.live.step(c.id, now_ns) if live.waiting else []
         if live is None:
             command, args = self.argv_of(c)
-            live = LiveInput.take_on(spawn(command + args, self._context(c, Context(main=True))))
+            live = LiveInput.take_on(spawn(command + args, self._context(c, Context(main=True), c.started_at or None)))
             if live is None:
                 return []
             self.live.add(c.id, live)
@@ -495,7 +510,7 @@ class Simulation:
         handler = self._plan_now(c).term_handler
         if not handler:
             return []
-        done = record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
+        done = record(spawn(handler, self._context(c, now_ns=now_ns or None)), b"", lambda step: NO_NETWORK)
         return [Wrote(c.id, stream, text, now_ns) for _, stream, text in done.outputs]
 
     def pending(self) -> tuple[list[tuple[str, Connect]], int | None]:

@@ -36,7 +36,8 @@ STATUS_CACHE_MAX = 4096
 
 class StatusCache:
     def __init__(self, runtime: Runtime, content_of: Callable[[Container], ImageContent]) -> None:
-        """`content_of`: what is inside a container's image (its user, its account files)."""
+        """`content_of`: what is inside a container's image (its user, its account files), asked
+        only for a container record without the user settled at its creation."""
         self.runtime = runtime
         self.content_of = content_of
         self._entries: dict[object, bytes] = {}
@@ -58,13 +59,17 @@ class StatusCache:
         img = self.runtime.images.get(c.image_id)
         return img.repo_tags[0] if img is not None and img.repo_tags else ""
 
+    def _status(self, c: Container, tag: str) -> pb.ContainerStatus:
+        # The user was settled at creation; a record of an older fakecri has none: its image's content says.
+        return tr.container_status(c, self.content_of(c) if c.user is None else None, tag)
+
     def container_status(self, c: Container) -> pb.ContainerStatus:
-        return tr.container_status(c, self.content_of(c), self.image_tag(c))
+        return self._status(c, self.image_tag(c))
 
     def container_status_bytes(self, c: Container) -> bytes:
         tag = self.image_tag(c)
         key = (c, tag) if tag else c
-        return self._cached(key, lambda key: tr.container_status(c, self.content_of(c), tag))
+        return self._cached(key, lambda key: self._status(c, tag))
 
     def sandbox_status_bytes(self, sb: Sandbox) -> bytes:
         return self._cached(sb, tr.sandbox_status)

@@ -26,7 +26,7 @@ import math
 import os
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -43,6 +43,7 @@ from fakecri.faults.quirks import Quirk
 from fakecri.server.codec.statuses import StatusCache
 from fakecri.server.config import ServerConfig
 from fakecri.server.events.bus import EventBus, Subscription
+from fakecri.server.events.delivery import deliver
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.exceptions import StartupError, StateWriteError, Unavailable
 from fakecri.server.host.catalog_file import load_catalog
@@ -485,6 +486,12 @@ class Node:
             await self.restart(action.downtime_s, action.wipe)
 
     # ------------------------------------------------------------ events
+
+    def event_stream(self) -> AsyncIterator[bytes]:
+        """A GetContainerEvents stream: subscribed now (ResourceExhausted over the limit), the
+        events delivered with the stream's faults, let go when the stream ends."""
+        sub, faults = self.subscribe()
+        return deliver(self.bus, sub, faults, self.counters, self.unsubscribe)
 
     def subscribe(self) -> tuple[Subscription, Any]:
         limit = self.config.max_subscribers

@@ -175,7 +175,7 @@ ulimit -n 64; ulimit -c 0; ulimit -n -c; ulimit -a | grep -c .; ulimit -a | cut 
 ulimit -S -c 10; ulimit -c; ulimit -c 0; ulimit -c; ulimit -Hc
 ### hash-lookups
 hash; echo rc=$?; hash -r; echo rc=$?; hash cat; echo rc=$?; hash nosuch; echo rc=$?; hash cd; echo rc=$?; f() { :; }; hash f; echo rc=$?; hash -v; echo rc=$?; hash nosuch 2>/dev/null || echo missing
-### jobs-listing
+### jobs-listing !stderr
 sleep 1 & jobs; echo rc=$?; jobs -p | grep -c .; fg; echo rc=$?; bg; echo rc=$?; fg %1; fg %2; fg %-; echo rc=$?; kill %1; wait %1; echo "w=$?"; jobs; jobs; echo rc=$?
 ### jobs-done-and-failed
 true & false & sleep 0.2; jobs; jobs; (exit 3) & wait; jobs; sleep 5 & kill $!; sleep 0.1; jobs; jobs %1; echo rc=$?
@@ -185,3 +185,11 @@ sleep 1 & sleep 2 & jobs; jobs -l | sed 's/[0-9][0-9]* Running */PID Running/'; 
 history; echo rc=$?
 ### jobs-seen-from-pipes-and-substitutions
 sleep 1 & x=$(jobs); echo "[$x]"; (jobs); echo ---; jobs | cat; { jobs; } | cat; x=$(jobs -p; echo); echo "[$x]"
+### kill-shell-from-subshell-trap-wait
+trap 'echo stopping; exit 0' TERM; sleep 3 & pid=$!; (sleep 0.2; kill -TERM $$) & wait $pid; echo "after wait $?"
+### kill-shell-from-subshell-no-trap
+(kill $$); echo "not reached"
+### kill-shell-from-subshell-trap-continues
+trap 'echo got-usr1' USR1; (kill -USR1 $$); echo "after $?"; sleep 0.1 & (sleep 0.05; kill -USR1 $$) & wait; echo "wait rc=$?"
+### watchdog-timeout
+trap 'echo "timed out"; exit 7' ALRM; (sleep 0.2; kill -ALRM $$) & watchdog=$!; sleep 1; echo "work done"; kill $watchdog 2>/dev/null

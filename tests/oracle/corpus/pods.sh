@@ -107,7 +107,7 @@ line='a,b,,d'; IFS=,; set -- $line; echo "$# [$1][$2][$3][$4]"; unset IFS
 ### read-options
 printf "abcdef\n" | { read -n 3 x; read y; echo "[$x][$y]"; }; printf "a,b,c" | { read -d , x; read -d , y; echo "[$x][$y]"; }; printf "l1\nl2\n" > u; exec 3< u; read -u 3 a; read -u 3 b; echo "[$a][$b]"; read -rt 1 z < /dev/null; echo rt=$?; read -u 7 q; echo u7=$?; printf "x y z" | { read -n 10 a b; echo "[$a][$b]"; }; printf "ab\\\ncd\n" | { read -n 20 v; echo "[$v]"; }; read -t -1 x </dev/null; echo neg=$?; read -t 1.5.5 x </dev/null; echo dots=$?
 ### read-t
-read -t 1 x < /dev/null; echo "rc=$? x=[$x]"; echo hello | { read -t 5 x; echo "rc=$? x=$x"; }; echo hi | { read -t 0 x; echo "rc00=$? [$x]"; }; read -t abc x; echo "rcbad=$?"; read -q; echo "q=$?"; read -p; echo "p=$?"
+read -t 1 x < /dev/null; echo "rc=$? x=[$x]"; echo hello | { read -t 5 x; echo "rc=$? x=$x"; }; read -t 0 x < /dev/null; echo "rc00=$? [$x]"; read -t abc x; echo "rcbad=$?"; read -q; echo "q=$?"; read -p; echo "p=$?"
 ### closed-stdout
 echo hidden >&-; echo "rc=$?"
 printf x >&-; echo "rc=$?"; printf "" >&-; echo "rc=$?"; echo -n "" >&-; echo "rc=$?"; pwd >&-; echo "pwd=$?"; busybox echo x >&-; echo "app=$?"; cat /etc/hostname >&- ; echo "cat=$?"; echo x 2>&- >&-; echo "both=$?"; true >&-; echo "true=$?"
@@ -141,3 +141,53 @@ stat -c '%F %a %t,%T %u' /dev/null /dev/zero /dev/urandom; ls -l /dev/null | awk
 echo x > /dev/full; echo rc=$?; head -c 3 /dev/full | od -An -tx1
 ### dev-write-zero
 echo x > /dev/zero; echo rc=$?; dd if=/dev/zero of=z bs=1k count=4 2>/dev/null; wc -c < z
+### e2e-host-ip-equals-pod-ip
+HOST_IP=10.0.0.1 POD_IP=10.0.0.1; [[ "${HOST_IP:?}" == "${POD_IP:?}" ]] && echo OK || (echo "HOST_IP: '${HOST_IP}' != POD_IP: '${POD_IP}'" && false)
+### e2e-host-ip-differs
+HOST_IP=10.0.0.1 POD_IP=10.0.0.2; [[ "${HOST_IP:?}" == "${POD_IP:?}" ]] && echo OK || (echo "HOST_IP: '${HOST_IP}' != POD_IP: '${POD_IP}'" && false); echo rc=$?
+### e2e-host-ip-unset !stderr
+[[ "${HOST_IP:?}" == "${POD_IP:?}" ]] && echo OK || echo no; echo rc=$?
+### e2e-restart-count
+f=counter; count=$(echo 'hello' >> $f ; wc -l $f | awk {'print $1'}); echo "count=$count"; count=$(echo 'hello' >> $f ; wc -l $f | awk {'print $1'}); if [ $count -lt 3 ]; then echo "restart $count"; exit 1; fi
+### exec-args-forward
+set -- echo "hello world"; exec "$@"; echo never
+### until-nc-port !stderr
+n=0; until nc -z 127.0.0.1 1 2>/dev/null || [ $n -ge 2 ]; do n=$((n+1)); sleep 0; done; echo "tries=$n"
+### init-wait-for-dns !stderr
+i=0; until nslookup nosuch.invalid >/dev/null 2>&1 || [ $i -ge 1 ]; do i=$((i+1)); done; echo "i=$i"
+### script-file-with-shebang
+printf '#!/bin/sh\necho "args: $# $1"\nexit 3\n' > s.sh; chmod +x s.sh; ./s.sh one two; echo "rc=$?"; sh s.sh x; echo "rc=$?"
+### script-file-not-executable
+printf 'echo hi\n' > n.sh; ./n.sh; echo "rc=$?"; sh ./n.sh
+### config-template-substitution
+printf 'host=${HOST}\nport=${PORT}\n' > tpl; HOST=db PORT=5432; eval "cat <<EOF2
+$(cat tpl)
+EOF2" > out; cat out
+### sed-config-edit
+printf 'listen 80;\nserver_name _;\n' > c; sed -i -e 's/listen 80/listen 8080/' -e '/server_name/d' c; cat c; sed -n '1p' c
+### awk-env-report
+printf 'cpu 10\nmem 20\n' | awk -v pre=metric_ '{printf "%s%s %d\n", pre, $1, $2*2}'
+### json-ish-grep-cut
+echo '{"status":"ok","code":200}' > r; grep -o '"status":"[^"]*"' r | cut -d'"' -f4; sed 's/.*"code":\([0-9]*\).*/\1/' r
+### counter-in-file-loop
+for i in 1 2 3; do c=$(cat cnt 2>/dev/null || echo 0); echo $((c+1)) > cnt; done; cat cnt
+### pid-file-handling
+echo $$ > app.pid; [ -f app.pid ] && kill -0 "$(cat app.pid)" && echo running; rm -f app.pid; [ ! -e app.pid ] && echo removed
+### date-based-names
+d=$(date -u +%Y%m%d); case $d in [0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) echo "dated";; esac; f="backup-$d.tar"; echo "${f%.tar}" | grep -c backup-
+### string-ops-ash
+s="Hello, World"; echo "${s,,}" 2>/dev/null; echo "${#s}"; echo "${s%%,*}"; echo "${s#*, }"; up=$(echo "$s" | tr a-z A-Z); echo "$up"
+### integer-validation
+for v in 42 -7 abc 3.5 ''; do case $v in ''|*[!0-9-]*|*?-*) echo "$v: not int";; *) echo "$v: int";; esac; done
+### test-numeric-error-handling !stderr
+v=abc; if [ "$v" -gt 0 ] 2>/dev/null; then echo pos; else echo "not a number ($?)"; fi
+### wait-for-multiple-jobs
+for i in 1 2 3; do (sleep 0.$i; exit $i) & done; fails=0; for p in $(jobs -p); do wait $p || fails=$((fails+1)); done; echo "fails=$fails"
+### subshell-cd-isolation
+mkdir -p sub; (cd sub && pwd | sed 's,.*/,,'); pwd | sed 's,.*/oracle-[0-9]*,,'; cd sub; cd -  >/dev/null; pwd | sed 's,.*/oracle-[0-9]*,,'
+### umask-and-new-files
+umask 077; touch p; mkdir pd; echo x > r; stat -c '%a' p pd r; umask 022; touch q; stat -c %a q; umask; (umask 027; mkdir sd; stat -c %a sd); umask
+### umask-cp-and-mkdir-p
+echo x > a; chmod 755 a; umask 077; cp a b; stat -c %a b; mkdir -p x/y; stat -c %a x x/y; cp -p a c; stat -c %a c
+### keepalive-sleep-infinity-and-tail-f
+timeout 1 sleep infinity; echo "inf=$?"; timeout 1 tail -f /dev/null; echo "tail=$?"; sleep 0.1s 0.1; echo "sum=$?"
