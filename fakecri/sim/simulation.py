@@ -365,10 +365,10 @@ class Simulation:
     def resize(self, c: Container, new: Resources) -> list[Decision]:
         """What the kernel makes of a lower memory limit for running container `c`, before the
         engine stores it. Memory it cannot reclaim is what its scripted stats say it holds (the
-        RSS, by default the working set); the default figures are taken to follow the limit (they
-        stay under it). cgroup v1 refuses a limit below that (EBUSY): containerd answers UNKNOWN
-        with runc's words and nothing changes. cgroup v2 takes it and OOM-kills the container:
-        its exit (137, OOMKilled) follows the update."""
+        RSS, by default the working set); the default figures (its program's, sim/footprint.py)
+        are kept under any limit and never block. cgroup v1 refuses a limit below that (EBUSY):
+        containerd answers UNKNOWN with runc's words and nothing changes. cgroup v2 takes it and
+        OOM-kills the container: its exit (137, OOMKilled) follows the update."""
         if c.state == _RUNNING and new.oom_score_adj != c.resources.oom_score_adj:
             inside = self._of(c.id)  # runc does not change a running process's oom_score_adj
             if inside.oom_score_adj is None:
