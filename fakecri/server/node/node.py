@@ -148,7 +148,7 @@ class Node:
         self.host_root = HostRoot(config.host_root)  # what callers may name of the host (--host-root)
         self.host = LocalHost(self.host_root)
         self.sim = Simulation(self.catalog, self.host, cgroup_version=config.cgroup_version,
-                              swap_bytes=config.swap_bytes)
+                              swap_bytes=config.swap_bytes, clock=self.clock)
         self.sim.refused = lambda name: self.count(f"refused:{name}")  # what the shell does not model
         self.runtime = Runtime(
             self.clock, self.ids, programs=self.sim, registry=self.catalog, pod_cidr=config.pod_cidr,
