@@ -5,7 +5,8 @@ PodSandboxStatus, ContainerStatus and every container event carry the same statu
 are built here once per record (records are frozen, so a changed record is a new key) and
 reused as wire bytes. Quirks that change what a sandbox status answer holds
 (`timestamp-without-statuses`, `pod-wide-container-statuses`,
-`oldest-first-container-statuses`) are applied here too.
+`oldest-first-container-statuses`) act here too, each through its module of
+fakecri.faults.quirk_kinds.
 
 PodSandboxStatusResponse.containers_statuses and ContainerEventResponse.containers_statuses
 list the containers of a sandbox (or, with the pod-wide quirk, of the whole pod) newest
@@ -25,6 +26,11 @@ from typing import Any
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.records import Container, Sandbox
 from fakecri.engine.runtime import Runtime
+from fakecri.faults.quirk_kinds import (
+    oldest_first_container_statuses,
+    pod_wide_container_statuses,
+    timestamp_without_statuses,
+)
 from fakecri.faults.quirks import Quirk
 from fakecri.server.codec import translate as tr
 from fakecri.server.codec.wire import field_fragment, varint
@@ -87,7 +93,7 @@ class StatusCache:
         """PodSandboxStatusResponse (non-verbose) as wire bytes: status (1), containers_statuses (3),
         timestamp (4), set together as sandbox_status_response() does."""
         parts = [field_fragment(1, self.sandbox_status_bytes(sb))]
-        if Quirk.TIMESTAMP_WITHOUT_STATUSES not in quirks:
+        if not timestamp_without_statuses.omits_statuses(quirks):
             parts += [field_fragment(3, b) for b in self.container_statuses_wire(sb, self._own(sb), quirks)]
         if now_ns > 0:
             parts.append(b"\x20" + varint(now_ns))
@@ -98,7 +104,7 @@ class StatusCache:
         """The verbose answer as a message: PodSandboxStatus sets `timestamp` and
         `containers_statuses` together."""
         resp = pb.PodSandboxStatusResponse(status=tr.sandbox_status(sb), timestamp=now_ns)
-        if Quirk.TIMESTAMP_WITHOUT_STATUSES not in quirks:
+        if not timestamp_without_statuses.omits_statuses(quirks):
             resp.containers_statuses.extend(
                 self.container_status(c)
                 for c in listed_containers(self.runtime, sb, self._own(sb), quirks))
@@ -115,11 +121,5 @@ def listed_containers(runtime: Runtime, sb: Sandbox, containers: Sequence[Contai
     """The container records a status of sandbox `sb` lists, in order. `containers` are the
     sandbox's own (as of the moment the status describes); the pod-wide quirk adds those of
     the pod's other sandboxes as they are now."""
-    found = list(containers)
-    if Quirk.POD_WIDE_CONTAINER_STATUSES in quirks:
-        for other in runtime.list_sandboxes():
-            if other.uid == sb.uid and other.id != sb.id:
-                found += runtime.list_containers(sandbox_id=other.id)
-    if Quirk.OLDEST_FIRST_CONTAINER_STATUSES in quirks:
-        return found  # creation order
-    return newest_first(found)
+    found = pod_wide_container_statuses.listed(sb, containers, quirks, runtime)
+    return oldest_first_container_statuses.ordered(found, quirks, newest_first)

@@ -10,9 +10,8 @@ from typing import Any, TypeAlias
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
-from fakecri.engine.records import ContainerState
 from fakecri.engine.resources import merged, validate
-from fakecri.faults.quirks import Quirk
+from fakecri.faults.quirk_kinds import remove_exiting_unknown, resize_not_applied, stop_returns_while_running
 from fakecri.server.codec import translate as tr
 from fakecri.server.codec.configs import checked_container_spec
 from fakecri.server.codec.wire import field_fragment
@@ -20,7 +19,6 @@ from fakecri.server.cri.cri_node import CRINode
 from fakecri.server.cri.listings import Listings
 
 Context: TypeAlias = Any  # a grpc.aio.ServicerContext (grpc ships no types)
-EXITING_NS = 2_000_000_000  # remove-exiting-unknown: how long after its exit a container counts as exiting
 
 
 class ContainerCalls:
@@ -87,47 +85,15 @@ class ContainerCalls:
         return pb.StopContainerResponse()
 
     def _stop_lag_ns(self, container_id: str) -> int:
-        """How much later than the stop the exit comes (0 without the quirk): 150-250 ms,
-        drawn from the quirk's seeded stream, for a container that is running."""
-        rng = self.plan.quirk_rng(Quirk.STOP_RETURNS_WHILE_RUNNING) if self.plan.has_quirks else None
-        if rng is None:
-            return 0
-        found = self.runtime.list_containers(id=container_id)
-        if not found or found[0].state != ContainerState.RUNNING:
-            return 0
-        self.plan.quirk_hit(Quirk.STOP_RETURNS_WHILE_RUNNING, f"stop {found[0].id[:12]}")
-        return rng.randrange(150_000_000, 250_000_001)
-
-    def _refuse_still_running(self, container_id: str) -> None:
-        """containerd's RemoveContainer finds the container RUNNING while its exit is not yet
-        handled, and wraps setContainerRemoving's error (a plain error: UNKNOWN)."""
-        found = self.runtime.list_containers(id=container_id)
-        if (found and found[0].state == ContainerState.RUNNING and self.runtime.is_stopping(found[0].id)
-                and self.plan.quirk_hit(Quirk.STOP_RETURNS_WHILE_RUNNING, f"remove {found[0].id[:12]}")):
-            raise errors.from_code("UNKNOWN", f"failed to set removing state for container {found[0].id!r}: "
-                                              "container is still running, to stop first")
+        """How much later than the stop the exit comes (the stop-returns-while-running quirk; 0 without it)."""
+        return stop_returns_while_running.stop_lag_ns(container_id, self.plan, self.runtime)
 
     async def RemoveContainer(self, request: pb.RemoveContainerRequest, context: Context) -> Any:
-        if Quirk.STOP_RETURNS_WHILE_RUNNING in self.node.quirks():
-            self._refuse_still_running(request.container_id)
-        if Quirk.REMOVE_EXITING_UNKNOWN in self.node.quirks():
-            self._refuse_exiting(request.container_id)
+        cid, quirks = request.container_id, self.node.quirks()
+        stop_returns_while_running.check_remove(cid, quirks, self.plan, self.runtime)
+        remove_exiting_unknown.check_remove(cid, quirks, self.plan, self.runtime, self.node.now_ns)
         self.runtime.remove_container(request.container_id)
         return pb.RemoveContainerResponse()
-
-    def _refuse_exiting(self, container_id: str) -> None:
-        """The remove-exiting-unknown quirk: containerd 1.6 refused to remove a container whose
-        exit it had not finished handling; here, one stopping or exited less than 2 s ago."""
-        runtime = self.runtime
-        found = runtime.list_containers(id=container_id)
-        if not found:
-            return
-        c = found[0]
-        stopping = runtime.is_stopping(c.id)
-        just_exited = c.state == ContainerState.EXITED and self.node.now_ns() - c.finished_at < EXITING_NS
-        if (stopping or just_exited) and self.plan.quirk_hit(Quirk.REMOVE_EXITING_UNKNOWN, c.id[:12]):
-            raise errors.from_code("UNKNOWN", f"failed to set removing state for container {c.id!r}: "
-                                              "container is still running, to stop first")
 
     async def ListContainers(self, request: pb.ListContainersRequest, context: Context) -> Any:
         return self.listings.reply(request, self.listings.containers)
@@ -146,7 +112,7 @@ class ContainerCalls:
 
     async def UpdateContainerResources(self, request: pb.UpdateContainerResourcesRequest, context: Context) -> Any:
         c = self.runtime.get_container(request.container_id)
-        if Quirk.RESIZE_NOT_APPLIED in self.node.quirks():
+        if resize_not_applied.ignores_resize(self.node.quirks()):
             return pb.UpdateContainerResourcesResponse()
         if not request.HasField("linux"):
             return pb.UpdateContainerResourcesResponse()  # nothing to change (annotations are hints; none kept)

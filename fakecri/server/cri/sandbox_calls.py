@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, TypeAlias
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.faults.quirks import Quirk
+from fakecri.faults.quirk_kinds import no_container_deleted_on_sandbox_remove
 from fakecri.server.codec import translate as tr
 from fakecri.server.codec.configs import check_sandbox_config, sandbox_spec
 from fakecri.server.cri.cri_node import CRINode
@@ -52,10 +52,10 @@ class SandboxCalls:
         return pb.StopPodSandboxResponse()
 
     async def RemovePodSandbox(self, request: pb.RemovePodSandboxRequest, context: Context) -> Any:
-        if Quirk.NO_CONTAINER_DELETED_ON_SANDBOX_REMOVE in self.node.quirks():  # CRI-O 1.36
-            found = self.runtime.list_sandboxes(id=request.pod_sandbox_id)
-            if found and self.plan.quirk_hit(Quirk.NO_CONTAINER_DELETED_ON_SANDBOX_REMOVE, found[0].id[:12]):
-                self.node.quiet_container_deletes(found[0].id)
+        quiet = no_container_deleted_on_sandbox_remove.quiet_on_remove(
+            request.pod_sandbox_id, self.node.quirks(), self.plan, self.runtime)
+        if quiet is not None:
+            self.node.quiet_container_deletes(quiet)
         self.runtime.remove_pod_sandbox(request.pod_sandbox_id)
         return pb.RemovePodSandboxResponse()
 

@@ -39,6 +39,7 @@ from fakecri.engine.resources import Limits
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.model import FaultRecord
 from fakecri.faults.plan import FaultPlan
+from fakecri.faults.quirk_kinds import shared_event_channel
 from fakecri.faults.quirks import Quirk
 from fakecri.server.codec.statuses import StatusCache
 from fakecri.server.config import ServerConfig
@@ -290,7 +291,7 @@ class Node:
             events = [item for item in said if isinstance(item, Event)]
             if events:  # the subscribers first: the node's own parts hear them after (_event)
                 quirks = self.plan.quirks()
-                if self.bus.subscribers or Quirk.SHARED_EVENT_CHANNEL in quirks:
+                if self.bus.subscribers or shared_event_channel.shared(quirks):
                     self.encoder.publish(events, quirks)  # (a shared channel holds events for the first subscriber)
                 else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
                     self._unsent.extend(events)
