@@ -12,16 +12,9 @@ import grpc
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.control.v1 import control_pb2_grpc as cgrpc
 from fakecri.client.endpoint import parse_endpoint
+from fakecri.control_calls import BY_METHOD, ControlCalls, declared, fault_dict
 
 NODE_METADATA = "fakecri-node"  # as fakecri.server.process.control_routing reads it
-
-
-def _fault_dict(f: cpb.Fault) -> dict[str, Any]:
-    return {
-        "name": f.name, "type": f.type, "target": f.target, "stage": f.stage, "toxicity": f.toxicity,
-        "count": f.count, "attributes": dict(f.attributes), "hits": f.hits,
-    }
-
 
 class _NamesNode(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc,unused-ignore]  # grpc ships no types
     """Adds the node a farm routes the call to (metadata key fakecri-node) to every call."""
@@ -34,8 +27,9 @@ class _NamesNode(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc,unused-
         return continuation(details._replace(metadata=metadata), request)
 
 
-class ControlClient:
-    """`endpoint` as CRI endpoints are written (unix:///path, a bare path, tcp://host:port);
+class ControlClient(ControlCalls):
+    """The control API's calls (fakecri.control_calls), made on `endpoint`, written as CRI
+    endpoints are (unix:///path, a bare path, tcp://host:port);
     InvalidEndpointError for anything else. `node` names the node of a farm whose control
     socket `endpoint` is (a node's own socket needs none)."""
 
@@ -56,7 +50,14 @@ class ControlClient:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # faults
+    def send(self, method: str, **values: Any) -> Any:
+        """Make a control call over gRPC (see ControlCalls.send)."""
+        call = BY_METHOD[method]
+        fields = {call.fields.get(key, key): value for key, value in values.items()}
+        request = getattr(cpb, f"{call.rpc}Request")(**fields)
+        return getattr(self._stub, call.rpc)(request, timeout=self.timeout)
+
+    @declared
     def add_fault(self, fault: dict[str, Any] | Any) -> dict[str, Any]:
         data = fault if isinstance(fault, dict) else fault.to_dict()
         msg = cpb.Fault(
@@ -64,71 +65,11 @@ class ControlClient:
             stage=data.get("stage", ""), toxicity=float(data.get("toxicity", 0) or 0), count=int(data.get("count", 0)),
             attributes={str(k): str(v) for k, v in (data.get("attributes") or {}).items()},
         )
-        return _fault_dict(self._stub.AddFault(cpb.AddFaultRequest(fault=msg), timeout=self.timeout))
+        return fault_dict(self.send("add_fault", fault=msg))
 
-    def list_faults(self) -> list[dict[str, Any]]:
-        return [_fault_dict(f) for f in self._stub.ListFaults(cpb.ListFaultsRequest(), timeout=self.timeout).faults]
-
-    def remove_fault(self, name: str) -> None:
-        self._stub.RemoveFault(cpb.RemoveFaultRequest(name=name), timeout=self.timeout)
-
-    def reset_faults(self) -> None:
-        self._stub.ResetFaults(cpb.ResetFaultsRequest(), timeout=self.timeout)
-
-    # scripted behaviour
-    def exit_container(self, container_id: str, exit_code: int = 0, *, reason: str = "", message: str = "",
-                       oom: bool = False) -> None:
-        self._stub.ExitContainer(
-            cpb.ExitContainerRequest(container_id=container_id, exit_code=exit_code, reason=reason, message=message,
-                                     oom=oom),
-            timeout=self.timeout,
-        )
-
-    def oom_kill(self, container_id: str) -> None:
-        self.exit_container(container_id, oom=True)
-
-    def set_stats(self, container_id: str, *, cpu: str = "", memory: str = "", memory_usage: str = "",
-                  memory_rss: str = "", disk: str = "", psi: str = "", clear: bool = False) -> None:
-        self._stub.SetStats(
-            cpb.SetStatsRequest(container_id=container_id, cpu=cpu, memory=memory, memory_usage=memory_usage,
-                                memory_rss=memory_rss, disk=disk, psi=psi, clear=clear),
-            timeout=self.timeout,
-        )
-
-    def set_condition(self, type: str, status: bool, *, reason: str = "", message: str = "",
-                      duration: float = 0.0) -> None:
-        self._stub.SetCondition(
-            cpb.SetConditionRequest(type=type, status=status, reason=reason, message=message,
-                                    duration_seconds=duration),
-            timeout=self.timeout,
-        )
-
-    def restart(self, downtime: float = 1.0, *, wipe: bool = False) -> None:
-        self._stub.RestartRuntime(cpb.RestartRuntimeRequest(downtime_seconds=downtime, wipe_state=wipe),
-                                  timeout=self.timeout)
-
-    def advance_clock(self, seconds: float) -> int:
-        return int(self._stub.AdvanceClock(cpb.AdvanceClockRequest(seconds=seconds), timeout=self.timeout).now_ns)
-
+    @declared
     def reset(self) -> None:
-        self._stub.Reset(cpb.ResetRequest(), timeout=self.timeout)
-
-    # logs
-    def call_log(self) -> list[dict[str, Any]]:
-        resp = self._stub.GetCallLog(cpb.GetCallLogRequest(), timeout=self.timeout)
-        return [
-            {"method": c.method, "summary": c.summary, "code": c.code, "duration_seconds": c.duration_seconds,
-             "at_ns": c.at_ns}
-            for c in resp.calls
-        ]
-
-    def fault_log(self) -> list[dict[str, Any]]:
-        resp = self._stub.GetFaultLog(cpb.GetFaultLogRequest(), timeout=self.timeout)
-        return [{"fault": r.fault, "type": r.type, "hit": r.hit, "at_ns": r.at_ns} for r in resp.records]
-
-    def server_info(self) -> dict[str, Any]:
-        resp = self._stub.GetServerInfo(cpb.GetServerInfoRequest(), timeout=self.timeout)
-        return {"seed": resp.seed, "counters": dict(resp.counters), "errors": list(resp.errors)}
+        self.send("reset")
 
 
 def _node_dict(n: cpb.Node) -> dict[str, Any]:

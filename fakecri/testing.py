@@ -8,15 +8,16 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from fakecri.control_calls import ControlCalls
+
 if TYPE_CHECKING:
     from fakecri.control_client import ControlClient
 
-
-class FakeCRI:
+class FakeCRI(ControlCalls):
     """A running fakecri: the server, its endpoint and its control API.
 
-    The control API's calls are methods here (faults, scripted exits and stats, conditions,
-    restarts, the clock, logs); `.control` is the ControlClient they go through.
+    The control API's calls are methods here (ControlCalls': faults, scripted exits and stats,
+    conditions, restarts, the clock, logs); `.control` is the ControlClient they go through.
     """
 
     def __init__(self, server: Any) -> None:
@@ -59,70 +60,9 @@ class FakeCRI:
         """Switch on real runtimes' quirks by name (see docs/faults.md); returns them as stored."""
         return self.add_fault(f"--quirks {','.join(names)}")
 
-    def list_faults(self) -> list[dict[str, Any]]:
-        """The faults in force, each a dict with name, type, target, stage, toxicity, count,
-        attributes and hits."""
-        return self.control.list_faults()
-
-    def remove_fault(self, name: str) -> None:
-        """Remove one fault by name (NOT_FOUND if there is none by that name)."""
-        self.control.remove_fault(name)
-
-    def reset_faults(self) -> None:
-        """Remove every fault and clear the fault log."""
-        self.control.reset_faults()
-
-    def exit_container(self, container_id: str, exit_code: int = 0, *, reason: str = "", message: str = "",
-                       oom: bool = False) -> None:
-        """Make a running container exit now with `exit_code`, as if its process ended on its own.
-        Without a reason: Completed for 0, Error otherwise (as containerd reports); `oom`: the
-        kernel's OOM killer ended it (137, OOMKilled)."""
-        self.control.exit_container(container_id, exit_code, reason=reason, message=message, oom=oom)
-
-    def oom_kill(self, container_id: str) -> None:
-        """Make a running container exit as killed for memory: exit code 137, reason OOMKilled."""
-        self.control.oom_kill(container_id)
-
-    def set_stats(self, container_id: str, *, cpu: str = "", memory: str = "", memory_usage: str = "",
-                  memory_rss: str = "", disk: str = "", psi: str = "", clear: bool = False) -> None:
-        """Script what a container's stats report from now on (ContainerStats, the pod's stats and
-        metrics, so the kubelet's /stats/summary). Each figure is a value or a curve whose time
-        starts now, as the `fakecri.io/` stats annotations take them (docs/behaviour.md): `cpu`
-        in cores ("250m"), `memory` (the working set), `memory_usage`, `memory_rss` and `disk`
-        (the writable layer) in bytes ("50Mi", "0->200Mi over 60s", "steps 10Mi@0s,1Gi@30s"),
-        `psi` as "memory.some=40; io.full=5" (percent stalled). A figure not given stays as it
-        is; `clear` first forgets what earlier calls set."""
-        self.control.set_stats(container_id, cpu=cpu, memory=memory, memory_usage=memory_usage,
-                               memory_rss=memory_rss, disk=disk, psi=psi, clear=clear)
-
-    def set_condition(self, type: str, status: bool, *, reason: str = "", message: str = "",
-                      duration: float = 0.0) -> None:
-        """Set the RuntimeReady or NetworkReady condition that Status reports, for `duration`
-        seconds (0: until reset or set again)."""
-        self.control.set_condition(type, status, reason=reason, message=message, duration=duration)
-
-    def restart(self, downtime: float = 1.0, *, wipe: bool = False) -> None:
-        """Simulate a restart of the runtime: event streams close and calls answer UNAVAILABLE for
-        `downtime` seconds; `wipe` forgets every sandbox and container."""
-        self.control.restart(downtime, wipe=wipe)
-
-    def advance_clock(self, seconds: float) -> int:
-        """Move a fake clock (a server started with fake_clock=True) forward; returns the new
-        time in nanoseconds. Timers that fall due fire."""
-        return self.control.advance_clock(seconds)
-
-    def call_log(self) -> list[dict[str, Any]]:
-        """The CRI calls served since the last reset, oldest first: method, summary, code,
-        duration_seconds, at_ns."""
-        return self.control.call_log()
-
-    def fault_log(self) -> list[dict[str, Any]]:
-        """Every time a fault acted since the last reset: fault, type, hit, at_ns."""
-        return self.control.fault_log()
-
-    def server_info(self) -> dict[str, Any]:
-        """The seed, the server's counters and the tracebacks of handlers that raised."""
-        return self.control.server_info()
+    def send(self, method: str, **values: Any) -> Any:
+        """Make a control call through `.control` (see ControlCalls.send)."""
+        return self.control.send(method, **values)
 
     def reset(self) -> None:
         """Forget state, faults, clock, call log and counters."""

@@ -1,5 +1,6 @@
 """`fakecri quirks`: the runtime quirks and named fault recipes, each with what it does and
-the upstream issues it replays (docs/bug-lab.md shows what a real kubelet does with each)."""
+the upstream issues it replays (docs/bug-lab.md shows what a real kubelet does with each).
+`fakecri fault-types`: the fault types of fakecri.faults.registry, with their flags and attributes."""
 from __future__ import annotations
 
 import json
@@ -34,3 +35,25 @@ def quirks(json_mode: bool) -> None:
         click.echo(f"  {r.name}  [{r.references}]")
         click.echo(f"      {r.description}")
     click.echo("What a real kubelet does with each: docs/bug-lab.md")
+
+
+@main.command("fault-types")
+@click.option("--json", "json_mode", is_flag=True, help="One JSON document instead of text.")
+def fault_types(json_mode: bool) -> None:
+    """List the fault types (a fault's `type` in a faults file, the control API's AddFault and
+    `fakecri ctl add-fault`), each with its serve flag, what it acts on and its attributes."""
+    from fakecri.faults.registry import describe
+
+    types = describe()
+    if json_mode:
+        click.echo(json.dumps({"types": types}, indent=2))
+        return
+    click.echo("Fault types (docs/faults.md; --quirks and --recipe names: fakecri quirks):")
+    width = max(len(t["name"]) for t in types)
+    for t in types:
+        flag = f"  [{t['flag']}]" if t["flag"] else ""
+        click.echo(f"  {t['name']:<{width}}  {t['acts_on']:<9}  {t['help']}{flag}")
+        for a in t["attributes"]:
+            default = "required" if a["required"] else ("no default" if a["default"] is None
+                                                        else f"default {a['default']!r}")
+            click.echo(f"  {'':<{width}}    {a['name']} ({default}): {a['doc']}")

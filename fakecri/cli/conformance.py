@@ -3,10 +3,10 @@ fakecri when given no --endpoint."""
 from __future__ import annotations
 
 from fakecri.cli.group import main
-from fakecri.conformance.command import conformance_command
+from fakecri.conformance.command import InProcessRuntime, conformance_command
 
 
-def _in_process_fakecri():
+def _in_process_fakecri() -> InProcessRuntime:
     """The runtime `fakecri conformance` judges without --endpoint: an in-process
     fakecri on a fresh socket, quiet (no per-RPC log lines). SIGTERM then ends the run
     as Ctrl-C does, so the server is stopped and its socket directory removed."""

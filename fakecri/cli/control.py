@@ -5,15 +5,22 @@ from __future__ import annotations
 
 import datetime
 import functools
+import inspect
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from fakecri.cli.group import main
 from fakecri.cli.values import DEFAULT_SOCKET, Duration, default_endpoint
+from fakecri.control_calls import BY_COMMAND
+
+if TYPE_CHECKING:
+    from fakecri.control_client import ControlClient, FarmClient
+
+T = TypeVar("T")
 
 ENDPOINT_HELP = "Where the control API is served (unix:///path or tcp://host:port)."
 NODE_HELP = ("In a node farm, the node to drive through the farm's control socket (--endpoint DIR/farm.sock), "
@@ -59,30 +66,42 @@ def _targets(base: Target) -> Iterator[Target]:
         yield Target(base.endpoint, name, label=True)
 
 
-def _ctl_command(name: str, *, each_node: bool = True):
-    """A ctl subcommand that also takes --endpoint and --node after its name (they win over the
-    ones before). With `each_node`, --node all runs it once per node of the farm."""
+def _help(name: str, fn: Callable[..., None]) -> str | None:
+    """A command's help: its control call's (fakecri.control_calls), then what the function's
+    docstring adds for the command line."""
+    own = inspect.getdoc(fn)
+    call = BY_COMMAND.get(name)
+    if call is None:
+        return own
+    return f"{call.help}\n\n{own}" if own else call.help
 
-    def wrap(fn):
-        @ctl.command(name, help=fn.__doc__)
-        @click.option("--endpoint", "own_endpoint", default=None, metavar="URL", help=ENDPOINT_HELP)
-        @click.option("--node", "own_node", default=None, metavar="NAME", help=NODE_HELP)
-        @click.pass_obj
-        @functools.wraps(fn)
-        def command(group: Target, own_endpoint: str | None, own_node: str | None, **kwargs):
+
+def _ctl_command(name: str, *, each_node: bool = True) -> Callable[[Callable[..., None]], click.Command]:
+    """A ctl subcommand that also takes --endpoint and --node after its name (they win over the
+    ones before). With `each_node`, --node all runs it once per node of the farm. The decorated
+    function takes the Target, then the command's own options by name (as click passes them)."""
+
+    def wrap(fn: Callable[..., None]) -> click.Command:
+        def command(group: Target, /, own_endpoint: str | None, own_node: str | None, **kwargs: object) -> None:
             base = Target(own_endpoint or group.endpoint, own_node or group.node)
             if not each_node:
-                return fn(base, **kwargs)
+                fn(base, **kwargs)
+                return
             for target in _targets(base):
                 fn(target, **kwargs)
 
-        return command
+        functools.update_wrapper(command, fn)  # fn's name, help and click arguments
+        with_options = click.option("--node", "own_node", default=None, metavar="NAME", help=NODE_HELP)(
+            click.pass_obj(command))
+        with_options = click.option("--endpoint", "own_endpoint", default=None, metavar="URL",
+                                    help=ENDPOINT_HELP)(with_options)
+        return ctl.command(name, help=_help(name, fn))(with_options)
 
     return wrap
 
 
-def _control(target: Target):
-    from fakecri.client.endpoint import InvalidEndpointError
+def _control(target: Target) -> ControlClient:
+    from fakecri.client.errors import InvalidEndpointError
     from fakecri.control_client import ControlClient
 
     try:
@@ -91,8 +110,8 @@ def _control(target: Target):
         raise click.BadParameter(str(exc), param_hint="'--endpoint'") from None
 
 
-def _farm(endpoint: str):
-    from fakecri.client.endpoint import InvalidEndpointError
+def _farm(endpoint: str) -> FarmClient:
+    from fakecri.client.errors import InvalidEndpointError
     from fakecri.control_client import FarmClient
 
     try:
@@ -101,7 +120,7 @@ def _farm(endpoint: str):
         raise click.BadParameter(str(exc), param_hint="'--endpoint'") from None
 
 
-def _ctl_call(fn):
+def _ctl_call(fn: Callable[[], T]) -> T:
     import grpc
 
     try:
@@ -110,7 +129,7 @@ def _ctl_call(fn):
         raise click.ClickException(f"{exc.code().name}: {exc.details()}") from None
 
 
-def _print_json_lines(target: Target, read: Callable[[Any], list[dict[str, Any]]]) -> None:
+def _print_json_lines(target: Target, read: Callable[[ControlClient], list[dict[str, Any]]]) -> None:
     """Print what `read(control client)` returns, one JSON object per line."""
     with _control(target) as c:
         for record in _ctl_call(lambda: read(c)):
@@ -119,14 +138,14 @@ def _print_json_lines(target: Target, read: Callable[[Any], list[dict[str, Any]]
 
 @_ctl_command("faults")
 def ctl_faults(target: Target) -> None:
-    """List the faults in force, one JSON object per line."""
+    """One JSON object per line."""
     _print_json_lines(target, lambda c: c.list_faults())
 
 
 @_ctl_command("add-fault")
 @click.argument("spec")
 def ctl_add_fault(target: Target, spec: str) -> None:
-    """Add a fault given as JSON ({"type": "error", "target": "ListContainers", ...})."""
+    """SPEC is JSON: {"type": "error", "target": "ListContainers", ...}."""
     try:
         data = json.loads(spec)
     except json.JSONDecodeError as exc:
@@ -140,14 +159,12 @@ def ctl_add_fault(target: Target, spec: str) -> None:
 @_ctl_command("remove-fault")
 @click.argument("name")
 def ctl_remove_fault(target: Target, name: str) -> None:
-    """Remove one fault by name."""
     with _control(target) as c:
         _ctl_call(lambda: c.remove_fault(name))
 
 
 @_ctl_command("reset-faults")
 def ctl_reset_faults(target: Target) -> None:
-    """Remove every fault."""
     with _control(target) as c:
         _ctl_call(c.reset_faults)
 
@@ -159,7 +176,6 @@ def ctl_reset_faults(target: Target) -> None:
 @click.option("--oom", is_flag=True, help="Exit as OOM-killed (137, OOMKilled).")
 @click.option("--reason", default="", help="The reason the status shows (default: from the code).")
 def ctl_exit(target: Target, container_id: str, code: int, oom: bool, reason: str) -> None:
-    """Make a running container exit now."""
     with _control(target) as c:
         _ctl_call(lambda: c.exit_container(container_id, code, reason=reason, oom=oom))
 
@@ -175,9 +191,6 @@ def ctl_exit(target: Target, container_id: str, code: int, oom: bool, reason: st
 @click.option("--clear", is_flag=True, help="First forget what earlier set-stats calls set.")
 def ctl_set_stats(target: Target, container_id: str, cpu: str, memory: str, memory_usage: str, memory_rss: str,
                   disk: str, psi: str, clear: bool) -> None:
-    """Script what a container's stats report from now on (and so the kubelet's
-    /stats/summary). Each figure is a value or a curve whose time starts now, as the
-    fakecri.io/ stats annotations take them; a figure not given stays as it is."""
     with _control(target) as c:
         _ctl_call(lambda: c.set_stats(container_id, cpu=cpu, memory=memory, memory_usage=memory_usage,
                                       memory_rss=memory_rss, disk=disk, psi=psi, clear=clear))
@@ -191,8 +204,8 @@ def ctl_set_stats(target: Target, container_id: str, cpu: str, memory: str, memo
 @click.option("--duration", type=Duration(), default="0s",
               help="How long until it is true again (30s, 2m, ...; 0: until reset).")
 def ctl_condition(target: Target, type: str, status: str, reason: str, message: str, duration: float) -> None:
-    """Set a runtime condition: TYPE is RuntimeReady or NetworkReady, STATUS true or false
-    (in any case: False, FALSE and false are the same)."""
+    """TYPE is RuntimeReady or NetworkReady, STATUS true or false (in any case: False, FALSE and
+    false are the same)."""
     with _control(target) as c:
         _ctl_call(lambda: c.set_condition(type, status == "true", reason=reason, message=message, duration=duration))
 
@@ -202,36 +215,32 @@ def ctl_condition(target: Target, type: str, status: str, reason: str, message: 
               help="How long calls answer UNAVAILABLE (500ms, 10s, ...).")
 @click.option("--wipe", is_flag=True, help="Forget sandboxes and containers.")
 def ctl_restart(target: Target, downtime: float, wipe: bool) -> None:
-    """Simulate a restart of the runtime."""
     with _control(target) as c:
         _ctl_call(lambda: c.restart(downtime, wipe=wipe))
 
 
 @_ctl_command("reset")
 def ctl_reset(target: Target) -> None:
-    """Forget all state, faults, clock and logs."""
     with _control(target) as c:
         _ctl_call(c.reset)
 
 
 @_ctl_command("calls")
 def ctl_calls(target: Target) -> None:
-    """Print the call log, one JSON object per line."""
+    """One JSON object per line."""
     _print_json_lines(target, lambda c: c.call_log())
 
 
 @_ctl_command("fault-log")
 def ctl_fault_log(target: Target) -> None:
-    """Print the log of injected faults, one JSON object per line."""
+    """One JSON object per line."""
     _print_json_lines(target, lambda c: c.fault_log())
 
 
 @_ctl_command("advance-clock")
 @click.argument("duration", type=Duration())
 def ctl_advance_clock(target: Target, duration: float) -> None:
-    """Move a fake clock (`fakecri serve --fake-clock`) forward by DURATION (30s, 2m, 1h, or
-    seconds), firing whatever falls due; prints the new time. A server on the system clock
-    refuses (FAILED_PRECONDITION)."""
+    """DURATION is 30s, 2m, 1h, or seconds; prints the new time."""
     with _control(target) as c:
         now_ns = _ctl_call(lambda: c.advance_clock(duration))
     when = datetime.datetime.fromtimestamp(now_ns / 1e9, datetime.UTC)
@@ -240,8 +249,7 @@ def ctl_advance_clock(target: Target, duration: float) -> None:
 
 @_ctl_command("info")
 def ctl_info(target: Target) -> None:
-    """Print the server's seed, counters (calls by method and code, events, faults fired)
-    and the errors its handlers raised, as one JSON object."""
+    """One JSON object, with the endpoint (and the node) it came from."""
     with _control(target) as c:
         info = _ctl_call(c.server_info)
     info["endpoint"] = target.endpoint

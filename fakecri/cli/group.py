@@ -4,19 +4,19 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
 
 import click
 
 from fakecri import __version__
 
-# Keys that take several comma-separated values in one string; a file may give them as a list.
-COMMA_KEYS = ("quirks", "recipe")
 
-
-def _settings_default_map(command: SettingsCommand, args: list[str]) -> dict:
+def _settings_default_map(command: SettingsCommand, args: list[str]) -> dict[str, object]:
     """Defaults from --config FILE and FAKECRI_* variables (flags still win); a bad value is an
     error naming the file and key, or the variable. The file has the keys of `command.keys_from`
     (serve's, for health), of which the command takes the ones it has too."""
+    from fakecri.faults.flags import COMMA_KEYS  # the fault flags that take comma-separated names
     from fakecri.settings import SettingsError, load_settings, schema_from_click
 
     config_path = None
@@ -47,7 +47,7 @@ def _settings_default_map(command: SettingsCommand, args: list[str]) -> dict:
     return settings
 
 
-def _whole_if_integer(param: click.Parameter, value) -> None:
+def _whole_if_integer(param: click.Parameter, value: object) -> None:
     """A file's 1.5 or true for an integer option is a mistake, not 1 (as click would read it)."""
     if isinstance(param.type, click.types.IntParamType) and isinstance(value, (bool, float)):
         raise click.BadParameter(f"{value!r} is not a whole number")
@@ -62,23 +62,26 @@ class SettingsCommand(click.Command):
     """A command whose options also come from --config FILE and FAKECRI_* variables;
     `keys_from` names the command whose options the file's keys are (default: this one)."""
 
-    def __init__(self, *args, keys_from: click.Command | None = None, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
+    def __init__(self, name: str | None, *, keys_from: click.Command | None = None, **kwargs: Any) -> None:
+        super().__init__(name, **kwargs)  # kwargs: click.Command's own (callback, params, help, ...)
         self.keys_from = keys_from
 
-    def make_context(self, info_name, args, parent=None, **extra):
+    def make_context(self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+                     **extra: Any) -> click.Context:
         extra.setdefault("default_map", _settings_default_map(self, list(args)))
         return super().make_context(info_name, args, parent=parent, **extra)
 
 
 class _OneLineErrors(click.Group):
     """Bad input ends with one line on stderr that names the option (or file and key), exit 2;
-    a server that cannot start with one line too, exit 1. No usage block, no traceback."""
+    a server that cannot start with one line too, exit 1. No usage block, no traceback.
+    `main` always runs click's non-standalone mode (whatever `standalone_mode` says) and exits."""
 
-    def main(self, *args, **kwargs):
-        kwargs["standalone_mode"] = False
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, windows_expand_args: bool = True, **extra: Any) -> NoReturn:
         try:
-            rv = super().main(*args, **kwargs)
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False,
+                              windows_expand_args=windows_expand_args, **extra)
         except click.UsageError as exc:
             hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
             click.echo(f"Error: {one_line(exc.format_message())}{hint}", err=True)
@@ -96,7 +99,7 @@ class _OneLineErrors(click.Group):
 COMMAND_MODULES = {
     "serve": "fakecri.cli.serving", "ctl": "fakecri.cli.control", "watch": "fakecri.cli.observe",
     "health": "fakecri.cli.observe", "version": "fakecri.cli.observe", "conformance": "fakecri.cli.conformance",
-    "quirks": "fakecri.cli.catalog",
+    "quirks": "fakecri.cli.catalog", "fault-types": "fakecri.cli.catalog",
 }
 
 

@@ -23,7 +23,7 @@ from fakecri.conformance.command import MissingExtra
 @click.option("--duration", type=Duration(), help="Stop after this long (default: until Ctrl-C).")
 def watch(endpoint: str | None, json_mode: bool, interval: float, duration: float | None) -> None:
     """Watch a runtime like a kubelet: relisted pods, events as they arrive, missed events flagged."""
-    from fakecri.client.endpoint import InvalidEndpointError
+    from fakecri.client.errors import InvalidEndpointError
     from fakecri.client.watch import run_watch
 
     endpoint = endpoint or default_endpoint()
@@ -47,7 +47,8 @@ def watch(endpoint: str | None, json_mode: bool, interval: float, duration: floa
 
 def _endpoint_target(endpoint: str) -> str:
     """The grpc target for a CRI endpoint; a usage error naming --endpoint if it is not one."""
-    from fakecri.client.endpoint import InvalidEndpointError, parse_endpoint
+    from fakecri.client.endpoint import parse_endpoint
+    from fakecri.client.errors import InvalidEndpointError
 
     try:
         return parse_endpoint(endpoint).target

@@ -25,10 +25,10 @@ def default_endpoint(farm: bool = False) -> str:
     return f"unix://{os.path.abspath(socket or DEFAULT_SOCKET)}"
 
 
-class OctalMode(click.ParamType):
+class OctalMode(click.ParamType[int]):
     name = "MODE"
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
         if isinstance(value, int) and not isinstance(value, bool):
             mode = value
         else:
@@ -42,14 +42,14 @@ class OctalMode(click.ParamType):
         return mode
 
 
-class _CheckedText(click.ParamType, ABC):
+class _CheckedText(click.ParamType[str], ABC):
     """Text kept as given (stripped) once `check` accepts it; its ValueError is the message."""
 
     @abstractmethod
-    def check(self, value) -> None:
+    def check(self, value: object) -> None:
         """Raise ValueError, with the message to show, when `value` is refused."""
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
         try:
             self.check(value)
         except ValueError as exc:
@@ -62,18 +62,18 @@ class Address(_CheckedText):
 
     name = "HOST:PORT"
 
-    def check(self, value) -> None:
+    def check(self, value: object) -> None:
         from fakecri.server.config import parse_address
 
         parse_address(value, "address")
 
 
-class Duration(click.ParamType):
+class Duration(click.ParamType[float]):
     """A duration with a unit (500ms, 30s, 2m, 1m30s) or a plain number of seconds."""
 
     name = "DURATION"
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> float:
         from fakecri.faults.model import FaultSpecError
         from fakecri.faults.values import parse_duration
 
@@ -94,20 +94,21 @@ class Cidr(_CheckedText):
 
     name = "CIDR"
 
-    def check(self, value) -> None:
+    def check(self, value: object) -> None:
         from fakecri.server.config import check_cidr
 
         check_cidr(value)
 
 
-class SocketPath(click.Path):
+class SocketPath(click.Path[str]):
     """A unix socket path. A missing parent directory is created at start-up; here it is only
     refused when something on the way is a file."""
 
     def __init__(self) -> None:
-        super().__init__(dir_okay=False)
+        super().__init__(dir_okay=False, path_type=str)
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: str | os.PathLike[str], param: click.Parameter | None,
+                ctx: click.Context | None) -> str:
         path = super().convert(value, param, ctx)
         probe = os.path.dirname(os.path.abspath(path))
         while not os.path.lexists(probe):
@@ -117,14 +118,15 @@ class SocketPath(click.Path):
         return path
 
 
-class RootDirectory(click.Path):
+class RootDirectory(click.Path[str]):
     """A directory fakecri owns: an existing one is used as it is, a missing one is made now;
     refused when it cannot be made or written."""
 
     def __init__(self) -> None:
-        super().__init__(file_okay=False)
+        super().__init__(file_okay=False, path_type=str)
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: str | os.PathLike[str], param: click.Parameter | None,
+                ctx: click.Context | None) -> str:
         from fakecri.server.host.disk import usable_root
 
         path = super().convert(value, param, ctx)
@@ -135,12 +137,12 @@ class RootDirectory(click.Path):
         return path
 
 
-class GroupName(click.ParamType):
+class GroupName(click.ParamType[int]):
     """A group that exists on this machine, by name or number; the value is the gid."""
 
     name = "GROUP"
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> int:
         import grp
 
         if isinstance(value, int) and not isinstance(value, bool):
@@ -153,13 +155,14 @@ class GroupName(click.ParamType):
             self.fail(f"no group {text!r} on this machine", param, ctx)
 
 
-class CatalogFile(click.Path):
+class CatalogFile(click.Path[str]):
     """An image catalog file, read and checked now, so a bad one is one line naming the option."""
 
     def __init__(self) -> None:
-        super().__init__(exists=True, dir_okay=False)
+        super().__init__(exists=True, dir_okay=False, path_type=str)
 
-    def convert(self, value, param, ctx):
+    def convert(self, value: str | os.PathLike[str], param: click.Parameter | None,
+                ctx: click.Context | None) -> str:
         from fakecri.engine.errors import InvalidArgument
         from fakecri.server.host.catalog_file import load_catalog
 
@@ -177,13 +180,13 @@ def _int_range(low: int, high: int) -> click.IntRange:
     return kind
 
 
-def _bounded_types() -> dict[str, click.ParamType]:
+def _bounded_types() -> dict[str, click.ParamType[object]]:
     from fakecri.server.config import GRPC_MESSAGE_MAX, INT64_MAX
 
     return {"int64": _int_range(-INT64_MAX - 1, INT64_MAX), "message-size": _int_range(1, GRPC_MESSAGE_MAX)}
 
 
-VALUE_TYPES = {
+VALUE_TYPES: dict[str, click.ParamType[object]] = {
     "mode": OctalMode(), "address": Address(), "cidr": Cidr(), "path": click.Path(dir_okay=False),
     "file": click.Path(exists=True, dir_okay=False), "directory": click.Path(file_okay=False),
     "root": RootDirectory(), "group": GroupName(), "catalog": CatalogFile(), **_bounded_types(),

@@ -6,21 +6,28 @@ iterator with the same end-of-stream rules as the sync one.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import AsyncIterable, Awaitable
+from typing import Any, Protocol, cast
 
 import grpc
 import grpc.aio
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc as pb_grpc
-from fakecri.client.calls import IMAGES, RUNTIME, CRICalls, Extract, ListRPC
-from fakecri.client.container_events import METHOD, CancellableStream, stream_closed
+from fakecri.client.calls import IMAGES, RUNTIME, AsyncCalls, Item, Listing, R, T, Unary
+from fakecri.client.container_events import METHOD, Cancellable, CancellableStream, stream_closed
 from fakecri.client.endpoint import Endpoint, parse_endpoint
 from fakecri.client.errors import UnavailableError, from_rpc_error
 from fakecri.client.sync_client import DEFAULT_TIMEOUT, channel_options
 
 
-class AsyncEventStream(CancellableStream):
+class AsyncEventCall(Cancellable, Protocol):
+    """A GetContainerEvents call of grpc.aio: `read()` gives the next event, or grpc.aio.EOF."""
+
+    def read(self) -> Awaitable[object]: ...
+
+
+class AsyncEventStream(CancellableStream[AsyncEventCall]):
     """`async for` over container events; `cancel()` ends the iteration quietly."""
 
     def __aiter__(self) -> AsyncEventStream:
@@ -43,10 +50,10 @@ class AsyncEventStream(CancellableStream):
             if self._cancelled:
                 raise StopAsyncIteration
             raise stream_closed(None)
-        return message
+        return cast(pb.ContainerEventResponse, message)  # whatever is not EOF is an event
 
 
-class AsyncCRIClient(CRICalls):
+class AsyncCRIClient(AsyncCalls):
     """One grpc.aio connection to a CRI runtime. Create and use it inside a running loop."""
 
     def __init__(self, endpoint: str, *, timeout: float = DEFAULT_TIMEOUT, image_endpoint: str | None = None) -> None:
@@ -58,30 +65,30 @@ class AsyncCRIClient(CRICalls):
             self._channel if self.image_endpoint == self.endpoint
             else grpc.aio.insecure_channel(self.image_endpoint.target, options=channel_options())
         )
-        self._stubs: dict[str, Any] = {
-            RUNTIME: pb_grpc.RuntimeServiceStub(self._channel),
-            IMAGES: pb_grpc.ImageServiceStub(self._image_channel),
+        self._stubs: dict[str, Any] = {  # grpc generates the stubs without annotations
+            RUNTIME: pb_grpc.RuntimeServiceStub(self._channel),  # type: ignore[no-untyped-call,unused-ignore]
+            IMAGES: pb_grpc.ImageServiceStub(self._image_channel),  # type: ignore[no-untyped-call,unused-ignore]
         }
         self.unimplemented_streams: set[str] = set()
 
-    async def _unary(self, service: str, method: str, request: Any, extract: Extract | None = None,
-                     timeout: float | None = None) -> Any:
+    async def _unary(self, call: Unary[R, T]) -> T:
         try:
-            reply = await getattr(self._stubs[service], method)(
-                request, timeout=self.timeout if timeout is None else timeout
-            )
+            reply = await self._stub_method(call.service, call.method)(
+                call.request, timeout=self.timeout if call.timeout is None else call.timeout)
         except grpc.RpcError as err:
-            raise from_rpc_error(err, method) from None
-        return reply if extract is None else extract(reply)
+            raise from_rpc_error(err, call.method) from None
+        return call.extract(reply)
 
-    async def _collect(self, rpc: ListRPC, streaming: bool, **fields: Any) -> list[Any]:
-        if self._wants_stream(rpc, streaming):
+    async def _collect(self, call: Listing[Item]) -> list[Item]:
+        if self._wants_stream(call):
+            rpc = call.rpc
             try:
-                return [item async for message in self._open_stream(rpc, fields)
-                        for item in getattr(message, rpc.stream_field)]
+                replies: AsyncIterable[object] = self._stub_method(rpc.service, rpc.stream_method)(
+                    call.stream_request(), timeout=self.timeout)
+                return [item async for reply in replies for item in call.part(reply)]
             except grpc.RpcError as err:
                 self._stream_refused(err, rpc)
-        return await self._unary_list(rpc, fields)
+        return await self._unary(call.unary())
 
     async def wait_ready(self, timeout: float = 5.0) -> None:
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from abc import abstractmethod
 from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from typing import Generic, Protocol, TypeVar
 
 import grpc
 
@@ -29,11 +29,26 @@ def stream_closed(err: grpc.RpcError | None) -> EventStreamClosed:
     return EventStreamClosed(details or "event stream failed", code=code, method=METHOD)
 
 
-class CancellableStream:
+class Cancellable(Protocol):
+    """What grpc's call objects (sync and asyncio) have in common."""
+
+    def cancel(self) -> bool: ...
+
+
+class EventCall(Cancellable, Protocol):
+    """A GetContainerEvents call of grpc's blocking API: an iterator of the events."""
+
+    def __next__(self) -> pb.ContainerEventResponse: ...
+
+
+C = TypeVar("C", bound=Cancellable)
+
+
+class CancellableStream(Generic[C]):
     """One GetContainerEvents call; `cancel()` (from any thread) ends it, and the iteration
     over it, quietly."""
 
-    def __init__(self, call: Any) -> None:
+    def __init__(self, call: C) -> None:
         self._call = call
         self._cancelled = False
 
@@ -46,7 +61,7 @@ class CancellableStream:
         self._call.cancel()
 
 
-class EventStream(CancellableStream, Iterator[pb.ContainerEventResponse]):
+class EventStream(CancellableStream[EventCall], Iterator[pb.ContainerEventResponse]):
     """Iterate to receive events; `cancel()` (from any thread) ends the iteration quietly."""
 
     def __iter__(self) -> EventStream:

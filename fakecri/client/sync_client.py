@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import grpc
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc as pb_grpc
-from fakecri.client.calls import CRI_API_VERSION, IMAGES, RUNTIME, CRICalls, Extract, ListRPC
+from fakecri.client.calls import CRI_API_VERSION, IMAGES, RUNTIME, BlockingCalls, Item, Listing, R, T, Unary
 from fakecri.client.container_events import EventStream, EventWatcher
 from fakecri.client.endpoint import Endpoint, parse_endpoint
 from fakecri.client.errors import CRIError, UnavailableError, from_rpc_error
@@ -61,7 +61,7 @@ def wait_channel_ready(channel: grpc.Channel, timeout: float) -> None:
 CONNECTIVITY_POLL_S = 0.25
 
 
-class CRIClient(CRICalls):
+class CRIClient(BlockingCalls):
     """One connection to a CRI runtime (and optionally a separate image service)."""
 
     def __init__(self, endpoint: str, *, timeout: float = DEFAULT_TIMEOUT, image_endpoint: str | None = None) -> None:
@@ -73,9 +73,9 @@ class CRIClient(CRICalls):
             self._image_channel = self._channel
         else:
             self._image_channel = grpc.insecure_channel(self.image_endpoint.target, options=channel_options())
-        self._stubs: dict[str, Any] = {
-            RUNTIME: pb_grpc.RuntimeServiceStub(self._channel),
-            IMAGES: pb_grpc.ImageServiceStub(self._image_channel),
+        self._stubs: dict[str, Any] = {  # grpc generates the stubs without annotations
+            RUNTIME: pb_grpc.RuntimeServiceStub(self._channel),  # type: ignore[no-untyped-call,unused-ignore]
+            IMAGES: pb_grpc.ImageServiceStub(self._image_channel),  # type: ignore[no-untyped-call,unused-ignore]
         }
         self.unimplemented_streams: set[str] = set()
         self._closed = False
@@ -83,22 +83,24 @@ class CRIClient(CRICalls):
 
     # ------------------------------------------------------------ how calls are made
 
-    def _unary(self, service: str, method: str, request: Any, extract: Extract | None = None,
-               timeout: float | None = None) -> Any:
+    def _unary(self, call: Unary[R, T]) -> T:
         try:
-            reply = getattr(self._stubs[service], method)(request, timeout=self.timeout if timeout is None else timeout)
+            reply = self._stub_method(call.service, call.method)(
+                call.request, timeout=self.timeout if call.timeout is None else call.timeout)
         except grpc.RpcError as err:
-            raise from_rpc_error(err, method) from None
-        return reply if extract is None else extract(reply)
+            raise from_rpc_error(err, call.method) from None
+        return call.extract(reply)
 
-    def _collect(self, rpc: ListRPC, streaming: bool, **fields: Any) -> list[Any]:
-        if self._wants_stream(rpc, streaming):
+    def _collect(self, call: Listing[Item]) -> list[Item]:
+        if self._wants_stream(call):
+            rpc = call.rpc
             try:
-                return [item for message in self._open_stream(rpc, fields)
-                        for item in getattr(message, rpc.stream_field)]
+                replies: Iterable[object] = self._stub_method(rpc.service, rpc.stream_method)(
+                    call.stream_request(), timeout=self.timeout)
+                return [item for reply in replies for item in call.part(reply)]
             except grpc.RpcError as err:
                 self._stream_refused(err, rpc)
-        return self._unary_list(rpc, fields)
+        return self._unary(call.unary())
 
     # ------------------------------------------------------------ connection
 

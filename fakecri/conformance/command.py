@@ -13,7 +13,7 @@ import shlex
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import click
 
@@ -21,11 +21,15 @@ from fakecri.client.endpoint import parse_endpoint
 from fakecri.client.errors import InvalidEndpointError
 from fakecri.conformance.profiles import PROFILES
 
+if TYPE_CHECKING:
+    from fakecri.conformance.progress import LineProgress
+
 
 class InProcessRuntime(Protocol):
     """What the command needs of a runtime it started itself."""
 
-    endpoint: str
+    @property
+    def endpoint(self) -> str: ...
 
     def stop(self) -> None: ...
 
@@ -69,7 +73,7 @@ class MissingExtra(click.ClickException):
     exit_code = 2
 
 
-def _reporter(quiet: bool, total: int):
+def _reporter(quiet: bool, total: int) -> LineProgress | None:
     """What shows the run's progress on stderr: nothing (--quiet), a live view on a
     terminal, else one line per phase and per example."""
     from fakecri.conformance.progress import LineProgress, TerminalProgress

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient, UnavailableError
@@ -29,6 +29,9 @@ from fakecri.conformance.expectations import (
 )
 from fakecri.conformance.profiles import PROFILE_PERIODS
 from fakecri.conformance.run_state import RunState
+
+Params = ParamSpec("Params")
+T = TypeVar("T")
 
 MIB = 1024 * 1024
 UNAVAILABLE_RETRY_S = 15.0
@@ -183,7 +186,7 @@ class Example:
 
     # ------------------------------------------------------------ calls
 
-    def call(self, text: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    def call(self, text: str, fn: Callable[Params, T], *args: Params.args, **kwargs: Params.kwargs) -> T:
         """Make one CRI call, logged as `text`. UNAVAILABLE (a runtime restarting) is
         retried for a while, as a kubelet would; other errors are raised."""
         self.calls.append(text + ("  # cleanup" if self.cleaning else ""))

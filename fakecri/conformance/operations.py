@@ -4,7 +4,7 @@ what the runtime answered to the property that judges it."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar, TypeVarTuple
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIError, NotFoundError
@@ -13,6 +13,9 @@ from fakecri.conformance import properties as P
 from fakecri.conformance.example import MIB, Example
 from fakecri.conformance.expectations import RUN_LABEL, ContainerModel, PodModel, Subscriber
 from fakecri.conformance.settling import sample_cache, wait_exit_in_cache
+
+Args = TypeVarTuple("Args")
+T = TypeVar("T")
 
 STREAM_OF = {"ListPodSandbox": "StreamPodSandboxes", "ListContainers": "StreamContainers",
              "ListContainerStats": "StreamContainerStats"}
@@ -39,7 +42,7 @@ def container_status(ex: Example, c: ContainerModel) -> pb.ContainerStatus | Non
     return st_
 
 
-def valid_call(ex: Example, text: str, fn: Callable[..., Any], *args: Any, what: str = "") -> Any:
+def valid_call(ex: Example, text: str, fn: Callable[[*Args], T], *args: *Args, what: str = "") -> T | None:
     """A call the runtime must answer, logged as `text`: what it returns, or None after
     judging its failure ("`what` (default: `text`) failed: ...") a broken ValidCallsSucceed."""
     try:
@@ -82,7 +85,7 @@ def create(ex: Example, pod: PodModel, name: str, kind: str, start: bool) -> Con
     return c
 
 
-def repeatable_call(ex: Example, text: str, what: str, fn: Callable[..., Any], *args: Any, again: bool,
+def repeatable_call(ex: Example, text: str, what: str, fn: Callable[[*Args], object], *args: *Args, again: bool,
                     refusal_again: bool | None = None) -> bool:
     """A stop or remove, logged as `text`, that may repeat one answered before (`again`).
     A refusal ("`what` failed: ...") is judged as a refused repeat when `refusal_again`
@@ -280,7 +283,7 @@ def create_duplicate(ex: Example, c: ContainerModel) -> None:
         # of that name (the CRI allows it; the model keeps the original, not the repeat).
         same = [x for x in list_pod_containers(ex, c.pod) if x.metadata.name == c.name
                 and x.metadata.attempt == c.attempt]
-        P.NoDuplicateLiveContainers.judge_same_id_again(ex, c, listed=len(same))
+        P.NoDuplicateLiveContainers.judge_same_id_again(ex, c, listed=same)
         return
     dup.cid, dup.created = cid, True
     c.pod.containers.append(dup)

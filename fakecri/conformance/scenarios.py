@@ -36,7 +36,7 @@ class _GatedReader:
 
     def __init__(self, endpoint: str) -> None:
         self.channel = grpc.insecure_channel(parse_endpoint(endpoint).target, options=SLOW_CHANNEL)
-        stub = pb_grpc.RuntimeServiceStub(self.channel)
+        stub = pb_grpc.RuntimeServiceStub(self.channel)  # type: ignore[no-untyped-call,unused-ignore]  # generated
         self.stream = stub.GetContainerEvents(pb.GetEventsRequest())
         self.events: list[pb.ContainerEventResponse] = []
         self.error: grpc.RpcError | None = None

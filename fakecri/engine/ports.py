@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from fakecri.engine.errors import NotFound
 from fakecri.engine.plan import Plan
-from fakecri.engine.records import Container, Image, Sandbox
+from fakecri.engine.records import Container, Image, RunAs, Sandbox
 from fakecri.engine.references import NormalizedRef
 
 
@@ -22,9 +23,10 @@ class Programs(Protocol):
         """Raise InvalidArgument when the sandbox's settings for its containers' programs are
         bad (its `fakecri.io/` annotations); called before the sandbox is recorded."""
 
-    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> None:
+    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> RunAs:
         """Raise InvalidArgument when the container cannot be made as configured (a bad
-        `fakecri.io/` annotation, say); called before the container is recorded."""
+        `fakecri.io/` annotation, say); else the user its process runs as (which the engine
+        records with it). Called before the container is recorded."""
 
     def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
         """What the container's program does once started (the same answer every time);
@@ -60,11 +62,18 @@ class NoPrograms:
     def check_sandbox(self, sandbox: Sandbox) -> None:
         return None
 
-    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> None:
-        return None
+    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> RunAs:
+        return RunAs()
 
     def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
         return self._PLAN
 
     def cpu_used_ns(self, container: Container, sandbox: Sandbox, now_ns: int) -> int:
         return 0
+
+
+class NoRegistry:
+    """A registry with nothing in it (for engine-only use)."""
+
+    def lookup(self, ref: NormalizedRef, auth: Mapping[str, str] | None) -> Pullable:
+        raise NotFound(f"image {ref} not found in the registry")

@@ -1,10 +1,16 @@
-"""The objects a runtime holds: sandboxes, containers, images.
+"""The objects a runtime holds (sandboxes, containers, images) and what it says about them
+(lifecycle events and the lines containers write).
 
 Records are frozen: the engine never changes one, it replaces it with a changed copy
 (`dataclasses.replace`). So a record handed out (in a list answer, in an event) stays
 as it was at that moment, and "has this record changed?" is "is it the same object?".
 Records compare by identity (eq=False), which also makes them cheap dictionary keys for
 the server's caches of serialized items.
+
+Events and output wait in the engine's outbox until its owner drains them
+(`Runtime.drain_events`), in the order they happened. An `Event` carries the records of
+its pod as they were at the transition, so whoever encodes it later needs nothing else
+from the engine.
 """
 from __future__ import annotations
 
@@ -47,6 +53,17 @@ class Resources:
 
 
 NO_RESOURCES = Resources()
+
+
+@dataclass(frozen=True, slots=True)
+class RunAs:
+    """The user a container's process runs as, settled when the container is created (from its
+    image's account files and its spec's run_as_* settings), as containerd settles it into the
+    OCI spec at CreateContainer; its status reports it."""
+
+    uid: int = 0
+    gid: int = 0
+    supplemental_groups: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -94,6 +111,7 @@ class Container:
     exit_code: int = 0
     reason: str = ""
     message: str = ""
+    user: RunAs | None = None  # the Programs port's answer at creation (None: a record of an older fakecri)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -144,3 +162,41 @@ def evolve(rec: R, **changes: Any) -> R:
             raise TypeError(f"{cls.__name__} has no field {name!r}")
         _set(new, name, value)
     return new
+
+
+class EventType(enum.IntEnum):
+    # Numbered as runtime.v1.ContainerEventType.
+    CREATED = 0
+    STARTED = 1
+    STOPPED = 2
+    DELETED = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    type: EventType
+    # For sandbox events this equals sandbox_id, as in CRI.
+    container_id: str
+    sandbox_id: str
+    created_at: int  # nanoseconds; never decreases across the events of one Runtime
+    is_sandbox: bool
+    # The pod as it was at this event: its sandbox (None only once the sandbox is gone)
+    # and the records of the containers it holds, in creation order.
+    sandbox: Sandbox | None = None
+    containers: tuple[Container, ...] = ()
+    # The record the event is about, as it was then (for a container DELETED, its last record).
+    subject: Sandbox | Container | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """Text a container's program wrote (a log line, or several) at `ts_ns`."""
+
+    container_id: str
+    log_path: str
+    stream: str  # "stdout" or "stderr"
+    text: str  # bytes that are not UTF-8 travel as surrogate escapes
+    ts_ns: int
+
+
+Said = Event | Output

@@ -1,9 +1,13 @@
-"""Validation of Linux resources (CPU, memory, cpusets) before any of them is applied."""
+"""What sandboxes and containers may take: their Linux resources (CPU, memory, cpusets),
+validated before any of them is applied and merged on an update; and the runtime's
+capacity limits on how many there are (`Limits`: going past one is ResourceExhausted).
+"""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from fakecri.engine.errors import InvalidArgument
+from fakecri.engine.errors import InvalidArgument, ResourceExhausted
 from fakecri.engine.records import Resources
 
 MIN_MEMORY = 4 * 1024 * 1024  # runc refuses less than 4 MiB
@@ -82,3 +86,23 @@ def merged(old: Resources, new: Resources) -> Resources:
         cpuset_mems=new.cpuset_mems or old.cpuset_mems, hugepage_limits=new.hugepage_limits or old.hugepage_limits,
         unified=tuple(sorted(unified.items())),
         memory_swap_limit_in_bytes=new.memory_swap_limit_in_bytes or old.memory_swap_limit_in_bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_sandboxes: int | None = None  # None: unlimited
+    max_containers: int | None = None
+
+    def check_sandboxes(self, current: int, name: str) -> None:
+        if self.max_sandboxes is not None and current >= self.max_sandboxes:
+            raise ResourceExhausted(
+                f"cannot run sandbox {name!r}: the runtime already holds {current} sandboxes "
+                f"(limit {self.max_sandboxes})"
+            )
+
+    def check_containers(self, current: int, name: str) -> None:
+        if self.max_containers is not None and current >= self.max_containers:
+            raise ResourceExhausted(
+                f"cannot create container {name!r}: the runtime already holds {current} containers "
+                f"(limit {self.max_containers})"
+            )

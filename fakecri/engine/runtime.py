@@ -20,20 +20,27 @@ from fakecri.engine import checkpoints, snapshot
 from fakecri.engine import resources as res_mod
 from fakecri.engine.clock import Clock
 from fakecri.engine.errors import AlreadyExists, InvalidArgument, NotFound, Other
-from fakecri.engine.events import Event, Output, Said
 from fakecri.engine.exits import ERROR, EXIT_KILLED, EXIT_START_ERROR, START_ERROR, reason_for
 from fakecri.engine.ids import IdSource
 from fakecri.engine.images import ImageStore
 from fakecri.engine.ipam import IpPool
 from fakecri.engine.labels import matches
-from fakecri.engine.limits import Limits
 from fakecri.engine.plan import Plan
-from fakecri.engine.ports import NoPrograms, Programs, Pullable, Registry
-from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox, SandboxState, evolve
-from fakecri.engine.references import NormalizedRef
+from fakecri.engine.ports import NoPrograms, NoRegistry, Programs, Registry
+from fakecri.engine.records import (
+    Container,
+    ContainerState,
+    Event,
+    Image,
+    Output,
+    Resources,
+    Said,
+    Sandbox,
+    SandboxState,
+    evolve,
+)
 from fakecri.engine.specs import EMPTY_CONTAINER_SPEC, EMPTY_SANDBOX_SPEC, NODE, ContainerSpec, SandboxSpec
-from fakecri.engine.store import RuntimeStore
-from fakecri.engine.timers import STOP, WAKE
+from fakecri.engine.store import STOP, WAKE, RuntimeStore
 from fakecri.engine.transitions import GONE, MISSING, events_on_entering, path_for
 
 ID_LEN = 64
@@ -52,13 +59,6 @@ def _intern(d: Mapping[str, str]) -> dict[str, str]:
     return {sys.intern(k): (sys.intern(v) if len(v) <= 64 else v) for k, v in d.items()}
 
 
-class NoRegistry:
-    """A registry with nothing in it (for engine-only use)."""
-
-    def lookup(self, ref: NormalizedRef, auth: Mapping[str, str] | None) -> Pullable:
-        raise NotFound(f"image {ref} not found in the registry")
-
-
 class Runtime:
     def __init__(
         self,
@@ -69,7 +69,7 @@ class Runtime:
         registry: Registry | None = None,
         pod_cidr: str = DEFAULT_POD_CIDR,
         runtime_handlers: Iterable[str] = DEFAULT_RUNTIME_HANDLERS,
-        limits: Limits | None = None,
+        limits: res_mod.Limits | None = None,
         max_images: int | None = None,
         outbox_limit: int = 100_000,
     ) -> None:
@@ -78,7 +78,7 @@ class Runtime:
         self.programs: Programs = programs if programs is not None else NoPrograms()
         self.images = ImageStore(registry if registry is not None else NoRegistry(), max_images)
         self.runtime_handlers = tuple(runtime_handlers)
-        self.limits = limits if limits is not None else Limits()
+        self.limits = limits if limits is not None else res_mod.Limits()
         self.store = store = RuntimeStore(IpPool(pod_cidr))
         self._default_cidr = store.ips.cidr
         # The store's tables under short names (the same objects; the store is never replaced).
@@ -335,7 +335,7 @@ class Runtime:
             log_path=posixpath.join(sb.log_directory, log_path) if log_path else "",
             resources=resources if resources is not None else Resources(), spec=spec,
         )
-        self.programs.check(c, sb, self.images.get(image_id) if image_id else None)  # a bad fakecri.io/ one
+        c = evolve(c, user=self.programs.check(c, sb, self.images.get(image_id) if image_id else None))
         self._put_container(c)
         self.store.container_keys[key] = c.id
         self._put_sandbox(evolve(sb, container_ids=sb.container_ids + (c.id,)))

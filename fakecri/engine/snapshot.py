@@ -15,8 +15,7 @@ from fakecri.engine.errors import InvalidArgument
 from fakecri.engine.images import ImageStore
 from fakecri.engine.ipam import parse_cidr
 from fakecri.engine.records import Container, ContainerState, Sandbox, SandboxState
-from fakecri.engine.store import RuntimeStore
-from fakecri.engine.timers import STOP, WAKE
+from fakecri.engine.store import STOP, WAKE, RuntimeStore
 
 VERSION = 2
 

@@ -12,8 +12,7 @@ says what entering a state announces.
 from __future__ import annotations
 
 from fakecri.engine.errors import FailedPrecondition, NotFound
-from fakecri.engine.events import EventType
-from fakecri.engine.records import ContainerState, SandboxState
+from fakecri.engine.records import ContainerState, EventType, SandboxState
 
 MISSING = "MISSING"  # the object does not exist (any more)
 GONE = "GONE"  # the object has been removed

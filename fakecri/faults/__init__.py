@@ -6,6 +6,7 @@ pull and event, and applies the answer.
 from __future__ import annotations
 
 from fakecri.faults.event_faults import EventFaults
+from fakecri.faults.kinds.recipe import parse_recipes
 from fakecri.faults.model import (
     CallAction,
     ConditionOverride,
@@ -17,7 +18,7 @@ from fakecri.faults.model import (
 )
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirks import QUIRK_NAMES, QUIRKS
-from fakecri.faults.recipes import RECIPE_NAMES, RECIPES, parse_recipes
+from fakecri.faults.recipes import RECIPE_NAMES, RECIPES
 from fakecri.faults.registry import TYPE_NAMES, TYPES, validate
 from fakecri.faults.spec import (
     load_faults_file,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from fakecri.faults.entry import Entry, jittered
+from fakecri.faults.ftype import Entry, EventDecision
 
 
 class EventFaultSource(Protocol):
@@ -25,13 +25,9 @@ class EventFaultSource(Protocol):
     def subscriber_rng(self, index: int, fault_name: str) -> random.Random: ...
 
 
-# The faults on_event applies; cut_stream and stale_replay have calls of their own.
-_PER_EVENT = ("drop_events", "duplicate_events", "reorder_events", "delay_events")
-
-
 @dataclass
 class _Held:
-    """An event held back by reorder_events until `wait` more events have arrived."""
+    """An event held back (reorder_events) until `wait` more events have arrived."""
 
     item: object
     delay: float
@@ -55,37 +51,26 @@ class EventFaults:
     def on_event(self, item: object) -> list[tuple[float, object]]:
         """What to deliver now for one event from the bus: (delay in seconds, item) pairs, in order."""
         self._seen += 1
-        entries = [e for e in self._plan.event_entries() if e.fault.type in _PER_EVENT]
+        entries = [e for e in self._plan.event_entries() if e.ftype.on_event is not None]
         if not entries and not self._held:
             return [(0.0, item)]
         hit = f"subscriber {self.index}, event {self._seen}"
         # Every fault draws for every event, so one fault's decisions never shift another's.
         fired = [(e, rng) for e in entries if e.applies(rng := self._rng(e))]
-        released = self._tick(any(e.fault.type == "reorder_events" for e in entries))
-        drop = next((e for e, _ in fired if e.fault.type == "drop_events"), None)
-        if drop is not None:
-            self._plan.fire(drop, hit)
+        released = self._tick(any(e.ftype.holds for e in entries))
+        veto = next((e for e, _ in fired if e.ftype.vetoes), None)
+        if veto is not None:  # a dropped event is not also duplicated, delayed or held
+            self._plan.fire(veto, hit)
             return released
-        copies, delay = 1, 0.0
-        reorder: tuple[Entry, random.Random] | None = None
+        d = EventDecision()
         for e, rng in fired:
-            ftype = e.fault.type
-            if ftype == "duplicate_events":
-                copies += e.params["copies"]
-            elif ftype == "delay_events":
-                delay += jittered(rng, e.params["delay"], e.params["jitter"])
-            elif ftype == "reorder_events":
-                if reorder is not None:
-                    continue
-                reorder = (e, rng)
-            self._plan.fire(e, hit)
-        out = [(delay, item)] * copies
-        if reorder is not None:
-            e, rng = reorder
-            wait = rng.randint(1, e.params["window"])
-            self._held.extend(_Held(item, delay, wait) for _ in range(copies))
+            assert e.ftype.on_event is not None
+            if e.ftype.on_event(e, rng, d):
+                self._plan.fire(e, hit)
+        if d.hold is not None:
+            self._held.extend(_Held(item, d.delay_s, d.hold) for _ in range(d.copies))
             return released
-        return out + released
+        return [(d.delay_s, item)] * d.copies + released
 
     def flush(self) -> list[object]:
         """Items still held back when the stream ends, oldest first."""
@@ -97,23 +82,21 @@ class EventFaults:
         """The status code to end the stream with now, after `delivered` events; else None.
 
         Call it once when the stream opens (delivered=0) and after each delivery. Whether a
-        cut_stream fault applies to this stream is drawn once per stream.
+        fault that cuts streams (cut_stream) applies to this stream is drawn once per stream.
         """
         if self.cut_status is not None:
             return self.cut_status[0]
         for e in self._plan.event_entries():
-            if e.fault.type != "cut_stream":
+            if e.ftype.cut is None:
                 continue
             chosen = self._cut_chosen.get(e.serial)
             if chosen is None:
                 chosen = self._cut_chosen[e.serial] = e.applies(self._rng(e))
-            if chosen and delivered >= e.params["after"]:
-                code = e.params["code"]
-                message = e.params["message"] or (
-                    f"fakecri fault {e.fault.name} ended the event stream after {delivered} events")
-                self.cut_status = (code, message)
+            status = e.ftype.cut(e, delivered) if chosen else None
+            if status is not None:
+                self.cut_status = status
                 self._plan.fire(e, f"subscriber {self.index}, after {delivered} events")
-                return str(code)
+                return str(status[0])
         return None
 
     def replay(self, history: Sequence[object]) -> list[object]:
@@ -122,10 +105,9 @@ class EventFaults:
             return []
         self._replayed = True
         for e in self._plan.event_entries():
-            if e.fault.type != "stale_replay" or not e.applies(self._rng(e)):
+            if e.ftype.replay is None or not e.applies(self._rng(e)):
                 continue
-            n = e.params["events"]
-            items = list(history)[-n:] if n else list(history)
+            items = e.ftype.replay(e, history)
             self._plan.fire(e, f"subscriber {self.index}, {len(items)} old events")
             return items
         return []
@@ -136,11 +118,11 @@ class EventFaults:
             rng = self._rngs[entry.serial] = self._plan.subscriber_rng(self.index, entry.fault.name)
         return rng
 
-    def _tick(self, reorder_active: bool) -> list[tuple[float, object]]:
+    def _tick(self, holding: bool) -> list[tuple[float, object]]:
         """Count one more event for the held items; hand back those whose wait is over."""
         if not self._held:
             return []
-        if not reorder_active:
+        if not holding:
             out = [(h.delay, h.item) for h in self._held]
             self._held.clear()
             return out

@@ -1,59 +1,40 @@
-"""The `fakecri serve` flags that add faults: one registry from which the command line's
-options and their help, the config-file and FAKECRI_* keys, the flag strings the pytest
-marker and `FakeCRI.add_fault` accept, and the order faults are added in all come."""
+"""The `fakecri serve` flags that add faults, each declared by its fault type
+(fakecri.faults.kinds; --faults by fakecri.faults.spec). From FAULT_FLAGS come the command
+line's options and their help, the config-file and FAKECRI_* keys, the flag strings the
+pytest marker and `FakeCRI.add_fault` accept, and the order faults are added in."""
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from fakecri.faults.ftype import FaultFlag, FaultType
+from fakecri.faults.kinds.drop_events import DROP_EVENTS
+from fakecri.faults.kinds.error import ERROR
+from fakecri.faults.kinds.latency import LATENCY
+from fakecri.faults.kinds.quirk import QUIRK
+from fakecri.faults.kinds.recipe import RECIPE
 from fakecri.faults.model import Fault, FaultSpecError
-from fakecri.faults.quirks import QUIRK_NAMES, Quirk
-from fakecri.faults.recipes import RECIPE_NAMES, RECIPES, parse_recipes
-from fakecri.faults.spec import load_faults_file, parse_drop_events, parse_error, parse_latency, parse_quirks
+from fakecri.faults.quirks import Quirk
+from fakecri.faults.recipes import RECIPE_NAMES, RECIPES
+from fakecri.faults.spec import FILE_FLAG
+
+__all__ = ["BY_FLAG", "COMMA_KEYS", "FAULT_FLAGS", "STRING_FLAGS", "FaultFlag", "catalog_lines", "epilog",
+           "faults_from", "parse_fault_flag"]
 
 
-@dataclass(frozen=True)
-class FaultFlag:
-    flag: str  # "--latency"
-    help: str  # one line for --help
-    example: str  # what the help's epilog shows, with its meaning
-    parse: Callable[[Any], list[Fault]]  # one value -> the faults it asks for
-    multiple: bool = False  # may be given more than once
-    is_file: bool = False  # its value names a file
-    in_strings: bool = True  # may be written as a flag string (a marker, FakeCRI.add_fault)
-
-    @property
-    def key(self) -> str:
-        """The option's name in a config file and, upper-cased, after FAKECRI_."""
-        return self.flag.removeprefix("--").replace("-", "_")
+def _flag(ftype: FaultType) -> FaultFlag:
+    flag = ftype.flag
+    if flag is None:
+        raise TypeError(f"fault type {ftype.name} has no serve flag")
+    return flag
 
 
-# In the order faults are added.
+# In the order faults are added: each type's own flag, and the faults file among them.
 FAULT_FLAGS: tuple[FaultFlag, ...] = (
-    FaultFlag("--drop-events", "Drop this share of events on every event stream, decided per event: 5% or 0.05.",
-              "--drop-events 5%                         drop 5% of events, per subscriber",
-              lambda value: [parse_drop_events(value)]),
-    FaultFlag("--latency", "Delay calls: METHOD[/after]=DELAY[±JITTER][@PCT][#N], e.g. 'ListContainers=200ms±50ms'; "
-                           "METHOD may be a glob; comma-separate or repeat.",
-              "--latency 'ListContainers=200ms±50ms'    fixed latency plus jitter (also +-; globs)",
-              parse_latency, multiple=True),
-    FaultFlag("--error", "Fail calls: METHOD[/after]=CODE[@PCT][#N][:MESSAGE], e.g. 'RunPodSandbox=UNAVAILABLE@10%'; "
-                         "/after runs the call and loses the reply; comma-separate or repeat.",
-              "--error 'RunPodSandbox=UNAVAILABLE@10%'  fail 10% of calls with that code",
-              parse_error, multiple=True),
-    FaultFlag("--faults", "Load faults from a YAML or JSON file: a list of mappings with the keys name, type, "
-                          "target, stage, toxicity, count, attributes.",
-              "--faults FILE                            YAML or JSON list of faults",
-              load_faults_file, is_file=True, in_strings=False),
-    FaultFlag("--quirks", "Switch on real-runtime quirks, comma-separated: " + ", ".join(QUIRK_NAMES) + ".",
-              "--quirks NAME,...                        real runtimes' bugs, e.g. stopped-before-started",
-              parse_quirks),
-    FaultFlag("--recipe", "Add named fault recipes, comma-separated: " + ", ".join(RECIPE_NAMES)
-              + " (see 'fakecri quirks').",
-              "--recipe NAME,...                        named faults that replay a known bug, e.g. events-disabled",
-              parse_recipes),
+    _flag(DROP_EVENTS), _flag(LATENCY), _flag(ERROR), FILE_FLAG, _flag(QUIRK), _flag(RECIPE),
 )
+# The config-file keys whose one string holds several comma-separated values (a file may give a list).
+COMMA_KEYS: tuple[str, ...] = tuple(f.key for f in FAULT_FLAGS if f.comma_list)
 BY_FLAG: dict[str, FaultFlag] = {f.flag: f for f in FAULT_FLAGS}
 STRING_FLAGS: tuple[str, ...] = tuple(f.flag for f in FAULT_FLAGS if f.in_strings)
 

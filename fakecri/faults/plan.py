@@ -13,10 +13,11 @@ from collections import deque
 from collections.abc import Callable
 
 from fakecri.engine import errors
-from fakecri.engine.clock import NS_PER_S, SystemClock
-from fakecri.faults import recipes, registry
-from fakecri.faults.entry import Entry, jittered
+from fakecri.engine.clock import SystemClock
+from fakecri.faults import registry
 from fakecri.faults.event_faults import EventFaults
+from fakecri.faults.ftype import CALL, CONDITION, EVENT, PULL, QUIRK, RESTART, CallDecision, Entry, PullDecision
+from fakecri.faults.kinds import condition
 from fakecri.faults.methods import compile_glob
 from fakecri.faults.model import (
     CallAction,
@@ -31,12 +32,6 @@ from fakecri.faults.quirks import BY_NAME, Quirk
 from fakecri.faults.rng import derive_rng
 
 DEFAULT_LOG_SIZE = 10_000
-
-_PULL_MESSAGES = {
-    "not_found": "pulling {ref}: the registry has no such repository or tag",
-    "auth": "pulling {ref}: the registry refused anonymous access (401 Unauthorized)",
-    "rate_limited": "pulling {ref}: the registry's pull rate limit was reached (429 Too Many Requests)",
-}
 
 
 class FaultPlan:
@@ -89,32 +84,32 @@ class FaultPlan:
             normal, params = registry.validate(fault)
         except FaultSpecError as exc:
             raise errors.InvalidArgument(str(exc)) from None
-        if normal.type == "recipe":
-            return self._add_recipe(normal)
+        ftype = registry.type_of(normal.type)
+        if ftype.expand is not None:
+            return self._add_all(ftype.expand(normal))
         if not normal.name:
             normal = dataclasses.replace(normal, name=self._default_name(normal.type))
         elif normal.name in self._entries:
             raise errors.AlreadyExists(f"a fault named {normal.name!r} already exists")
         normal = dataclasses.replace(normal, attributes=dict(normal.attributes), hits=0)
-        kind = registry.kind_of(normal.type)
         self._serial += 1
         entry = Entry(
-            fault=normal, params=params, kind=kind,
+            fault=normal, params=params, ftype=ftype,
             rng=derive_rng(self._seed, "fault", normal.name), serial=self._serial,
             matcher=compile_glob(normal.target), added_ns=self._now_ns(),
         )
-        if kind == registry.RESTART and params["at"] is None and normal.target in ("", "*"):
-            # No call to wait for: the restart is due now; the server collects it.
-            self._pending_restart = self._restart_of(entry)
+        due = ftype.at_once(entry) if ftype.at_once is not None else None
+        if due is not None:
+            # Nothing to wait for: the restart is due now; the server collects it.
+            self._pending_restart = due
             self._fire(entry, "at once", keep=False)
             return dataclasses.replace(normal, attributes=dict(normal.attributes))
         self._entries[normal.name] = entry
         self._rebuild()
         return self._copy(entry)
 
-    def _add_recipe(self, fault: Fault) -> Fault:
-        """Add every fault of the recipe `fault` names (all or none); return the first as stored."""
-        faults = recipes.recipe(fault.attributes["name"]).expand(fault.name)
+    def _add_all(self, faults: builtins.list[Fault]) -> Fault:
+        """Add the faults a recipe stands for (all or none); return the first as stored."""
         taken = [f.name for f in faults if f.name in self._entries]
         if taken:
             raise errors.AlreadyExists(f"a fault named {taken[0]!r} already exists")
@@ -154,66 +149,44 @@ class FaultPlan:
         entries = self._rpc
         if not entries:
             return None
-        delay, hang = 0.0, False
-        error: tuple[str, str] | None = None
-        restart: RestartAction | None = None
-        fired: list[str] = []
+        d = CallDecision()
+        fired: builtins.list[str] = []
         for e in entries:
             if e.fault.stage != stage or not e.matches(method):
                 continue
-            ftype = e.fault.type
-            if ftype == "restart":
-                e.matched += 1
-                if e.matched != (e.params["at"] or 1):
-                    continue
-                if restart is None:
-                    restart = self._restart_of(e)
-                self._fire(e, f"{method} ({stage}), call {e.matched}", keep=False)
-                fired.append(e.fault.name)
+            assert e.ftype.on_call is not None
+            acted = e.ftype.on_call(e, method, d)
+            if acted is None:
                 continue
-            if not e.applies(e.rng):
-                continue
-            if ftype == "latency":
-                delay += jittered(e.rng, e.params["delay"], e.params["jitter"])
-            elif ftype == "hang":
-                hang = True
-            elif ftype == "error" and error is None:
-                code = e.params["code"]
-                message = e.params["message"] or f"fakecri fault {e.fault.name} injected {code} into {method}"
-                error = (code, message)
-            self._fire(e, f"{method} ({stage})")
+            hit = f"{method} ({stage}), {acted.detail}" if acted.detail else f"{method} ({stage})"
+            self._fire(e, hit, keep=acted.keep)
             fired.append(e.fault.name)
         if not fired:
             return None
-        return CallAction(delay_s=delay, hang=hang, error=error, restart=restart, faults=tuple(fired))
+        return CallAction(delay_s=d.delay_s, hang=d.hang, error=d.error, restart=d.restart, faults=tuple(fired))
 
     def on_pull(self, reference: str) -> PullAction | None:
         """Decide what happens to one pull of `reference` (as the client asked for it)."""
-        entries = self._by_kind.get(registry.PULL)
+        entries = self._by_kind.get(PULL)
         if not entries:
             return None
-        delay = 0.0
-        error: tuple[str, str] | None = None
+        d = PullDecision()
         fired = False
         for e in entries:
             if not e.matches(reference) or not e.applies(e.rng):
                 continue
-            if e.fault.type == "slow_pull":
-                delay += jittered(e.rng, e.params["delay"], e.params["jitter"])
-            elif error is None:
-                reason = e.params["reason"]
-                code = e.params["code"] or registry.PULL_REASONS[reason]
-                error = (code, e.params["message"] or _PULL_MESSAGES[reason].format(ref=reference))
+            assert e.ftype.on_pull is not None
+            e.ftype.on_pull(e, reference, d)
             self._fire(e, f"pull {reference}")
             fired = True
-        return PullAction(error=error, delay_s=delay) if fired else None
+        return PullAction(error=d.error, delay_s=d.delay_s) if fired else None
 
     def quirks(self) -> frozenset[Quirk]:
         return self._quirks
 
     def quirk_hit(self, quirk: Quirk, hit: str) -> bool:
         """Log that `quirk` changed what the server did (`hit` says to what). False if not active."""
-        for e in self._by_kind.get(registry.QUIRK, []):
+        for e in self._by_kind.get(QUIRK, []):
             if e.params["name"] == quirk:
                 self._fire(e, hit)
                 return True
@@ -221,7 +194,7 @@ class FaultPlan:
 
     def quirk_rng(self, quirk: Quirk) -> random.Random | None:
         """The random stream of `quirk`'s fault (from the plan's seed); None if not in force."""
-        for e in self._by_kind.get(registry.QUIRK, []):
+        for e in self._by_kind.get(QUIRK, []):
             if e.params["name"] == quirk:
                 return e.rng
         return None
@@ -230,16 +203,14 @@ class FaultPlan:
         """Conditions forced at `now_ns`, by type; expired condition faults are removed."""
         self._expire_conditions(now_ns)
         out: dict[str, ConditionOverride] = {}
-        for e in self._by_kind.get(registry.CONDITION, []):
-            p = e.params
-            if p["condition"] in out:
+        for e in self._by_kind.get(CONDITION, []):
+            which, forced, hit = condition.override(e)
+            if which in out:
                 continue
-            out[p["condition"]] = ConditionOverride(
-                status=p["status"], reason=p["reason"], message=p["message"], until_ns=self._until(e),
-            )
+            out[which] = forced
             if not e.reported:
                 e.reported = True
-                self._fire(e, f"{p['condition']}={'true' if p['status'] else 'false'}")
+                self._fire(e, hit)
         return out
 
     def subscriber(self, index: int) -> EventFaults:
@@ -249,7 +220,7 @@ class FaultPlan:
     # ---- used by EventFaults ----------------------------------------------
 
     def event_entries(self) -> builtins.list[Entry]:
-        return self._by_kind.get(registry.EVENT, [])
+        return self._by_kind.get(EVENT, [])
 
     def subscriber_rng(self, index: int, fault_name: str) -> random.Random:
         return derive_rng(self._seed, "subscriber", index, fault_name)
@@ -289,26 +260,17 @@ class FaultPlan:
         for e in sorted(self._entries.values(), key=lambda x: x.fault.name):
             by_kind.setdefault(e.kind, []).append(e)
         self._by_kind = by_kind
-        self._quirks = frozenset(BY_NAME[e.params["name"]] for e in by_kind.get(registry.QUIRK, []))
+        self._quirks = frozenset(BY_NAME[e.params["name"]] for e in by_kind.get(QUIRK, []))
         # Restarts are decided alongside the other RPC faults, in one name-ordered pass.
-        self._rpc = sorted(by_kind.get(registry.CALL, []) + by_kind.get(registry.RESTART, []),
+        self._rpc = sorted(by_kind.get(CALL, []) + by_kind.get(RESTART, []),
                            key=lambda x: x.fault.name)
 
     def _copy(self, entry: Entry) -> Fault:
         return dataclasses.replace(entry.fault, attributes=dict(entry.fault.attributes))
 
-    def _restart_of(self, entry: Entry) -> RestartAction:
-        return RestartAction(downtime_s=entry.params["downtime"], wipe=entry.params["wipe"])
-
-    def _until(self, entry: Entry) -> int | None:
-        duration = entry.params["duration"]
-        if not duration:
-            return None
-        return entry.added_ns + int(duration * NS_PER_S)
-
     def _expire_conditions(self, now_ns: int) -> None:
-        expired = [e for e in self._by_kind.get(registry.CONDITION, [])
-                   if (until := self._until(e)) is not None and now_ns >= until]
+        expired = [e for e in self._by_kind.get(CONDITION, [])
+                   if (until := condition.until_ns(e)) is not None and now_ns >= until]
         for e in expired:
             del self._entries[e.fault.name]
         if expired:

@@ -16,7 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fakecri.faults.ftype import FaultType
+from fakecri.faults.kinds.cut_stream import CUT_STREAM
+from fakecri.faults.kinds.error import ERROR
+from fakecri.faults.kinds.latency import LATENCY
+from fakecri.faults.kinds.quirk import quirk_fault
+from fakecri.faults.kinds.restart import RESTART
 from fakecri.faults.model import Fault, FaultSpecError
+from fakecri.faults.quirks import Quirk
 from fakecri.faults.values import suggest
 
 
@@ -42,8 +49,8 @@ class Recipe:
         return out
 
 
-def _f(type_: str, target: str = "", **attributes: str) -> Fault:
-    return Fault(type=type_, target=target, attributes=attributes)
+def _f(ftype: FaultType, target: str = "", **attributes: str) -> Fault:
+    return Fault(type=ftype.name, target=target, attributes=attributes)
 
 
 RECIPES: dict[str, Recipe] = {r.name: r for r in (
@@ -51,55 +58,56 @@ RECIPES: dict[str, Recipe] = {r.name: r for r in (
            "GetContainerEvents ends at once with OK and no event, as CRI-O does with enable_pod_events=false; "
            "a kubelet with EventedPLEG must fall back to relisting.",
            ("cri-o/cri-o#7164", "cri-o/cri-o#7257"),
-           (_f("cut_stream", after="0", code="OK"),)),
+           (_f(CUT_STREAM, after="0", code="OK"),)),
     Recipe("events-unimplemented",
            "GetContainerEvents answers UNIMPLEMENTED, as CRI-O would have with cri-o#7257 and as runtimes "
            "without events do; a kubelet with EventedPLEG must fall back to relisting.",
            ("cri-o/cri-o#7257", "kubernetes/kubernetes#129827"),
-           (_f("error", "GetContainerEvents", code="UNIMPLEMENTED"),)),
+           (_f(ERROR, "GetContainerEvents", code="UNIMPLEMENTED"),)),
     Recipe("no-runtime-config",
            "RuntimeConfig answers UNIMPLEMENTED, as runtimes before it existed did; kubelet 1.36 falls back to "
            "its own cgroup driver setting, a kubelet without that fallback (planned for 1.38) will not start.",
            ("kubernetes/enhancements#6087", "kubernetes/kubernetes#136731"),
-           (_f("error", "RuntimeConfig", code="UNIMPLEMENTED"),)),
+           (_f(ERROR, "RuntimeConfig", code="UNIMPLEMENTED"),)),
     Recipe("no-list-streaming",
            "The Stream* list calls answer UNIMPLEMENTED, as runtimes older than KEP-5825 do; a kubelet with "
            "CRIListStreaming falls back to the unary List* calls.",
            ("kubernetes/enhancements#5825",),
-           (_f("error", "Stream*", code="UNIMPLEMENTED"),)),
+           (_f(ERROR, "Stream*", code="UNIMPLEMENTED"),)),
     Recipe("restart-between-create-and-start",
            "The runtime restarts (state kept, 2 s down) when the first StartContainer arrives: the container "
            "was created, its start answers UNAVAILABLE and it stays CREATED (a CRI invariant with no test).",
            ("kubernetes/kubernetes#110429",),
-           (_f("restart", "StartContainer", at="1", downtime="2s"),)),
+           (_f(RESTART, "StartContainer", at="1", downtime="2s"),)),
     Recipe("restart-between-stop-and-remove-sandbox",
            "The runtime restarts (state kept, 2 s down) when the first RemovePodSandbox arrives: the sandbox "
            "was stopped, its removal answers UNAVAILABLE.",
            ("kubernetes/kubernetes#110429",),
-           (_f("restart", "RemovePodSandbox", at="1", downtime="2s"),)),
+           (_f(RESTART, "RemovePodSandbox", at="1", downtime="2s"),)),
     Recipe("slow-container-start",
            "CreateContainer takes 1 s and StartContainer 3 s, so a new container is seen CREATED for seconds: the "
            "window in which kubelets with EventedPLEG created duplicate containers.",
            ("kubernetes/kubernetes#121003", "kubernetes/kubernetes#121349", "kubernetes/kubernetes#123087",
             "kubernetes/kubernetes#122721"),
-           (_f("latency", "CreateContainer", delay="1s"), _f("latency", "StartContainer", delay="3s"))),
+           (_f(LATENCY, "CreateContainer", delay="1s"), _f(LATENCY, "StartContainer", delay="3s"))),
     Recipe("lose-every-container",
            "The runtime restarts at once and comes back with no sandbox or container (a wipe): every pod's "
            "containers vanish in one relist period, a burst of lifecycle events for the generic PLEG.",
            ("kubernetes/kubernetes#136408", "kubernetes/kubernetes#106390"),
-           (_f("restart", downtime="1s", wipe="true"),)),
+           (_f(RESTART, downtime="1s", wipe="true"),)),
     Recipe("update-sandbox-resources-fails",
            "UpdatePodSandboxResources answers INTERNAL; since kubernetes/kubernetes#137555 an error other than "
            "UNIMPLEMENTED blocks the pod's resize.",
            ("kubernetes/kubernetes#137555",),
-           (_f("error", "UpdatePodSandboxResources", code="INTERNAL"),)),
+           (_f(ERROR, "UpdatePodSandboxResources", code="INTERNAL"),)),
     Recipe("crio-1.36-events",
            "The event stream of CRI-O 1.36.3 as fakecri's conformance suite measured it: no sandbox CREATED, "
            "no sandbox DELETED, no container DELETED for the containers RemovePodSandbox removes, and an "
            "instant container's STOPPED before its STARTED.",
            ("cri-o/cri-o#6404", "cri-o/cri-o#9738"),
-           (_f("quirk", name="no-sandbox-created-event"), _f("quirk", name="no-sandbox-deleted-event"),
-            _f("quirk", name="no-container-deleted-on-sandbox-remove"), _f("quirk", name="stopped-before-started"))),
+           tuple(quirk_fault(q) for q in (Quirk.NO_SANDBOX_CREATED_EVENT, Quirk.NO_SANDBOX_DELETED_EVENT,
+                                          Quirk.NO_CONTAINER_DELETED_ON_SANDBOX_REMOVE,
+                                          Quirk.STOPPED_BEFORE_STARTED))),
 )}
 
 RECIPE_NAMES: tuple[str, ...] = tuple(RECIPES)
@@ -112,16 +120,3 @@ def recipe(name: str) -> Recipe:
         raise FaultSpecError(f"unknown recipe {name!r}{suggest(name, RECIPE_NAMES)}; "
                              f"expected one of {', '.join(RECIPE_NAMES)}")
     return found
-
-
-def parse_recipes(text: str) -> list[Fault]:
-    """'--recipe events-disabled,no-runtime-config' -> one recipe fault each (duplicates once)."""
-    faults: list[Fault] = []
-    seen: set[str] = set()
-    for name in (part.strip() for part in str(text).split(",")):
-        if not name or name in seen:
-            continue
-        recipe(name)
-        seen.add(name)
-        faults.append(Fault(type="recipe", attributes={"name": name}))
-    return faults

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-from dataclasses import dataclass, field, fields
+from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
 from fakecri.engine.errors import InvalidArgument
@@ -43,9 +43,10 @@ def setting(default: Any = None, help: str = "", *, kind: str | None = None, cho
     return field(default=default, metadata=meta)
 
 
-def parse_address(text: str, what: str = "address") -> tuple[str, int]:
+def parse_address(text: object, what: str = "address") -> tuple[str, int]:
     """'HOST:PORT' (or ':PORT', for 127.0.0.1; '[::1]:PORT' for IPv6) -> (host, port).
-    ValueError, naming `what`, for anything else or a port outside 0-65535."""
+    ValueError, naming `what`, for anything else or a port outside 0-65535 (`text` may be
+    any value a config file holds: it is read as its text, and shown as given)."""
     m = _ADDRESS.fullmatch(str(text).strip())
     if m is None:
         raise ValueError(f"{what} {text!r} is not HOST:PORT (for example 127.0.0.1:9090, or :0 for any free port)")
@@ -62,8 +63,9 @@ def parse_address(text: str, what: str = "address") -> tuple[str, int]:
     return host or "127.0.0.1", int(port_text)
 
 
-def check_cidr(text: str) -> None:
-    """ValueError if `text` cannot be a pod CIDR (the core's rule: a network with room for pods)."""
+def check_cidr(text: object) -> None:
+    """ValueError if `text` (read as its text) cannot be a pod CIDR (the core's rule: a network
+    with room for pods)."""
     try:
         parse_cidr(str(text))
     except InvalidArgument as exc:
@@ -191,7 +193,7 @@ class ServerConfig:
                 raise ValueError(f"{f.name} {value:o} is not a socket mode (permission bits, 0 to 777 in octal)")
 
 
-def cli_fields() -> list[Any]:
+def cli_fields() -> list[Field[Any]]:
     """The ServerConfig fields `fakecri serve` offers as options, in declaration order."""
     return [f for f in fields(ServerConfig) if f.metadata.get("cli", True)]
 
@@ -224,7 +226,7 @@ class FarmConfig:
         kind="directory", metavar="DIR")
 
 
-def farm_fields() -> list[Any]:
+def farm_fields() -> list[Field[Any]]:
     """The FarmConfig fields `fakecri serve` offers as options, in declaration order."""
     return list(fields(FarmConfig))
 

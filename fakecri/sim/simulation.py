@@ -25,9 +25,9 @@ from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED
 from fakecri.engine.images import ImageStore
 from fakecri.engine.plan import Plan
-from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
+from fakecri.engine.records import Container, ContainerState, Image, Resources, RunAs, Sandbox
 from fakecri.engine.references import normalize
-from fakecri.engine.specs import CONTAINER, POD
+from fakecri.engine.specs import CONTAINER, POD, STRICT
 from fakecri.sim import stats
 from fakecri.sim.applets import APPLET_COMMANDS, names_applet
 from fakecri.sim.applets.date import date_at
@@ -45,6 +45,7 @@ from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_fi
 from fakecri.sim.steps import NO_NETWORK
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow
+from fakecri.sim.userland.identity import identity
 
 _RUNNING = ContainerState.RUNNING
 _CREATED = ContainerState.CREATED
@@ -158,11 +159,18 @@ class Simulation:
                 self._plans.get(("sleep", "infinity"), (), settings)
             script_from_settings(behaviour_annotations({}, sandbox.annotations, name, STATS_KEYS))
 
-    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> None:
+    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> RunAs:
+        """InvalidArgument on a bad `fakecri.io/` annotation; else the user the container runs
+        as, from its image's account files (the image record is handed over) and its spec."""
         settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)
         self._plans.get(container.command, container.args, settings)  # InvalidArgument on a bad annotation
         script_from_settings(behaviour_annotations(container.annotations, sandbox.annotations, container.name,
                                                    STATS_KEYS))
+        spec = container.spec
+        who = identity(self._content(container, image), run_as_user=spec.run_as_user,
+                       run_as_group=spec.run_as_group, run_as_username=spec.run_as_username,
+                       supplemental_groups=spec.supplemental_groups, strict=spec.supplemental_groups_policy == STRICT)
+        return RunAs(who.uid, who.gid, who.supplemental)
 
     def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
         """What the container's program does once started, from what the engine hands over
@@ -464,7 +472,7 @@ class Simulation:
     def _take_on(self) -> None:
         """Run on live the commands their plans left to go on live, from that offset after their
         start (known once the engine started them); one left at a network step at its start
-        waits for its owner to carry the step out (`network_steps`), unarmed."""
+        waits for its owner to carry the step out (`pending`), unarmed."""
         for cid in list(self._resuming):
             inside = self._inside.get(cid)
             try:
@@ -498,11 +506,12 @@ class Simulation:
         done = record(spawn(handler, self._context(c)), b"", lambda step: NO_NETWORK)
         return [Wrote(c.id, stream, text, now_ns) for _, stream, text in done.outputs]
 
-    def network_steps(self) -> list[tuple[str, Connect]]:
-        """(container id, step) of the live programs waiting on the network, each handed out once."""
+    def pending(self) -> tuple[list[tuple[str, Connect]], int | None]:
+        """What the live programs wait for after a change, asked once: (container id, step) of
+        those waiting on the network, each handed out once, and the next deadline."""
         if self._resuming:
             self._take_on()
-        return self.live.network_steps()
+        return self.live.network_steps(), self.live.next_deadline_ns()
 
     def network_answered(self, cid: str, result: NetResult, now_ns: int) -> list[Decision]:
         """What the network answered a container's program: it runs on (its decisions come back)."""

@@ -6,8 +6,10 @@ same inputs always give the same answer and nothing needs storing:
 - CPU: each container has a repeating pattern of per-10-second rates (5 to 225
   millicores); the cumulative counter is the exact integer integral of that
   pattern over the time it has run, so it only grows and stops at exit.
-- Memory: a working set that warms up over ten minutes and always stays under the
-  container's memory limit when one is set (so does usage); zero once exited.
+- Memory: a working set that starts at what the container's program holds (sim/footprint.py:
+  under a MiB for busybox, some MiB for a server, 4 to 64 MiB for an unknown program), warms
+  up by half over ten minutes and always stays under the container's memory limit when one
+  is set (so does usage); zero once exited.
 - Writable layer: a fixed size per container.
 - Network (sandbox): per-pod byte rates over the sandbox's ready lifetime.
 - Scripted figures (sim/stats_script.py): what a container's `StatsScript` sets replaces
@@ -26,6 +28,7 @@ from functools import lru_cache
 from fakecri.engine.clock import NS_PER_S
 from fakecri.engine.images import IMAGE_FS_MOUNTPOINT, FsUsage
 from fakecri.engine.records import Container, ContainerState, Sandbox, SandboxState
+from fakecri.sim import footprint
 from fakecri.sim.stats_script import PSI_KINDS, StatsScript, Track, end_of, scripted_total
 
 # The same filesystem as the images: a kubelet that sees two different mountpoints
@@ -36,7 +39,6 @@ WINDOWS = 12  # the rate pattern repeats every WINDOWS * WINDOW_NS
 WARMUP_NS = 600 * NS_PER_S
 PAUSE_WORKING_SET = 320 * 1024
 BLOCK = 4096
-_MIB = 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +227,7 @@ def _memory(c: Container, now_ns: int, script: StatsScript | None = None) -> Mem
         usage = ws if usage is None else max(ws, usage)  # usage: the working set and the inactive page cache
         rss = min(usage, ws if rss is None else rss)
         return MemoryUsage(now_ns, ws, max(0, limit - ws) if limit > 0 else 0, usage, rss, faults, major, psi)
-    base = 4 * _MIB + _seed(c.id, "mem") % (60 * _MIB)
+    base = footprint.start_bytes(c)
     ws = base + base * min(elapsed, WARMUP_NS) // (2 * WARMUP_NS)
     usage = ws + ws * (10 + _seed(c.id, "cache") % 30) // 100
     if limit > 0:

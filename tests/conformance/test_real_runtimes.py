@@ -31,13 +31,17 @@ BUDGET_S = 150.0
 
 
 def _go_fake_argv(binary: Path, work: Path) -> list[str]:
-    """How this build of cri-client-fake is told its socket: the flags of one kind of
-    wrapper (`--sock S --fs DIR`), or the socket path alone (what it prints as usage)."""
-    probe = subprocess.run([str(binary)], capture_output=True, text=True, timeout=10)
+    """How this build of cri-client-fake is told its socket: by `--sock S` (with `--fs DIR` where
+    the wrapper takes one), or by the socket path alone, as its usage text says. The wrapper is
+    built by hand outside the repo, so its flags are read from it rather than assumed."""
+    probe = subprocess.run([str(binary), "-h"], capture_output=True, text=True, timeout=10)
     usage = probe.stdout + probe.stderr
-    if "--sock" in usage:
-        return [str(binary), "--sock", str(work / "fake.sock"), "--fs", str(work / "fs")]
-    return [str(binary), str(work / "fake.sock")]
+    if "-sock" not in usage:
+        return [str(binary), str(work / "fake.sock")]
+    argv = [str(binary), "--sock", str(work / "fake.sock")]
+    if "-fs" in usage:
+        argv += ["--fs", str(work / "fs")]
+    return argv
 
 
 @pytest.fixture(scope="module")

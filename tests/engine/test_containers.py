@@ -16,9 +16,9 @@ from fakecri.engine.errors import (
     ResourceExhausted,
 )
 from fakecri.engine.ids import SequentialIds
-from fakecri.engine.limits import Limits
 from fakecri.engine.ports import NoPrograms, Pullable
 from fakecri.engine.records import ContainerState, Image, Resources
+from fakecri.engine.resources import Limits
 from fakecri.engine.runtime import Runtime
 from fakecri.engine.specs import ContainerSpec
 from fakecri.server.host.log_files import LogFiles

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fakecri.engine.errors import CoreError
-from fakecri.engine.events import Event
+from fakecri.engine.records import Event
 
 COMMANDS = [("sleep", "infinity"), ("sleep", "1"), ("true",), ("sh", "-c", "exit 4"), ("nginx",)]
 ANNOTATIONS = [{}, {"fakecri.io/stop-delay": "2s"}, {"fakecri.io/oom-after": "1500ms"},

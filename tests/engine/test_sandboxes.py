@@ -7,8 +7,8 @@ import pytest
 
 from fakecri.engine.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
 from fakecri.engine.ids import SequentialIds
-from fakecri.engine.limits import Limits
 from fakecri.engine.records import ContainerState, Resources, SandboxState
+from fakecri.engine.resources import Limits
 from fakecri.engine.runtime import Runtime
 from fakecri.engine.specs import NODE, Namespaces, SandboxSpec
 

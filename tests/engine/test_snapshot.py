@@ -10,9 +10,8 @@ from helpers.core_pods import Joined
 from fakecri.engine.checkpoints import OVERRIDABLE
 from fakecri.engine.clock import FakeClock
 from fakecri.engine.errors import AlreadyExists, FailedPrecondition, InvalidArgument
-from fakecri.engine.events import Event
 from fakecri.engine.ids import SequentialIds
-from fakecri.engine.records import ContainerState, Resources, SandboxState
+from fakecri.engine.records import ContainerState, Event, Resources, SandboxState
 from fakecri.engine.specs import (
     LOCALHOST,
     NODE,

@@ -6,8 +6,7 @@ import os
 from helpers.core_pods import Joined
 
 from fakecri.engine.clock import FakeClock
-from fakecri.engine.events import Event, EventType, Output
-from fakecri.engine.records import ContainerState
+from fakecri.engine.records import ContainerState, Event, EventType, Output
 from fakecri.server.host.log_files import MAX_LOG_LINE, LogFiles, format_entry, rfc3339_nano, split_lines
 
 C = ContainerState

@@ -1,6 +1,9 @@
-"""The examples in docs/faults.md are valid, and it documents every type and quirk."""
+"""The examples in docs/faults.md are valid, and its tables list exactly the registry's types, quirks,
+recipes and flags."""
 import re
 from pathlib import Path
+
+import pytest
 
 from fakecri.faults import (
     QUIRK_NAMES,
@@ -12,6 +15,9 @@ from fakecri.faults import (
     parse_latency,
     parse_recipes,
 )
+from fakecri.faults.flags import FAULT_FLAGS
+from fakecri.faults.ftype import CALL, EVENT, PULL, RESTART
+from fakecri.faults.registry import ALL, TYPES
 from fakecri.faults.spec import parse_quirks
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "faults.md"
@@ -45,3 +51,69 @@ def test_every_type_and_quirk_is_documented():
     assert [t for t in TYPE_NAMES if f"`{t}`" not in text] == []
     assert [q for q in QUIRK_NAMES if f"`{q}`" not in text] == []
     assert [r for r in RECIPE_NAMES if f"`{r}`" not in text] == []
+
+
+# ---- the page's tables list exactly the registry (fakecri.faults.registry), in its order ----
+
+
+def _section(title_start: str) -> str:
+    """The text of the `###` section whose title starts with `title_start`."""
+    text = DOC.read_text()
+    match = re.search(rf"^### {re.escape(title_start)}.*?$(.*?)(?=^##)", text, re.S | re.M)
+    assert match, f"docs/faults.md lost its section {title_start!r}"
+    return match.group(1)
+
+
+def _rows(section: str) -> dict[str, str]:
+    """First-column name (in backquotes) -> the whole row, for each row of the section's table."""
+    rows = re.findall(r"^\| `([^`]+)` \|(.*)$", section, re.M)
+    return dict(rows)
+
+
+@pytest.mark.parametrize("title, families", [
+    ("RPC faults", (CALL, RESTART)), ("Event faults", (EVENT,)), ("Image faults", (PULL,)),
+])
+def test_each_type_table_lists_exactly_its_family(title, families):
+    rows = _rows(_section(title))
+    assert list(rows) == [t.name for t in ALL if t.kind in families]
+    for name, row in rows.items():
+        cell = row.split("|")[0]
+        listed = set(re.findall(r"`(\w+)`", cell)) & set(TYPES[name].attributes)
+        assert listed == set(TYPES[name].attributes), f"{name}: the attributes column leaves out " \
+            f"{sorted(set(TYPES[name].attributes) - listed)}"
+
+
+def test_the_one_type_sections_name_the_rest():
+    tabled = {name for title in ("RPC faults", "Event faults", "Image faults") for name in _rows(_section(title))}
+    headed = set(re.findall(r"^### .*type `(\w+)`", DOC.read_text(), re.M))
+    assert sorted(tabled | headed) == sorted(TYPE_NAMES)
+    assert not tabled & headed
+
+
+def test_the_quirk_and_recipe_tables_list_exactly_the_registry():
+    assert list(_rows(_section("Quirks"))) == list(QUIRK_NAMES)
+    assert list(_rows(_section("Recipes"))) == list(RECIPE_NAMES)
+
+
+def test_the_flag_summary_lists_exactly_the_serve_flags():
+    block = re.search(r"## Command-line flags.*?```\n(.*?)```", DOC.read_text(), re.S)
+    assert block
+    listed = [line.split()[0] for line in block.group(1).splitlines() if line.strip()]
+    assert sorted(listed) == sorted(f.flag for f in FAULT_FLAGS)
+
+
+def test_every_serve_flag_is_a_types_own_or_the_file():
+    from fakecri.faults.spec import FILE_FLAG
+
+    owned = [t.flag for t in ALL if t.flag is not None]
+    assert sorted(f.flag for f in FAULT_FLAGS) == sorted([*(f.flag for f in owned), FILE_FLAG.flag])
+
+
+def test_the_defaults_the_type_tables_give_are_the_registrys():
+    checked = 0
+    for title in ("RPC faults", "Event faults", "Image faults"):
+        for name, row in _rows(_section(title)).items():
+            for attr, quoted, number in re.findall(r"`(\w+)` \(default (?:`([^`]*)`|(\d+)\b)", row):
+                assert TYPES[name].attributes[attr].default == (quoted or number), f"{name}.{attr}"
+                checked += 1
+    assert checked >= 8

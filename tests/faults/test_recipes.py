@@ -7,9 +7,10 @@ import pytest
 from fakecri.engine import errors
 from fakecri.faults import FaultPlan, FaultSpecError, load_faults_file
 from fakecri.faults.flags import catalog_lines, epilog, faults_from
+from fakecri.faults.kinds.recipe import parse_recipes
 from fakecri.faults.model import Fault
 from fakecri.faults.quirks import Quirk
-from fakecri.faults.recipes import RECIPES, parse_recipes, recipe
+from fakecri.faults.recipes import RECIPES, recipe
 
 REF = re.compile(r"[\w.-]+/[\w.-]+#\d+")
 

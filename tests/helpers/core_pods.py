@@ -7,9 +7,9 @@ from collections.abc import Iterable
 
 from fakecri.engine.clock import FakeClock
 from fakecri.engine.errors import CoreError
-from fakecri.engine.events import Event, EventType, Output
 from fakecri.engine.ids import IdSource, SequentialIds
 from fakecri.engine.images import ImageStore
+from fakecri.engine.records import Event, EventType, Output
 from fakecri.engine.runtime import Runtime
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.host import HostView, NoHost

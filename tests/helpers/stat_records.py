@@ -6,10 +6,12 @@ T0 = 1_767_225_600 * NS_PER_S
 MIB = 1024 * 1024
 
 
-def make_container(cid="c" * 64, *, state=ContainerState.RUNNING, started=T0, finished=0, limit=0, swap=0):
+def make_container(cid="c" * 64, *, state=ContainerState.RUNNING, started=T0, finished=0, limit=0, swap=0,
+                   image="busybox", command=()):
     return Container(
         id=cid, sandbox_id="s" * 64, name="app", attempt=0, state=state, created_at=T0 - NS_PER_S,
-        image="busybox", image_ref="docker.io/library/busybox@sha256:" + "0" * 64, image_id="sha256:" + "1" * 64,
+        image=image, command=tuple(command), image_ref="docker.io/library/busybox@sha256:" + "0" * 64,
+        image_id="sha256:" + "1" * 64,
         labels={"k": "v"}, annotations={"a": "b"}, started_at=started, finished_at=finished,
         resources=Resources(memory_limit_in_bytes=limit, memory_swap_limit_in_bytes=swap),
     )

@@ -2,14 +2,20 @@
 with its own pod cgroups (the tool kit's mini cluster, `KUBELET_POD_CGROUPS=true`): an
 in-place resize read back from inside the container with `kubectl exec`, a pod-level resize,
 `hostUsers: false`, an image volume, and the swap the node reports. Slow; `--run-slow`; each
-skips with the reason when the machine cannot run a mini cluster (no kubelet, not root...)."""
+skips with the reason when the machine cannot run a mini cluster (no kubelet, not root...).
+
+The kubelet runs with `PodAndContainerStatsFromCRI`: it then reads a pod's memory usage (for its
+check before a lower pod limit) from PodSandboxStats, as it must on a fake node, whose pod
+cgroups on the host hold none of its processes."""
 from __future__ import annotations
 
 import json
+import os
+import re
 
 import pytest
 
-from interop.mini_cluster import MiniCluster, usable
+from interop.mini_cluster import MiniCluster, running
 
 pytestmark = pytest.mark.slow
 
@@ -21,16 +27,12 @@ SWAP = 1024 * MIB
 
 @pytest.fixture(scope="module")
 def mc():
-    why = usable()
-    if why:
-        pytest.skip(why)
-    cluster = MiniCluster()
-    cluster.env["KUBELET_POD_CGROUPS"] = "true"
-    cluster.env["FAKECRI_EXTRA_ARGS"] = f"--swap {SWAP}"
-    try:
-        yield cluster.start()
-    finally:
-        cluster.stop()
+    env = {"KUBELET_POD_CGROUPS": "true", "FAKECRI_EXTRA_ARGS": f"--swap {SWAP}",
+           "KUBELET_FEATURE_GATES": "PodAndContainerStatsFromCRI=true"}
+    # the kubelet's cgroup root is named by the node (/mini-cluster-NAME): a name of its own, so
+    # another cluster's kubelet on this host does not remove this one's pod cgroups as orphans
+    with running(env=env, node=f"sig-{os.getpid()}") as cluster:
+        yield cluster
 
 
 def _read(mc: MiniCluster, name: str, path: str) -> str:
@@ -97,3 +99,52 @@ def test_the_nodes_swap_and_the_kubelets_swap_limit(mc):
     assert f"{SWAP // 1024} kB" in mc.exec("swap", "grep", "SwapTotal", "/proc/meminfo").stdout
     # what the kubelet sent as unified memory.swap.max: 0 with NoSwap or no host swap, else LimitedSwap's share
     assert _read(mc, "swap", "/sys/fs/cgroup/memory.swap.max").isdigit()
+
+
+def _resize(mc: MiniCluster, name: str, resources: dict, *, pod_level: bool = False) -> None:
+    spec = {"resources": resources} if pod_level else {"containers": [{"name": "c1", "resources": resources}]}
+    mc.kubectl("patch", "pod", name, "--subresource", "resize", "--type", "strategic", "-p", json.dumps({"spec": spec}))
+
+
+def _refused(mc: MiniCluster, name: str) -> str:
+    """The kubelet's message once it holds the resize in progress with an error ("" before)."""
+    conditions = mc.pod(name)["status"].get("conditions", [])
+    held = [c for c in conditions if c["type"] == "PodResizeInProgress" and c.get("reason") == "Error"]
+    return held[0].get("message", "") if held else ""
+
+
+def _guaranteed(memory: str) -> dict:
+    both = {"cpu": "20m", "memory": memory}
+    return {"requests": both, "limits": both}
+
+
+BELOW_USAGE = re.compile(r"memory limit \(\d+\) below current usage")
+
+
+def test_a_lower_memory_limit_is_taken_and_one_below_the_usage_is_refused(mc):
+    """The e2e's "decrease memory limit below usage": 35Mi to 30Mi completes (a busybox shell holds
+    well under that), 10Ki is refused by the kubelet, which reads the usage fakecri reports."""
+    mc.apply(_busybox_pod("shrink", _guaranteed("35Mi")))
+    mc.wait_ready("shrink")
+    _resize(mc, "shrink", _guaranteed("30Mi"))
+    mc.until(lambda: _read(mc, "shrink", "/sys/fs/cgroup/memory.max") == str(30 * MIB), 60, "the lower limit")
+    mc.until(lambda: not _refused(mc, "shrink") and mc.status("shrink", "c1").get("resources", {}).get(
+        "limits", {}).get("memory") == "30Mi", 60, "the resize to complete")
+    _resize(mc, "shrink", _guaranteed("10Ki"))
+    message = mc.until(lambda: _refused(mc, "shrink"), 60, "the kubelet to refuse 10Ki")
+    assert BELOW_USAGE.search(message), message
+    assert _read(mc, "shrink", "/sys/fs/cgroup/memory.max") == str(30 * MIB)
+
+
+def test_a_lower_pod_memory_limit_below_the_pods_usage_is_refused(mc):
+    """The pod-level e2e's "decrease pod-level memory limit below usage": the kubelet reads the pod's
+    usage from PodSandboxStats (the pause container and the shell), so 10Ki is refused."""
+    pod = {"requests": {"memory": "35Mi"}, "limits": {"memory": "35Mi"}}
+    mc.apply(_busybox_pod("podshrink", {}, {"resources": pod}))
+    mc.wait_ready("podshrink")
+    _resize(mc, "podshrink", {"requests": {"memory": "30Mi"}, "limits": {"memory": "30Mi"}}, pod_level=True)
+    mc.until(lambda: mc.pod("podshrink")["status"].get("resources", {}).get("limits", {}).get("memory") == "30Mi",
+             60, "the pod's lower limit in its status")
+    _resize(mc, "podshrink", {"requests": {"memory": "10Ki"}, "limits": {"memory": "10Ki"}}, pod_level=True)
+    message = mc.until(lambda: _refused(mc, "podshrink"), 60, "the kubelet to refuse 10Ki for the pod")
+    assert BELOW_USAGE.search(message) and "pod memory limit" in message, message

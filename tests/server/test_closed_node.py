@@ -99,3 +99,67 @@ def test_the_listeners_see_the_node_through_one_typed_interface():
                     arg.annotation is None or ast.unparse(arg.annotation) != "ListenerOwner"):
                 wrong.append(shown(path, arg))
     assert not wrong, "\n".join(wrong)
+
+
+CRI_ROOM = PACKAGE / "server" / "cri"
+# The servicers of the CRI services; the control service (fakecri's own API) drives the node whole.
+CRI_SERVICERS = sorted(p for p in CRI_ROOM.glob("*.py") if p.name not in ("__init__.py", "control_service.py",
+                                                                          "cri_node.py"))
+
+
+def protocol_members() -> set[str]:
+    source = (CRI_ROOM / "cri_node.py").read_text(encoding="utf-8")
+    proto = next(c for c in ast.walk(ast.parse(source)) if isinstance(c, ast.ClassDef) and c.name == "CRINode")
+    return {f.name for f in proto.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def test_the_cri_servicers_see_the_node_through_one_typed_interface():
+    """Every `node` a CRI servicer is given is typed `CRINode` (cri/cri_node.py), never `Node` or `Any`."""
+    wrong = []
+    for path in CRI_SERVICERS:
+        for arg in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(arg, ast.arg) and arg.arg == "node" and (
+                    arg.annotation is None or ast.unparse(arg.annotation) != "CRINode"):
+                wrong.append(shown(path, arg))
+    assert not wrong, "\n".join(wrong)
+    assert len(CRI_SERVICERS) >= 8  # the families of runtime.v1 and the image service
+
+
+def test_the_cri_servicers_use_only_what_the_interface_offers():
+    """`node.X` in a CRI servicer names a member of CRINode: the node's own parts (its encoder, bus,
+    listeners, counters, state file) are out of their reach (mypy holds the types, this the names)."""
+    offered = protocol_members()
+    assert {"runtime", "changing", "event_stream"} <= offered
+    wrong = [shown(path, attr) for path in CRI_SERVICERS
+             for attr in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(attr, ast.Attribute) and is_node(attr.value) and attr.attr not in offered]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_node_offers_every_member_of_the_servicers_interface():
+    from fakecri.server.node.node import Node
+
+    source = (NODE_ROOM / "node.py").read_text(encoding="utf-8")
+    init = next(f for f in ast.walk(ast.parse(source)) if isinstance(f, ast.FunctionDef) and f.name == "__init__")
+    assigned = {t.attr for a in ast.walk(init) if isinstance(a, (ast.Assign, ast.AnnAssign))
+                for t in (a.targets if isinstance(a, ast.Assign) else [a.target])
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+    missing = {m for m in protocol_members() if not hasattr(Node, m) and m not in assigned}
+    assert not missing
+
+
+def test_every_runtime_rpc_is_served_by_exactly_one_family():
+    from fakecri.api.runtime.v1 import api_pb2 as pb
+    from fakecri.server.cri.checkpoint_archives import CheckpointCalls
+    from fakecri.server.cri.container_calls import ContainerCalls
+    from fakecri.server.cri.exec_calls import ExecCalls
+    from fakecri.server.cri.runtime_info import RuntimeInfo
+    from fakecri.server.cri.sandbox_calls import SandboxCalls
+    from fakecri.server.cri.stats_calls import StatsCalls
+
+    families = (RuntimeInfo, SandboxCalls, ContainerCalls, ExecCalls, StatsCalls, CheckpointCalls)
+    service = pb.DESCRIPTOR.services_by_name["RuntimeService"]
+    served = {m.name: [f.__name__ for f in families if hasattr(f, m.name)] for m in service.methods}
+    assert {name: owners for name, owners in served.items() if len(owners) != 1} == {}
+    public = {name for f in families for name in vars(f) if name[:1].isupper()}
+    assert public == set(served)  # no family serves what the service does not have

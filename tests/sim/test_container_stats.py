@@ -66,12 +66,31 @@ def test_memory_stays_under_limit(container, cid, limit, seconds):
 
 
 def test_memory_without_limit_is_plausible_and_zero_after_exit(container):
-    m = container_stats(container(), T0 + 60 * NS_PER_S).memory
+    m = container_stats(container(image="registry.example.com/app", command=["/app"]), T0 + 60 * NS_PER_S).memory
     assert 4 * MIB <= m.working_set_bytes <= 128 * MIB and m.available_bytes == 0
+    m = container_stats(container(), T0 + 60 * NS_PER_S).memory
     assert m.page_faults > m.major_page_faults >= 0
     exited = container(state=ContainerState.EXITED, finished=T0 + 60 * NS_PER_S)
     e = container_stats(exited, T0 + 120 * NS_PER_S).memory
     assert e.working_set_bytes == e.usage_bytes == 0 and e.page_faults == m.page_faults
+
+
+@settings(max_examples=60, deadline=None)
+@given(cid=ids, seconds=st.integers(0, 5000))
+def test_memory_is_the_programs_not_a_share_of_the_limit(container, cid, seconds):
+    """busybox (its shell, by the image's default or by name) holds under 2 MiB, whatever the limit,
+    so the kubelet's check before a lower limit (usage below the new limit) lets a resize of the
+    e2e's 35Mi container to 30Mi through; agnhost holds some MiB; a program fakecri cannot see
+    into, 4 MiB and up."""
+    now = T0 + seconds * NS_PER_S
+    for kind in (dict(), dict(command=["/bin/sh", "-c", "sleep 1d"]), dict(command=["sleep", "3600"])):
+        for limit in (0, 35 * MIB, 1024 * MIB):
+            m = container_stats(container(cid, limit=limit, **kind), now).memory
+            assert 0 < m.rss_bytes <= m.working_set_bytes <= m.usage_bytes < 2 * MIB
+    m = container_stats(container(cid, image="registry.k8s.io/e2e-test-images/agnhost:2.53"), now).memory
+    assert 3 * MIB <= m.working_set_bytes <= 24 * MIB
+    m = container_stats(container(cid, image="quay.io/me/app:1", command=["/srv/app"]), now).memory
+    assert 4 * MIB <= m.working_set_bytes <= 96 * MIB
 
 
 def test_fields_timestamps_swap_and_writable_layer(container):

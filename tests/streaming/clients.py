@@ -26,6 +26,9 @@ from fakecri.server.streaming.spdy import DICTIONARY
 
 T = TypeVar("T")
 TIMEOUT = 10.0
+# The opening handshake's bound: generous, since CI runs the suite beside the package check on 2 cores
+# and a loaded machine once took longer than 5 s to answer an upgrade.
+OPEN_TIMEOUT_S = 30.0
 
 
 def run(coro: Awaitable[T], timeout: float = TIMEOUT) -> T:
@@ -322,7 +325,7 @@ async def ws_command(url: str, protocol: str = "v5.channel.k8s.io", *, stdin: by
     """Exec or attach over WebSocket; returns the result and every message in order."""
     messages: list[tuple[int, bytes]] = []
     async with ws_connect(ws_url(url), subprotocols=[protocol], max_size=None,  # type: ignore[list-item]
-                          open_timeout=5, close_timeout=2) as conn:
+                          open_timeout=OPEN_TIMEOUT_S, close_timeout=2) as conn:
         chosen = conn.subprotocol or ""
         for size in resize or []:
             await conn.send(_encode(chosen, 4, json.dumps(size).encode()))

@@ -14,7 +14,7 @@ from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from streaming.clients import SpdyClient, _decode, _encode, run, spdy_upgrade, ws_url
+from streaming.clients import OPEN_TIMEOUT_S, SpdyClient, _decode, _encode, run, spdy_upgrade, ws_url
 
 BOUND = 20.0  # every wait here is bounded; none of these should take more than a second
 
@@ -72,7 +72,7 @@ def test_a_websocket_exec_ends_when_its_pod_stops(rt, img, how):
     async def go():
         messages = []
         async with ws_connect(ws_url(url), subprotocols=["v5.channel.k8s.io"],  # type: ignore[list-item]
-                              open_timeout=5, close_timeout=2) as conn:
+                              open_timeout=OPEN_TIMEOUT_S, close_timeout=2) as conn:
             async with asyncio.timeout(BOUND):
                 async for message in conn:
                     messages.append(_decode("v5.channel.k8s.io", message))
@@ -97,7 +97,7 @@ def test_an_attach_ends_when_its_pod_is_removed(rt, img):
 
     async def go():
         async with ws_connect(ws_url(url), subprotocols=["v5.channel.k8s.io"],  # type: ignore[list-item]
-                              open_timeout=5, close_timeout=2) as conn:
+                              open_timeout=OPEN_TIMEOUT_S, close_timeout=2) as conn:
             first = _decode("v5.channel.k8s.io", await asyncio.wait_for(conn.recv(), BOUND))
             await asyncio.to_thread(stop_pod, rt, sid, "remove")
             rest = []
@@ -146,7 +146,7 @@ def test_a_websocket_port_forward_stops_with_its_pod(rt, img):
 
     async def go():
         async with ws_connect(ws_url(url) + "?port=8080", subprotocols=[protocol],  # type: ignore[list-item]
-                              open_timeout=5, close_timeout=2) as conn:
+                              open_timeout=OPEN_TIMEOUT_S, close_timeout=2) as conn:
             for _ in range(2):  # the port tags on the data and error channels
                 await asyncio.wait_for(conn.recv(), BOUND)
             await conn.send(_encode(protocol, 0, b"ping"))

@@ -10,7 +10,7 @@ from websockets.exceptions import ConnectionClosed
 from fakecri.engine.errors import InvalidArgument, NotFound
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 
-from .clients import SpdyClient, run, serving, spdy_forward_once, spdy_upgrade, ws_url
+from .clients import OPEN_TIMEOUT_S, SpdyClient, run, serving, spdy_forward_once, spdy_upgrade, ws_url
 from .rig import Rig, port_annotations
 
 
@@ -128,7 +128,7 @@ async def ws_forward(url: str, ports: str, payloads: dict[int, bytes],
     """Forward over WebSocket as client-go's websocket port-forwarder lays out channels."""
     got: dict[int, bytes] = {}
     async with ws_connect(ws_url(url) + f"?port={ports}", subprotocols=[protocol],  # type: ignore[list-item]
-                          open_timeout=5, close_timeout=1) as conn:
+                          open_timeout=OPEN_TIMEOUT_S, close_timeout=1) as conn:
         assert conn.subprotocol == protocol
         for channel, data in payloads.items():
             await conn.send(bytes([channel]) + data)
@@ -158,7 +158,7 @@ def test_websocket_port_forward_refusal_goes_to_the_error_channel():
         async with serving(backend) as server:
             url = server.prepare_port_forward("pod1", [])
             async with ws_connect(ws_url(url) + "?port=7000", subprotocols=["v4.channel.k8s.io"],  # type: ignore[list-item]
-                                  open_timeout=5, close_timeout=1) as conn:
+                                  open_timeout=OPEN_TIMEOUT_S, close_timeout=1) as conn:
                 seen: dict[int, bytes] = {}
                 async with asyncio.timeout(3):
                     while b"refused" not in seen.get(1, b""):
@@ -195,7 +195,7 @@ def test_websocket_forward_that_cannot_be_served_reports_on_the_error_channel():
             url = server.prepare_port_forward("pod1", [])
             async with ws_connect(ws_url(url) + "?port=7000",
                                   subprotocols=["v4.channel.k8s.io"],  # type: ignore[list-item]
-                                  open_timeout=5, close_timeout=1) as conn:
+                                  open_timeout=OPEN_TIMEOUT_S, close_timeout=1) as conn:
                 seen: dict[int, bytes] = {}
                 async with asyncio.timeout(5):
                     while b"port-forward" not in seen.get(1, b""):
@@ -214,7 +214,7 @@ def test_websocket_port_forward_over_128_ports_is_closed_with_a_reason():
             ports = ",".join(str(p) for p in range(8000, 8200))
             async with ws_connect(ws_url(url) + f"?port={ports}",
                                   subprotocols=["v4.channel.k8s.io"],  # type: ignore[list-item]
-                                  open_timeout=5, close_timeout=1) as conn:
+                                  open_timeout=OPEN_TIMEOUT_S, close_timeout=1) as conn:
                 with pytest.raises(ConnectionClosed) as closed:
                     async with asyncio.timeout(5):
                         await conn.recv()

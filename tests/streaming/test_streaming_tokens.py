@@ -11,7 +11,7 @@ from fakecri.server.streaming import StreamingServer
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 from fakecri.server.streaming.tokens import TokenCache
 
-from .clients import http_upgrade, run, serving, spdy_command, spdy_upgrade, ws_url
+from .clients import OPEN_TIMEOUT_S, http_upgrade, run, serving, spdy_command, spdy_upgrade, ws_url
 from .rig import Rig
 
 SPDY = ["v4.channel.k8s.io"]
@@ -41,7 +41,7 @@ def test_unknown_token_is_refused_over_both_protocols():
                 assert b"token" in up.body
             with pytest.raises(InvalidStatus) as info:
                 async with ws_connect(ws_url(server.base_url + "/exec/bogus"),
-                                      subprotocols=["v5.channel.k8s.io"], open_timeout=5):  # type: ignore[list-item]
+                                      subprotocols=["v5.channel.k8s.io"], open_timeout=OPEN_TIMEOUT_S):  # type: ignore[list-item]
                     pass
             assert info.value.response.status_code == 404
     run(main())
@@ -97,13 +97,13 @@ def test_plain_http_errors_for_bad_requests():
             # WebSocket with an unknown subprotocol.
             url = server.prepare_exec("c1", ["true"])
             with pytest.raises(InvalidStatus) as info:
-                async with ws_connect(ws_url(url), subprotocols=["chat"], open_timeout=5):  # type: ignore[list-item]
+                async with ws_connect(ws_url(url), subprotocols=["chat"], open_timeout=OPEN_TIMEOUT_S):  # type: ignore[list-item]
                     pass
             assert info.value.response.status_code == 400
             # Port forward over WebSocket needs ports.
             url = server.prepare_port_forward("pod1", [])
             with pytest.raises(InvalidStatus) as info:
-                async with ws_connect(ws_url(url), subprotocols=["v4.channel.k8s.io"], open_timeout=5):  # type: ignore[list-item]
+                async with ws_connect(ws_url(url), subprotocols=["v4.channel.k8s.io"], open_timeout=OPEN_TIMEOUT_S):  # type: ignore[list-item]
                     pass
             assert info.value.response.status_code == 400
     run(main())

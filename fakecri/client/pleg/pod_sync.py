@@ -8,13 +8,15 @@ ListContainers and from events newest first, but takes PodSandboxStatus's list a
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client.pleg.cache import PodStatus
 
 _LIVE = (pb.CONTAINER_RUNNING, pb.CONTAINER_CREATED)
 
 
-def newest_first(statuses) -> list[pb.ContainerStatus]:
+def newest_first(statuses: Iterable[pb.ContainerStatus]) -> list[pb.ContainerStatus]:
     """Container statuses by creation time, newest first, as the kubelet sorts them."""
     return sorted(statuses, key=lambda s: s.created_at, reverse=True)
 

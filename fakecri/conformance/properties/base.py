@@ -29,7 +29,7 @@ from fakecri.conformance.expectations import (
 )
 
 MUST, SHOULD = "MUST", "SHOULD"
-RANK = {CREATED: 0, STARTED: 1, STOPPED: 2, DELETED: 3}
+RANK: dict[int, int] = {CREATED: 0, STARTED: 1, STOPPED: 2, DELETED: 3}
 # A plausible nanosecond wall-clock time is above this (1973 in ns; 3e9 years in s).
 MIN_NS = 10**17
 # created_at within a year of the suite's clock: a wrong unit (seconds, microseconds) is
@@ -102,7 +102,8 @@ class Property:
 
 
 def own_status(ev: pb.ContainerEventResponse) -> pb.ContainerStatus | None:
-    for st in ev.containers_statuses:
+    statuses: Iterable[pb.ContainerStatus] = ev.containers_statuses  # protobuf's containers carry no types
+    for st in statuses:
         if st.id == ev.container_id:
             return st
     return None

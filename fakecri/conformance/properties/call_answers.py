@@ -34,17 +34,22 @@ class NoDuplicateLiveContainers(Property):
                             f"{original.attempt} in {original.pod} while {original} exists")
 
     @classmethod
-    def judge_same_id_again(cls, ex: ExampleView, original: ContainerModel, listed: int) -> None:
-        """The repeated CreateContainer was answered with `original`'s own id, and `listed`
-        containers of that name and attempt are listed: one is an idempotent retry (no
-        second container exists), more is a duplicate under one id."""
+    def judge_same_id_again(cls, ex: ExampleView, original: ContainerModel, listed: list[pb.Container]) -> None:
+        """The repeated CreateContainer was answered with `original`'s own id, and `listed` are
+        the containers of that name and attempt now listed. One, still in the state the original
+        had reached, is an idempotent retry; more is a duplicate under one id; one that is CREATED
+        again after the original was started is the original replaced, its run lost."""
         ex.exercised(cls)
-        if listed == 1:
-            ex.note(cls, "a repeated CreateContainer answered with the original's id, one container listed, is"
-                         " taken as an idempotent retry")
+        if len(listed) != 1:
+            ex.violate(cls, f"a repeated CreateContainer of {original} answered with its id, but {len(listed)}"
+                            f" containers named {original.name} attempt {original.attempt} are listed in"
+                            f" {original.pod}")
+        elif original.started and listed[0].state == pb.CONTAINER_CREATED:
+            ex.violate(cls, f"CreateContainer accepted a second {original.name} attempt {original.attempt} in"
+                            f" {original.pod} and replaced {original}: started before, CREATED again under its id")
         else:
-            ex.violate(cls, f"a repeated CreateContainer of {original} answered with its id, but {listed} containers"
-                            f" named {original.name} attempt {original.attempt} are listed in {original.pod}")
+            ex.note(cls, "a repeated CreateContainer answered with the original's id, one container listed in the"
+                         " original's state, is taken as an idempotent retry")
 
     @classmethod
     def judge_listing(cls, ex: ExampleView, containers: Iterable[pb.Container]) -> None:

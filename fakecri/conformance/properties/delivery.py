@@ -2,8 +2,10 @@
 none replayed, and a stream that stays open (or whose end the client survives)."""
 from __future__ import annotations
 
+import functools
 from typing import Any
 
+from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import EventStreamClosed
 from fakecri.client.pleg import LegacyEventedPLEG
 from fakecri.conformance.expectations import Subscriber, ident, owed_events, type_name, unneeded_events
@@ -54,7 +56,7 @@ class SubscribersSeeSameSequence(Property):
                 ex.violate(self, f"event #{mismatch + 1}: {first} got {show(a, mismatch)}, "
                                  f"{sub} got {show(b, mismatch)}")
 
-    def at_end(self, ex):
+    def at_end(self, ex: ExampleView) -> None:
         self.check(ex, final=True)
 
 
@@ -91,15 +93,15 @@ class EventsComplete(Property):
     needs = ('containers', 'container_events')
     proof = "drop_events; quirk no-sandbox-deleted-event"
 
-    def at_end(self, ex):
+    def at_end(self, ex: ExampleView) -> None:
         for sub in ex.subs:
             have = sub.pairs()
-            for owner, t in owed_events(ex.pods, lambda pod, sub=sub: ex.judged(sub, pod)):
+            for owner, t in owed_events(ex.pods, functools.partial(ex.judged, sub)):
                 ex.exercised(self)
                 if (t, ident(owner)) not in have:
                     ex.violate(self, f"{sub} never received {type_name(t)} of {owner!r}")
             if any((t, ident(c)) not in have
-                   for c, t in unneeded_events(ex.pods, lambda pod, sub=sub: ex.judged(sub, pod))):
+                   for c, t in unneeded_events(ex.pods, functools.partial(ex.judged, sub))):
                 ex.note(self, "some STOPPED or DELETED events of containers RemovePodSandbox removed never came: not"
                               " owed, since no kubelet waits for them (it removes a sandbox only once its containers"
                               " are gone: kuberuntime_gc.go)")
@@ -157,7 +159,7 @@ class EventStreamStaysOpen(Property):
     needs = ('events',)
     proof = "cut_stream"
 
-    def at_end(self, ex):
+    def at_end(self, ex: ExampleView) -> None:
         for sub in [*ex.subs, *ex.late]:
             code = getattr(sub.ended, "code", None)
             if code is not None and code.name == "UNIMPLEMENTED":
@@ -188,10 +190,10 @@ class NoStaleReplay(Property):
     needs = ('events',)
     proof = "stale_replay"
 
-    def judges_any_event(self, sub):
+    def judges_any_event(self, sub: Subscriber) -> bool:
         return bool(sub.baseline)  # only a subscriber opened after events were received can see a replay
 
-    def on_any_event(self, ex, sub, ev):
+    def on_any_event(self, ex: ExampleView, sub: Subscriber, ev: pb.ContainerEventResponse) -> None:
         key = (ev.container_event_type, ev.container_id)
         if key in sub.baseline:
             ex.violate(self, f"{sub} (opened later) received {type_name(key[0])} of "

@@ -8,7 +8,9 @@ from fakecri.conformance.expectations import (
     DELETED,
     STARTED,
     STOPPED,
+    ContainerModel,
     PodModel,
+    Subscriber,
     type_name,
 )
 from fakecri.conformance.properties.base import MIN_NS, MUST, NS_SLACK, RANK, SHOULD, ExampleView, Property, own_status
@@ -29,7 +31,8 @@ class EventOrderPerContainer(Property):
     needs = ('containers', 'container_events')
     proof = "quirk stopped-before-started; duplicate_events; reorder_events"
 
-    def on_event(self, ex, sub, ev, owner):
+    def on_event(self, ex: ExampleView, sub: Subscriber, ev: pb.ContainerEventResponse,
+                 owner: PodModel | ContainerModel) -> None:
         seen = sub.history.get(ev.container_id, [])
         t = ev.container_event_type
         if t in seen:
@@ -54,7 +57,8 @@ class SandboxBracketing(Property):
     needs = ('containers', 'container_events')
     proof = "quirk no-sandbox-deleted-event; reorder_events"
 
-    def on_event(self, ex, sub, ev, owner):
+    def on_event(self, ex: ExampleView, sub: Subscriber, ev: pb.ContainerEventResponse,
+                 owner: PodModel | ContainerModel) -> None:
         t = ev.container_event_type
         if isinstance(owner, PodModel):
             if ev.pod_sandbox_status.id and ev.pod_sandbox_status.id != ev.container_id:
@@ -85,7 +89,7 @@ class SandboxBracketing(Property):
         elif STOPPED in sb and t != DELETED:
             ex.violate(self, f"{sub}: {type_name(t)} of {owner!r} came after its sandbox STOPPED")
 
-    def at_end(self, ex):
+    def at_end(self, ex: ExampleView) -> None:
         for sub in ex.subs:
             for pod in ex.pods:
                 if pod.removed and ex.judged(sub, pod) and DELETED not in sub.history.get(pod.sid, []):
@@ -106,7 +110,8 @@ class SandboxStatusOnEveryEvent(Property):
     needs = ('containers', 'container_events')
     proof = "quirk nil-sandbox-status-on-delete"
 
-    def on_event(self, ex, sub, ev, owner):
+    def on_event(self, ex: ExampleView, sub: Subscriber, ev: pb.ContainerEventResponse,
+                 owner: PodModel | ContainerModel) -> None:
         if not ev.HasField("pod_sandbox_status") or not ev.pod_sandbox_status.HasField("metadata") \
                 or not ev.pod_sandbox_status.metadata.uid:
             ex.violate(self, f"{sub}: {type_name(ev.container_event_type)} of {owner!r} has no "
@@ -129,7 +134,8 @@ class SnapshotAgreesWithType(Property):
     needs = ('containers', 'container_events')
     proof = "synthetic event streams (tests/conformance/test_checks.py)"
 
-    def on_event(self, ex, sub, ev, owner):
+    def on_event(self, ex: ExampleView, sub: Subscriber, ev: pb.ContainerEventResponse,
+                 owner: PodModel | ContainerModel) -> None:
         t = ev.container_event_type
         sb = ev.pod_sandbox_status
         if isinstance(owner, PodModel):
@@ -170,7 +176,8 @@ class CreatedAtNanosecondsMonotonic(Property):
     needs = ('containers', 'container_events')
     proof = "quirk created-at-seconds; reorder_events"
 
-    def on_event(self, ex, sub, ev, owner):
+    def on_event(self, ex: ExampleView, sub: Subscriber, ev: pb.ContainerEventResponse,
+                 owner: PodModel | ContainerModel) -> None:
         ts = ev.created_at
         if ts < MIN_NS or abs(ts - ex.now()) > NS_SLACK:
             ex.violate(self, f"{sub}: {type_name(ev.container_event_type)} of {owner!r} has created_at={ts}, "
@@ -231,7 +238,8 @@ class NoPartialPodView(Property):
     needs = ('containers', 'container_events')
     proof = "synthetic event streams (tests/conformance/test_checks.py)"
 
-    def on_event(self, ex, sub, ev, owner):
+    def on_event(self, ex: ExampleView, sub: Subscriber, ev: pb.ContainerEventResponse,
+                 owner: PodModel | ContainerModel) -> None:
         if not ev.HasField("pod_sandbox_status"):
             return
         pod = owner if isinstance(owner, PodModel) else owner.pod

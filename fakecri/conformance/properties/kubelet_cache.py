@@ -24,7 +24,7 @@ class CacheMonotonic(Property):
     needs = ('containers',)
     proof = "synthetic cache samples (tests/conformance/test_checks.py)"
 
-    def at_end(self, ex):
+    def at_end(self, ex: ExampleView) -> None:
         for uid, series in ex.cache_samples.items():
             ex.exercised(self, sum(1 for v in series if v is not None))
             problems = cache_regressions(series)
@@ -84,7 +84,7 @@ class NoMissedEvents(Property):
     needs = ('containers', 'container_events')
     proof = "drop_events"
 
-    def at_end(self, ex):
+    def at_end(self, ex: ExampleView) -> None:
         announced: dict[str, set[EventType]] = {}
         ref = ex.subs[0] if ex.subs else None
         if ref is None:
@@ -128,7 +128,7 @@ class RelistTable(Property):
     needs = ('containers',)
     proof = "synthetic relist sequences (tests/conformance/test_checks.py)"
 
-    def at_end(self, ex):
+    def at_end(self, ex: ExampleView) -> None:
         for ident, kinds in ex.relist_events.items():
             owner = ex.owner(ident)
             if owner is None:

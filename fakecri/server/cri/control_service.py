@@ -8,6 +8,7 @@ from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.engine import errors
 from fakecri.engine.clock import FakeClock
 from fakecri.engine.exits import EXIT_KILLED, reason_for
+from fakecri.faults.kinds import condition
 from fakecri.faults.model import Fault, FaultSpecError
 from fakecri.server.node.node import Node
 from fakecri.sim.stats_script import FIGURES as STATS_FIGURES
@@ -80,24 +81,18 @@ class ControlService:
         return cpb.SetStatsResponse()
 
     async def SetCondition(self, request: cpb.SetConditionRequest, context: Context) -> Any:
-        if request.type not in ("RuntimeReady", "NetworkReady"):
+        if request.type not in condition.CONDITIONS:
             raise errors.InvalidArgument(
-                f"SetCondition: condition {request.type!r} is not RuntimeReady or NetworkReady"
+                f"SetCondition: condition {request.type!r} is not {' or '.join(condition.CONDITIONS)}"
             )
-        attrs = {
-            "condition": request.type,
-            "status": "true" if request.status else "false",
-            "reason": request.reason,
-            "message": request.message,
-        }
-        if request.duration_seconds > 0:
-            attrs["duration"] = f"{request.duration_seconds}s"
+        fault = condition.condition_fault(request.type, request.status, reason=request.reason,
+                                          message=request.message, duration_s=request.duration_seconds)
         # Setting a condition replaces what was set before for it (the first fault would win).
         for old in self.plan.list():
-            if old.type == "condition" and old.attributes.get("condition") == request.type:
+            if condition.forces(old, request.type):
                 self.plan.remove(old.name)
         try:
-            self.plan.add(Fault(type="condition", attributes=attrs))
+            self.plan.add(fault)
         except FaultSpecError as exc:
             raise errors.InvalidArgument(f"SetCondition: {exc}") from None
         return cpb.SetConditionResponse()

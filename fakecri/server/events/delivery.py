@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -22,11 +23,12 @@ class _StreamCut(Exception):
         self.message = message
 
 
-async def deliver(bus: EventBus, sub: Subscription, faults: Any,
-                  count: Callable[[str], None]) -> AsyncIterator[bytes]:
+async def deliver(bus: EventBus, sub: Subscription, faults: Any, counters: Counter[str],
+                  release: Callable[[Subscription], None]) -> AsyncIterator[bytes]:
     """The bytes to write on one stream, until its subscription closes or a fault cuts it.
-    `faults` are the stream's event faults (FaultPlan.subscriber); `count(name)` bumps the
-    server's counters."""
+    `faults` are the stream's event faults (FaultPlan.subscriber); `counters` are the
+    server's (events_delivered, streams_cut); `release(sub)` ends the subscription when the
+    stream ends, however it ends."""
     loop = asyncio.get_running_loop()
     delivered = 0
     pending: list[tuple[float, int, bytes]] = []  # (due loop time, seq, item)
@@ -36,10 +38,10 @@ async def deliver(bus: EventBus, sub: Subscription, faults: Any,
     def after_delivery() -> None:
         nonlocal delivered
         delivered += 1
-        count("events_delivered")
+        counters["events_delivered"] += 1
         code = faults.cut(delivered)
         if code is not None:
-            count("streams_cut")
+            counters["streams_cut"] += 1
             raise _StreamCut(code, faults.cut_status[1])
 
     try:
@@ -97,3 +99,4 @@ async def deliver(bus: EventBus, sub: Subscription, faults: Any,
     finally:
         if getter is not None:
             getter.cancel()
+        release(sub)

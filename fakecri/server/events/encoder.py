@@ -1,4 +1,4 @@
-"""Turn the engine's events into ContainerEventResponse bytes for the subscribers.
+"""Turn the engine's events into ContainerEventResponse bytes and hand them to the bus.
 
 Each event carries its pod's records as they were at the transition, so the statuses in
 the response are a snapshot of that moment whenever it is encoded. Runtime quirks
@@ -8,23 +8,29 @@ place, so a conformance suite can be shown real runtime bugs on request.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Iterable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.engine.events import Event, EventType
+from fakecri.engine.records import Event, EventType
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirks import Quirk
+from fakecri.server.codec.statuses import StatusCache
 from fakecri.server.codec.wire import field_fragment
-from fakecri.server.events.status_cache import StatusCache
+from fakecri.server.events.bus import EventBus
 
 
 class EventEncoder:
-    """`publish(data)` sends one encoded event to the subscribers."""
+    """`publish(events, quirks)` encodes a commit's events and sends them to every subscriber
+    on `bus` (to one, with the shared-event-channel quirk), tallied in `counters`
+    (events_emitted, events_dropped)."""
 
-    def __init__(self, plan: FaultPlan, statuses: StatusCache, publish: Callable[[bytes], None]) -> None:
+    def __init__(self, plan: FaultPlan, statuses: StatusCache, bus: EventBus, counters: Counter[str]) -> None:
         self.plan = plan
         self.statuses = statuses
-        self._publish = publish
+        self.bus = bus
+        self.counters = counters
+        self._shared = False  # the shared-event-channel quirk, as of the events being published
         self._held: tuple[Event, bytes] | None = None  # for the stopped-before-started quirk
         self._quiet: set[str] = set()  # no-container-deleted-on-sandbox-remove: sandboxes being removed
 
@@ -71,8 +77,20 @@ class EventEncoder:
         return b"".join([head, field_fragment(4, self.statuses.sandbox_status_bytes(ev.sandbox)),
                          *[field_fragment(5, b) for b in statuses]])
 
-    def publish(self, ev: Event) -> None:
-        quirks = self.plan.quirks()
+    def publish(self, events: Iterable[Event], quirks: frozenset[Quirk]) -> None:
+        """Encode and send `events` in order; a STARTED held back by the stopped-before-started
+        quirk goes out at the end, unless its STOPPED overtook it."""
+        self._shared = Quirk.SHARED_EVENT_CHANNEL in quirks
+        for ev in events:
+            self._one(ev, quirks)
+        self.flush()
+
+    def _send(self, data: bytes) -> None:
+        self.counters["events_emitted"] += 1
+        if not self.bus.publish(data, shared=self._shared):
+            self.counters["events_dropped"] += 1
+
+    def _one(self, ev: Event, quirks: frozenset[Quirk]) -> None:
         data = self.encode(ev, quirks)
         if data is None:
             return
@@ -85,22 +103,23 @@ class EventEncoder:
             if held is not None and held[0].container_id == ev.container_id and ev.type == EventType.STOPPED:
                 # CRI-O #9738: the exit of an instant container overtakes its start.
                 self._held = None
-                self._publish(data)
-                self._publish(held[1])
+                self._send(data)
+                self._send(held[1])
                 return
-        self.flush()
-        self._publish(data)
+        if self._held is not None:
+            self.flush()
+        self._send(data)
         if ev.type == EventType.STOPPED and not ev.is_sandbox and self._quirk(quirks, Quirk.DELETED_ON_STOP, ev):
             # cri-o#6625: a DELETED right after the STOPPED, for a container that still exists.
             spurious = self.encode(dataclasses.replace(ev, type=EventType.DELETED), quirks)
             if spurious is not None:
-                self._publish(spurious)
+                self._send(spurious)
 
     def flush(self) -> None:
         """Release a STARTED event held back by the stopped-before-started quirk."""
         if self._held is not None:
             held, self._held = self._held, None
-            self._publish(held[1])
+            self._send(held[1])
 
     def reset(self) -> None:
         self._held = None

@@ -40,10 +40,7 @@ class HostRoot:
             if not os.path.isdir(root):
                 raise SettingError("host_root", f"{root} is not a directory")
             self.root = os.path.realpath(root)
-
-    @property
-    def confined(self) -> bool:
-        return self.root is not None
+        self.confined = self.root is not None  # set once: every CreateContainer asks
 
     def _inside(self, path: str) -> bool:
         assert self.root is not None

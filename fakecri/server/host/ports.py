@@ -32,8 +32,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from fakecri import logs
-from fakecri.engine.events import Event, EventType
-from fakecri.engine.records import Container, Sandbox
+from fakecri.engine.records import Container, Event, EventType, Sandbox
 from fakecri.engine.specs import NODE, TCP, UDP
 from fakecri.server.host import webserver
 from fakecri.server.host.owner import ListenerOwner

@@ -10,6 +10,11 @@ policy; then, whatever happened, the mapping of errors to status codes and the c
 
 Responses may be protobuf messages or ready-made wire bytes (the list calls), so the
 serializer passes bytes through untouched.
+
+The call record's one-line summary of a request (the call log: `fakecri ctl calls`,
+`FakeCRI.call_log()`) names the objects the call was about, so a log reads as a story;
+every call is summarized, so the fields to look at are worked out once per request type
+(`_Plan`) rather than tried one by one on each request.
 """
 from __future__ import annotations
 
@@ -28,7 +33,6 @@ from google.protobuf.message import DecodeError
 from fakecri.engine import errors
 from fakecri.server.codec.status import code_for
 from fakecri.server.exceptions import DeadlineExceeded, Unavailable
-from fakecri.server.node.call_summary import ids_named, summarize
 from fakecri.server.node.node import Node
 
 # INTERNAL answers: every one is counted (`internal_errors`), the tracebacks of the last
@@ -190,10 +194,15 @@ async def _call_stream(node: Node, name: str, impl: Callable[..., Any], gated: b
 def generic_handler(service: ServiceDescriptor, servicer: Any, node: Node, *,
                     gated: bool = True) -> grpc.GenericRpcHandler:
     """Every method of `service`, served by the same-named method of `servicer` through
-    `_call_unary` or `_call_stream`."""
+    `_call_unary` or `_call_stream`. `servicer` may be a list: a service served by one servicer
+    per family of RPCs, each method by the one servicer that has it."""
+    servicers = servicer if isinstance(servicer, list) else [servicer]
     methods = {}
     for m in service.methods:
-        impl = getattr(servicer, m.name)
+        owners = [s for s in servicers if hasattr(s, m.name)]
+        if len(owners) != 1:
+            raise TypeError(f"{service.full_name}.{m.name} is served by {len(owners)} servicers, not one")
+        impl = getattr(owners[0], m.name)
         options = dict(request_deserializer=_deserializer(message_factory.GetMessageClass(m.input_type)),
                        response_serializer=_serialize)
         # A partial of a coroutine (or async generator) function still counts as one for grpc.aio.
@@ -203,3 +212,69 @@ def generic_handler(service: ServiceDescriptor, servicer: Any, node: Node, *,
         else:
             methods[m.name] = grpc.unary_unary_rpc_method_handler(call, **options)
     return grpc.method_handlers_generic_handler(service.full_name, methods)
+
+
+ID_FIELDS = ("pod_sandbox_id", "container_id")
+
+
+class _Plan:
+    """Which of the summarized fields a request type has."""
+
+    def __init__(self, descriptor: Any) -> None:
+        fields = descriptor.fields_by_name
+        config = fields.get("config")
+        meta = config.message_type.fields_by_name.get("metadata") if config is not None and config.message_type \
+            else None
+        self.config = meta is not None
+        self.pod = meta is not None and "namespace" in meta.message_type.fields_by_name
+        image = fields.get("image")
+        self.image = image is not None and image.message_type is not None and \
+            "image" in image.message_type.fields_by_name
+        self.ids = tuple(f for f in ID_FIELDS if f in fields)
+        filt = fields.get("filter")
+        self.filter_ids = tuple(f for f in ("id", "pod_sandbox_id")
+                                if filt is not None and filt.message_type is not None
+                                and f in filt.message_type.fields_by_name)
+
+
+_PLANS: dict[type, _Plan] = {}
+
+
+def ids_named(request: Any) -> dict[str, str]:
+    """The pod_sandbox_id and container_id a request names (for the per-call log line)."""
+    plan = _plan(request)
+    return {f: value for f in plan.ids if (value := getattr(request, f))}
+
+
+def _plan(request: Any) -> _Plan:
+    plan = _PLANS.get(type(request))
+    if plan is None:
+        plan = _PLANS[type(request)] = _Plan(request.DESCRIPTOR)
+    return plan
+
+
+def summarize(request: Any) -> str:
+    """`pod=default/web`, `container=app attempt=0 pod_sandbox_id=...`, `image=busybox`,
+    `container_id=...`: what the request names; "" for a request that names nothing."""
+    if not hasattr(request, "DESCRIPTOR"):  # bytes that did not parse: nothing to name
+        return ""
+    plan = _plan(request)
+    parts: list[str] = []
+    if plan.config:
+        meta = request.config.metadata
+        if meta.name:
+            parts.append(f"pod={meta.namespace}/{meta.name}" if plan.pod else
+                         f"container={meta.name} attempt={meta.attempt}")
+    if plan.image and request.image.image:
+        parts.append(f"image={request.image.image}")
+    for field in plan.ids:
+        value = getattr(request, field)
+        if value:
+            parts.append(f"{field}={value[:12]}")
+    if plan.filter_ids:
+        filt = request.filter
+        for field in plan.filter_ids:
+            value = getattr(filt, field)
+            if value:
+                parts.append(f"filter {field}={value[:12]}")
+    return " ".join(parts)

@@ -26,25 +26,25 @@ import math
 import os
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple, Protocol
 
 from fakecri import logs
 from fakecri.engine import errors
 from fakecri.engine.clock import Clock, FakeClock, SystemClock
-from fakecri.engine.events import Event, EventType, Output
 from fakecri.engine.ids import IdSource, RandomIds
-from fakecri.engine.limits import Limits
-from fakecri.engine.records import Container, ContainerState
+from fakecri.engine.records import Container, ContainerState, Event, EventType, Output
+from fakecri.engine.resources import Limits
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.model import FaultRecord
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirks import Quirk
+from fakecri.server.codec.statuses import StatusCache
 from fakecri.server.config import ServerConfig
 from fakecri.server.events.bus import EventBus, Subscription
+from fakecri.server.events.delivery import deliver
 from fakecri.server.events.encoder import EventEncoder
-from fakecri.server.events.status_cache import StatusCache
 from fakecri.server.exceptions import StartupError, StateWriteError, Unavailable
 from fakecri.server.host.catalog_file import load_catalog
 from fakecri.server.host.dialer import exchange, within
@@ -162,7 +162,7 @@ class Node:
         self.bus = EventBus(capacity=config.subscriber_buffer, policy=config.subscriber_policy)
         self._unsent: deque[Event] = deque(maxlen=self.bus.history.maxlen)  # events no subscriber saw yet
         self.statuses = StatusCache(self.runtime, self.sim.content_of)
-        self.encoder = EventEncoder(self.plan, self.statuses, self.publish)
+        self.encoder = EventEncoder(self.plan, self.statuses, self.bus, self.counters)
         self.ports = PortListeners(self)
         self.disk = DiskRoot(config.state_root)  # where the reported filesystems really are
         self.log_files = LogFiles(self.disk.root, self.host_root)
@@ -286,15 +286,24 @@ class Node:
                 self._persistence.write_if_changed()
             except StateWriteError as exc:
                 self._undo(exc)
-        for item in said:
-            if isinstance(item, Output):
-                self._output(item)
-            else:
-                self._event(item)
-        self.encoder.flush()
-        for cid, step in self.sim.network_steps():  # a container's own program reaching the network
+        if said:
+            events = [item for item in said if isinstance(item, Event)]
+            quirks = self.plan.quirks()
+            if not events:
+                pass
+            elif self.bus.subscribers or Quirk.SHARED_EVENT_CHANNEL in quirks:
+                self.encoder.publish(events, quirks)  # (a shared channel holds events for the first subscriber)
+            else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
+                self._unsent.extend(events)
+            for item in said:
+                if isinstance(item, Event):
+                    self._event(item)
+                else:
+                    self._output(item)
+        steps, sim_due = self.sim.pending()
+        for cid, step in steps:  # a container's own program reaching the network
             asyncio.ensure_future(self._carry(cid, step))
-        self.reschedule()
+        self._arm(sim_due)
 
     def _undo(self, exc: StateWriteError) -> None:
         """A change could not be written: put the runtime back to what the file holds (its events
@@ -313,21 +322,24 @@ class Node:
             "changes are taken again once the file can be written")
 
     def _event(self, ev: Event) -> None:
-        if self.bus.subscribers or (self.plan.has_quirks and Quirk.SHARED_EVENT_CHANNEL in self.plan.quirks()):
-            self.encoder.publish(ev)  # (a shared channel holds events for the first subscriber)
-        else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
-            self._unsent.append(ev)
-        self.sessions.on_event(ev)
+        """What the node's own parts do at an event (the subscribers have theirs already):
+        a creation concerns none of them; sessions end at a STOPPED or DELETED; the
+        listeners, log files and live programs follow a container's start and end."""
+        kind = ev.type
+        if kind == EventType.CREATED:
+            return
+        if kind != EventType.STARTED:
+            self.sessions.on_event(ev)
         if ev.is_sandbox:
             return
         self.ports.on_event(ev)
-        if ev.type == EventType.STARTED and ev.subject is not None:
+        if kind == EventType.STARTED and ev.subject is not None:
             self.log_files.create(ev.subject.log_path)  # type: ignore[union-attr]
-        elif ev.type == EventType.STOPPED:
+        elif kind == EventType.STOPPED:
             if isinstance(ev.subject, Container):
                 self.log_files.flush(ev.subject.log_path)
             self.sim.stopped(ev.container_id)
-        elif ev.type == EventType.DELETED:
+        elif kind == EventType.DELETED:
             self.sim.forget(ev.container_id)
 
     def _output(self, out: Output) -> None:
@@ -388,14 +400,14 @@ class Node:
             self.log.error("timer failed", error=repr(exc))
             self.count("timer_errors")
 
-    def _next_deadline(self) -> int | None:
-        engine, sim = self.runtime.next_deadline_ns(), self.sim.next_deadline_ns()
-        if engine is None or sim is None:
-            return sim if engine is None else engine
-        return min(engine, sim)
-
     def reschedule(self) -> None:
-        due = self._next_deadline()
+        """Arm the loop timer for the next deadline of the engine or the simulation."""
+        self._arm(self.sim.next_deadline_ns())
+
+    def _arm(self, sim_due: int | None) -> None:
+        """`reschedule`, with the simulation's next deadline known (the commit has just asked it)."""
+        engine_due = self.runtime.next_deadline_ns()
+        due = sim_due if engine_due is None else engine_due if sim_due is None else min(engine_due, sim_due)
         if due is not None and isinstance(self.clock, FakeClock):
             due = None
         if due == self._timer_due:
@@ -475,13 +487,20 @@ class Node:
 
     # ------------------------------------------------------------ events
 
+    def event_stream(self) -> AsyncIterator[bytes]:
+        """A GetContainerEvents stream: subscribed now (ResourceExhausted over the limit), the
+        events delivered with the stream's faults, let go when the stream ends."""
+        sub, faults = self.subscribe()
+        return deliver(self.bus, sub, faults, self.counters, self.unsubscribe)
+
     def subscribe(self) -> tuple[Subscription, Any]:
         limit = self.config.max_subscribers
         if limit is not None and len(self.bus.subscribers) >= limit:
             raise errors.ResourceExhausted(f"GetContainerEvents: already {limit} subscribers open (the limit)")
-        while self._unsent:  # into the bus's history, which a stale_replay fault replays
-            self.encoder.publish(self._unsent.popleft())
-        self.encoder.flush()
+        if self._unsent:  # into the bus's history, which a stale_replay fault replays
+            unsent = list(self._unsent)
+            self._unsent.clear()
+            self.encoder.publish(unsent, self.plan.quirks())
         sub = self.bus.subscribe()
         self.count("subscribers_opened")
         return sub, self.plan.subscriber(sub.index)
@@ -489,12 +508,6 @@ class Node:
     def unsubscribe(self, sub: Subscription) -> None:
         self.bus.unsubscribe(sub)
         self.count("events_dropped", sub.dropped)
-
-    def publish(self, data: bytes) -> None:
-        """One encoded event to every subscriber (to one, with the shared-event-channel quirk)."""
-        self.count("events_emitted")
-        if not self.bus.publish(data, shared=Quirk.SHARED_EVENT_CHANNEL in self.plan.quirks()):
-            self.count("events_dropped")
 
     def shut_down(self) -> None:
         """The server is going: every event stream ends UNAVAILABLE."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fakecri.engine.events import Event, EventType
+from fakecri.engine.records import Event, EventType
 
 _ENDS = (EventType.STOPPED, EventType.DELETED)
 

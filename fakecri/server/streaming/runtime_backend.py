@@ -22,9 +22,8 @@ from collections.abc import AsyncIterable
 from typing import TYPE_CHECKING, Any
 
 from fakecri.engine import errors
-from fakecri.engine.events import Output
 from fakecri.engine.exits import EXIT_KILLED
-from fakecri.engine.records import SandboxState
+from fakecri.engine.records import Output, SandboxState
 from fakecri.server.host import webserver
 from fakecri.server.host.dialer import exchange
 from fakecri.server.host.processes import Dial

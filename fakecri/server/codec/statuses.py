@@ -1,14 +1,25 @@
-"""Serialized ContainerStatus and PodSandboxStatus, built once per record.
+"""Serialized ContainerStatus and PodSandboxStatus, built once per record, and which
+containers a sandbox status or an event lists, in what order.
 
 PodSandboxStatus, ContainerStatus and every container event carry the same statuses; they
 are built here once per record (records are frozen, so a changed record is a new key) and
 reused as wire bytes. Quirks that change what a sandbox status answer holds
 (`timestamp-without-statuses`, `pod-wide-container-statuses`,
 `oldest-first-container-statuses`) are applied here too.
+
+PodSandboxStatusResponse.containers_statuses and ContainerEventResponse.containers_statuses
+list the containers of a sandbox (or, with the pod-wide quirk, of the whole pod) newest
+first, by (created_at, attempt), as CRI-O does. The order matters to a kubelet with the
+EventedPLEG gate on: when PodSandboxStatus carries a timestamp it copies that list into
+its pod cache without sorting it, then picks the first status with a container's name
+as that container's latest attempt (kubernetes/kubernetes#129857 asks runtimes to fill
+the list; nothing says in which order). An oldest-first list makes it recreate an
+attempt that already exists, forever; the `oldest-first-container-statuses` quirk
+restores that order to show it.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -17,7 +28,6 @@ from fakecri.engine.runtime import Runtime
 from fakecri.faults.quirks import Quirk
 from fakecri.server.codec import translate as tr
 from fakecri.server.codec.wire import field_fragment, varint
-from fakecri.server.events.status_order import listed_containers
 from fakecri.sim.image_content import ImageContent
 
 # Serialized statuses kept, by record. Bounded: at most this many, then it starts over.
@@ -26,7 +36,8 @@ STATUS_CACHE_MAX = 4096
 
 class StatusCache:
     def __init__(self, runtime: Runtime, content_of: Callable[[Container], ImageContent]) -> None:
-        """`content_of`: what is inside a container's image (its user, its account files)."""
+        """`content_of`: what is inside a container's image (its user, its account files), asked
+        only for a container record without the user settled at its creation."""
         self.runtime = runtime
         self.content_of = content_of
         self._entries: dict[object, bytes] = {}
@@ -48,13 +59,17 @@ class StatusCache:
         img = self.runtime.images.get(c.image_id)
         return img.repo_tags[0] if img is not None and img.repo_tags else ""
 
+    def _status(self, c: Container, tag: str) -> pb.ContainerStatus:
+        # The user was settled at creation; a record of an older fakecri has none: its image's content says.
+        return tr.container_status(c, self.content_of(c) if c.user is None else None, tag)
+
     def container_status(self, c: Container) -> pb.ContainerStatus:
-        return tr.container_status(c, self.content_of(c), self.image_tag(c))
+        return self._status(c, self.image_tag(c))
 
     def container_status_bytes(self, c: Container) -> bytes:
         tag = self.image_tag(c)
         key = (c, tag) if tag else c
-        return self._cached(key, lambda key: tr.container_status(c, self.content_of(c), tag))
+        return self._cached(key, lambda key: self._status(c, tag))
 
     def sandbox_status_bytes(self, sb: Sandbox) -> bytes:
         return self._cached(sb, tr.sandbox_status)
@@ -62,7 +77,7 @@ class StatusCache:
     def container_statuses_wire(self, sb: Sandbox, containers: Sequence[Container],
                                 quirks: frozenset[Quirk]) -> list[bytes]:
         """The serialized statuses of the sandbox's containers (the pod's, with the pod-wide
-        quirk), newest first (see status_order)."""
+        quirk), newest first (see `listed_containers`)."""
         return [self.container_status_bytes(c) for c in listed_containers(self.runtime, sb, containers, quirks)]
 
     def _own(self, sb: Sandbox) -> list[Container]:
@@ -88,3 +103,23 @@ class StatusCache:
                 self.container_status(c)
                 for c in listed_containers(self.runtime, sb, self._own(sb), quirks))
         return resp
+
+
+def newest_first(containers: Iterable[Container]) -> list[Container]:
+    """Container records newest first: by created_at, then attempt, then id (for ties)."""
+    return sorted(containers, key=lambda c: (c.created_at, c.attempt, c.id), reverse=True)
+
+
+def listed_containers(runtime: Runtime, sb: Sandbox, containers: Sequence[Container],
+                      quirks: frozenset[Quirk]) -> list[Container]:
+    """The container records a status of sandbox `sb` lists, in order. `containers` are the
+    sandbox's own (as of the moment the status describes); the pod-wide quirk adds those of
+    the pod's other sandboxes as they are now."""
+    found = list(containers)
+    if Quirk.POD_WIDE_CONTAINER_STATUSES in quirks:
+        for other in runtime.list_sandboxes():
+            if other.uid == sb.uid and other.id != sb.id:
+                found += runtime.list_containers(sandbox_id=other.id)
+    if Quirk.OLDEST_FIRST_CONTAINER_STATUSES in quirks:
+        return found  # creation order
+    return newest_first(found)

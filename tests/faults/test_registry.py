@@ -1,0 +1,69 @@
+"""The one registry of fault types (fakecri.faults.registry): each type declared once, in its own
+module, and everything that names types derived from it."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fakecri.cli import main
+from fakecri.faults import kinds
+from fakecri.faults.flags import COMMA_KEYS, FAULT_FLAGS
+from fakecri.faults.ftype import CALL, EVENT, FaultType
+from fakecri.faults.quirks import Quirk
+from fakecri.faults.registry import ALL, TYPE_NAMES, describe
+
+PACKAGE = Path(__file__).resolve().parents[2] / "fakecri"
+
+
+def test_each_type_has_a_module_of_its_own_named_after_it():
+    modules = {p.stem for p in Path(kinds.__file__).parent.glob("*.py")} - {"__init__", "common"}
+    assert modules == set(TYPE_NAMES)
+
+
+def test_a_type_the_plan_cannot_ask_anything_is_refused_where_it_is_declared():
+    with pytest.raises(TypeError, match="needs the hook"):
+        FaultType("silent", CALL, "does nothing")
+    with pytest.raises(TypeError, match="needs the hook"):
+        FaultType("silent", EVENT, "does nothing")
+
+
+def test_no_module_outside_the_kinds_spells_a_type_name_as_a_fault_type():
+    # A type name is written once, in its descriptor; the rest take it from there.
+    names = "|".join(TYPE_NAMES)
+    spelled = re.compile(rf"""type\s*(?:==|=|!=)\s*["']({names})["']""")
+    wrong = [f"{p.relative_to(PACKAGE)}:{n}: {line.strip()}"
+             for p in PACKAGE.rglob("*.py") if "api" not in p.parts and "kinds" not in p.parts
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if spelled.search(line)]
+    assert wrong == []
+
+
+def test_every_quirk_is_acted_on_by_the_server():
+    server = "\n".join(p.read_text(encoding="utf-8") for p in (PACKAGE / "server").rglob("*.py"))
+    assert [q.name for q in Quirk if f"Quirk.{q.name}" not in server] == []
+
+
+def test_comma_keys_are_the_flags_that_take_names():
+    assert set(COMMA_KEYS) == {"quirks", "recipe"}
+    assert all(not f.multiple for f in FAULT_FLAGS if f.key in COMMA_KEYS)
+
+
+def test_fault_types_lists_the_registry():
+    result = CliRunner().invoke(main, ["fault-types"])
+    assert result.exit_code == 0, result.output
+    listed = [line.split()[0] for line in result.output.splitlines()[1:] if re.match(r"  \S", line)]
+    assert listed == list(TYPE_NAMES)
+    for t in ALL:
+        if t.flag is not None:
+            assert f"[{t.flag.flag}]" in result.output
+
+
+def test_fault_types_json_is_the_registry():
+    result = CliRunner().invoke(main, ["fault-types", "--json"])
+    assert result.exit_code == 0
+    doc = json.loads(result.output)
+    assert doc == {"types": describe()}
+    assert [t["name"] for t in doc["types"]] == list(TYPE_NAMES)
