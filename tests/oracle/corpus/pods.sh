@@ -191,3 +191,34 @@ umask 077; touch p; mkdir pd; echo x > r; stat -c '%a' p pd r; umask 022; touch 
 echo x > a; chmod 755 a; umask 077; cp a b; stat -c %a b; mkdir -p x/y; stat -c %a x x/y; cp -p a c; stat -c %a c
 ### keepalive-sleep-infinity-and-tail-f
 timeout 1 sleep infinity; echo "inf=$?"; timeout 1 tail -f /dev/null; echo "tail=$?"; sleep 0.1s 0.1; echo "sum=$?"
+### probe-grep-proc-for-process
+grep -q sh /proc/1/cmdline && echo pid1-is-shell || echo other; [ -d /proc/self ] && echo has-proc
+### probe-memory-from-proc
+awk '/MemTotal/ {print ($2 > 0) ? "mem-ok" : "none"}' /proc/meminfo
+### hook-write-json-status
+printf '{"ready":%s,"ts":%d}\n' true 1700000000 > status.json; grep -c ready status.json; cut -d, -f1 status.json
+### init-copy-config-with-defaults
+mkdir -p src dst; printf 'a=1\n' > src/app.conf; [ -f dst/app.conf ] || cp src/app.conf dst/; grep -q '^b=' dst/app.conf || echo 'b=2' >> dst/app.conf; cat dst/app.conf
+### init-wait-loop-with-counter-and-message
+max=3; n=0; while ! [ -e flag ]; do n=$((n+1)); echo "waiting ($n/$max)"; [ $n -ge $max ] && { echo giving up >&2; break; }; [ $n -eq 2 ] && touch flag; done; [ -e flag ] && echo found
+### env-var-required-check !stderr
+check() { eval "v=\${$1:-}"; [ -n "$v" ] || { echo "missing $1"; return 1; }; echo "$1=$v"; }; A=1; check A; check B; echo "rc=$?"
+### indirect-variable-names
+for n in X Y; do eval "VAL_$n=\$n-value"; done; eval echo "\$VAL_X \$VAL_Y"; name=VAL_X; eval "echo \${$name}"
+### split-path-loop
+p=/usr/local/bin:/usr/bin:/bin; IFS=:; for d in $p; do echo "dir $d"; done; unset IFS; echo "${p%%:*}"
+### lowercase-uppercase-with-tr-and-awk
+s=MiXeD; echo "$s" | tr '[:upper:]' '[:lower:]'; echo "$s" | awk '{print toupper($0), tolower($0)}'
+### repeat-string-and-padding
+printf '%.0s-' 1 2 3 4 5; echo; printf '%-10s|\n' name; printf '%08.3f\n' 3.14159
+### exit-codes-passthrough-and-a-killed-shell
+sh -c 'exit 42'; echo $?; (exit 300); echo $?; sh -c 'kill -TERM $$'; echo $?
+### here-doc-in-function-and-loop
+f() { cat <<EOF2
+f got $1
+EOF2
+}; for i in 1 2; do f $i; done
+### trap-multiple-signals-one-handler
+trap 'echo "caught"' USR1 USR2; kill -USR1 $$; kill -USR2 $$; trap - USR1 USR2; echo end
+### read-whole-file-into-var
+printf 'l1\nl2\n' > f; content=$(cat f); echo "${#content}"; while IFS= read -r line; do printf '[%s]' "$line"; done < f; echo
