@@ -222,3 +222,31 @@ EOF2
 trap 'echo "caught"' USR1 USR2; kill -USR1 $$; kill -USR2 $$; trap - USR1 USR2; echo end
 ### read-whole-file-into-var
 printf 'l1\nl2\n' > f; content=$(cat f); echo "${#content}"; while IFS= read -r line; do printf '[%s]' "$line"; done < f; echo
+### arithmetic-bases-and-ops
+echo $((2#1010)) $((16#ff)) $((8#17)) $((36#z)) $(( (1<<4) | 3 )) $(( 7 ^ 2 )) $(( ~0 )) $(( !5 )) $(( -(-3) ))
+### arithmetic-comma-and-ternary-nesting
+x=1; echo $(( x+=2, x*=3 )) $(( x > 5 ? x < 10 ? 1 : 2 : 3 )) $x
+### arithmetic-errors !stderr
+echo $(( 1 + )); echo rc=$?
+### arithmetic-assign-in-condition
+n=3; while (( n-- > 0 )) 2>/dev/null; do echo tick; done; echo "n=$n"
+### printf-escapes-and-reuse
+printf '%s=%s\n' a 1 b 2 c; printf 'tab\there\\n\n'; printf '%b\n' 'x\ty'; printf '%5.1f%%\n' 99.44
+### printf-numeric-conversions
+printf '%d %i %o %x %X %u\n' 255 255 255 255 255 255; printf '%e %g %G\n' 12345.678 0.0001 1e20; printf '%+d % d\n' 5 5
+### echo-variants
+echo -n no-newline; echo; echo -e 'a\nb'; echo -E 'a\nb'; echo 'a\tb'; echo -- -n
+### unset-and-defaults-chain
+a=; b=set; echo "${a:-${b:-none}}" "${c:-${a:-${b}}}" "${b:+alt}" "${a:+alt}|"
+### pattern-removal-variants
+p=/var/log/app/server.log.1; echo "${p##*/}" "${p%/*}" "${p#*/}" "${p%%.*}" "${p%.*}" "${p##*.}"
+### string-length-and-substr-unicode-free
+s=abcdefgh; echo ${#s} ${s:3} ${s:2:3} ${s:(-3)} ${s: -3:2}
+### for-loop-over-glob-and-seq
+touch a.txt b.txt c.log; for f in *.txt; do echo "txt:$f"; done; for i in $(seq 1 3); do printf '%s ' $i; done; echo
+### while-true-break-counter
+i=0; while true; do i=$((i+1)); [ $i -ge 4 ] && break; done; echo $i
+### nested-functions-and-locals
+outer() { local v=outer; inner() { echo "inner sees $v"; }; inner; }; outer; inner
+### return-without-value-and-status
+f() { false; return; }; f; echo $?; g() { true; }; g; echo $?
