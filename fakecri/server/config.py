@@ -116,7 +116,8 @@ class ServerConfig:
     cgroup_driver: str = setting("systemd", "The cgroup driver RuntimeConfig reports.", choices=CGROUP_DRIVERS)
     cgroup_version: int = setting(
         2, "The cgroup file system containers see at /sys/fs/cgroup: 2 (unified) or 1 (a hierarchy per "
-           "controller).", minimum=1, maximum=2, metavar="N")
+           "controller); give the host's, as runc does (a kubelet on a v1 host makes v1 pod cgroups).",
+        minimum=1, maximum=2, metavar="N")
     swap_bytes: int | None = setting(
         None, "The swap the node has, as containers' /proc/meminfo shows it (SwapTotal) [default: the host's].",
         minimum=0, flag="--swap", metavar="BYTES")

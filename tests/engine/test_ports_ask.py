@@ -29,7 +29,7 @@ class Watched:
 def test_the_programs_port_never_reads_the_engine_back():
     clock = FakeClock()
     catalog = Catalog()
-    sim = Simulation(catalog)
+    sim = Simulation(catalog, clock=clock)
     runtime = Runtime(clock, RandomIds(1), programs=sim, registry=catalog)
     view = Watched(runtime)
     sim.watch(view)  # type: ignore[arg-type]

@@ -5,8 +5,8 @@ in-place resize read back from inside the container with `kubectl exec`, a pod-l
 skips with the reason when the machine cannot run a mini cluster (no kubelet, not root...).
 
 The kubelet runs with `PodAndContainerStatsFromCRI`: it then reads a pod's memory usage (for its
-check before a lower pod limit) from PodSandboxStats, as it must on a fake node, whose pod
-cgroups on the host hold none of its processes."""
+check before a lower pod limit) from PodSandboxStats; without it, from the pod cgroup on the
+host, which holds none of fakecri's processes (0), so only its per-container check would refuse."""
 from __future__ import annotations
 
 import json

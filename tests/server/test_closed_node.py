@@ -90,9 +90,9 @@ def test_the_servers_read_no_engine_store():
 
 
 def test_the_listeners_see_the_node_through_one_typed_interface():
-    """ports.py and webserver.py take their owner as `ListenerOwner` (host/owner.py), never `Any`."""
+    """listeners.py and webserver.py take their owner as `ListenerOwner` (host/owner.py), never `Any`."""
     wrong = []
-    for name in ("ports.py", "webserver.py"):
+    for name in ("listeners.py", "webserver.py"):
         path = PACKAGE / "server" / "host" / name
         for arg in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(arg, ast.arg) and arg.arg == "owner" and (

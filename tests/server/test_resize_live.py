@@ -97,7 +97,7 @@ def test_v2_lowering_memory_below_what_it_holds_is_an_oom_kill(rt, img):
     lower = pb.LinuxContainerResources(memory_limit_in_bytes=100 * MIB)
     idle = _start(rt, img, pb.LinuxContainerResources(memory_limit_in_bytes=200 * MIB))
     rt.UpdateContainerResources(pb.UpdateContainerResourcesRequest(container_id=idle, linux=lower))
-    assert _status(rt, idle).state == pb.CONTAINER_RUNNING  # the default figures follow the limit
+    assert _status(rt, idle).state == pb.CONTAINER_RUNNING  # a busybox shell holds under a MiB
     holding = _start(rt, img, pb.LinuxContainerResources(memory_limit_in_bytes=200 * MIB), memory="150Mi")
     rt.UpdateContainerResources(pb.UpdateContainerResourcesRequest(container_id=holding, linux=lower))
     status = _status(rt, holding)

@@ -50,8 +50,8 @@ from fakecri.server.host.catalog_file import load_catalog
 from fakecri.server.host.dialer import exchange, within
 from fakecri.server.host.disk import DiskRoot
 from fakecri.server.host.host import HostRoot, LocalHost
+from fakecri.server.host.listeners import PortListeners
 from fakecri.server.host.log_files import LogFiles
-from fakecri.server.host.ports import PortListeners
 from fakecri.server.node.persistence import StateFile
 from fakecri.server.node.sessions import Sessions
 from fakecri.sim.catalog import Catalog
@@ -148,7 +148,7 @@ class Node:
         self.host_root = HostRoot(config.host_root)  # what callers may name of the host (--host-root)
         self.host = LocalHost(self.host_root)
         self.sim = Simulation(self.catalog, self.host, cgroup_version=config.cgroup_version,
-                              swap_bytes=config.swap_bytes)
+                              swap_bytes=config.swap_bytes, clock=self.clock)
         self.sim.refused = lambda name: self.count(f"refused:{name}")  # what the shell does not model
         self.runtime = Runtime(
             self.clock, self.ids, programs=self.sim, registry=self.catalog, pod_cidr=config.pod_cidr,
@@ -288,13 +288,12 @@ class Node:
                 self._undo(exc)
         if said:
             events = [item for item in said if isinstance(item, Event)]
-            quirks = self.plan.quirks()
-            if not events:
-                pass
-            elif self.bus.subscribers or Quirk.SHARED_EVENT_CHANNEL in quirks:
-                self.encoder.publish(events, quirks)  # (a shared channel holds events for the first subscriber)
-            else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
-                self._unsent.extend(events)
+            if events:  # the subscribers first: the node's own parts hear them after (_event)
+                quirks = self.plan.quirks()
+                if self.bus.subscribers or Quirk.SHARED_EVENT_CHANNEL in quirks:
+                    self.encoder.publish(events, quirks)  # (a shared channel holds events for the first subscriber)
+                else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
+                    self._unsent.extend(events)
             for item in said:
                 if isinstance(item, Event):
                     self._event(item)

@@ -20,6 +20,7 @@ from fakecri.sim.applets.counts import COUNT_COMMANDS
 from fakecri.sim.applets.date import DATE_COMMANDS
 from fakecri.sim.applets.expr import EXPR_COMMANDS
 from fakecri.sim.applets.grep import GREP_COMMANDS
+from fakecri.sim.applets.nmeter import NMETER_COMMANDS
 from fakecri.sim.applets.od import OD_COMMANDS
 from fakecri.sim.applets.printf import PRINTF_COMMANDS
 from fakecri.sim.applets.run import RUN_COMMANDS
@@ -34,7 +35,7 @@ from fakecri.sim.shell import Command
 APPLET_COMMANDS: dict[str, Command] = {
     **AWK_COMMANDS,
     **PRINTF_COMMANDS, **SED_COMMANDS, **GREP_COMMANDS, **TEXT_COMMANDS, **SORT_COMMANDS, **COUNT_COMMANDS,
-    **SEQ_COMMANDS, **EXPR_COMMANDS, **SUM_COMMANDS, **DATE_COMMANDS,
+    **SEQ_COMMANDS, **EXPR_COMMANDS, **SUM_COMMANDS, **DATE_COMMANDS, **NMETER_COMMANDS,
     **RUN_COMMANDS, **SYSTEM_COMMANDS, **OD_COMMANDS, **CONDITION_COMMANDS, **COMPARE_COMMANDS,
 }
 _WORD = re.compile(r"[\w\[.-]+")

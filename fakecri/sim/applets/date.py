@@ -75,7 +75,7 @@ def _parse(text: str, now_s: int, given_format: str | None) -> int | None:
     return None
 
 
-def _slept(io: Io) -> Generator[Step, Reply, int]:
+def elapsed(io: Io) -> Generator[Step, Reply, int]:
     """How long the process has run (its simulated time): the shell's scheduler knows it where
     there is one (the shell's `Now` request), else the process's clock counts its sleeps."""
     try:
@@ -113,7 +113,7 @@ def date_at(now_ns: Callable[[], int]) -> Command:
             if len(rest) > 1:
                 return (yield from usage_error(io, "date", SYNOPSIS, BadUsage("")))
             return (yield from fail(io, "date: can't set date: Operation not permitted"))
-        total = reference if reference is not None else now_ns() + (yield from _slept(io))
+        total = reference if reference is not None else now_ns() + (yield from elapsed(io))
         seconds, nanos = divmod(total, NS_PER_S)
         given = o.last("d")
         if given is not None:

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from fakecri.engine.records import Resources
 from fakecri.engine.specs import NODE, Mount
-from fakecri.sim.host import HostError, HostView, NoHost
+from fakecri.sim.host_view import HostError, HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow, cgroup_dirs, cgroup_links, cgroup_names
 from fakecri.sim.userland.devices import DEVICES, LINKS, device_read, device_stat, device_write
