@@ -139,6 +139,7 @@ INTERFACES = [
     ([PACKAGE / "server" / "streaming" / "runtime_backend.py"], "fakecri.server.streaming.streaming_node",
      "StreamingNode"),
     ([CRI_ROOM / "control_service.py"], "fakecri.server.cri.control_node", "ControlNode"),
+    ([PACKAGE / "server" / "process" / "prometheus.py"], "fakecri.server.process.scraped_node", "ScrapedNode"),
 ]
 BY_NAME = [pytest.param(*row, id=row[2]) for row in INTERFACES]
 # The node's own parts: carried out by the node, in no interface.
@@ -194,6 +195,8 @@ def test_the_interfaces_say_what_they_are_for():
         "fakecri.server.streaming.streaming_node", "StreamingNode")
     assert {"reset", "restart", "apply_pending_restart", "tick"} <= protocol_members(
         "fakecri.server.cri.control_node", "ControlNode")
+    assert {"counters", "runtime", "event_subscribers"} == protocol_members(
+        "fakecri.server.process.scraped_node", "ScrapedNode")
 
 
 @pytest.mark.parametrize(("paths", "module", "name"), BY_NAME)

@@ -508,6 +508,10 @@ class Node:
         self.bus.unsubscribe(sub)
         self.count("events_dropped", sub.dropped)
 
+    def event_subscribers(self) -> list[Subscription]:
+        """The event streams subscribed now, as they are at this moment (a /metrics scrape)."""
+        return list(self.bus.subscribers)
+
     def shut_down(self) -> None:
         """The server is going: every event stream ends UNAVAILABLE."""
         self.bus.close_all("UNAVAILABLE", "the runtime is shutting down")
