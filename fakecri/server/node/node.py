@@ -509,6 +509,10 @@ class Node:
         self.bus.unsubscribe(sub)
         self.count("events_dropped", sub.dropped)
 
+    def event_subscribers(self) -> list[Subscription]:
+        """The event streams subscribed now, as they are at this moment (a /metrics scrape)."""
+        return list(self.bus.subscribers)
+
     def shut_down(self) -> None:
         """The server is going: every event stream ends UNAVAILABLE."""
         self.bus.close_all("UNAVAILABLE", "the runtime is shutting down")
@@ -540,3 +544,18 @@ class Node:
     def listeners_of(self, c: Container) -> tuple[Listen, ...]:
         """The sockets a started container's program listens on."""
         return self.sim.listeners(c)
+
+    # ------------------------------------------------------------ what the streaming backend asks
+
+    def bound_ports(self, cid: str) -> list[tuple[str, int]]:
+        """The (address, port) the container's server really listens on now."""
+        return self.ports.bound(cid)
+
+    def hear_output(self, listener: OutputListener) -> None:
+        """From now on, `listener` hears every output a commit carries out (an attached client)."""
+        self.output_listeners.append(listener)
+
+    def stop_hearing_output(self, listener: OutputListener) -> None:
+        """`listener` hears no more output (a no-op if it did not)."""
+        if listener in self.output_listeners:
+            self.output_listeners.remove(listener)

@@ -15,7 +15,7 @@ from fakecri.sim.recording import record
 from fakecri.sim.shell import hooks, jobs
 from fakecri.sim.shell.builtins_jobs import job_pid
 from fakecri.sim.shell.interp import run_text
-from fakecri.sim.shell.io import Context, Input, Io, ShellExit, Signalled
+from fakecri.sim.shell.io import KILLED, Context, Input, Io, ShellExit, Signalled
 from fakecri.sim.shell.lexer import is_name
 from fakecri.sim.shell.parser import RESERVED
 from fakecri.sim.shell.state import Shell, ShellError
@@ -250,7 +250,7 @@ def term_trap(sh: Shell) -> Trap:
         try:
             yield from run_text(action, dry)
         except ShellExit as ex:
-            exited.append(ex.code)
+            exited.append(ex.code & ~KILLED if ex.code >= 0 else ex.code)
         except Exception:  # an error in the action: it ends the handler, not the shell
             pass
         return 0
@@ -360,7 +360,7 @@ def _signal_self(name: str, sh: Shell) -> Process:
     if action is None:
         if name in ("CHLD", "URG", "WINCH", "CONT"):
             return 0
-        raise ShellExit(128 + SIGNALS[name])
+        raise ShellExit(KILLED | 128 + SIGNALS[name])  # (it dies of the signal: its parent says so)
     saved = sh.status
     try:
         yield from run_text(action, sh)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from fakecri.sim.shell import ast, hooks, jobs, redirect
 from fakecri.sim.shell import expand as expansion
 from fakecri.sim.shell.expand import expand_pattern, expand_string, expand_words
-from fakecri.sim.shell.io import MAX_NESTING, Input, Io, ShellExit
+from fakecri.sim.shell.io import KILLED, MAX_NESTING, Input, Io, ShellExit
 from fakecri.sim.shell.pattern import matches
 from fakecri.sim.shell.state import Break, Continue, Return, Shell, ShellError
 from fakecri.sim.steps import LOOK, Process, Reply, Sleep, Step
@@ -37,7 +37,7 @@ def take_signals(sh: Shell) -> Process:
         if action == "" or (action is None and name in ("CHLD", "URG", "WINCH", "CONT")):
             continue
         if action is None:
-            raise ShellExit(128 + number)
+            raise ShellExit(KILLED | 128 + number)
         saved = sh.status
         try:
             yield from run_text(action, sh)
@@ -84,7 +84,7 @@ def subshell(node: ast.Node, sh: Shell) -> Process:
     try:
         status = yield from run_guarded(node, sh)
     except ShellExit as ex:
-        status = ex.code
+        status = ex.code & 0xFF
     except (Break, Continue):
         status = sh.status
     except Return as r:

@@ -318,8 +318,9 @@ def run_script(script: str, sh: Shell) -> Process:
     except RecursionError:
         yield from sh.io.error(f"{sh.name}: the script nests too deep\n")
         status = 2
-    status = yield from run_exit_trap(sh, status)
-    return status & 0xFF
+    killed = status & KILLED  # (a signal killed it: the shell that runs it reports that)
+    status = yield from run_exit_trap(sh, status & 0xFF)
+    return status & 0xFF | killed
 
 
 def _script_file(path: str, args: list[str], sh: Shell) -> Process:
@@ -391,7 +392,7 @@ def interactive(sh: Shell) -> Process:
             except (Break, Return):
                 status = sh.status
         except ShellExit as ex:
-            status = ex.code
+            status = ex.code & 0xFF
             break
         except Interrupted:
             pending = ""

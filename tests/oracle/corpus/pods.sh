@@ -191,3 +191,62 @@ umask 077; touch p; mkdir pd; echo x > r; stat -c '%a' p pd r; umask 022; touch 
 echo x > a; chmod 755 a; umask 077; cp a b; stat -c %a b; mkdir -p x/y; stat -c %a x x/y; cp -p a c; stat -c %a c
 ### keepalive-sleep-infinity-and-tail-f
 timeout 1 sleep infinity; echo "inf=$?"; timeout 1 tail -f /dev/null; echo "tail=$?"; sleep 0.1s 0.1; echo "sum=$?"
+### probe-grep-proc-for-process
+grep -q sh /proc/1/cmdline && echo pid1-is-shell || echo other; [ -d /proc/self ] && echo has-proc
+### probe-memory-from-proc
+awk '/MemTotal/ {print ($2 > 0) ? "mem-ok" : "none"}' /proc/meminfo
+### hook-write-json-status
+printf '{"ready":%s,"ts":%d}\n' true 1700000000 > status.json; grep -c ready status.json; cut -d, -f1 status.json
+### init-copy-config-with-defaults
+mkdir -p src dst; printf 'a=1\n' > src/app.conf; [ -f dst/app.conf ] || cp src/app.conf dst/; grep -q '^b=' dst/app.conf || echo 'b=2' >> dst/app.conf; cat dst/app.conf
+### init-wait-loop-with-counter-and-message
+max=3; n=0; while ! [ -e flag ]; do n=$((n+1)); echo "waiting ($n/$max)"; [ $n -ge $max ] && { echo giving up >&2; break; }; [ $n -eq 2 ] && touch flag; done; [ -e flag ] && echo found
+### env-var-required-check !stderr
+check() { eval "v=\${$1:-}"; [ -n "$v" ] || { echo "missing $1"; return 1; }; echo "$1=$v"; }; A=1; check A; check B; echo "rc=$?"
+### indirect-variable-names
+for n in X Y; do eval "VAL_$n=\$n-value"; done; eval echo "\$VAL_X \$VAL_Y"; name=VAL_X; eval "echo \${$name}"
+### split-path-loop
+p=/usr/local/bin:/usr/bin:/bin; IFS=:; for d in $p; do echo "dir $d"; done; unset IFS; echo "${p%%:*}"
+### lowercase-uppercase-with-tr-and-awk
+s=MiXeD; echo "$s" | tr '[:upper:]' '[:lower:]'; echo "$s" | awk '{print toupper($0), tolower($0)}'
+### repeat-string-and-padding
+printf '%.0s-' 1 2 3 4 5; echo; printf '%-10s|\n' name; printf '%08.3f\n' 3.14159
+### exit-codes-passthrough-and-a-killed-shell
+sh -c 'exit 42'; echo $?; (exit 300); echo $?; sh -c 'kill -TERM $$'; echo $?
+### here-doc-in-function-and-loop
+f() { cat <<EOF2
+f got $1
+EOF2
+}; for i in 1 2; do f $i; done
+### trap-multiple-signals-one-handler
+trap 'echo "caught"' USR1 USR2; kill -USR1 $$; kill -USR2 $$; trap - USR1 USR2; echo end
+### read-whole-file-into-var
+printf 'l1\nl2\n' > f; content=$(cat f); echo "${#content}"; while IFS= read -r line; do printf '[%s]' "$line"; done < f; echo
+### arithmetic-bases-and-ops
+echo $((2#1010)) $((16#ff)) $((8#17)) $((36#z)) $(( (1<<4) | 3 )) $(( 7 ^ 2 )) $(( ~0 )) $(( !5 )) $(( -(-3) ))
+### arithmetic-comma-and-ternary-nesting
+x=1; echo $(( x+=2, x*=3 )) $(( x > 5 ? x < 10 ? 1 : 2 : 3 )) $x
+### arithmetic-errors !stderr
+echo $(( 1 + )); echo rc=$?
+### arithmetic-assign-in-condition
+n=3; while (( n-- > 0 )) 2>/dev/null; do echo tick; done; echo "n=$n"
+### printf-escapes-and-reuse
+printf '%s=%s\n' a 1 b 2 c; printf 'tab\there\\n\n'; printf '%b\n' 'x\ty'; printf '%5.1f%%\n' 99.44
+### printf-numeric-conversions
+printf '%d %i %o %x %X %u\n' 255 255 255 255 255 255; printf '%e %g %G\n' 12345.678 0.0001 1e20; printf '%+d % d\n' 5 5
+### echo-variants
+echo -n no-newline; echo; echo -e 'a\nb'; echo -E 'a\nb'; echo 'a\tb'; echo -- -n
+### unset-and-defaults-chain
+a=; b=set; echo "${a:-${b:-none}}" "${c:-${a:-${b}}}" "${b:+alt}" "${a:+alt}|"
+### pattern-removal-variants
+p=/var/log/app/server.log.1; echo "${p##*/}" "${p%/*}" "${p#*/}" "${p%%.*}" "${p%.*}" "${p##*.}"
+### string-length-and-substr-unicode-free
+s=abcdefgh; echo ${#s} ${s:3} ${s:2:3} ${s:(-3)} ${s: -3:2}
+### for-loop-over-glob-and-seq
+touch a.txt b.txt c.log; for f in *.txt; do echo "txt:$f"; done; for i in $(seq 1 3); do printf '%s ' $i; done; echo
+### while-true-break-counter
+i=0; while true; do i=$((i+1)); [ $i -ge 4 ] && break; done; echo $i
+### nested-functions-and-locals
+outer() { local v=outer; inner() { echo "inner sees $v"; }; inner; }; outer; inner
+### return-without-value-and-status
+f() { false; return; }; f; echo $?; g() { true; }; g; echo $?
