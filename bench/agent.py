@@ -83,14 +83,14 @@ def container_config(sb_cfg: pb.PodSandboxConfig, j: int, group: int) -> pb.Cont
 class FakeAgent:
     def __init__(self, socket: str) -> None:
         from fakecri.logs import configure_logging
-        from fakecri.server.cri.runtime_service import RuntimeService
+        from fakecri.server.cri.runtime_service import runtime_servicers
         from fakecri.server.process.app import FakeCRIServer
 
         configure_logging("json", "warning")
         # No call log lines, as `fakecri serve --log-level warning`.
         self.server = FakeCRIServer(socket=socket, max_subscribers=None, subscriber_buffer=1_000_000,
                                     subscriber_policy="drop", pod_cidr="10.0.0.0/8", log_rpcs=False)
-        self._svc_cls = RuntimeService
+        self._servicers = runtime_servicers
         self.loop: asyncio.AbstractEventLoop | None = None
         self.next_pod = 0
         self.churn_task: asyncio.Task | None = None
@@ -102,7 +102,8 @@ class FakeAgent:
         self.loop = asyncio.get_running_loop()
         await self.server.start_async()
         self.node = self.server.node
-        self.svc = self._svc_cls(self.node)
+        # Each RPC by name, on the one servicer of its family that has it.
+        self.svc = {name: getattr(s, name) for s in self._servicers(self.node) for name in dir(s) if name[:1].isupper()}
 
     async def serve(self) -> None:
         await self.server.serve_forever()
@@ -110,7 +111,7 @@ class FakeAgent:
     async def _call(self, method: str, req):
         """One RPC through the servicer and the same after-call steps, minus the transport."""
         with self.node.changing():
-            return await getattr(self.svc, method)(req, None)
+            return await self.svc[method](req, None)
 
     async def _pod(self, containers: int, group: int, start: bool = True) -> tuple[str, list[str]]:
         i = self.next_pod

@@ -52,8 +52,9 @@ def make_state(path: str, containers: int, per_pod: int) -> None:
             pass
 
     catalog = Catalog()
-    sim = Simulation(catalog)
-    rt = Runtime(SystemClock(), RandomIds(1), programs=sim, registry=catalog, pod_cidr="10.0.0.0/8")
+    clock = SystemClock()
+    sim = Simulation(catalog, clock=clock)
+    rt = Runtime(clock, RandomIds(1), programs=sim, registry=catalog, pod_cidr="10.0.0.0/8")
     sim.watch(rt)
     rt.images.pull("registry.k8s.io/pause:3.9", None)
     for i in range(max(1, containers // per_pod)):

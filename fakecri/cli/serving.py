@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Coroutine, Mapping
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar
 
 import click
 
@@ -14,7 +14,10 @@ from fakecri.cli.group import SettingsCommand, main
 from fakecri.cli.values import DEFAULT_SOCKET, VALUE_TYPES, SocketPath
 
 if TYPE_CHECKING:
+    from dataclasses import Field
+
     from fakecri.faults.model import Fault
+    from fakecri.server.config import FarmConfig, ServerConfig
 
 SETTINGS_HELP = """
 \b
@@ -24,10 +27,22 @@ the file. A missing directory for --socket is created (the ready line says so).
 """
 
 
-def _option_for(f) -> tuple[list[str], dict]:
+class _OptionArgs(TypedDict, total=False):
+    """What `_option_for` gives click.option for a field."""
+
+    help: str | None
+    type: click.ParamType[object]
+    metavar: str
+    is_flag: bool
+    multiple: bool
+    default: object
+    show_default: bool
+
+
+def _option_for(f: Field[Any]) -> tuple[list[str], _OptionArgs]:
     """The `fakecri serve` option for one ServerConfig field, from its metadata."""
     meta = f.metadata
-    kwargs: dict = {"help": meta.get("help") or None}
+    kwargs: _OptionArgs = {"help": meta.get("help") or None}
     hint = str(f.type)
     default = f.default
     if f.name in ("socket", "control_socket"):
@@ -56,7 +71,7 @@ def _option_for(f) -> tuple[list[str], dict]:
     return [meta.get("flag") or "--" + f.name.replace("_", "-"), f.name], kwargs
 
 
-def _config_options(fn):
+def _config_options(fn: _F) -> _F:
     """One option per ServerConfig field, then per FarmConfig field, in the order of the fields."""
     from fakecri.server.config import cli_fields, farm_fields
 
@@ -66,7 +81,7 @@ def _config_options(fn):
     return fn
 
 
-def _config_from_options(opts: dict, faults: list):
+def _config_from_options(opts: Mapping[str, Any], faults: list[Fault]) -> ServerConfig:
     """The ServerConfig the options describe (every field not given keeps its default)."""
     from fakecri.server.config import ServerConfig, cli_fields
 
@@ -77,7 +92,7 @@ def _config_from_options(opts: dict, faults: list):
     return ServerConfig(faults=faults, **values)
 
 
-def _farm_from_options(opts: dict):
+def _farm_from_options(opts: Mapping[str, Any]) -> FarmConfig:
     """The FarmConfig the options describe; its `nodes` is None unless a farm was asked for."""
     from fakecri.server.config import FarmConfig, farm_fields
 
@@ -125,7 +140,7 @@ def _epilog() -> str:
                    "show at every level.")
 @click.option("--log-format", type=click.Choice(["auto", "console", "json"]), default="auto", show_default=True,
               help="auto: console lines on a terminal, one JSON object per line otherwise.")
-def serve(**opts) -> None:
+def serve(**opts: Any) -> None:  # every option by name, as click passes them
     """Serve CRI v1 RuntimeService and ImageService on a unix socket (and optionally TCP)."""
     from fakecri.logs import announce, configure_logging
     from fakecri.server.process.app import FakeCRIServer
@@ -168,7 +183,7 @@ def serve(**opts) -> None:
     _run(run())
 
 
-def _run(main_coroutine) -> None:
+def _run(main_coroutine: Coroutine[Any, Any, None]) -> None:
     """Run `serve` to its end; a server that cannot start ends with one line naming the setting."""
     from fakecri.server.exceptions import SettingError, StartupError
 
@@ -181,7 +196,7 @@ def _run(main_coroutine) -> None:
         raise click.ClickException(str(exc)) from None
 
 
-async def _serve_farm(config, farm_config) -> None:
+async def _serve_farm(config: ServerConfig, farm_config: FarmConfig) -> None:
     """`serve --nodes N`: the farm's nodes on one loop until SIGTERM or SIGINT."""
     from fakecri.logs import announce
     from fakecri.server.process.farm import Farm

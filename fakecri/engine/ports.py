@@ -14,7 +14,7 @@ from typing import Protocol
 
 from fakecri.engine.errors import NotFound
 from fakecri.engine.plan import Plan
-from fakecri.engine.records import Container, Image, Sandbox
+from fakecri.engine.records import Container, Image, RunAs, Sandbox
 from fakecri.engine.references import NormalizedRef
 
 
@@ -23,9 +23,10 @@ class Programs(Protocol):
         """Raise InvalidArgument when the sandbox's settings for its containers' programs are
         bad (its `fakecri.io/` annotations); called before the sandbox is recorded."""
 
-    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> None:
+    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> RunAs:
         """Raise InvalidArgument when the container cannot be made as configured (a bad
-        `fakecri.io/` annotation, say); called before the container is recorded."""
+        `fakecri.io/` annotation, say); else the user its process runs as (which the engine
+        records with it). Called before the container is recorded."""
 
     def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
         """What the container's program does once started (the same answer every time);
@@ -61,8 +62,8 @@ class NoPrograms:
     def check_sandbox(self, sandbox: Sandbox) -> None:
         return None
 
-    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> None:
-        return None
+    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> RunAs:
+        return RunAs()
 
     def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
         return self._PLAN

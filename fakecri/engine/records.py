@@ -55,6 +55,17 @@ class Resources:
 NO_RESOURCES = Resources()
 
 
+@dataclass(frozen=True, slots=True)
+class RunAs:
+    """The user a container's process runs as, settled when the container is created (from its
+    image's account files and its spec's run_as_* settings), as containerd settles it into the
+    OCI spec at CreateContainer; its status reports it."""
+
+    uid: int = 0
+    gid: int = 0
+    supplemental_groups: tuple[int, ...] = ()
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Sandbox:
     id: str
@@ -100,6 +111,7 @@ class Container:
     exit_code: int = 0
     reason: str = ""
     message: str = ""
+    user: RunAs | None = None  # the Programs port's answer at creation (None: a record of an older fakecri)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -335,7 +335,7 @@ class Runtime:
             log_path=posixpath.join(sb.log_directory, log_path) if log_path else "",
             resources=resources if resources is not None else Resources(), spec=spec,
         )
-        self.programs.check(c, sb, self.images.get(image_id) if image_id else None)  # a bad fakecri.io/ one
+        c = evolve(c, user=self.programs.check(c, sb, self.images.get(image_id) if image_id else None))
         self._put_container(c)
         self.store.container_keys[key] = c.id
         self._put_sandbox(evolve(sb, container_ids=sb.container_ids + (c.id,)))

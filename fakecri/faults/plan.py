@@ -184,15 +184,16 @@ class FaultPlan:
     def quirks(self) -> frozenset[Quirk]:
         return self._quirks
 
-    def quirk_hit(self, quirk: Quirk, hit: str) -> bool:
-        """Log that `quirk` changed what the server did (`hit` says to what). False if not active."""
+    def quirk_hit(self, quirk: str, hit: str) -> bool:
+        """Log that `quirk` (a Quirk, or its name) changed what the server did (`hit` says to
+        what). False if not active."""
         for e in self._by_kind.get(QUIRK, []):
             if e.params["name"] == quirk:
                 self._fire(e, hit)
                 return True
         return False
 
-    def quirk_rng(self, quirk: Quirk) -> random.Random | None:
+    def quirk_rng(self, quirk: str) -> random.Random | None:
         """The random stream of `quirk`'s fault (from the plan's seed); None if not in force."""
         for e in self._by_kind.get(QUIRK, []):
             if e.params["name"] == quirk:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-from dataclasses import dataclass, field, fields
+from dataclasses import Field, dataclass, field, fields
 from typing import Any
 
 from fakecri.engine.errors import InvalidArgument
@@ -116,7 +116,8 @@ class ServerConfig:
     cgroup_driver: str = setting("systemd", "The cgroup driver RuntimeConfig reports.", choices=CGROUP_DRIVERS)
     cgroup_version: int = setting(
         2, "The cgroup file system containers see at /sys/fs/cgroup: 2 (unified) or 1 (a hierarchy per "
-           "controller).", minimum=1, maximum=2, metavar="N")
+           "controller); give the host's, as runc does (a kubelet on a v1 host makes v1 pod cgroups).",
+        minimum=1, maximum=2, metavar="N")
     swap_bytes: int | None = setting(
         None, "The swap the node has, as containers' /proc/meminfo shows it (SwapTotal) [default: the host's].",
         minimum=0, flag="--swap", metavar="BYTES")
@@ -193,7 +194,7 @@ class ServerConfig:
                 raise ValueError(f"{f.name} {value:o} is not a socket mode (permission bits, 0 to 777 in octal)")
 
 
-def cli_fields() -> list[Any]:
+def cli_fields() -> list[Field[Any]]:
     """The ServerConfig fields `fakecri serve` offers as options, in declaration order."""
     return [f for f in fields(ServerConfig) if f.metadata.get("cli", True)]
 
@@ -226,7 +227,7 @@ class FarmConfig:
         kind="directory", metavar="DIR")
 
 
-def farm_fields() -> list[Any]:
+def farm_fields() -> list[Field[Any]]:
     """The FarmConfig fields `fakecri serve` offers as options, in declaration order."""
     return list(fields(FarmConfig))
 

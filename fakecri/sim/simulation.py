@@ -20,14 +20,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from fakecri.engine.clock import Clock
+from fakecri.engine.clock import Clock, SystemClock
 from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound, Other
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED
 from fakecri.engine.images import ImageStore
 from fakecri.engine.plan import Plan
-from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
+from fakecri.engine.records import Container, ContainerState, Image, Resources, RunAs, Sandbox
 from fakecri.engine.references import normalize
-from fakecri.engine.specs import CONTAINER, POD
+from fakecri.engine.specs import CONTAINER, POD, STRICT
 from fakecri.sim import stats
 from fakecri.sim.applets import APPLET_COMMANDS, names_applet
 from fakecri.sim.applets.date import date_at
@@ -35,7 +35,7 @@ from fakecri.sim.applets.nmeter import nmeter_at
 from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annotations, build_plan, run_exec
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
-from fakecri.sim.host import HostView, NoHost
+from fakecri.sim.host_view import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.live import Decision, Exited, LiveInput, LiveInputs, Wrote
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
@@ -46,6 +46,7 @@ from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_fi
 from fakecri.sim.steps import NO_NETWORK, of_pid1
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow
+from fakecri.sim.userland.identity import identity
 
 _RUNNING = ContainerState.RUNNING
 _CREATED = ContainerState.CREATED
@@ -60,7 +61,6 @@ class RuntimeView(Protocol):
     """What the simulation reads of the engine (fakecri.engine.runtime.Runtime has it)."""
 
     images: ImageStore
-    clock: Clock
 
     def get_container(self, cid: str) -> Container: ...
 
@@ -113,10 +113,13 @@ class Inside:
 
 class Simulation:
     def __init__(self, catalog: Catalog | None = None, host: HostView | None = None, *, cgroup_version: int = 2,
-                 swap_bytes: int | None = None) -> None:
+                 swap_bytes: int | None = None, clock: Clock | None = None) -> None:
         """`cgroup_version`: the cgroup file system containers see (2, or 1); `swap_bytes`: the
-        node's swap as containers' /proc/meminfo shows it (None: the host's)."""
+        node's swap as containers' /proc/meminfo shows it (None: the host's); `clock`: the node's
+        (the engine's own), which `date`, file times and stats inside read, so the simulation never
+        asks the engine for the time (default: the system clock)."""
         self.catalog = catalog if catalog is not None else Catalog()
+        self.clock: Clock = clock if clock is not None else SystemClock()
         self.host: HostView = host if host is not None else NoHost()
         self.cgroup_version = cgroup_version
         self.swap_bytes = swap_bytes
@@ -128,6 +131,7 @@ class Simulation:
         self._inside: dict[str, Inside] = {}
         self._resuming: set[str] = set()  # containers whose command a plan left to go on live, not yet live
         self._contents: dict[str, ImageContent] = {}
+        self._users: dict[tuple[int, int, tuple[int, ...]], RunAs] = {}  # one RunAs per distinct user
         self._scripts: dict[str, StatsScript | None] = {}  # each container's stats script, once read
         self._set: dict[str, list[tuple[int, dict[str, Curve]]]] = {}  # what SetStats set, by container
 
@@ -162,11 +166,24 @@ class Simulation:
                 self._plans.get(("sleep", "infinity"), (), settings)
             script_from_settings(behaviour_annotations({}, sandbox.annotations, name, STATS_KEYS))
 
-    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> None:
+    def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> RunAs:
+        """InvalidArgument on a bad `fakecri.io/` annotation; else the user the container runs
+        as, from its image's account files (the image record is handed over) and its spec."""
         settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)
         self._plans.get(container.command, container.args, settings)  # InvalidArgument on a bad annotation
         script_from_settings(behaviour_annotations(container.annotations, sandbox.annotations, container.name,
                                                    STATS_KEYS))
+        spec = container.spec
+        who = identity(self._content(container, image), run_as_user=spec.run_as_user,
+                       run_as_group=spec.run_as_group, run_as_username=spec.run_as_username,
+                       supplemental_groups=spec.supplemental_groups, strict=spec.supplemental_groups_policy == STRICT)
+        key = (who.uid, who.gid, who.supplemental)
+        user = self._users.get(key)
+        if user is None:  # thousands of containers run as one user: they share its record
+            if len(self._users) >= MAX_CONTENTS:
+                self._users.clear()
+            user = self._users[key] = RunAs(*key)
+        return user
 
     def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
         """What the container's program does once started, from what the engine hands over
@@ -187,7 +204,7 @@ class Simulation:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
             # the plan is made as the container starts (its started_at is not set yet): its clock starts now
-            started = c.started_at or (self.view.clock.now_ns() if self.view is not None else None)
+            started = c.started_at or self.clock.now_ns()
             ctx = replace(Context(main=True), userland=lambda: self._userland(c, sandbox, image),
                           commands=_clocked(started), refused=self._refuse)
             inside.own_plan = build_plan(command, args, settings, ctx, take_on)
@@ -349,16 +366,16 @@ class Simulation:
             inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self._content(c, img),
                                        processes=lambda: self.processes_seen_from(cid),
                                        mounts_at_start=inside.mounts_at_start, host=self.host, cgroup=cgroup,
-                                       images=self.image_content, now=lambda: self._view().clock.now_ns())
+                                       images=self.image_content, now=self.clock.now_ns)
         return inside.userland
 
     def resize(self, c: Container, new: Resources) -> list[Decision]:
         """What the kernel makes of a lower memory limit for running container `c`, before the
         engine stores it. Memory it cannot reclaim is what its scripted stats say it holds (the
-        RSS, by default the working set); the default figures are taken to follow the limit (they
-        stay under it). cgroup v1 refuses a limit below that (EBUSY): containerd answers UNKNOWN
-        with runc's words and nothing changes. cgroup v2 takes it and OOM-kills the container:
-        its exit (137, OOMKilled) follows the update."""
+        RSS, by default the working set); the default figures (its program's, sim/footprint.py)
+        are kept under any limit and never block. cgroup v1 refuses a limit below that (EBUSY):
+        containerd answers UNKNOWN with runc's words and nothing changes. cgroup v2 takes it and
+        OOM-kills the container: its exit (137, OOMKilled) follows the update."""
         if c.state == _RUNNING and new.oom_score_adj != c.resources.oom_score_adj:
             inside = self._of(c.id)  # runc does not change a running process's oom_score_adj
             if inside.oom_score_adj is None:
@@ -378,14 +395,14 @@ class Simulation:
         userland = self._of(c.id).userland
         if userland is not None:
             userland.oom_killed = True
-        return [Exited(c.id, EXIT_KILLED, OOM_KILLED, self._view().clock.now_ns())]
+        return [Exited(c.id, EXIT_KILLED, OOM_KILLED, self.clock.now_ns())]
 
     def cgroup_now(self, cid: str) -> CgroupNow:
         """What container `cid`'s cgroup holds now: its resources as last set, and the usage its
         stats report at this moment (so a reading inside agrees with ContainerStats)."""
         view = self._view()
         c = view.get_container(cid)
-        figures = stats.container_stats(c, view.clock.now_ns(), self.stats_script(c))
+        figures = stats.container_stats(c, self.clock.now_ns(), self.stats_script(c))
         mem = figures.memory
         inside = self._of(cid)
         return CgroupNow(c.resources, mem.usage_bytes, mem.working_set_bytes, mem.rss_bytes, mem.page_faults,

@@ -1,11 +1,11 @@
 """Both evented PLEGs: event handling rules on hand-made events, retries and fallback
 against a stub runtime on a real socket."""
 import threading
-import time
 
 import grpc
 from helpers.cri_stub import StubRuntime, StubServer
 from helpers.memory_runtime import MemoryRuntime
+from helpers.polling import first_true
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient
@@ -191,12 +191,7 @@ def test_current_request_queue_drops_when_full():
 
 
 def wait_for(cond, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return cond()
+    return first_true(cond, timeout, 0.02) is not None
 
 
 def pleg_threads():

@@ -3,10 +3,7 @@ with the command that replays it, its failures shrunk as in any run; the default
 stays derandomized."""
 from __future__ import annotations
 
-import logging
-
 import pytest
-import structlog
 
 from fakecri.conformance import Options
 from fakecri.conformance.command import replay_command
@@ -14,12 +11,7 @@ from fakecri.conformance.explore import explore
 from fakecri.faults.model import Fault
 from fakecri.server.process.app import FakeCRIServer
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _quiet_logs():
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    yield
-    structlog.reset_defaults()
+pytestmark = pytest.mark.usefixtures("quiet_logs")
 
 
 def test_explore_prints_each_failing_seed_with_its_replay_and_shrinks_it():

@@ -3,10 +3,7 @@ an object whose whole life fell between two relists, kept in the cache because i
 DELETED never reached the PLEG, is left out and named, never failed."""
 from __future__ import annotations
 
-import logging
-
 import pytest
-import structlog
 from helpers.live import wait_for
 
 from fakecri.conformance import Options
@@ -17,12 +14,7 @@ from fakecri.conformance.runner import _verdict
 from fakecri.control_client import ControlClient
 from fakecri.server.process.app import FakeCRIServer
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _quiet_logs():
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    yield
-    structlog.reset_defaults()
+pytestmark = pytest.mark.usefixtures("quiet_logs")
 
 
 def test_a_pod_no_legacy_relist_saw_whose_deleted_was_lost_is_left_out_and_named():

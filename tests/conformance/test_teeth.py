@@ -3,11 +3,9 @@ with each breaking fault or quirk, and with the faults a correct client must sur
 Small example counts; each case starts its own server with the fault in force."""
 from __future__ import annotations
 
-import logging
 import re
 
 import pytest
-import structlog
 
 from fakecri.conformance import Options, run_suite
 from fakecri.conformance.properties import MUST, NAMES, PLEG_PROPERTIES
@@ -20,11 +18,7 @@ NO_PLEG = [n for n in NAMES if n not in PLEG_PROPERTIES]
 ORDER = ("event-order-per-container", "sandbox-bracketing", "created-at-nanoseconds-monotonic")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _quiet_logs():
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    yield
-    structlog.reset_defaults()
+pytestmark = pytest.mark.usefixtures("quiet_logs")
 
 
 def judge(faults=(), *, profile="current", examples=1, steps=5, shrink=False, **extra):

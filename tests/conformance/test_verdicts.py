@@ -4,11 +4,9 @@ defect), the image is pulled only when absent, reports are whole and say which
 failure explains the others."""
 from __future__ import annotations
 
-import logging
 import time
 
 import pytest
-import structlog
 from click.testing import CliRunner
 
 from fakecri.cli import main
@@ -21,12 +19,7 @@ from fakecri.conformance.results import PropertyResult, SuiteResult, relevant_ca
 from fakecri.faults.model import Fault
 from fakecri.server.process.app import FakeCRIServer
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _quiet_logs():
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    yield
-    structlog.reset_defaults()
+pytestmark = pytest.mark.usefixtures("quiet_logs")
 
 
 def judge(faults, **extra):

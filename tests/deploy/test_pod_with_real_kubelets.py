@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pytest
 from helpers.deploy import Pod, kubectl, render
+from helpers.polling import first_true
 from interop.conftest import WHERE_TO_GET, find_binary, where_looked
 
 pytestmark = pytest.mark.slow
@@ -221,15 +222,11 @@ def kubelet_rss(script_pid: int) -> list[int]:
 
 
 def wait_until(what: str, check, timeout: float, detail=lambda: ""):
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result:
-            print(f"{time.monotonic() - STARTED:6.1f}s {what}")
-            return result
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not after {timeout}s\n{detail()}")
-        time.sleep(0.5)
+    result = first_true(check, timeout, 0.5)
+    if result is None:
+        raise AssertionError(f"{what}: not after {timeout}s\n{detail()}")
+    print(f"{time.monotonic() - STARTED:6.1f}s {what}")
+    return result
 
 
 def test_a_pod_of_k_fake_nodes_registers_runs_pods_and_serves_logs_and_exec(tools, tmp_path):

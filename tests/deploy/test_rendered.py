@@ -24,6 +24,7 @@ from pathlib import Path, PurePosixPath
 import pytest
 import yaml
 from helpers.deploy import DEPLOY, Pod, kubectl, nodes_per_pod, only, render, resources_for
+from helpers.processes import end
 from interop.conftest import WHERE_TO_GET, find_binary, where_looked
 
 from fakecri.server.config import FarmConfig, ServerConfig
@@ -247,13 +248,7 @@ class RunningPod:
 
     def close(self):
         for proc in reversed(self.procs):
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
-                try:
-                    proc.wait(30)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait()
+            end(proc)
         shutil.rmtree(self.root, ignore_errors=True)
 
 

@@ -29,7 +29,7 @@ class Watched:
 def test_the_programs_port_never_reads_the_engine_back():
     clock = FakeClock()
     catalog = Catalog()
-    sim = Simulation(catalog)
+    sim = Simulation(catalog, clock=clock)
     runtime = Runtime(clock, RandomIds(1), programs=sim, registry=catalog)
     view = Watched(runtime)
     sim.watch(view)  # type: ignore[arg-type]
@@ -45,3 +45,44 @@ def test_the_programs_port_never_reads_the_engine_back():
         runtime.remove_container(c.id)
     runtime.remove_pod_sandbox(sb.id)
     assert view.used == []
+
+
+def test_the_user_a_container_runs_as_is_settled_at_its_creation():
+    """The port's answer to `check` is recorded with the container (as containerd settles the user
+    into the OCI spec at CreateContainer), so a status never asks the simulation for it."""
+    from fakecri.engine.records import RunAs
+    from fakecri.engine.specs import ContainerSpec
+
+    catalog = Catalog()
+    sim = Simulation(catalog)
+    runtime = Runtime(FakeClock(), RandomIds(1), programs=sim, registry=catalog)
+    sim.watch(runtime)
+    runtime.images.pull("busybox")
+    sb = runtime.run_pod_sandbox(name="p", namespace="ns", uid="u")
+    c = runtime.create_container(sb.id, name="c", image="busybox",
+                                 spec=ContainerSpec(run_as_user=1000, run_as_group=3000, supplemental_groups=(4000,)))
+    assert c.user == RunAs(1000, 3000, (3000, 4000))
+    assert runtime.get_container(c.id).user == c.user
+    root = runtime.create_container(sb.id, name="root", image="busybox")
+    assert root.user is not None and root.user.uid == 0
+
+
+def test_a_status_asks_the_image_content_only_of_a_record_without_its_user():
+    import dataclasses
+
+    from fakecri.server.codec.statuses import StatusCache
+    from fakecri.sim.image_content import BUSYBOX
+
+    catalog = Catalog()
+    sim = Simulation(catalog)
+    runtime = Runtime(FakeClock(), RandomIds(1), programs=sim, registry=catalog)
+    runtime.images.pull("busybox")
+    sb = runtime.run_pod_sandbox(name="p", namespace="ns", uid="u")
+    c = runtime.create_container(sb.id, name="c", image="busybox")
+    asked: list[str] = []
+    statuses = StatusCache(runtime, lambda rec: asked.append(rec.id) or BUSYBOX)
+    statuses.container_status_bytes(c)
+    assert asked == []
+    older = dataclasses.replace(c, user=None)  # a record from a state file of an older fakecri
+    assert statuses.container_status(older).user == statuses.container_status(c).user
+    assert asked == [c.id]

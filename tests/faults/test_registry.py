@@ -2,6 +2,7 @@
 module, and everything that names types derived from it."""
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from pathlib import Path
@@ -10,9 +11,10 @@ import pytest
 from click.testing import CliRunner
 
 from fakecri.cli import main
-from fakecri.faults import kinds
+from fakecri.faults import kinds, quirk_kinds
 from fakecri.faults.flags import COMMA_KEYS, FAULT_FLAGS
 from fakecri.faults.ftype import CALL, EVENT, FaultType
+from fakecri.faults.quirk_kinds.common import QuirkSpec
 from fakecri.faults.quirks import Quirk
 from fakecri.faults.registry import ALL, TYPE_NAMES, describe
 
@@ -41,9 +43,46 @@ def test_no_module_outside_the_kinds_spells_a_type_name_as_a_fault_type():
     assert wrong == []
 
 
-def test_every_quirk_is_acted_on_by_the_server():
+def _module_of(q: Quirk) -> str:
+    return q.value.replace("-", "_")
+
+
+def test_each_quirk_has_a_module_of_its_own_named_after_it():
+    modules = {p.stem for p in Path(quirk_kinds.__file__).parent.glob("*.py")} - {"__init__", "common"}
+    assert modules == {_module_of(q) for q in Quirk}
+
+
+def test_each_quirk_is_declared_once_in_its_module():
+    # The enum member is built from its module's SPEC: name, help, runtime and references.
+    for q in Quirk:
+        spec = importlib.import_module(f"fakecri.faults.quirk_kinds.{_module_of(q)}").SPEC
+        assert isinstance(spec, QuirkSpec)
+        assert (spec.name, spec.description, spec.runtime, spec.reference) == (
+            q.value, q.description, q.runtime, q.reference)
+        assert spec.description and spec.runtime and spec.reference
+
+
+def test_every_quirk_is_acted_on_by_the_server_through_its_module():
     server = "\n".join(p.read_text(encoding="utf-8") for p in (PACKAGE / "server").rglob("*.py"))
-    assert [q.name for q in Quirk if f"Quirk.{q.name}" not in server] == []
+    used = set(re.findall(r"\b(\w+)\.\w+\(", server))
+    assert [q.value for q in Quirk if _module_of(q) not in used] == []
+
+
+def test_no_module_but_its_own_tests_whether_a_quirk_is_on():
+    # A quirk's behaviour lives in its module: nothing else names a member to test it, to log
+    # it or to draw from its stream (the recipes name members only to list them).
+    names = "|".join(q.name for q in Quirk)
+    spelled = re.compile(rf"Quirk\.({names})\b")
+    listing = ("quirks.py", "recipes.py")
+    wrong = [f"{p.relative_to(PACKAGE)}:{n}: {line.strip()}"
+             for p in PACKAGE.rglob("*.py") if "quirk_kinds" not in p.parts and p.name not in listing
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if spelled.search(line)]
+    assert wrong == []
+    ask = re.compile(r"\bin\s+(?:self\.)?(?:node\.|plan\.)?quirks\b|quirk_hit\(|quirk_rng\(")
+    asked = [f"{p.relative_to(PACKAGE)}:{n}: {line.strip()}"
+             for p in PACKAGE.rglob("*.py") if "quirk_kinds" not in p.parts and p.name != "plan.py"
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if ask.search(line)]
+    assert asked == []
 
 
 def test_comma_keys_are_the_flags_that_take_names():

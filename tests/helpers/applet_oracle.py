@@ -80,6 +80,16 @@ def assert_same(got: Result, want: Result, stderr: str = "all") -> None:
     assert got == want
 
 
+def container_box(**sandbox):
+    """(joined, container id): an engine on a fake clock with one running container, which
+    `in_container` and `check_files` run in; `sandbox` sets the sandbox (its hostname, ...)."""
+    from fakecri.engine.clock import FakeClock
+    from helpers.core_pods import Joined, Pod
+    joined = Joined(FakeClock())
+    pods = Pod(joined.runtime)
+    return joined, pods.running(pods.sandbox(**sandbox)).id
+
+
 def in_container(joined, cid: str, argv: list[str], stdin: bytes = b"",
                  files: Mapping[str, bytes] | None = None) -> Result:
     """fakecri's `argv` run by ExecSync in container `cid` (of `joined`), after writing `files`

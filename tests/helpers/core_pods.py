@@ -12,7 +12,7 @@ from fakecri.engine.images import ImageStore
 from fakecri.engine.records import Event, EventType, Output
 from fakecri.engine.runtime import Runtime
 from fakecri.sim.catalog import Catalog
-from fakecri.sim.host import HostView, NoHost
+from fakecri.sim.host_view import HostView, NoHost
 from fakecri.sim.live import Decision, Exited, Wrote
 from fakecri.sim.simulation import Simulation
 
@@ -48,7 +48,7 @@ class Joined:
     def __init__(self, clock: FakeClock | None = None, ids: IdSource | None = None, *,
                  catalog: Catalog | None = None, host: HostView | None = None, **runtime_options) -> None:
         self.clock = clock or FakeClock()
-        self.sim = Simulation(catalog or Catalog(), host or NoHost())
+        self.sim = Simulation(catalog or Catalog(), host or NoHost(), clock=self.clock)
         self.runtime = Runtime(self.clock, ids or SequentialIds(), programs=self.sim, registry=self.sim.catalog,
                                **runtime_options)
         self.sim.watch(self.runtime)

@@ -9,6 +9,7 @@ import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
+from helpers.polling import first_true
 
 
 def code_of(fn, *args):
@@ -107,6 +108,13 @@ class EventCollector:
         if self._thread is not None:
             self.ended.wait(10)
         self.channel.close()
+
+
+def wait_subscribers(server, n: int, timeout: float = 5.0) -> None:
+    """Return once `n` event subscribers are registered on `server`'s node (AssertionError
+    after `timeout` seconds)."""
+    if first_true(lambda: server.call(lambda: len(server.node.bus.subscribers)) >= n, timeout, 0.01) is None:
+        raise AssertionError(f"{n} subscribers never registered")
 
 
 def kinds(events) -> list[tuple[str, str]]:

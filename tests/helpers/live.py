@@ -12,6 +12,7 @@ import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.client import CRIClient
+from helpers.polling import first_true
 
 IMAGE = "busybox:latest"
 
@@ -68,12 +69,8 @@ class Pods:
 
 
 def wait_for(cond, timeout=10.0, step=0.01):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if cond():
-            return True
-        time.sleep(step)
-    return bool(cond())
+    """Whether `cond()` held within `timeout` seconds."""
+    return first_true(cond, timeout, step) is not None
 
 
 def quiet(counter, settle=0.25, timeout=10.0):

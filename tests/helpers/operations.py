@@ -1,12 +1,12 @@
 """Helpers for the operations tests: a kubelet-shaped pod lifecycle and a metrics scrape."""
 from __future__ import annotations
 
-import time
 import urllib.request
 
 from prometheus_client.parser import text_string_to_metric_families
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from helpers.polling import first_true
 
 TIMEOUT = 30
 
@@ -45,14 +45,10 @@ def sample(samples: dict, name: str, **labels: str) -> float:
 
 def wait_for(predicate, timeout: float = 30.0, what: str = "condition"):
     """Poll `predicate` until it returns something truthy (bounded; never asserts on timing)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(0.02)
+    value = first_true(predicate, timeout, 0.02)
+    if value is None:
+        raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+    return value
 
 
 def scrape_until(url: str, name: str, value: float, **labels: str) -> dict:

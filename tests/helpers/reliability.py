@@ -11,6 +11,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
 from helpers.cri import EventCollector as Subscriber  # a reader that can be told to stop reading
 from helpers.cri import container_config, sandbox_config
+from helpers.polling import first_true
 
 # Figures reported at the end of the run (pytest_terminal_summary in conftest.py).
 FIGURES: Counter[str] = Counter()
@@ -126,14 +127,8 @@ def listed_state(rt) -> tuple[dict[str, int], dict[str, int]]:
 
 
 def wait_until(pred, timeout: float = 30.0, step: float = 0.02) -> bool:
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(step)
-    return bool(pred())
+    """Whether `pred()` held within `timeout` seconds."""
+    return first_true(pred, timeout, step) is not None
 
 
 __all__ = ["FIGURES", "NOTES", "add", "FORBIDDEN", "check_invariants", "legal_order_problems", "replay",

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers.polling import first_true
 
 from fakecri.faults.flags import faults_from
 from fakecri.server.node.node import CallRecord
@@ -73,14 +74,10 @@ class Lab:
         return 0.0
 
     def wait(self, what: str, check: Callable[[], Any], timeout: float) -> Any:
-        deadline = time.monotonic() + timeout
-        while True:
-            got = check()
-            if got:
-                return got
-            if time.monotonic() > deadline:
-                pytest.fail(f"{what} within {timeout:.0f} s; pods: {json.dumps(self.pods())[:2000]}")
-            time.sleep(1)
+        got = first_true(check, timeout, 1)
+        if got is None:
+            pytest.fail(f"{what} within {timeout:.0f} s; pods: {json.dumps(self.pods())[:2000]}")
+        return got
 
     def idle(self, seconds: float) -> None:
         """Let the kubelet work undisturbed for a while."""

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from helpers.polling import first_true
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
@@ -200,15 +201,11 @@ ALREADY_EXISTS = "already exists in sandbox"
 def wait_for(what: str, check, timeout: float, kubelet: Kubelet, *, step: float = 1.0, shown=None):
     """`check()`'s first true answer, asked every `step` seconds; past `timeout` the test fails
     with `what` and `shown()` (by default the kubelet's pods)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        got = check()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            said = shown() if shown is not None else f"pods: {json.dumps(kubelet.pods())[:3000]}"
-            pytest.fail(f"{what} within {timeout:.0f} s; {said}")
-        time.sleep(step)
+    got = first_true(check, timeout, step)
+    if got is None:
+        said = shown() if shown is not None else f"pods: {json.dumps(kubelet.pods())[:3000]}"
+        pytest.fail(f"{what} within {timeout:.0f} s; {said}")
+    return got
 
 
 def start_static_pods(kubelet: Kubelet) -> None:

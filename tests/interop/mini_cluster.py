@@ -12,6 +12,7 @@ bounded.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -20,9 +21,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import pytest
+from helpers.polling import first_true
 
 from interop.conftest import REPO, find_binary
 
@@ -99,6 +103,23 @@ def _free_base() -> int:
         if base < 65000 and all(_is_free(p) for p in (base, base + 1)):
             return base
     raise RuntimeError("no two free ports in a row")
+
+
+@contextlib.contextmanager
+def running(make: Callable[[], MiniCluster] | None = None, *, env: Mapping[str, str] | None = None,
+            **start: str) -> Iterator[MiniCluster]:
+    """A module's cluster: `make()` (default MiniCluster()) with `env` added to its scripts'
+    environment, started with `start` (node, pod_cidr), stopped after; where no cluster can
+    run here the test is skipped, saying why."""
+    why = usable()
+    if why:
+        pytest.skip(why)
+    cluster = make() if make is not None else MiniCluster()
+    cluster.env.update(env or {})
+    try:
+        yield cluster.start(**start)
+    finally:
+        cluster.stop()
 
 
 class MiniCluster:
@@ -204,14 +225,10 @@ class MiniCluster:
     def until(ready: Callable[[], Any], timeout: float, what: str, step: float = 1.0) -> Any:
         """Poll `ready()` until it gives something true, and return that; AssertionError naming
         `what` after `timeout` s."""
-        deadline = time.monotonic() + timeout
-        while True:
-            got = ready()
-            if got:
-                return got
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-            time.sleep(step)
+        got = first_true(ready, timeout, step)
+        if got is None:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        return got
 
     def wait(self, name: str, done: Callable[[dict[str, Any]], bool], what: str, timeout: float = 90) -> dict[str, Any]:
         """Poll pod `name` until `done(pod)` holds; AssertionError naming `what` after `timeout` s."""

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from interop.mini_cluster import MiniCluster, usable
+from interop.mini_cluster import MiniCluster, running
 
 pytestmark = pytest.mark.slow
 
@@ -24,16 +24,10 @@ NODE = "fv-volumes"
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    reason = usable()
-    if reason:
-        pytest.skip(reason)
-    c = MiniCluster(tmp_path_factory.mktemp("mini-cluster"), kubelet_args="--sync-frequency=10s")
-    try:
-        c.start(NODE, "127.91.200.0/24")
+    with running(lambda: MiniCluster(tmp_path_factory.mktemp("mini-cluster"), kubelet_args="--sync-frequency=10s"),
+                 node=NODE, pod_cidr="127.91.200.0/24") as c:
         c.apply(CONFIG)
         yield c
-    finally:
-        c.stop()
 
 
 CONFIG = """\

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from interop.mini_cluster import MiniCluster, usable
+from interop.mini_cluster import MiniCluster, running
 
 pytestmark = pytest.mark.slow
 
@@ -22,14 +22,8 @@ BUSYBOX = "registry.k8s.io/e2e-test-images/busybox:1.37.0-1"
 
 @pytest.fixture(scope="module")
 def mc():
-    why = usable()
-    if why:
-        pytest.skip(why)
-    cluster = MiniCluster()
-    try:
-        yield cluster.start()
-    finally:
-        cluster.stop()
+    with running() as cluster:
+        yield cluster
 
 
 def pod(name: str, *containers: str, init: str = "", never: bool = True, extra: str = "") -> str:

@@ -23,6 +23,7 @@ import time
 
 import grpc
 import pytest
+from helpers.processes import end
 from helpers.reliability import NOTES, add, check_invariants, container_config, sandbox_config
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -255,12 +256,7 @@ def run_kills(iterations: int, seed: int) -> dict:
                 model.sync(rt)
                 ch.close()
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        end(proc)
         shutil.rmtree(tmp, ignore_errors=True)
     return figures
 

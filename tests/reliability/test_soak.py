@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import random
-import signal
 import statistics
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import time
 
 import grpc
 import pytest
+from helpers.processes import end
 from helpers.reliability import (
     FORBIDDEN,
     NOTES,
@@ -154,11 +154,7 @@ def soak(minutes: float, threads: int = 4) -> dict:
     finally:
         sub.close()
         ch.close()
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        end(proc)
 
 
 @pytest.mark.slow

@@ -2,18 +2,13 @@
 pods run them (each against what the host's busybox says, tests/sim/test_applet_*.py)."""
 from __future__ import annotations
 
-from helpers.cri import container_config, sandbox_config
+from helpers.cri import run_pod
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 
 
 def test_applets_answer_an_exec_sync(rt, img):
-    img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")))
-    cfg = sandbox_config("applets")
-    sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg)).pod_sandbox_id
-    ctr = container_config(image="busybox", command=["sleep", "infinity"])
-    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ctr, sandbox_config=cfg)).container_id
-    rt.StartContainer(pb.StartContainerRequest(container_id=cid))
+    _, cid = run_pod(rt, img, "applets", command=["sleep", "infinity"])
 
     def run(*cmd, timeout=10):
         r = rt.ExecSync(pb.ExecSyncRequest(container_id=cid, cmd=list(cmd), timeout=timeout))

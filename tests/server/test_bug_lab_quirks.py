@@ -3,12 +3,11 @@ What a real kubelet does with them is tests/interop/test_bug_lab.py (slow)."""
 from __future__ import annotations
 
 import json
-import time
 
 import grpc
 import pytest
 from click.testing import CliRunner
-from helpers.cri import EventCollector, kinds, run_pod, sandbox_config
+from helpers.cri import EventCollector, kinds, run_pod, sandbox_config, wait_subscribers
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -28,13 +27,6 @@ def add(ctl, **fault):
 
 def quirk(ctl, name):
     add(ctl, type="quirk", attributes={"name": name})
-
-
-def wait_subscribers(server, n, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while server.call(lambda: len(server.node.bus.subscribers)) < n:
-        assert time.monotonic() < deadline, f"{n} subscribers never registered"
-        time.sleep(0.01)
 
 
 def test_shared_event_channel_gives_each_event_to_one_subscriber_in_turn(srv, rt, img, ctl):

@@ -6,7 +6,10 @@ commit by hand, reaches through the node to its parts, or assigns to it from out
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
+
+import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "fakecri"
 NODE_ROOM = PACKAGE / "server" / "node"
@@ -19,7 +22,8 @@ def modules(*under: str) -> list[Path]:
 
 
 def shown(path: Path, node: ast.AST) -> str:
-    return f"{path.relative_to(PACKAGE.parent)}:{getattr(node, 'lineno', 0)}: {ast.unparse(node)}"
+    where = path.relative_to(PACKAGE.parent) if PACKAGE.parent in path.parents else path.name
+    return f"{where}:{getattr(node, 'lineno', 0)}: {ast.unparse(node)}"
 
 
 def is_node(expr: ast.expr) -> bool:
@@ -53,18 +57,42 @@ def test_the_changing_context_commits_on_both_ways_out():
     assert len(calls) == 2  # after the block, and when it raised
 
 
+def node_attributes() -> set[str]:
+    """What a Node has: its class's names and what its constructor assigns to `self`."""
+    from fakecri.server.node.node import Node
+
+    source = (NODE_ROOM / "node.py").read_text(encoding="utf-8")
+    init = next(f for f in ast.walk(ast.parse(source)) if isinstance(f, ast.FunctionDef) and f.name == "__init__")
+    assigned = {t.attr for a in ast.walk(init) if isinstance(a, (ast.Assign, ast.AnnAssign))
+                for t in (a.targets if isinstance(a, ast.Assign) else [a.target])
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+    return assigned | set(dir(Node))
+
+
+def reach_throughs(path: Path, attributes: set[str]) -> list[str]:
+    """`node.X.Y` where X is one of the Node's attributes: a part of the node used through it.
+    (The shell's syntax trees have `node`s too: theirs are not the Node's attributes.)"""
+    return [shown(path, attr) for attr in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(attr, ast.Attribute) and isinstance(attr.value, ast.Attribute) and is_node(attr.value.value)
+            and attr.value.attr in attributes
+            and attr.value.attr != "log"]  # the node's logger, bound to its name, is the node's voice
+
+
 def test_no_reach_through_the_node_outside_its_room():
-    """`node.runtime.get_container(...)` outside server/node/ is a reach-through: a part of the node
-    is handed to whoever needs it, or the node answers the question itself."""
-    wrong = []
-    for path in modules("server", "pytest_plugin.py", "testing.py"):
-        if NODE_ROOM in path.parents:
-            continue
-        for attr in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(attr, ast.Attribute) and isinstance(attr.value, ast.Attribute) and is_node(attr.value.value) \
-                    and attr.value.attr != "log":  # the node's logger, bound to its name, is the node's voice
-                wrong.append(shown(path, attr))
+    """`node.runtime.get_container(...)` anywhere in fakecri/ outside server/node/ is a
+    reach-through: a part of the node is handed to whoever needs it (through a typed
+    interface), or the node answers the question itself."""
+    attributes = node_attributes()
+    wrong = [hit for path in modules() if NODE_ROOM not in path.parents for hit in reach_throughs(path, attributes)]
     assert not wrong, "node.X.Y outside server/node/:\n" + "\n".join(wrong)
+
+
+def test_the_reach_through_check_sees_one(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("def f(node, tree):\n    node.ports.bound('c')\n    self.node.output_listeners.append(1)\n"
+                      "    node.log.info('x')\n    node.cond.redirs\n    node.now_ns()\n", encoding="utf-8")
+    hits = [hit.split(": ", 1)[1] for hit in reach_throughs(sample, node_attributes())]
+    assert hits == ["node.ports.bound", "self.node.output_listeners.append"]
 
 
 def test_the_node_is_built_whole():
@@ -90,12 +118,104 @@ def test_the_servers_read_no_engine_store():
 
 
 def test_the_listeners_see_the_node_through_one_typed_interface():
-    """ports.py and webserver.py take their owner as `ListenerOwner` (host/owner.py), never `Any`."""
+    """listeners.py and webserver.py take their owner as `ListenerOwner` (host/owner.py), never `Any`."""
     wrong = []
-    for name in ("ports.py", "webserver.py"):
+    for name in ("listeners.py", "webserver.py"):
         path = PACKAGE / "server" / "host" / name
         for arg in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(arg, ast.arg) and arg.arg == "owner" and (
                     arg.annotation is None or ast.unparse(arg.annotation) != "ListenerOwner"):
                 wrong.append(shown(path, arg))
     assert not wrong, "\n".join(wrong)
+
+
+CRI_ROOM = PACKAGE / "server" / "cri"
+# The servicers of the CRI services; the control service (fakecri's own API) has an interface of its own.
+CRI_SERVICERS = sorted(p for p in CRI_ROOM.glob("*.py") if p.name not in ("__init__.py", "control_service.py",
+                                                                          "cri_node.py", "control_node.py"))
+# Who is given the node, and the one interface each sees it through: (modules, protocol's module, its name).
+INTERFACES = [
+    (CRI_SERVICERS, "fakecri.server.cri.cri_node", "CRINode"),
+    ([PACKAGE / "server" / "streaming" / "runtime_backend.py"], "fakecri.server.streaming.streaming_node",
+     "StreamingNode"),
+    ([CRI_ROOM / "control_service.py"], "fakecri.server.cri.control_node", "ControlNode"),
+    ([PACKAGE / "server" / "process" / "prometheus.py"], "fakecri.server.process.scraped_node", "ScrapedNode"),
+]
+BY_NAME = [pytest.param(*row, id=row[2]) for row in INTERFACES]
+# The node's own parts: carried out by the node, in no interface.
+OWN_PARTS = {"bus", "encoder", "ports", "output_listeners", "host", "ids", "catalog", "down_until"}
+
+
+def protocol_members(module: str, name: str) -> set[str]:
+    """The public names a Protocol declares, its bases' included (ListenerOwner's in StreamingNode)."""
+    proto = getattr(importlib.import_module(module), name)
+    return {m for cls in proto.__mro__ if cls.__module__.startswith("fakecri.")
+            for m in (*vars(cls), *getattr(cls, "__annotations__", {})) if not m.startswith("_")}
+
+
+@pytest.mark.parametrize(("paths", "module", "name"), BY_NAME)
+def test_whoever_is_given_the_node_sees_it_through_one_typed_interface(paths, module, name):
+    """Every `node` such a module is given is typed by its Protocol, never `Node` or `Any`,
+    and it imports no `Node` to type it with."""
+    wrong = []
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for arg in ast.walk(tree):
+            if isinstance(arg, ast.arg) and arg.arg == "node" and (
+                    arg.annotation is None or ast.unparse(arg.annotation) != name):
+                wrong.append(shown(path, arg))
+            if isinstance(arg, ast.ImportFrom) and any(a.name == "Node" for a in arg.names):
+                wrong.append(shown(path, arg))
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_cri_servicers_are_every_family():
+    assert len(CRI_SERVICERS) >= 8  # the families of runtime.v1 and the image service
+
+
+@pytest.mark.parametrize(("paths", "module", "name"), BY_NAME)
+def test_whoever_is_given_the_node_uses_only_what_its_interface_offers(paths, module, name):
+    """`node.X` there names a member of its Protocol: the node's other parts are out of its
+    reach (mypy holds the types, this the names)."""
+    offered = protocol_members(module, name)
+    wrong = [shown(path, attr) for path in paths
+             for attr in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(attr, ast.Attribute) and is_node(attr.value) and attr.attr not in offered]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize(("paths", "module", "name"), BY_NAME)
+def test_the_interfaces_hold_none_of_the_nodes_own_parts(paths, module, name):
+    assert not protocol_members(module, name) & OWN_PARTS
+
+
+def test_the_interfaces_say_what_they_are_for():
+    assert {"runtime", "changing", "event_stream"} <= protocol_members("fakecri.server.cri.cri_node", "CRINode")
+    assert {"served_by", "bound_ports", "hear_output", "stop_hearing_output"} <= protocol_members(
+        "fakecri.server.streaming.streaming_node", "StreamingNode")
+    assert {"reset", "restart", "apply_pending_restart", "tick"} <= protocol_members(
+        "fakecri.server.cri.control_node", "ControlNode")
+    assert {"counters", "runtime", "event_subscribers"} == protocol_members(
+        "fakecri.server.process.scraped_node", "ScrapedNode")
+
+
+@pytest.mark.parametrize(("paths", "module", "name"), BY_NAME)
+def test_the_node_offers_every_member_of_each_interface(paths, module, name):
+    assert not protocol_members(module, name) - node_attributes()
+
+
+def test_every_runtime_rpc_is_served_by_exactly_one_family():
+    from fakecri.api.runtime.v1 import api_pb2 as pb
+    from fakecri.server.cri.checkpoint_archives import CheckpointCalls
+    from fakecri.server.cri.container_calls import ContainerCalls
+    from fakecri.server.cri.exec_calls import ExecCalls
+    from fakecri.server.cri.runtime_info import RuntimeInfo
+    from fakecri.server.cri.sandbox_calls import SandboxCalls
+    from fakecri.server.cri.stats_calls import StatsCalls
+
+    families = (RuntimeInfo, SandboxCalls, ContainerCalls, ExecCalls, StatsCalls, CheckpointCalls)
+    service = pb.DESCRIPTOR.services_by_name["RuntimeService"]
+    served = {m.name: [f.__name__ for f in families if hasattr(f, m.name)] for m in service.methods}
+    assert {name: owners for name, owners in served.items() if len(owners) != 1} == {}
+    public = {name for f in families for name in vars(f) if name[:1].isupper()}
+    assert public == set(served)  # no family serves what the service does not have

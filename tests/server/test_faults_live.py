@@ -5,7 +5,7 @@ import time
 
 import grpc
 import pytest
-from helpers.cri import EventCollector, kinds, run_pod, sandbox_config
+from helpers.cri import EventCollector, kinds, run_pod, sandbox_config, wait_subscribers
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.runtime.v1 import api_pb2 as pb
@@ -23,13 +23,6 @@ def stubs(server):
 def add(ctl, **fault):
     attrs = {k: str(v) for k, v in fault.pop("attributes", {}).items()}
     return ctl.AddFault(cpb.AddFaultRequest(fault=cpb.Fault(attributes=attrs, **fault)))
-
-
-def wait_subscribers(server, n, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while server.call(lambda: len(server.node.bus.subscribers)) < n:
-        assert time.monotonic() < deadline, f"{n} subscribers never registered"
-        time.sleep(0.01)
 
 
 # ------------------------------------------------------------ RPC faults

@@ -8,7 +8,7 @@ import pytest
 
 from fakecri.server.host.host import LocalHost
 from fakecri.server.host.host_mounts import MountEntry, parse_mountinfo_entries
-from fakecri.sim.host import HostError
+from fakecri.sim.host_view import HostError
 
 
 @pytest.fixture

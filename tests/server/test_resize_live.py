@@ -51,15 +51,19 @@ def test_a_container_reads_its_new_limits_after_an_update(rt, img):
     assert "cgroup on /sys/fs/cgroup type cgroup2" in _sh(rt, cid, "mount | grep cgroup")
 
 
-@pytest.fixture
-def v1_rt():
-    server = FakeCRIServer(seed=7, cgroup_version=1, swap_bytes=1024 * MIB)
+def _served(server: FakeCRIServer):
+    """For a fixture: `server` started (quiet), its runtime and image stubs, and all stopped after."""
     server.start()
     server.node.log_rpcs = False
     channel = grpc.insecure_channel("unix:" + server.config.socket)
     yield api_pb2_grpc.RuntimeServiceStub(channel), api_pb2_grpc.ImageServiceStub(channel)
     channel.close()
     server.stop()
+
+
+@pytest.fixture
+def v1_rt():
+    yield from _served(FakeCRIServer(seed=7, cgroup_version=1, swap_bytes=1024 * MIB))
 
 
 def test_cgroup_v1_files_and_the_nodes_swap(v1_rt):
@@ -93,7 +97,7 @@ def test_v2_lowering_memory_below_what_it_holds_is_an_oom_kill(rt, img):
     lower = pb.LinuxContainerResources(memory_limit_in_bytes=100 * MIB)
     idle = _start(rt, img, pb.LinuxContainerResources(memory_limit_in_bytes=200 * MIB))
     rt.UpdateContainerResources(pb.UpdateContainerResourcesRequest(container_id=idle, linux=lower))
-    assert _status(rt, idle).state == pb.CONTAINER_RUNNING  # the default figures follow the limit
+    assert _status(rt, idle).state == pb.CONTAINER_RUNNING  # a busybox shell holds under a MiB
     holding = _start(rt, img, pb.LinuxContainerResources(memory_limit_in_bytes=200 * MIB), memory="150Mi")
     rt.UpdateContainerResources(pb.UpdateContainerResourcesRequest(container_id=holding, linux=lower))
     status = _status(rt, holding)
@@ -118,13 +122,7 @@ def test_v1_refuses_a_memory_limit_below_usage_as_containerd_does(v1_rt):
 def faulty_rt():
     faults = parse_error("UpdateContainerResources=UNKNOWN#1:runc update failed") + parse_latency(
         "UpdatePodSandboxResources=300ms")
-    server = FakeCRIServer(seed=7, faults=faults)
-    server.start()
-    server.node.log_rpcs = False
-    channel = grpc.insecure_channel("unix:" + server.config.socket)
-    yield api_pb2_grpc.RuntimeServiceStub(channel), api_pb2_grpc.ImageServiceStub(channel)
-    channel.close()
-    server.stop()
+    yield from _served(FakeCRIServer(seed=7, faults=faults))
 
 
 def test_the_generic_faults_fail_or_delay_an_update(faulty_rt):

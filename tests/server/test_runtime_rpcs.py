@@ -6,19 +6,9 @@ import os
 import time
 
 import grpc
-from helpers.cri import EventCollector, code_of, container_config, kinds, run_pod, sandbox_config
+from helpers.cri import EventCollector, code_of, container_config, kinds, run_pod, sandbox_config, wait_subscribers
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-
-
-def wait_subscribers(srv, n, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if srv.call(lambda: len(srv.node.bus.subscribers)) >= n:
-            return
-        time.sleep(0.01)
-    raise AssertionError(f"{n} subscribers never registered")
-
 
 # ------------------------------------------------------------ runtime info
 

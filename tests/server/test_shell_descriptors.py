@@ -3,7 +3,7 @@ an argument: over a real socket, in an ExecSync as critest and e2e pods write th
 from __future__ import annotations
 
 import pytest
-from helpers.cri import container_config, sandbox_config
+from helpers.cri import run_pod
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.sim.shell import trace
@@ -24,12 +24,7 @@ def test_descriptor_numbers_are_read_as_the_shell_reads_them(script, out, err):
 
 
 def test_errors_follow_their_redirections(rt, img, tmp_path):
-    img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")))
-    cfg = sandbox_config("descriptors")
-    sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg)).pod_sandbox_id
-    ctr = container_config(image="busybox", command=["sleep", "infinity"])
-    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ctr, sandbox_config=cfg)).container_id
-    rt.StartContainer(pb.StartContainerRequest(container_id=cid))
+    _, cid = run_pod(rt, img, "descriptors", command=["sleep", "infinity"])
 
     def run(script):
         r = rt.ExecSync(pb.ExecSyncRequest(container_id=cid, cmd=["sh", "-c", script], timeout=10))

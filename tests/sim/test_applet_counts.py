@@ -10,16 +10,6 @@ pytestmark = needs_busybox
 FILES = {"w1": b"a b\nc\n", "w2": "h\u00e9llo w\u00f6rld".encode(), "n": b"".join(b"%d\n" % i for i in range(1, 21))}
 
 
-@pytest.fixture(scope="module")
-def box():
-    from helpers.core_pods import Joined, Pod
-
-    from fakecri.engine.clock import FakeClock
-    joined = Joined(FakeClock())
-    pods = Pod(joined.runtime)
-    return joined, pods.running(pods.sandbox()).id
-
-
 FILE_CASES = [
     ["wc", "w1"], ["wc", "-l", "w1"], ["wc", "w1", "w2"], ["wc", "-m", "w2"], ["wc", "-c", "w2"], ["wc", "-L", "w1"],
     ["wc", "-L", "w2"], ["wc", "-lw", "w1", "w2"], ["wc", "-l", "w1", "w2"], ["wc", "nope", "w1"], ["wc", "-", "w1"],

@@ -11,17 +11,6 @@ FILES = {"g.txt": b"foo\nbar\nFoo bar\n", "h.txt": b"x\n", "c.txt": b"1\n2\nfoo\
          "d/e.txt": b"foo in d\n"}
 
 
-@pytest.fixture(scope="module")
-def box():
-    from helpers.core_pods import Joined, Pod
-
-    from fakecri.engine.clock import FakeClock
-    joined = Joined(FakeClock())
-    pods = Pod(joined.runtime)
-    c = pods.running(pods.sandbox())
-    return joined, c.id
-
-
 FILE_CASES = [
     ["-c", "o", "g.txt", "h.txt"], ["-n", "-i", "foo", "g.txt"], ["-o", "o", "g.txt"], ["-l", "o", "g.txt", "h.txt"],
     ["-L", "o", "g.txt", "h.txt"], ["-H", "x", "h.txt"], ["-h", "o", "g.txt", "h.txt"], ["-w", "bar", "g.txt"],

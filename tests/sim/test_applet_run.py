@@ -3,19 +3,15 @@ busybox's where the host can say (no userland, or files in a container), else as
 from __future__ import annotations
 
 import pytest
-from helpers.applet_oracle import check, in_container, needs_busybox
+from helpers.applet_oracle import check, container_box, in_container, needs_busybox
 
 pytestmark = needs_busybox
 
 
 @pytest.fixture(scope="module")
 def box():
-    from helpers.core_pods import Joined, Pod
-
-    from fakecri.engine.clock import FakeClock
-    joined = Joined(FakeClock())
-    pods = Pod(joined.runtime)
-    return joined, pods.running(pods.sandbox(hostname="web-0")).id
+    """The container these cases run in, named web-0 (what uname -n and $HOSTNAME show)."""
+    return container_box(hostname="web-0")
 
 
 @pytest.mark.parametrize(("argv", "stdin"), [

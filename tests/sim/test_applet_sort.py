@@ -38,16 +38,6 @@ def test_sort_and_uniq_match_busybox(argv, stdin):
     check(argv, stdin, stderr="first")
 
 
-@pytest.fixture(scope="module")
-def box():
-    from helpers.core_pods import Joined, Pod
-
-    from fakecri.engine.clock import FakeClock
-    joined = Joined(FakeClock())
-    pods = Pod(joined.runtime)
-    return joined, pods.running(pods.sandbox()).id
-
-
 @pytest.mark.parametrize("argv", [["sh", "-c", "sort -o out in1 && cat out"], ["sh", "-c", "uniq in1 out1; cat out1"],
                                   ["sort", "in1", "nope"], ["uniq", "nope"], ["sort", "in1", "in1"]], ids=" ".join)
 def test_sort_and_uniq_files_match_busybox(box, argv):

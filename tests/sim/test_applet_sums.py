@@ -9,16 +9,6 @@ pytestmark = needs_busybox
 FILES = {"w1": b"a b\nc\n", "w2": b"x"}
 
 
-@pytest.fixture(scope="module")
-def box():
-    from helpers.core_pods import Joined, Pod
-
-    from fakecri.engine.clock import FakeClock
-    joined = Joined(FakeClock())
-    pods = Pod(joined.runtime)
-    return joined, pods.running(pods.sandbox()).id
-
-
 @pytest.mark.parametrize("argv", [
     ["md5sum", "w1", "nope"], ["sha1sum", "w1"], ["sha512sum", "w1", "w2"], ["md5sum", "-", "w2"],
     ["sh", "-c", "sha256sum w1 w2 > sums; sha256sum -c sums; echo $?; sha256sum -c -s sums; echo $?; rm sums"],

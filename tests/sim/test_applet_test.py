@@ -15,16 +15,6 @@ CASES = [["-z", ""], ["-n", ""], ["a", "=", "a"], ["a", "!=", "b"], ["1", "-eq",
          ["-n", "=", "x"], [" 3 ", "-eq", "3"]]
 
 
-@pytest.fixture(scope="module")
-def box():
-    from helpers.core_pods import Joined, Pod
-
-    from fakecri.engine.clock import FakeClock
-    joined = Joined(FakeClock())
-    pods = Pod(joined.runtime)
-    return joined, pods.running(pods.sandbox()).id
-
-
 @pytest.mark.parametrize("args", CASES, ids=" ".join)
 def test_test_matches_busybox(box, args):
     check_files(*box, ["test", *args], b"", FILES)

@@ -40,16 +40,6 @@ def test_text_applets_match_busybox(argv, stdin):
     check(argv, stdin, stderr="first")
 
 
-@pytest.fixture(scope="module")
-def box():
-    from helpers.core_pods import Joined, Pod
-
-    from fakecri.engine.clock import FakeClock
-    joined = Joined(FakeClock())
-    pods = Pod(joined.runtime)
-    return joined, pods.running(pods.sandbox()).id
-
-
 FILES = {"p1": b"1\n2\n3\n", "p2": b"a\nb\n", "f": b"a:b\nc:d\n"}
 
 

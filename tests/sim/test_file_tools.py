@@ -101,7 +101,7 @@ def test_find_delete_and_what_is_not_modelled(box):
     # (-delete is busybox's FEATURE_FIND_DELETE: the host's Debian build leaves it out)
     assert _run(["find", "d", "-type", "f", "-delete"], box) == ("", "", 0)
     assert _run(["find", "d"], box)[0] == "d\nd/e\n"
-    assert _run(["find", "d", "-mtime", "-1"], box) == ("", "find: -mtime is not modelled by fakecri\n", 2)
+    assert _run(["find", "d", "-atime", "-1"], box) == ("", "find: -atime is not modelled by fakecri\n", 2)
     assert _run(["touch", "-d", "2020-01-01", "x"], box)[2] == 2
 
 

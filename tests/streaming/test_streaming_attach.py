@@ -4,20 +4,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from helpers.polling import await_true
 
 from fakecri.engine.errors import FailedPrecondition
 from fakecri.engine.records import ContainerState
 
 from .clients import run, serving, spdy_command, ws_command
 from .rig import Rig
-
-
-async def wait_until(predicate, timeout: float = 3.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.01)
 
 
 @pytest.mark.parametrize("transport", ["spdy", "ws-v5", "ws-v4-base64"])
@@ -34,7 +27,7 @@ def test_attach_receives_container_output_until_it_exits(transport):
             else:
                 protocol = {"ws-v5": "v5.channel.k8s.io", "ws-v4-base64": "v4.base64.channel.k8s.io"}[transport]
                 client = asyncio.create_task(ws_command(url, protocol))
-            await wait_until(lambda: backend.attached_count("c1") == 1)
+            await await_true(lambda: backend.attached_count("c1") == 1)
             rig.feed("c1", b"echo line 1; echo warning >&2; echo line 2; exit\n")
             result = await client
             result = result if transport == "spdy" else result[0]
@@ -55,8 +48,8 @@ def test_attach_feeds_stdin_to_the_command_and_cleans_up_when_the_client_leaves(
             result, _ = await ws_command(url, "v4.channel.k8s.io", stdin=b"typed input\n", hang_up_after=0.5)
             assert result.stdout == b"typed input\n"  # cat read it and wrote it back
             # The client hung up: the attach ends and the connection is gone; the container runs on.
-            await wait_until(lambda: backend.attached_count("c1") == 0)
-            await wait_until(lambda: server.active_connections == 0)
+            await await_true(lambda: backend.attached_count("c1") == 0)
+            await await_true(lambda: server.active_connections == 0)
             assert rig.runtime.get_container("c1").state == ContainerState.RUNNING
     run(main())
 
@@ -68,9 +61,9 @@ def test_spdy_attach_with_stdin_and_two_clients_at_once():
         backend = rig.backend
         async with serving(backend) as server:
             second = asyncio.create_task(spdy_command(server.prepare_attach("c1")))
-            await wait_until(lambda: backend.attached_count("c1") == 1)
+            await await_true(lambda: backend.attached_count("c1") == 1)
             first = asyncio.create_task(spdy_command(server.prepare_attach("c1", stdin=True), stdin=b"to everyone"))
-            await wait_until(lambda: backend.attached_count("c1") == 2)
+            await await_true(lambda: backend.attached_count("c1") == 2)
             await asyncio.sleep(0.3)  # the first client's input reaches cat
             rig.stop("c1")
             one, two = await asyncio.gather(first, second)

@@ -38,6 +38,20 @@ async def settle(predicate, rounds: int = 2000) -> None:
     assert predicate(), "the server never got there"
 
 
+def sleeping_container(rt, img) -> tuple[str, str]:
+    """Pull busybox and start `sleep 3600` in a new sandbox, each call with a 10 s deadline:
+    (sandbox id, container id)."""
+    img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")), timeout=10)
+    cfg = pb.PodSandboxConfig(metadata=pb.PodSandboxMetadata(name="p", namespace="default", uid="u"))
+    sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg), timeout=10).pod_sandbox_id
+    ccfg = pb.ContainerConfig(metadata=pb.ContainerMetadata(name="c"), image=pb.ImageSpec(image="busybox"),
+                              command=["sleep", "3600"])
+    cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ccfg, sandbox_config=cfg),
+                             timeout=10).container_id
+    rt.StartContainer(pb.StartContainerRequest(container_id=cid), timeout=10)
+    return sid, cid
+
+
 def peak_rss_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status") as f:
         return next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
@@ -54,14 +68,7 @@ def test_served_fakecri_keeps_its_memory_under_streaming_floods():
         assert "serving on" in proc.stderr.readline()
         with grpc.insecure_channel("unix:" + sock) as ch:
             rt, img = api_pb2_grpc.RuntimeServiceStub(ch), api_pb2_grpc.ImageServiceStub(ch)
-            img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")), timeout=10)
-            cfg = pb.PodSandboxConfig(metadata=pb.PodSandboxMetadata(name="p", namespace="default", uid="u"))
-            sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg), timeout=10).pod_sandbox_id
-            ccfg = pb.ContainerConfig(metadata=pb.ContainerMetadata(name="c"), image=pb.ImageSpec(image="busybox"),
-                                      command=["sleep", "3600"])
-            cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ccfg, sandbox_config=cfg),
-                                     timeout=10).container_id
-            rt.StartContainer(pb.StartContainerRequest(container_id=cid), timeout=10)
+            sid, cid = sleeping_container(rt, img)
             before = peak_rss_kib(proc.pid)
             url = rt.PortForward(pb.PortForwardRequest(pod_sandbox_id=sid, port=[80]), timeout=10).url
             forwarded = asyncio.run(flood_unpaired_port_forward(url, streams=200))
@@ -144,14 +151,7 @@ def test_connections_past_the_limit_get_503_and_the_rest_are_served():
 def test_prepared_urls_are_bounded_in_bytes_and_argv_like_linux():
     with FakeCRIServer() as server, grpc.insecure_channel(server.endpoint) as ch:
         rt, img = api_pb2_grpc.RuntimeServiceStub(ch), api_pb2_grpc.ImageServiceStub(ch)
-        img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")), timeout=10)
-        cfg = pb.PodSandboxConfig(metadata=pb.PodSandboxMetadata(name="p", namespace="default", uid="u"))
-        sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=cfg), timeout=10).pod_sandbox_id
-        ccfg = pb.ContainerConfig(metadata=pb.ContainerMetadata(name="c"), image=pb.ImageSpec(image="busybox"),
-                                  command=["sleep", "3600"])
-        cid = rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=sid, config=ccfg, sandbox_config=cfg),
-                                 timeout=10).container_id
-        rt.StartContainer(pb.StartContainerRequest(container_id=cid), timeout=10)
+        sid, cid = sleeping_container(rt, img)
 
         def exec_(*argv: str) -> grpc.StatusCode:
             try:

@@ -4,6 +4,8 @@ from __future__ import annotations
 import asyncio
 import struct
 
+from helpers.polling import await_true
+
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend
 
 from .clients import SpdyClient, run, serving, spdy_command, spdy_upgrade, ws_command
@@ -25,14 +27,6 @@ class RecordingBackend(RuntimeStreamingBackend):
         except asyncio.CancelledError:
             self.cancelled.set()
             raise
-
-
-async def wait_until(predicate, timeout: float = 3.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "condition not reached in time"
-        await asyncio.sleep(0.01)
 
 
 def test_a_stalled_client_does_not_block_others():
@@ -68,10 +62,10 @@ def test_client_vanishing_mid_exec_cancels_the_command():
             client = SpdyClient(up)
             for kind in ("error", "stdout", "stderr"):
                 await client.open_stream({"streamType": kind})
-            await wait_until(lambda: server.active_connections == 1)
+            await await_true(lambda: server.active_connections == 1)
             await client.close()
             await asyncio.wait_for(backend.cancelled.wait(), 3)
-            await wait_until(lambda: server.active_connections == 0)
+            await await_true(lambda: server.active_connections == 0)
     run(main())
 
 
@@ -84,7 +78,7 @@ def test_stop_ends_live_connections():
             ws_client = asyncio.create_task(
                 ws_command(server.prepare_exec("c1", ["sleep", "30"]), "v5.channel.k8s.io"))
             spdy_client = asyncio.create_task(spdy_command(server.prepare_attach("c1")))
-            await wait_until(lambda: server.active_connections == 2)
+            await await_true(lambda: server.active_connections == 2)
             await asyncio.wait_for(server.stop(), 3)
             assert server.active_connections == 0
             # Both clients see the connection end instead of hanging.
@@ -120,7 +114,7 @@ def test_idle_websocket_is_closed_by_the_server():
             url = server.prepare_exec("c1", ["cat"], stdin=True)
             result, messages = await asyncio.wait_for(ws_command(url, "v4.channel.k8s.io"), 3)
             assert messages == [(1, b"")]  # only the ready message; no status, connection closed
-            await wait_until(lambda: server.active_connections == 0)
+            await await_true(lambda: server.active_connections == 0)
     run(main())
 
 
@@ -143,5 +137,5 @@ def test_spdy_pings_are_answered_and_garbage_ends_the_session():
                 await asyncio.wait_for(client.eof.wait(), 3)
             finally:
                 await client.close()
-            await wait_until(lambda: server.active_connections == 0)
+            await await_true(lambda: server.active_connections == 0)
     run(main())

@@ -1,6 +1,6 @@
 """`quirk`: switch on a behaviour of a real runtime (`--quirks NAME,...`). The quirks themselves,
-with their upstream references, are the members of fakecri.faults.quirks.Quirk; the server
-implements each where it acts."""
+with their upstream references, are the members of fakecri.faults.quirks.Quirk; each is one
+module of fakecri.faults.quirk_kinds, with its behaviour, which the server calls where it acts."""
 from __future__ import annotations
 
 from fakecri.faults import grammar

@@ -2,7 +2,7 @@
 
 `sandbox_spec` and `container_spec` turn a PodSandboxConfig or ContainerConfig into the
 engine's typed specs (fakecri.engine.specs), once, when the config arrives; statuses are
-built back from the specs (`mount_to_pb`, `namespaces_to_pb`). Before decoding, a config
+built back from the specs by translate.py. Before decoding, a config
 is checked, each refusal an InvalidArgument naming the object and the field:
 
 - an enum field holding a number its enum does not define (the wire admits any int32);
@@ -298,35 +298,3 @@ def checked_container_spec(cfg: pb.ContainerConfig) -> ContainerSpec:
 
 def _text(value: bytes | str) -> str:
     return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
-
-
-# ---------------------------------------------------------------- back to messages
-
-
-def _id_mappings(m: IdMap) -> list[pb.IDMapping]:
-    return [pb.IDMapping(container_id=c, host_id=h, length=n) for c, h, n in m]
-
-
-def mount_to_pb(m: Mount) -> pb.Mount:
-    msg = pb.Mount(container_path=m.container_path, host_path=m.host_path, readonly=m.readonly,
-                   selinux_relabel=m.selinux_relabel, propagation=m.propagation,  # type: ignore[arg-type]
-                   uidMappings=_id_mappings(m.uid_mappings), gidMappings=_id_mappings(m.gid_mappings),
-                   recursive_read_only=m.recursive_read_only, image_sub_path=m.image_sub_path)
-    if m.image:
-        msg.image.image = m.image
-    return msg
-
-
-def namespaces_to_pb(ns: Namespaces) -> pb.NamespaceOption:
-    msg = pb.NamespaceOption(network=ns.network, pid=ns.pid, ipc=ns.ipc,  # type: ignore[arg-type]
-                             target_id=ns.target_id)
-    if ns.userns is not None:
-        msg.userns_options.CopyFrom(pb.UserNamespace(mode=ns.userns.mode,  # type: ignore[arg-type]
-                                                     uids=_id_mappings(ns.userns.uids),
-                                                     gids=_id_mappings(ns.userns.gids)))
-    return msg
-
-
-def env_bytes(value: str) -> bytes:
-    """An env value as the caller sent it (the inverse of the decoding above)."""
-    return value.encode("utf-8", "surrogateescape")

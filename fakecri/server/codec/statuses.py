@@ -5,7 +5,8 @@ PodSandboxStatus, ContainerStatus and every container event carry the same statu
 are built here once per record (records are frozen, so a changed record is a new key) and
 reused as wire bytes. Quirks that change what a sandbox status answer holds
 (`timestamp-without-statuses`, `pod-wide-container-statuses`,
-`oldest-first-container-statuses`) are applied here too.
+`oldest-first-container-statuses`) act here too, each through its module of
+fakecri.faults.quirk_kinds.
 
 PodSandboxStatusResponse.containers_statuses and ContainerEventResponse.containers_statuses
 list the containers of a sandbox (or, with the pod-wide quirk, of the whole pod) newest
@@ -25,6 +26,11 @@ from typing import Any
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.records import Container, Sandbox
 from fakecri.engine.runtime import Runtime
+from fakecri.faults.quirk_kinds import (
+    oldest_first_container_statuses,
+    pod_wide_container_statuses,
+    timestamp_without_statuses,
+)
 from fakecri.faults.quirks import Quirk
 from fakecri.server.codec import translate as tr
 from fakecri.server.codec.wire import field_fragment, varint
@@ -36,7 +42,8 @@ STATUS_CACHE_MAX = 4096
 
 class StatusCache:
     def __init__(self, runtime: Runtime, content_of: Callable[[Container], ImageContent]) -> None:
-        """`content_of`: what is inside a container's image (its user, its account files)."""
+        """`content_of`: what is inside a container's image (its user, its account files), asked
+        only for a container record without the user settled at its creation."""
         self.runtime = runtime
         self.content_of = content_of
         self._entries: dict[object, bytes] = {}
@@ -58,13 +65,17 @@ class StatusCache:
         img = self.runtime.images.get(c.image_id)
         return img.repo_tags[0] if img is not None and img.repo_tags else ""
 
+    def _status(self, c: Container, tag: str) -> pb.ContainerStatus:
+        # The user was settled at creation; a record of an older fakecri has none: its image's content says.
+        return tr.container_status(c, self.content_of(c) if c.user is None else None, tag)
+
     def container_status(self, c: Container) -> pb.ContainerStatus:
-        return tr.container_status(c, self.content_of(c), self.image_tag(c))
+        return self._status(c, self.image_tag(c))
 
     def container_status_bytes(self, c: Container) -> bytes:
         tag = self.image_tag(c)
         key = (c, tag) if tag else c
-        return self._cached(key, lambda key: tr.container_status(c, self.content_of(c), tag))
+        return self._cached(key, lambda key: self._status(c, tag))
 
     def sandbox_status_bytes(self, sb: Sandbox) -> bytes:
         return self._cached(sb, tr.sandbox_status)
@@ -82,7 +93,7 @@ class StatusCache:
         """PodSandboxStatusResponse (non-verbose) as wire bytes: status (1), containers_statuses (3),
         timestamp (4), set together as sandbox_status_response() does."""
         parts = [field_fragment(1, self.sandbox_status_bytes(sb))]
-        if Quirk.TIMESTAMP_WITHOUT_STATUSES not in quirks:
+        if not timestamp_without_statuses.omits_statuses(quirks):
             parts += [field_fragment(3, b) for b in self.container_statuses_wire(sb, self._own(sb), quirks)]
         if now_ns > 0:
             parts.append(b"\x20" + varint(now_ns))
@@ -93,7 +104,7 @@ class StatusCache:
         """The verbose answer as a message: PodSandboxStatus sets `timestamp` and
         `containers_statuses` together."""
         resp = pb.PodSandboxStatusResponse(status=tr.sandbox_status(sb), timestamp=now_ns)
-        if Quirk.TIMESTAMP_WITHOUT_STATUSES not in quirks:
+        if not timestamp_without_statuses.omits_statuses(quirks):
             resp.containers_statuses.extend(
                 self.container_status(c)
                 for c in listed_containers(self.runtime, sb, self._own(sb), quirks))
@@ -110,11 +121,5 @@ def listed_containers(runtime: Runtime, sb: Sandbox, containers: Sequence[Contai
     """The container records a status of sandbox `sb` lists, in order. `containers` are the
     sandbox's own (as of the moment the status describes); the pod-wide quirk adds those of
     the pod's other sandboxes as they are now."""
-    found = list(containers)
-    if Quirk.POD_WIDE_CONTAINER_STATUSES in quirks:
-        for other in runtime.list_sandboxes():
-            if other.uid == sb.uid and other.id != sb.id:
-                found += runtime.list_containers(sandbox_id=other.id)
-    if Quirk.OLDEST_FIRST_CONTAINER_STATUSES in quirks:
-        return found  # creation order
-    return newest_first(found)
+    found = pod_wide_container_statuses.listed(sb, containers, quirks, runtime)
+    return oldest_first_container_statuses.ordered(found, quirks, newest_first)

@@ -1,4 +1,4 @@
-"""Engine records to protobuf messages, and resources both ways. Pure functions.
+"""Engine records (and the specs they carry) to protobuf messages, and resources both ways. Pure functions.
 
 The servicers call these (and server/codec/configs.py for the configs); nothing else touches
 both protobuf and the engine's records.
@@ -10,9 +10,8 @@ import json
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.codec import to_data
-from fakecri.engine.records import Container, ContainerState, Image, Resources, Sandbox
-from fakecri.engine.specs import STRICT
-from fakecri.server.codec.configs import mount_to_pb, namespaces_to_pb
+from fakecri.engine.records import Container, ContainerState, Image, Resources, RunAs, Sandbox
+from fakecri.engine.specs import STRICT, IdMap, Mount, Namespaces
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.identity import identity
 
@@ -135,23 +134,21 @@ def container_item(c: Container) -> pb.Container:
     )
 
 
-def container_status(c: Container, content: ImageContent = BUSYBOX, image_tag: str = "") -> pb.ContainerStatus:
-    """`content`: what is inside the container's image (its user and account files). `image_tag`:
-    the image's first repo tag now, which containerd reports as the status's image (the
-    kubelet creates containers by image id, and shows this in `containerStatuses[].image`);
-    without one, the image as the config named it."""
+def container_status(c: Container, content: ImageContent | None = None, image_tag: str = "") -> pb.ContainerStatus:
+    """The user is the one settled at the container's creation (`c.user`); only a record of an
+    older fakecri, which has none, takes it from `content`, what is inside its image (its user
+    and account files). `image_tag`: the image's first repo tag now, which containerd reports
+    as the status's image (the kubelet creates containers by image id, and shows this in
+    `containerStatuses[].image`); without one, the image as the config named it."""
     spec = c.spec
-    who = identity(
-        content,
-        run_as_user=spec.run_as_user,
-        run_as_group=spec.run_as_group,
-        run_as_username=spec.run_as_username,
-        supplemental_groups=spec.supplemental_groups,
-        strict=spec.supplemental_groups_policy == STRICT,
-    )
-    user = pb.ContainerUser(
-        linux=pb.LinuxContainerUser(uid=who.uid, gid=who.gid, supplemental_groups=list(who.supplemental))
-    )
+    runs_as = c.user
+    if runs_as is None:
+        who = identity(content or BUSYBOX, run_as_user=spec.run_as_user, run_as_group=spec.run_as_group,
+                       run_as_username=spec.run_as_username, supplemental_groups=spec.supplemental_groups,
+                       strict=spec.supplemental_groups_policy == STRICT)
+        runs_as = RunAs(who.uid, who.gid, who.supplemental)
+    user = pb.ContainerUser(linux=pb.LinuxContainerUser(uid=runs_as.uid, gid=runs_as.gid,
+                                                        supplemental_groups=list(runs_as.supplemental_groups)))
     return pb.ContainerStatus(
         id=c.id,
         metadata=pb.ContainerMetadata(name=c.name, attempt=c.attempt),
@@ -222,3 +219,30 @@ def image_item(img: Image) -> pb.Image:
 def image_info(img: Image) -> dict[str, str]:
     doc = {"id": img.id, "repoTags": img.repo_tags, "repoDigests": img.repo_digests, "size": img.size}
     return {"info": json.dumps(doc, sort_keys=True)}
+
+
+# ---------------------------------------------------------------- the specs back as messages
+
+
+def _id_mappings(m: IdMap) -> list[pb.IDMapping]:
+    return [pb.IDMapping(container_id=c, host_id=h, length=n) for c, h, n in m]
+
+
+def mount_to_pb(m: Mount) -> pb.Mount:
+    msg = pb.Mount(container_path=m.container_path, host_path=m.host_path, readonly=m.readonly,
+                   selinux_relabel=m.selinux_relabel, propagation=m.propagation,  # type: ignore[arg-type]
+                   uidMappings=_id_mappings(m.uid_mappings), gidMappings=_id_mappings(m.gid_mappings),
+                   recursive_read_only=m.recursive_read_only, image_sub_path=m.image_sub_path)
+    if m.image:
+        msg.image.image = m.image
+    return msg
+
+
+def namespaces_to_pb(ns: Namespaces) -> pb.NamespaceOption:
+    msg = pb.NamespaceOption(network=ns.network, pid=ns.pid, ipc=ns.ipc,  # type: ignore[arg-type]
+                             target_id=ns.target_id)
+    if ns.userns is not None:
+        msg.userns_options.CopyFrom(pb.UserNamespace(mode=ns.userns.mode,  # type: ignore[arg-type]
+                                                     uids=_id_mappings(ns.userns.uids),
+                                                     gids=_id_mappings(ns.userns.gids)))
+    return msg

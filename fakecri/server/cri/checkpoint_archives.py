@@ -1,4 +1,5 @@
-"""CheckpointContainer / CheckpointPod / RestorePod archives.
+"""The checkpoint RPCs of runtime.v1.RuntimeService (CheckpointContainer, CheckpointPod,
+RestorePod) and the archives they write and read.
 
 A checkpoint is a real tar file at the path the caller names, holding one JSON
 document (`fakecri-checkpoint.json`) that the core produced. Restoring reads it back
@@ -11,12 +12,16 @@ import json
 import os
 import posixpath
 import tarfile
-from typing import Any
+from typing import Any, TypeAlias
 
+from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import checkpoints, errors
 from fakecri.engine.runtime import Runtime
 from fakecri.server.codec.configs import check_sandbox_config, sandbox_spec
+from fakecri.server.cri.cri_node import CRINode
 from fakecri.server.host.host import HostRoot
+
+Context: TypeAlias = Any  # a grpc.aio.ServicerContext (grpc ships no types)
 
 _WHOLE_HOST = HostRoot()  # no --host-root: any path
 MEMBER = "fakecri-checkpoint.json"
@@ -116,3 +121,24 @@ def restore_pod(rt: Runtime, request: Any, host_root: HostRoot = _WHOLE_HOST) ->
     if host_root.confined:
         _confine_restore(host_root, doc.get("pod"), overrides)
     return rt.restore_pod(doc.get("pod"), **overrides)
+
+
+class CheckpointCalls:
+    def __init__(self, node: CRINode) -> None:
+        self.runtime, self.host_root = node.runtime, node.host_root
+
+    async def CheckpointContainer(self, request: pb.CheckpointContainerRequest, context: Context) -> Any:
+        checkpoint_container(self.runtime, request.container_id, request.location, self.host_root)
+        return pb.CheckpointContainerResponse()
+
+    async def CheckpointPod(self, request: pb.CheckpointPodRequest, context: Context) -> Any:
+        checkpoint_pod(self.runtime, request.pod_sandbox_id, request.output_path,
+                                list(request.container_ids), self.host_root)
+        return pb.CheckpointPodResponse()
+
+    async def RestorePod(self, request: pb.RestorePodRequest, context: Context) -> Any:
+        sb, containers = restore_pod(self.runtime, request, self.host_root)
+        return pb.RestorePodResponse(
+            pod_sandbox_id=sb.id,
+            restored_containers=[pb.RestoredContainer(name=c.name, container_id=c.id) for c in containers],
+        )

@@ -10,7 +10,7 @@ from fakecri.engine.clock import FakeClock
 from fakecri.engine.exits import EXIT_KILLED, reason_for
 from fakecri.faults.kinds import condition
 from fakecri.faults.model import Fault, FaultSpecError
-from fakecri.server.node.node import Node
+from fakecri.server.cri.control_node import ControlNode
 from fakecri.sim.stats_script import FIGURES as STATS_FIGURES
 
 Context: TypeAlias = Any  # a grpc.aio.ServicerContext (grpc ships no types)
@@ -41,7 +41,7 @@ MAX_DOWNTIME_S = 86400.0  # a day: longer than any test wants a runtime to stay 
 
 
 class ControlService:
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: ControlNode) -> None:
         self.node = node
         self.runtime, self.sim, self.plan = node.runtime, node.sim, node.plan
         self.clock, self.config = node.clock, node.config

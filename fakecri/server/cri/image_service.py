@@ -9,8 +9,8 @@ from fakecri.engine import errors
 from fakecri.server.codec import translate as tr
 from fakecri.server.codec.stats_replies import container_filesystem, image_filesystem
 from fakecri.server.codec.wire import FragmentCache, batches
+from fakecri.server.cri.cri_node import CRINode
 from fakecri.server.exceptions import DeadlineExceeded
-from fakecri.server.node.node import Node
 
 Context: TypeAlias = Any  # a grpc.aio.ServicerContext (grpc ships no types)
 
@@ -31,7 +31,7 @@ def _auth(msg: pb.AuthConfig) -> dict[str, str] | None:
 
 
 class ImageService:
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: CRINode) -> None:
         self.node = node
         self.runtime, self.sim, self.plan = node.runtime, node.sim, node.plan
         self.config, self.disk = node.config, node.disk

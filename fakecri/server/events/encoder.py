@@ -2,18 +2,28 @@
 
 Each event carries its pod's records as they were at the transition, so the statuses in
 the response are a snapshot of that moment whenever it is encoded. Runtime quirks
-(fakecri.faults.quirks) that change what an event looks like are applied here, in one
-place, so a conformance suite can be shown real runtime bugs on request.
+that change what an event looks like act here, each through its own module of
+fakecri.faults.quirk_kinds, so a conformance suite can be shown real runtime bugs on request.
 """
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Iterable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.engine.records import Event, EventType
+from fakecri.engine.records import Event
 from fakecri.faults.plan import FaultPlan
+from fakecri.faults.quirk_kinds import (
+    created_at_seconds,
+    deleted_on_stop,
+    nil_sandbox_status_on_delete,
+    no_container_deleted_on_sandbox_remove,
+    no_sandbox_created_event,
+    no_sandbox_deleted_event,
+    shared_event_channel,
+    stopped_as_created,
+    stopped_before_started,
+)
 from fakecri.faults.quirks import Quirk
 from fakecri.server.codec.statuses import StatusCache
 from fakecri.server.codec.wire import field_fragment
@@ -31,44 +41,29 @@ class EventEncoder:
         self.bus = bus
         self.counters = counters
         self._shared = False  # the shared-event-channel quirk, as of the events being published
-        self._held: tuple[Event, bytes] | None = None  # for the stopped-before-started quirk
-        self._quiet: set[str] = set()  # no-container-deleted-on-sandbox-remove: sandboxes being removed
+        self._held = stopped_before_started.HeldStart()
+        self._quiet = no_container_deleted_on_sandbox_remove.QuietSandboxes()
 
     def quiet_container_deletes(self, sandbox_id: str) -> None:
         """No container DELETED goes out for `sandbox_id` until its own DELETED event passes
         (the no-container-deleted-on-sandbox-remove quirk; RemovePodSandbox asks for it)."""
         self._quiet.add(sandbox_id)
 
-    def _quirk(self, quirks: frozenset[Quirk], quirk: Quirk, ev: Event) -> bool:
-        """True when `quirk` is on; the fault layer logs and counts each use."""
-        if quirk not in quirks:
-            return False
-        return self.plan.quirk_hit(quirk, f"{ev.type.name} {ev.container_id[:12]}")
-
     def encode(self, ev: Event, quirks: frozenset[Quirk]) -> bytes | None:
         """The event as ContainerEventResponse bytes; None when a quirk swallows it."""
-        sandbox_deleted = ev.is_sandbox and ev.type == EventType.DELETED
-        if self._quiet and ev.type == EventType.DELETED:
-            if sandbox_deleted:
-                self._quiet.discard(ev.sandbox_id)
-            elif ev.sandbox_id in self._quiet:
-                return None  # a container removed with its sandbox, unannounced (CRI-O 1.36)
-        if sandbox_deleted and self._quirk(quirks, Quirk.NO_SANDBOX_DELETED_EVENT, ev):
+        plan = self.plan
+        if self._quiet.swallows(ev):
             return None
-        if (ev.is_sandbox and ev.type == EventType.CREATED
-                and self._quirk(quirks, Quirk.NO_SANDBOX_CREATED_EVENT, ev)):
+        if no_sandbox_deleted_event.swallows(ev, quirks, plan):
             return None
-        created_at = ev.created_at
-        if self._quirk(quirks, Quirk.CREATED_AT_SECONDS, ev):
-            created_at //= 1_000_000_000
-        event_type = ev.type
-        if (ev.type == EventType.STOPPED and not ev.is_sandbox
-                and self._quirk(quirks, Quirk.STOPPED_AS_CREATED, ev)):
-            event_type = EventType.CREATED  # the type mixed up; the statuses still say EXITED
+        if no_sandbox_created_event.swallows(ev, quirks, plan):
+            return None
+        created_at = created_at_seconds.created_at(ev, quirks, plan)
+        event_type = stopped_as_created.event_type(ev, quirks, plan)
         head: bytes = pb.ContainerEventResponse(
             container_id=ev.container_id, container_event_type=int(event_type), created_at=created_at  # type: ignore[arg-type]
         ).SerializeToString()
-        nil_status = sandbox_deleted and self._quirk(quirks, Quirk.NIL_SANDBOX_STATUS_ON_DELETE, ev)
+        nil_status = nil_sandbox_status_on_delete.drops_statuses(ev, quirks, plan)
         if ev.sandbox is None or nil_status:
             return head
         # pod_sandbox_status (4) and containers_statuses (5) appended as wire fragments of the
@@ -80,7 +75,7 @@ class EventEncoder:
     def publish(self, events: Iterable[Event], quirks: frozenset[Quirk]) -> None:
         """Encode and send `events` in order; a STARTED held back by the stopped-before-started
         quirk goes out at the end, unless its STOPPED overtook it."""
-        self._shared = Quirk.SHARED_EVENT_CHANNEL in quirks
+        self._shared = shared_event_channel.shared(quirks)
         for ev in events:
             self._one(ev, quirks)
         self.flush()
@@ -94,33 +89,24 @@ class EventEncoder:
         data = self.encode(ev, quirks)
         if data is None:
             return
-        if Quirk.STOPPED_BEFORE_STARTED in quirks and not ev.is_sandbox:
-            held = self._held
-            if ev.type == EventType.STARTED:
-                self.flush()
-                self._held = (ev, data)
-                return
-            if held is not None and held[0].container_id == ev.container_id and ev.type == EventType.STOPPED:
-                # CRI-O #9738: the exit of an instant container overtakes its start.
-                self._held = None
-                self._send(data)
-                self._send(held[1])
-                return
-        if self._held is not None:
-            self.flush()
+        instead = self._held.take(ev, data, quirks)
+        if instead is not None:
+            for held in instead:
+                self._send(held)
+            return
+        self.flush()
         self._send(data)
-        if ev.type == EventType.STOPPED and not ev.is_sandbox and self._quirk(quirks, Quirk.DELETED_ON_STOP, ev):
-            # cri-o#6625: a DELETED right after the STOPPED, for a container that still exists.
-            spurious = self.encode(dataclasses.replace(ev, type=EventType.DELETED), quirks)
-            if spurious is not None:
-                self._send(spurious)
+        spurious = deleted_on_stop.spurious_delete(ev, quirks, self.plan)
+        if spurious is not None:
+            extra = self.encode(spurious, quirks)
+            if extra is not None:
+                self._send(extra)
 
     def flush(self) -> None:
         """Release a STARTED event held back by the stopped-before-started quirk."""
-        if self._held is not None:
-            held, self._held = self._held, None
-            self._send(held[1])
+        for held in self._held.release():
+            self._send(held)
 
     def reset(self) -> None:
-        self._held = None
+        self._held.release()
         self._quiet.clear()

@@ -1,4 +1,4 @@
-"""The real host as the container simulation sees it: fakecri.sim.host.HostView over the
+"""The real host as the container simulation sees it: fakecri.sim.host_view.HostView over the
 file system, the mount table and /proc; and how much of it callers may name.
 
 This is the one place a simulated container reaches the machine: the files of its
@@ -25,7 +25,7 @@ import stat as st
 from fakecri.engine.specs import LOCALHOST, ContainerSpec, SandboxSpec, Seccomp
 from fakecri.server.exceptions import PermissionDenied, SettingError
 from fakecri.server.host.host_mounts import HostMounts
-from fakecri.sim.host import HostError, HostFs, HostStat
+from fakecri.sim.host_view import HostError, HostFs, HostStat
 
 
 class HostRoot:

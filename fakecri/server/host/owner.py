@@ -1,4 +1,4 @@
-"""What the host's listeners need of the node that owns them: the one interface `ports.py`
+"""What the host's listeners need of the node that owns them: the one interface `listeners.py`
 and `webserver.py` see (the Node implements it). Through it a listener asks which server
 answers, lets time pass and the network be dialled, and hands back what the program did;
 it never reaches the node's engine, simulation or commit point."""

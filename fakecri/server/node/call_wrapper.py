@@ -194,10 +194,15 @@ async def _call_stream(node: Node, name: str, impl: Callable[..., Any], gated: b
 def generic_handler(service: ServiceDescriptor, servicer: Any, node: Node, *,
                     gated: bool = True) -> grpc.GenericRpcHandler:
     """Every method of `service`, served by the same-named method of `servicer` through
-    `_call_unary` or `_call_stream`."""
+    `_call_unary` or `_call_stream`. `servicer` may be a list: a service served by one servicer
+    per family of RPCs, each method by the one servicer that has it."""
+    servicers = servicer if isinstance(servicer, list) else [servicer]
     methods = {}
     for m in service.methods:
-        impl = getattr(servicer, m.name)
+        owners = [s for s in servicers if hasattr(s, m.name)]
+        if len(owners) != 1:
+            raise TypeError(f"{service.full_name}.{m.name} is served by {len(owners)} servicers, not one")
+        impl = getattr(owners[0], m.name)
         options = dict(request_deserializer=_deserializer(message_factory.GetMessageClass(m.input_type)),
                        response_serializer=_serialize)
         # A partial of a coroutine (or async generator) function still counts as one for grpc.aio.

@@ -26,7 +26,7 @@ import math
 import os
 import time
 from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -40,18 +40,20 @@ from fakecri.engine.runtime import Runtime
 from fakecri.engine.specs import CONTAINER
 from fakecri.faults.model import FaultRecord
 from fakecri.faults.plan import FaultPlan
+from fakecri.faults.quirk_kinds import shared_event_channel
 from fakecri.faults.quirks import Quirk
 from fakecri.server.codec.statuses import StatusCache
 from fakecri.server.config import ServerConfig
 from fakecri.server.events.bus import EventBus, Subscription
+from fakecri.server.events.delivery import deliver
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.exceptions import StartupError, StateWriteError, Unavailable
 from fakecri.server.host.catalog_file import load_catalog
 from fakecri.server.host.dialer import exchange, within
 from fakecri.server.host.disk import DiskRoot
 from fakecri.server.host.host import HostRoot, LocalHost
+from fakecri.server.host.listeners import PortListeners
 from fakecri.server.host.log_files import LogFiles
-from fakecri.server.host.ports import PortListeners
 from fakecri.server.node.persistence import StateFile
 from fakecri.server.node.sessions import Sessions
 from fakecri.sim.catalog import Catalog
@@ -148,7 +150,7 @@ class Node:
         self.host_root = HostRoot(config.host_root)  # what callers may name of the host (--host-root)
         self.host = LocalHost(self.host_root)
         self.sim = Simulation(self.catalog, self.host, cgroup_version=config.cgroup_version,
-                              swap_bytes=config.swap_bytes)
+                              swap_bytes=config.swap_bytes, clock=self.clock)
         self.sim.refused = lambda name: self.count(f"refused:{name}")  # what the shell does not model
         self.runtime = Runtime(
             self.clock, self.ids, programs=self.sim, registry=self.catalog, pod_cidr=config.pod_cidr,
@@ -288,13 +290,12 @@ class Node:
                 self._undo(exc)
         if said:
             events = [item for item in said if isinstance(item, Event)]
-            quirks = self.plan.quirks()
-            if not events:
-                pass
-            elif self.bus.subscribers or Quirk.SHARED_EVENT_CHANNEL in quirks:
-                self.encoder.publish(events, quirks)  # (a shared channel holds events for the first subscriber)
-            else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
-                self._unsent.extend(events)
+            if events:  # the subscribers first: the node's own parts hear them after (_event)
+                quirks = self.plan.quirks()
+                if self.bus.subscribers or shared_event_channel.shared(quirks):
+                    self.encoder.publish(events, quirks)  # (a shared channel holds events for the first subscriber)
+                else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
+                    self._unsent.extend(events)
             for item in said:
                 if isinstance(item, Event):
                     self._event(item)
@@ -500,6 +501,12 @@ class Node:
 
     # ------------------------------------------------------------ events
 
+    def event_stream(self) -> AsyncIterator[bytes]:
+        """A GetContainerEvents stream: subscribed now (ResourceExhausted over the limit), the
+        events delivered with the stream's faults, let go when the stream ends."""
+        sub, faults = self.subscribe()
+        return deliver(self.bus, sub, faults, self.counters, self.unsubscribe)
+
     def subscribe(self) -> tuple[Subscription, Any]:
         limit = self.config.max_subscribers
         if limit is not None and len(self.bus.subscribers) >= limit:
@@ -515,6 +522,10 @@ class Node:
     def unsubscribe(self, sub: Subscription) -> None:
         self.bus.unsubscribe(sub)
         self.count("events_dropped", sub.dropped)
+
+    def event_subscribers(self) -> list[Subscription]:
+        """The event streams subscribed now, as they are at this moment (a /metrics scrape)."""
+        return list(self.bus.subscribers)
 
     def shut_down(self) -> None:
         """The server is going: every event stream ends UNAVAILABLE."""
@@ -547,3 +558,18 @@ class Node:
     def listeners_of(self, c: Container) -> tuple[Listen, ...]:
         """The sockets a started container's program listens on."""
         return self.sim.listeners(c)
+
+    # ------------------------------------------------------------ what the streaming backend asks
+
+    def bound_ports(self, cid: str) -> list[tuple[str, int]]:
+        """The (address, port) the container's server really listens on now."""
+        return self.ports.bound(cid)
+
+    def hear_output(self, listener: OutputListener) -> None:
+        """From now on, `listener` hears every output a commit carries out (an attached client)."""
+        self.output_listeners.append(listener)
+
+    def stop_hearing_output(self, listener: OutputListener) -> None:
+        """`listener` hears no more output (a no-op if it did not)."""
+        if listener in self.output_listeners:
+            self.output_listeners.remove(listener)

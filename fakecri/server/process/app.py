@@ -29,7 +29,7 @@ from fakecri.engine.ids import IdSource
 from fakecri.server.config import ServerConfig, check_bindable, format_address, is_loopback, parse_address
 from fakecri.server.cri.control_service import ControlService
 from fakecri.server.cri.image_service import ImageService
-from fakecri.server.cri.runtime_service import RuntimeService
+from fakecri.server.cri.runtime_service import runtime_servicers
 from fakecri.server.exceptions import ServerErrors, SettingError, StartupError
 from fakecri.server.host.sockets import SocketGuard, own_socket, remove_guarded
 from fakecri.server.node.call_wrapper import generic_handler
@@ -339,7 +339,7 @@ class FakeCRIServer(OnSharedLoop):
             side = await start_side_services(node, cfg, metrics)
             self._side_services += side.started
             self._side_addresses = side.addresses
-            cri_handlers = [generic_handler(RUNTIME_SERVICE, RuntimeService(node, side.streaming), node),
+            cri_handlers = [generic_handler(RUNTIME_SERVICE, runtime_servicers(node, side.streaming), node),
                             generic_handler(IMAGE_SERVICE, ImageService(node), node)]
             control_handler = self.control_handler = generic_handler(CONTROL_SERVICE, ControlService(node), node,
                                                                      gated=False)

@@ -19,7 +19,7 @@ from prometheus_client import Counter as PromCounter
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
 from fakecri.server.config import format_address, parse_address
-from fakecri.server.node.node import Node
+from fakecri.server.process.scraped_node import ScrapedNode
 from fakecri.server.streaming.httphead import BadRequest, parse_head
 
 RPC_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -30,8 +30,9 @@ CONTAINER_STATES = ("CREATED", "RUNNING", "EXITED", "UNKNOWN")
 class StateCollector:
     """Reads counters, the event bus, the runtime and the images at scrape time."""
 
-    def __init__(self, node: Node) -> None:
-        self.counters, self.bus, self.runtime = node.counters, node.bus, node.runtime
+    def __init__(self, node: ScrapedNode) -> None:
+        self.node = node
+        self.counters, self.runtime = node.counters, node.runtime
 
     def collect(self) -> Iterator[Metric]:
         counters = Counter(self.counters)
@@ -51,7 +52,7 @@ class StateCollector:
         yield from self._objects()
 
     def _events(self, counters: Counter[str]) -> Iterator[Metric]:
-        subs = list(self.bus.subscribers)
+        subs = self.node.event_subscribers()
         yield CounterMetricFamily("fakecri_events_emitted", "Container events published to the bus",
                                   value=counters["events_emitted"])
         yield CounterMetricFamily("fakecri_events_delivered", "Events written to GetContainerEvents streams",
@@ -107,7 +108,7 @@ class ServerMetrics:
         self.rpcs = PromCounter("fakecri_rpcs", "CRI RPCs answered, by method and gRPC code", ["method", "code"],
                                 registry=self.registry)
 
-    def watch(self, node: Node) -> None:
+    def watch(self, node: ScrapedNode) -> None:
         """The node whose state a scrape reads."""
         self.registry.register(StateCollector(node))
 

@@ -27,10 +27,10 @@ from fakecri.engine.records import Output, SandboxState
 from fakecri.server.host import webserver
 from fakecri.server.host.dialer import exchange
 from fakecri.server.host.processes import Dial
-from fakecri.server.node.node import Node
 from fakecri.server.node.sessions import Watch, ended
 from fakecri.server.streaming.annotations import PORT_FORWARD_ANNOTATION, parse_port_forward_annotation
 from fakecri.server.streaming.backend import PortForwardBehaviour, Respond, Writer
+from fakecri.server.streaming.streaming_node import StreamingNode
 from fakecri.server.streaming.tasks import cancel_tasks
 from fakecri.sim.programs.base import HTTP
 from fakecri.sim.shell import DEFAULT_SIZE, Connect, Context, Interrupted, Process, Sleep, Trap, Write
@@ -177,10 +177,9 @@ async def drive(proc: Process, *, stdin: AsyncIterable[bytes] | None, stdout_wri
 
 
 class RuntimeStreamingBackend:
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: StreamingNode) -> None:
         self.node = node  # its methods: time, waits, the network, applying what a program decided
-        self.runtime, self.sim, self.sessions, self.ports = node.runtime, node.sim, node.sessions, node.ports
-        self.output_listeners = node.output_listeners
+        self.runtime, self.sim, self.sessions = node.runtime, node.sim, node.sessions
         self._sizes: dict[str, tuple[int, int]] = {}  # container id -> (columns, rows) of its terminal
         self._attached: dict[str, int] = {}
 
@@ -248,8 +247,7 @@ class RuntimeStreamingBackend:
             if spec.stdin_once:
                 self._feed(target, None)  # the first attach's input was the container's whole input
 
-        listeners = self.output_listeners
-        listeners.append(listener)
+        self.node.hear_output(listener)
         self._attached[container_id] = self._attached.get(container_id, 0) + 1
         watch = self.sessions.watch(target)
         stopped = asyncio.ensure_future(watch.ended.wait())
@@ -271,8 +269,7 @@ class RuntimeStreamingBackend:
         finally:
             watch.close()
             await cancel_tasks(stopped)
-            if listener in listeners:
-                listeners.remove(listener)
+            self.node.stop_hearing_output(listener)
             self._attached[container_id] -= 1
             if feeder is not None:
                 feeder.cancel()
@@ -319,12 +316,12 @@ class RuntimeStreamingBackend:
             key = PORT_FORWARD_ANNOTATION
         if key in sb.annotations:
             return parse_port_forward_annotation(sb.annotations[key], key)
-        sim = self.sim
+        node = self.node
         for c in self.runtime.list_containers(sandbox_id=sb.id):  # the pod's own server on that port answers
-            listens = [lis for lis in sim.listeners(c) if lis.port == port and lis.proto == "tcp"]
+            listens = [lis for lis in node.listeners_of(c) if lis.port == port and lis.proto == "tcp"]
             if not listens:
                 continue
-            for host, bound in self.ports.bound(c.id):
+            for host, bound in node.bound_ports(c.id):
                 if bound == port and host == sb.ip:
                     return PortForwardBehaviour.proxy(host, port)  # its real listener on the pod IP
             if listens[0].kind == HTTP and not listens[0].tls:  # no listener there: it answers as one would

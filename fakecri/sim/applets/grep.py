@@ -31,16 +31,19 @@ class _Grep:
     show_names: bool
     sep: str = "\n"  # what ends a line (-z: NUL)
     printed: bool = False  # a line was printed, from an earlier input too (context puts `--` between)
+    plain: list[re.Pattern[str]] | None = None  # -w's patterns without the word test (-o's later matches)
 
     def selects(self, line: str) -> bool:
         return any(r.search(line) for r in self.regexes) != ("v" in self.opts)
 
     def parts(self, line: str) -> list[str]:
-        """-o: the matches in `line`, leftmost first (empty ones are not shown)."""
+        """-o: the matches in `line`, leftmost first (empty ones are not shown). With -w busybox looks
+        for a whole word only for the first one: every match after it is shown, word or not."""
         found: list[str] = []
         pos = 0
         while pos <= len(line):
-            hits = [m for r in self.regexes if (m := r.search(line, pos)) is not None]
+            regexes = self.plain if found and self.plain is not None else self.regexes
+            hits = [m for r in regexes if (m := r.search(line, pos)) is not None]
             if not hits:
                 break
             m = min(hits, key=lambda h: (h.start(), -(h.end() - h.start())))
@@ -177,7 +180,8 @@ def grep_as(name: str, forced: str = "") -> Command:
             paths = walked
         show = "H" in opts or (len(paths) > 1 or bool(opts & {"r", "R"})) and "h" not in opts
         g = _Grep(regexes, opts, numbers.get("m"), numbers.get("A", context), numbers.get("B", context), show,
-                  "\0" if "z" in opts else "\n")
+                  "\0" if "z" in opts else "\n",
+                  plain=_compile(patterns, opts - {"w"}) if opts >= {"o", "w"} and "x" not in opts else None)
         status = 1
         listed = False
         errors = False

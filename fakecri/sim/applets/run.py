@@ -15,6 +15,7 @@ from typing import Any
 
 from fakecri.sim.applets.common import BadUsage, decode, not_modelled, options, read_stdin, usage_error
 from fakecri.sim.shell import Command, Input, Io, Process, Sleep, run_argv, sleep_ns
+from fakecri.sim.shell.io import KILLED
 
 _SIGNALS = {"TERM": 15, "KILL": 9, "INT": 2, "HUP": 1, "QUIT": 3, "USR1": 10, "USR2": 12, "ALRM": 14}
 
@@ -139,7 +140,7 @@ def timeout(args: list[str], io: Io) -> Process:
                 if step.ns is None or step.ns > left:
                     yield Sleep(left)
                     inner.close()
-                    return 128 + sig  # the program is killed by the signal: its status, which timeout takes as its own
+                    return KILLED | 128 + sig  # the program is killed by the signal (timeout is that program)
                 left -= step.ns
             reply = yield step
             step = inner.send(reply)

@@ -2,7 +2,7 @@
 how it answers what comes in on them.
 
 A container whose program serves (agnhost netexec, nginx...) gets one `Server` while it
-runs. The server's listeners (fakecri/server/host/ports.py) open the real sockets its `listens`
+runs. The server's listeners (fakecri/server/host/listeners.py) open the real sockets its `listens`
 names on the pod's addresses and hand each request to it. Answers are decided here, from
 the request, the program's flags and state, and `Here` (the time, the container's hostname,
 a shell inside it); an answer that needs time or the network is a process that yields

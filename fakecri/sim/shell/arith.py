@@ -115,7 +115,12 @@ class _Eval:
         if self.peek() != ("op", "?"):
             return cond
         self.take()
-        yes = self.assign(skip or not cond)
+        # busybox's middle operand is one of ?:'s own precedence: a bare `?:` or assignment there
+        # (not in parentheses) is its "malformed ?: operator"
+        yes = self.binop(3, skip or not cond)
+        kind, op = self.peek()
+        if kind == "op" and (op == "?" or op.endswith("=") and op not in ("==", "!=", "<=", ">=")):
+            raise ArithError("malformed ?: operator")
         if self.take() != ("op", ":"):
             raise ArithError("arithmetic syntax error")
         no = self.ternary(skip or bool(cond))

@@ -14,11 +14,10 @@ from fakecri.sim.shell import builtins_io, builtins_jobs, hooks, testing
 from fakecri.sim.shell.interp import run_text
 from fakecri.sim.shell.io import ShellExit
 from fakecri.sim.shell.lexer import is_name
-from fakecri.sim.shell.state import OPTION_LETTERS, Break, Continue, Return, Shell, ShellError
+from fakecri.sim.shell.state import OPTION_LETTERS, UMASK, Break, Continue, Return, Shell, ShellError
 from fakecri.sim.steps import LOOK, Process
 
 Builtin = Callable[[list[str], Shell], Process]
-UMASK = "\x00umask"  # kept among the variables (so a subshell copies it), under a name no script can use
 ECHO_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 
 

@@ -15,7 +15,7 @@ from fakecri.sim.recording import record
 from fakecri.sim.shell import hooks, jobs
 from fakecri.sim.shell.builtins_jobs import job_pid
 from fakecri.sim.shell.interp import run_text
-from fakecri.sim.shell.io import Context, Input, Io, ShellExit
+from fakecri.sim.shell.io import KILLED, Context, Input, Io, ShellExit, Signalled
 from fakecri.sim.shell.lexer import is_name
 from fakecri.sim.shell.parser import RESERVED
 from fakecri.sim.shell.state import Shell, ShellError
@@ -250,7 +250,7 @@ def term_trap(sh: Shell) -> Trap:
         try:
             yield from run_text(action, dry)
         except ShellExit as ex:
-            exited.append(ex.code)
+            exited.append(ex.code & ~KILLED if ex.code >= 0 else ex.code)
         except Exception:  # an error in the action: it ends the handler, not the shell
             pass
         return 0
@@ -280,9 +280,15 @@ def _wait(args: list[str], sh: Shell) -> Process:
     if "TERM" in sh.traps:
         yield term_trap(sh)  # the handler as the shell stands now (a `PID=$!` since the trap was set)
     if not args:
-        yield from jobs.ask(jobs.WaitFor(0, tuple(sh.jobs)))
+        try:
+            yield from jobs.ask(jobs.WaitFor(0, tuple(sh.jobs)))
+        except Signalled:
+            return 128 + (sh.signals[0][1] if sh.signals else 15)
         return 0
-    got = yield from jobs.ask(jobs.WaitFor(0, tuple(pids)))
+    try:
+        got = yield from jobs.ask(jobs.WaitFor(0, tuple(pids)))
+    except Signalled:  # a trapped signal ends the wait (its trap runs once the wait is done)
+        return 128 + (sh.signals[0][1] if sh.signals else 15)
     status = got if got >= 0 else 127
     if status in DIED_OF:
         yield from sh.io.error(DIED_OF[status])  # as ash reports a job a signal ended
@@ -330,6 +336,10 @@ def _kill(args: list[str], sh: Shell) -> Process:
             status = 1
             continue
         pid = int(target)
+        if pid == sh.pid and sh.subshell and name != "EXIT":  # `$$` is the shell that made the subshell
+            sh.signals.append((name, SIGNALS[name]))
+            yield from jobs.ask(jobs.Notify(0, 0))
+            continue
         if pid == sh.pid:
             if name == "EXIT":
                 continue
@@ -350,7 +360,7 @@ def _signal_self(name: str, sh: Shell) -> Process:
     if action is None:
         if name in ("CHLD", "URG", "WINCH", "CONT"):
             return 0
-        raise ShellExit(128 + SIGNALS[name])
+        raise ShellExit(KILLED | 128 + SIGNALS[name])  # (it dies of the signal: its parent says so)
     saved = sh.status
     try:
         yield from run_text(action, sh)

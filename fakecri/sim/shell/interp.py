@@ -11,7 +11,7 @@ from dataclasses import replace
 from fakecri.sim.shell import ast, hooks, jobs, redirect
 from fakecri.sim.shell import expand as expansion
 from fakecri.sim.shell.expand import expand_pattern, expand_string, expand_words
-from fakecri.sim.shell.io import MAX_NESTING, Input, Io, ShellExit
+from fakecri.sim.shell.io import KILLED, MAX_NESTING, Input, Io, ShellExit
 from fakecri.sim.shell.pattern import matches
 from fakecri.sim.shell.state import Break, Continue, Return, Shell, ShellError
 from fakecri.sim.steps import LOOK, Process, Reply, Sleep, Step
@@ -23,7 +23,27 @@ Runner = Callable[[ast.Node, Shell], Process]
 def run(node: ast.Node, sh: Shell) -> Process:
     status = yield from _RUN[type(node)](node, sh)
     sh.status = status
+    if sh.signals and not sh.subshell:
+        yield from take_signals(sh)
     return status
+
+
+def take_signals(sh: Shell) -> Process:
+    """The signals the shell's subshells sent it, once its command is done (as ash runs a trap after
+    its foreground command): each one's trap, or the shell dies of it."""
+    while sh.signals:
+        name, number = sh.signals.pop(0)
+        action = sh.traps.get(name)
+        if action == "" or (action is None and name in ("CHLD", "URG", "WINCH", "CONT")):
+            continue
+        if action is None:
+            raise ShellExit(KILLED | 128 + number)
+        saved = sh.status
+        try:
+            yield from run_text(action, sh)
+        finally:
+            sh.status = saved
+    return 0
 
 
 def run_guarded(node: ast.Node, sh: Shell) -> Process:
@@ -64,7 +84,7 @@ def subshell(node: ast.Node, sh: Shell) -> Process:
     try:
         status = yield from run_guarded(node, sh)
     except ShellExit as ex:
-        status = ex.code
+        status = ex.code & 0xFF
     except (Break, Continue):
         status = sh.status
     except Return as r:
@@ -362,13 +382,19 @@ def run_text(text: str, sh: Shell, source: str = "") -> Process:
     nodes, error = parse_lines(text)
     first = sh.line
     status = 0
-    outer = sh.line_aliases
+    outer = sh.line_aliases, sh.source, sh.line_base
+    if source:
+        sh.source, sh.line_base = source, first if source == "eval" else 1
     try:
         for node in nodes:
             sh.line_aliases = dict(sh.aliases)
             status = yield from run(node, sh)
+    except ShellError as exc:
+        if source and not exc.placed:  # (its message says where, as ash's does inside eval and `.`)
+            exc.message, exc.placed = sh.where() + exc.message, True
+        raise
     finally:
-        sh.line_aliases = outer
+        sh.line_aliases, sh.source, sh.line_base = outer
     if error is not None:
         where = f"eval: line {first + error.line - 1}: " if source == "eval" else \
             f"{source}: line {error.line}: " if source else ""

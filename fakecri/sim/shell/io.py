@@ -12,6 +12,7 @@ MAX_NESTING = 50  # shells and $(...) inside one another, at most
 DEFAULT_SIZE = (80, 24)  # (columns, rows) of a terminal nobody resized
 Command = Callable[[list[str], "Io"], Process]  # (arguments, io) -> the process
 Sink = tuple[str | None, str, list[str] | None] | None  # where a descriptor writes (see Io.sink)
+KILLED = 1 << 8  # a program that died of a signal returns KILLED | 128+N (the shell that ran it says so)
 CLOSED = "\0closed"  # the file of a closed standard output or error (`>&-`): writing there fails
 
 
@@ -41,6 +42,11 @@ class Context:
 
 class Interrupted(Exception):
     """Ctrl-C on the terminal: a live driver throws it into the process."""
+
+
+class Signalled(Exception):
+    """A signal to the shell from one of its own subshells (`kill $$` there): thrown into the shell
+    where it waits for its jobs (`wait`), which the signal interrupts, as in ash."""
 
 
 class ShellExit(Exception):
@@ -129,6 +135,8 @@ class Io:
     depth: int = 0  # how many shells and command substitutions it runs inside
     argv0: str = ""  # the name the running program was called by (as its argv[0])
     builtin: bool = False  # it runs as the shell's builtin of its name (`printf`, not `busybox printf`)
+    where: str = ""  # inside eval or `.`: what the shell's own messages start with after its name
+    umask: int = 0o022  # the creating process's umask (a shell's `umask`): a new file gets 0666 less it
     failed: list[str] | None = None  # noted in: why a write to standard output failed (a closed one: EBADF)
     clock: list[int] = field(default_factory=lambda: [0])  # ns the whole process has slept so far
     # its background jobs: pid -> [when it ends (on `clock`, inf: never), its exit status]

@@ -16,7 +16,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakecri.sim.shell.io import Interrupted
+from fakecri.sim.shell.io import Interrupted, Signalled
 from fakecri.sim.steps import READ, Process, Reply, Sleep, Step, Write
 
 SIGPIPE_STATUS = 128 + 13
@@ -72,11 +72,18 @@ class Signal(Sleep):
 
 
 @dataclass(frozen=True, slots=True)
+class Notify(Sleep):
+    """A signal is pending for the shell of thread `pid`: a `wait` it is in ends (Signalled)."""
+
+    pid: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Now(Sleep):
     """What time it is on the process's clock (ns since it started)."""
 
 
-def ask(request: Spawn | WaitFor | Signal | Now) -> Generator[Step, Reply, int]:
+def ask(request: Spawn | WaitFor | Signal | Now | Notify) -> Generator[Step, Reply, int]:
     """A request to the scheduler: its answer (-1 when no scheduler answered it)."""
     got: object = yield request
     return got if isinstance(got, int) else -1
@@ -216,6 +223,13 @@ def _step(th: _Thread, table: _Table, ready: list[_Thread],
             return
         if type(step) is Now:
             th.reply = table.now
+            continue
+        if type(step) is Notify:
+            target = table.threads.get(step.pid)
+            if target is not None and target.status is None and target.waiting == "threads":
+                target.waiting, target.exc = "", Signalled()
+                ready.append(target)
+            th.reply = 0
             continue
         if type(step) is Signal:
             target = table.threads.get(step.pid)

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from fakecri.sim.shell.ast import Redir
 from fakecri.sim.shell.expand import expand_string
-from fakecri.sim.shell.io import Input, Io, Sink
-from fakecri.sim.shell.state import Shell
+from fakecri.sim.shell.io import CLOSED, Input, Io, Sink
+from fakecri.sim.shell.state import Shell, ShellError
 from fakecri.sim.steps import LOOK, PID1, Reply, Step
 
 STDOUT_PATHS = frozenset({"/dev/stdout", "/proc/self/fd/1", "/proc/1/fd/1", "/dev/fd/1"})
@@ -58,16 +58,16 @@ def apply(redirs: tuple[Redir, ...], sh: Shell, io: Io) -> Generator[Step, Reply
                     else:
                         io = replace(io, inputs={**io.inputs, r.fd: io.inputs[src]})
                     continue
-                if src > MAX_FD or (src not in (0, 1, 2) and src not in io.fds):
-                    yield from io.error(f"{sh.name}: {target}: bad file descriptor\n")
+                if src > MAX_FD or (src not in (0, 1, 2) and src not in io.fds) or (
+                        src in (1, 2) and (io.to_file if src == 1 else io.err_file) == CLOSED):
+                    yield from io.error(f"{sh.name}: {sh.where()}{target}: Bad file descriptor\n")  # (dup2's EBADF)
                     return None
                 if r.fd == 0 or src == 0:
                     continue  # (descriptor 0 duplicated: the same input)
                 io = io.with_sink(r.fd, io.sink(src))
                 continue
             if r.op == "<&":
-                yield from io.error(f"{sh.name}: {target}: bad file descriptor\n")
-                return None
+                raise ShellError("redir error")  # (ash: `<&word` of no descriptor ends the shell)
             # `>&file`: as `&>file`
         if r.op == "<" or (r.op == "<>" and r.fd == 0):
             got = yield from _read_file(target, sh, io, create=r.op == "<>")
@@ -107,19 +107,22 @@ def _open(path: str, sh: Shell, io: Io, append: bool, clobber: bool = True) -> G
     if path in STDERR_PATHS:
         return io.sink(2)
     if not path:
-        yield from io.error(f"{sh.name}: can't create : nonexistent directory\n")
+        yield from io.error(f"{sh.name}: {sh.where()}can't create : nonexistent directory\n")
         return False
     if io.ctx.userland is None:
         return (None, path, None)  # no files modelled here: what goes there is lost
     yield LOOK  # it opens a file: now, not ahead of time
     world = io.ctx.userland()
+    world.umask = sh.umask()
     if not clobber and world.exists(_absolute(path, sh)) and not world.is_dir(_absolute(path, sh)):
-        yield from io.error(f"{sh.name}: can't create {path}: File exists\n")  # set -C
+        yield from io.error(f"{sh.name}: {sh.where()}can't create {path}: File exists\n")  # set -C
         return False
     try:
         world.write(_absolute(path, sh), b"", append=append)
     except Exception as exc:  # the userland's FileError: the shell cannot open it
-        yield from io.error(f"{sh.name}: can't create {path}: {_reason(exc)}\n")
+        reason = _reason(exc)
+        reason = "nonexistent directory" if reason.startswith("No such file") else reason  # (ash's words)
+        yield from io.error(f"{sh.name}: {sh.where()}can't create {path}: {reason}\n")
         return False
     return (None, _absolute(path, sh), None)
 
@@ -136,7 +139,7 @@ def _read_file(path: str, sh: Shell, io: Io, create: bool) -> Generator[Step, Re
     if path in STDIN_PATHS:
         return io.stdin
     if io.ctx.userland is None:
-        yield from io.error(f"{sh.name}: can't open {path}: no such file\n")
+        yield from io.error(f"{sh.name}: {sh.where()}can't open {path}: no such file\n")
         return None
     yield LOOK
     world = io.ctx.userland()
@@ -149,7 +152,7 @@ def _read_file(path: str, sh: Shell, io: Io, create: bool) -> Generator[Step, Re
         reason = _reason(exc)
         if "No such file" in reason:
             reason = "no such file"
-        yield from io.error(f"{sh.name}: can't open {path}: {reason}\n")
+        yield from io.error(f"{sh.name}: {sh.where()}can't open {path}: {reason}\n")
         return None
     return Input(bytes(data), empty=True)
 

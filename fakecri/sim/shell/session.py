@@ -22,8 +22,9 @@ from dataclasses import replace
 
 from fakecri.sim.shell import hooks, simple
 from fakecri.sim.shell.builtins import BUILTINS, SPECIAL
+from fakecri.sim.shell.builtins_jobs import DEAD
 from fakecri.sim.shell.interp import run, run_exit_trap, run_guarded
-from fakecri.sim.shell.io import MAX_NESTING, Command, Interrupted, Io, ShellExit
+from fakecri.sim.shell.io import KILLED, MAX_NESTING, Command, Interrupted, Io, ShellExit
 from fakecri.sim.shell.lexer import ShellSyntaxError, is_name
 from fakecri.sim.shell.names import BUSYBOX_APPLETS
 from fakecri.sim.shell.parser import parse_incremental, parse_lines
@@ -76,7 +77,8 @@ def run_argv(argv: Sequence[str], io: Io) -> Process:
 
 def _top_argv(argv: Sequence[str], io: Io) -> Process:
     try:
-        return (yield from _program([a if isinstance(a, str) else str(a) for a in argv], io, top=True))
+        status = yield from _program([a if isinstance(a, str) else str(a) for a in argv], io, top=True)
+        return status & 0xFF
     except ShellExit as ex:
         return ex.code & 0xFF
 
@@ -137,7 +139,7 @@ def _program(words: list[str], io: Io, top: bool, in_script: bool = False) -> Pr
         return 0
     if name in BUSYBOX_APPLETS or name in UNMODELLED_BUILTINS:
         return (yield from refuse(name, io))
-    yield from io.error(f"{io.shell}: {words[0]}: not found\n")
+    yield from io.error(f"{io.shell}: {io.where}{words[0]}: not found\n")
     return 127
 
 
@@ -192,11 +194,16 @@ def external(argv: list[str], sh: Shell, env: Mapping[str, str], replacing: bool
         return (yield from refuse(name, sh.io, sh.name))
     cwd = sh.vars.get("PWD", sh.io.cwd)
     io = replace(sh.io, shell=sh.name, environ=lambda: {**sh.environ(), **env}, cwd=cwd,
-                 builtin=argv[0] in ASH_BUILTIN_APPLETS)
+                 builtin=argv[0] in ASH_BUILTIN_APPLETS, umask=sh.umask(), where=sh.where())
     proc = _program(argv, io, top=False, in_script=True)
     if cwd and io.ctx.userland is not None:
         proc = in_directory(proc, io, cwd)
-    return (yield from proc)
+    status = yield from proc
+    if status & KILLED:  # as ash reports a foreground command a signal ended (not INT, not PIPE)
+        status &= 0xFF
+        if status - 128 not in (2, 13):
+            yield from io.error(DEAD.get(status, f"Signal {status - 128}") + "\n")
+    return status
 
 
 def in_directory(proc: Process, io: Io, cwd: str) -> Process:
@@ -311,8 +318,9 @@ def run_script(script: str, sh: Shell) -> Process:
     except RecursionError:
         yield from sh.io.error(f"{sh.name}: the script nests too deep\n")
         status = 2
-    status = yield from run_exit_trap(sh, status)
-    return status & 0xFF
+    killed = status & KILLED  # (a signal killed it: the shell that runs it reports that)
+    status = yield from run_exit_trap(sh, status & 0xFF)
+    return status & 0xFF | killed
 
 
 def _script_file(path: str, args: list[str], sh: Shell) -> Process:
@@ -384,7 +392,7 @@ def interactive(sh: Shell) -> Process:
             except (Break, Return):
                 status = sh.status
         except ShellExit as ex:
-            status = ex.code
+            status = ex.code & 0xFF
             break
         except Interrupted:
             pending = ""

@@ -29,7 +29,7 @@ def quote(word: str) -> str:
 
 
 def simple(node: ast.Simple, sh: Shell) -> Process:
-    sh.line = node.line
+    sh.line = sh.line_base + node.line
     aliases = sh.aliases if sh.line_aliases is None else sh.line_aliases  # (as the line was read)
     if aliases and node.words and node.words[0].literal() in aliases and not sh.in_alias:
         return (yield from _aliased(node, sh, aliases))

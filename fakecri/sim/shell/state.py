@@ -36,8 +36,11 @@ class ShellError(Exception):
         super().__init__(message)
         self.message = message
         self.code = code
+        self.placed = False  # its message already says in which eval or `.` file
         self.io: Io | None = None  # where ash writes the message (a command's redirected stderr), None: the shell's
 
+
+UMASK = "\x00umask"  # the shell's umask, among its variables (a subshell copies it), named as no script can
 
 # `set -o` names, in the order ash lists them; "" for those that have no letter
 OPTION_LETTERS = {"errexit": "e", "noglob": "f", "ignoreeof": "", "monitor": "m", "noexec": "n", "xtrace": "x",
@@ -80,11 +83,16 @@ class Shell:
     substitutions: int = 0  # command substitutions run so far (an assignment's status is its last one's)
     sub_status: int = 0  # the status of the last of them
     line: int = 0  # the line of the command running (0 first), as builtins' messages name it
+    line_base: int = 0  # what a line of the text running counts from (eval: its line; `.`: 1)
+    source: str = ""  # the text running: "eval", the file `.` reads, "" (the script), as ash names it
     # descriptors a pushed redirection changed -> their value before (see redirect.push)
     pushed: dict[int, tuple[object, object]] = field(default_factory=dict)
     job_numbers: dict[int, int] = field(default_factory=dict)  # a background job's pid -> its number (%N)
     limits: dict[str, tuple[int, int]] = field(default_factory=dict)  # `ulimit` letter -> (soft, hard) set
     hashed: dict[str, str] = field(default_factory=dict)  # `hash`: name -> the path found
+    # signals its subshells sent it (`kill $$` there): (name, number), one list shared with them all
+    signals: list[tuple[str, int]] = field(default_factory=list)
+    subshell: bool = False  # a copy of a shell (a subshell, a pipeline's stage, a job, `$(...)`)
 
     def fail(self, builtin: str, message: str) -> str:
         """A builtin's error message, as ash words it."""
@@ -99,7 +107,7 @@ class Shell:
                        sources=dict(self.sources), options=set(self.options),
                        traps={k: v for k, v in self.traps.items() if v == ""}, jobs=[],
                        locals=[dict(d) for d in self.locals], pushed=dict(self.pushed),
-                       job_numbers={}, limits=dict(self.limits), hashed=dict(self.hashed))
+                       job_numbers={}, limits=dict(self.limits), hashed=dict(self.hashed), subshell=True)
 
     def load_env(self) -> None:
         if self.env_loader is not None:
@@ -174,6 +182,13 @@ class Shell:
         """$RANDOM: 0..32767 from a generator seeded by the shell's pid (the same run after run)."""
         self.seed = (self.seed * 1103515245 + 12345 + self.pid) & 0x7FFFFFFF
         return (self.seed >> 16) & 0x7FFF
+
+    def where(self) -> str:
+        """What ash puts before the shell's messages inside eval or `.` (`eval: line 3: `)."""
+        return f"{self.source}: line {self.line}: " if self.source else ""
+
+    def umask(self) -> int:
+        return int(self.vars.get(UMASK, "0022"), 8)
 
     def ifs(self) -> str:
         value = self.get("IFS")

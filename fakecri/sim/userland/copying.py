@@ -30,13 +30,13 @@ def _copy(world: Userland, src: str, dst: str, *, recursive: bool, keep: bool, l
         if not recursive:
             raise FileError(f"omitting directory '{src}'")
         if not world.is_dir(dst):
-            world.mkdir(dst, mode=st.mode & 0o7777)
+            world.mkdir(dst, mode=st.mode & 0o7777 & ~world.umask)
         for name in world.listdir(src):
             _copy(world, _join(src, name), _join(dst, name), recursive=True, keep=keep, links=True, top=False)
     else:
         if world.is_dir(dst):
             raise FileError(f"cannot overwrite directory '{dst}'")
-        world.write(dst, world.read(src), mode=st.mode & 0o777)
+        world.write(dst, world.read(src), mode=st.mode & 0o777 & ~world.umask)
     if keep:
         world.chmod(dst, st.mode & 0o7777)
         try:

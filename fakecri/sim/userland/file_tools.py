@@ -5,7 +5,7 @@ Messages and exit codes are busybox's. Directories are walked in the order the u
 lists them (busybox walks in the order the kernel's readdir gives, which is the file
 system's own; fakecri lists names sorted). `mktemp` names are drawn from a
 fixed sequence (the first name of it not taken), so a run names its files the same each
-time. What is not modelled (`find -mtime`, `-regex`; `touch -d/-t/-r`) says so, exit 2.
+time. What is not modelled (`find -atime -ctime`, `-regex`; `touch -d/-t/-r`) says so, exit 2.
 """
 from __future__ import annotations
 
@@ -25,8 +25,8 @@ from fakecri.sim.userland.world import FileError, Userland
 
 _ACTIONS = frozenset({"-print", "-print0", "-exec", "-delete", "-quit"})
 _WITH_VALUE = frozenset({"-name", "-iname", "-path", "-ipath", "-wholename", "-type", "-perm", "-user", "-group",
-                         "-size", "-newer", "-maxdepth", "-mindepth", "-links", "-inum"})
-_NOT_MODELLED = frozenset({"-mtime", "-atime", "-ctime", "-mmin", "-amin", "-cmin", "-regex", "-iregex",
+                         "-size", "-newer", "-maxdepth", "-mindepth", "-links", "-inum", "-mtime", "-mmin"})
+_NOT_MODELLED = frozenset({"-atime", "-ctime", "-amin", "-cmin", "-regex", "-iregex",
                            "-samefile", "-ok", "-context", "-fprint"})
 
 
@@ -108,6 +108,9 @@ class _Find:
             return _compare(arg, st.nlink)
         if kind == "-inum":
             return _compare(arg, st.inode)
+        if kind in ("-mmin", "-mtime"):  # whole minutes or days since it changed, on the node's clock
+            age = (self.world.now() - st.mtime_ns) // 1_000_000_000
+            return _compare(arg, age // (60 if kind == "-mmin" else 86400))
         if kind == "-newer":
             newer = node[2]
             assert isinstance(newer, int)

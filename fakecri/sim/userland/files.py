@@ -32,6 +32,7 @@ def world_of(io: Io) -> Userland:
     if io.ctx.userland is None:
         raise RuntimeError("a userland command runs only inside a container")
     world: Userland = io.ctx.userland()
+    world.umask = io.umask  # (what it makes now gets this process's umask)
     return world
 
 
@@ -355,12 +356,21 @@ def _id_of(name: str, table: str) -> int | None:
 
 
 def _hexdump(args: list[str], io: Io) -> Process:
-    world = yield from looking(io)
-    _, _, paths = split_flags(args)
+    """`hexdump -C [FILE]...`: the canonical dump of the files, or of standard input without one."""
+    flags, _, paths = split_flags(args)
+    if flags != {"C"}:
+        yield from io.error("hexdump: only -C is modelled by fakecri\n")
+        return 2
     data = b""
     status = 0
+    if not paths or paths == ["-"]:
+        while (chunk := (yield from io.stdin.read())) is not None:
+            data += chunk
+        paths = []
+    world = (yield from looking(io)) if paths else None
     for path in paths:
         try:
+            assert world is not None
             data += world.read(path)
         except FileError as exc:
             yield from io.error(f"hexdump: {path}: {exc.reason}\n")

@@ -13,7 +13,7 @@ import re
 from typing import Protocol
 
 from fakecri.engine.specs import Mount
-from fakecri.sim.host import HostError, HostFs, HostView
+from fakecri.sim.host_view import HostError, HostFs, HostView
 from fakecri.sim.userland.cgroupfs import Cgroup, mount_lines
 from fakecri.sim.userland.fs import FsStat
 from fakecri.sim.userland.image_volumes import mount_line as image_mount_line

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from fakecri.engine.specs import NODE, Mount
-from fakecri.sim.host import HostView
+from fakecri.sim.host_view import HostView
 from fakecri.sim.image_content import ImageContent
 from fakecri.sim.userland.cgroupfs import Cgroup, allowed_cpus, cgroup_file, proc_cgroup
 from fakecri.sim.userland.filesystems import proc_mounts

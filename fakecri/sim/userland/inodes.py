@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 from fakecri.engine.specs import Mount
-from fakecri.sim.host import HostError, HostView
+from fakecri.sim.host_view import HostError, HostView
 from fakecri.sim.userland.fs import SETGID, STICKY, FileStat, W, Who, X, disk_id, may
 from fakecri.sim.userland.inside_mounts import NO_SUCH, FileError
 from fakecri.sim.userland.privilege import Privilege

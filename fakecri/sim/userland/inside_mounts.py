@@ -14,7 +14,7 @@ import abc
 import posixpath
 
 from fakecri.engine.specs import BIDIRECTIONAL, PRIVATE, Mount
-from fakecri.sim.host import HostError, HostView, exists
+from fakecri.sim.host_view import HostError, HostView, exists
 
 TMPFS = "\0tmpfs"  # where a tmpfs mounted inside keeps its files (no path a command can name)
 SHOWN_LIMIT = 1000  # entries a bidirectional mount copies out to the host at most

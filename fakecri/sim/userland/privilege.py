@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from fakecri.engine.specs import LOCALHOST, UNCONFINED, Seccomp
-from fakecri.sim.host import HostError
+from fakecri.sim.host_view import HostError
 
 CAPABILITIES = (
     "CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID", "SETPCAP",

@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 from fakecri.engine.records import Resources
 from fakecri.engine.specs import NODE, Mount
-from fakecri.sim.host import HostError, HostView, NoHost
+from fakecri.sim.host_view import HostError, HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
 from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow, cgroup_dirs, cgroup_links, cgroup_names
 from fakecri.sim.userland.devices import DEVICES, LINKS, device_read, device_stat, device_write
@@ -72,6 +72,7 @@ class Userland(MountsInside, Inodes):
         `now`: the node's clock (ns since the epoch), for the times files change."""
         self.spec = spec
         self.now = now
+        self.umask = 0o022  # of the process that looks now (files.world_of sets it)
         self.cgroup = cgroup if cgroup is not None else Cgroup(now=lambda: CgroupNow(
             Resources(memory_limit_in_bytes=spec.memory_limit)))  # no runtime to ask: the spec's limit
         self.host: HostView = host if host is not None else NoHost()
@@ -465,8 +466,9 @@ class Userland(MountsInside, Inodes):
         except HostError:
             pass
 
-    def write(self, path: str, data: bytes, *, append: bool = False, mode: int = FILE_MODE) -> None:
-        """Write (or append to) the file at `path`; a new one gets `mode` (its creator's umask applied)."""
+    def write(self, path: str, data: bytes, *, append: bool = False, mode: int | None = None) -> None:
+        """Write (or append to) the file at `path`; a new one gets `mode` (its creator's umask applied;
+        None: 0666 less the umask of the process that looks now)."""
         p = self.resolve(path)
         node = self._node(p)
         if node is not None and node.kind == "dir":
@@ -491,7 +493,7 @@ class Userland(MountsInside, Inodes):
             self._store(p, old + data)
             self._removed.discard(p)
         if parent is not None:
-            self._made(p, mounted, mode, parent, is_dir=False)
+            self._made(p, mounted, 0o666 & ~self.umask if mode is None else mode, parent, is_dir=False)
 
     def touch(self, path: str) -> None:
         node = self._safely(path)
@@ -505,7 +507,7 @@ class Userland(MountsInside, Inodes):
         if mounted is None:
             self._touched(p)
 
-    def mkdir(self, path: str, parents: bool = False, mode: int = DIR_MODE) -> None:
+    def mkdir(self, path: str, parents: bool = False, mode: int | None = None) -> None:
         if self.lexists(path):
             if parents and self.is_dir(path):
                 return
@@ -524,7 +526,7 @@ class Userland(MountsInside, Inodes):
         else:
             self._dirs.add(p)
             self._touched(p)
-        self._made(p, mounted, mode, parent, is_dir=True)
+        self._made(p, mounted, 0o777 & ~self.umask if mode is None else mode, parent, is_dir=True)
 
     def symlink(self, target: str, path: str) -> None:
         """Make `path` a symlink to `target` (kept as written: it is resolved when followed)."""

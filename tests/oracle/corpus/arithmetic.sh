@@ -35,3 +35,5 @@ echo $((2147483647+1)) $((1<<40))
 echo $((  1  +  2  ))
 ### string-var-holding-expression
 e="2+3"; echo $((e*2)) $(($e*2))
+### arithmetic-ternary-as-busybox-nests-it !stderr
+for e in '0 ? 1 : 1 ? 2 : 3' '1 ? (1 ? 2 : 3) : 4' '1 ? 2 : 3 ? 4 : 5' 'x = 1 ? 5 : 6' '(1 ? 2 : 3) + 1' '1 ? 2 : 3 + 1' '2 > 1 ? 10 : 20'; do x=0; eval "echo \$(( $e )) x=\$x"; done; (echo $(( 1 ? 1 ? 2 : 3 : 4 ))); echo "rc=$?"; (x=0; echo $(( 1 ? x = 7 : 8 ))); echo "rc=$?"

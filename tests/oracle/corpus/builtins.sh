@@ -175,7 +175,7 @@ ulimit -n 64; ulimit -c 0; ulimit -n -c; ulimit -a | grep -c .; ulimit -a | cut 
 ulimit -S -c 10; ulimit -c; ulimit -c 0; ulimit -c; ulimit -Hc
 ### hash-lookups
 hash; echo rc=$?; hash -r; echo rc=$?; hash cat; echo rc=$?; hash nosuch; echo rc=$?; hash cd; echo rc=$?; f() { :; }; hash f; echo rc=$?; hash -v; echo rc=$?; hash nosuch 2>/dev/null || echo missing
-### jobs-listing
+### jobs-listing !stderr
 sleep 1 & jobs; echo rc=$?; jobs -p | grep -c .; fg; echo rc=$?; bg; echo rc=$?; fg %1; fg %2; fg %-; echo rc=$?; kill %1; wait %1; echo "w=$?"; jobs; jobs; echo rc=$?
 ### jobs-done-and-failed
 true & false & sleep 0.2; jobs; jobs; (exit 3) & wait; jobs; sleep 5 & kill $!; sleep 0.1; jobs; jobs %1; echo rc=$?
@@ -185,3 +185,31 @@ sleep 1 & sleep 2 & jobs; jobs -l | sed 's/[0-9][0-9]* Running */PID Running/'; 
 history; echo rc=$?
 ### jobs-seen-from-pipes-and-substitutions
 sleep 1 & x=$(jobs); echo "[$x]"; (jobs); echo ---; jobs | cat; { jobs; } | cat; x=$(jobs -p; echo); echo "[$x]"
+### kill-shell-from-subshell-trap-wait
+trap 'echo stopping; exit 0' TERM; sleep 3 & pid=$!; (sleep 0.2; kill -TERM $$) & wait $pid; echo "after wait $?"
+### kill-shell-from-subshell-no-trap
+(kill $$); echo "not reached"
+### kill-shell-from-subshell-trap-continues
+trap 'echo got-usr1' USR1; (kill -USR1 $$); echo "after $?"; sleep 0.1 & (sleep 0.05; kill -USR1 $$) & wait; echo "wait rc=$?"
+### watchdog-timeout
+trap 'echo "timed out"; exit 7' ALRM; (sleep 0.2; kill -ALRM $$) & watchdog=$!; sleep 1; echo "work done"; kill $watchdog 2>/dev/null
+### set-e-assignment-from-failed-substitution
+set -e; x=$(false); echo "not reached $x"
+### set-e-local-masks-status
+set -e; f() { local x=$(false); echo "local masks: $?"; }; f
+### set-e-in-function-called-in-condition
+set -e; f() { false; echo "in f after false"; }; if f; then echo ok; fi; f || echo rescued; echo end
+### set-e-subshell-exit
+set -e; (false; echo no); echo "after subshell"
+### set-e-pipeline-last-fails
+set -e; true | false; echo never
+### set-e-while-condition
+set -e; i=0; while [ $i -lt 2 ]; do i=$((i+1)); done; echo "i=$i"; until true; do :; done; echo done
+### set-e-negated-and-arith
+set -e; ! true; echo "negation ok"; x=0; : $((x++)); echo "x=$x"; ((x)) 2>/dev/null; echo "after"
+### set-e-trap-exit-status
+set -e; trap 'echo "exit trap rc=$?"' EXIT; false
+### set-u-in-arith-and-length
+set -u; a=1; echo $((a+1)); (echo ${#undefined_v}) 2>/dev/null || echo "len fails"; echo "${undefined_v-ok}"
+### set-x-with-subst-and-assign
+set -x; a=$(echo hi) b=2; echo "$a" >/dev/null; set +x

@@ -69,3 +69,12 @@ case "$1" in
 esac
 ### loop-status
 for i in 1 2; do false; done; echo $?
+### case-fallthrough-amp !stderr
+case a in a) echo one;& b) echo two;; c) echo three;; esac; echo "rc=$?"
+### case-double-amp !stderr
+case a in a) echo one;;& *) echo two;; esac; echo "rc=$?"
+### case-paren-pattern
+case x in (x) echo paren;; (*) echo other;; esac
+### case-empty-body-and-last-no-semis
+case b in a) ;; b) echo bee
+esac

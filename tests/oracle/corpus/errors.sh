@@ -75,3 +75,20 @@ f() { eval 'echo in; ('; echo after; }; f; echo rc=$?
 echo next
 ### eval-error-in-subshell
 (eval 'if'); echo rc=$?
+### errors-inside-dot-file-name-it
+printf 'echo in\nnosuchcmd\necho x > /nonexistent/f\necho $((1/0))\n' > f.sh; echo a
+. ./f.sh
+echo after
+### errors-inside-eval-name-it
+echo a
+eval "echo x
+nosuch2
+cat < /nonexistent"
+nosuch3; f() {
+  nosuch4
+}
+f
+### eval-fatal-expansion-error
+eval 'echo ${unset_var?is unset}'; echo never
+### lineno-in-eval-and-dot
+echo "top $LINENO"; eval 'echo "eval $LINENO"'; printf 'echo "dot $LINENO"\n' > l.sh; . ./l.sh

@@ -63,3 +63,7 @@ d=$(mktemp -d); [ -d "$d" ] && echo "dir $d"; rmdir "$d"
 f=$(mktemp ./job.XXXXXX); [ -f "$f" ] && echo made; echo "$f" | sed 's/\.[A-Za-z0-9]*$/.X/'; ls | wc -l
 ### mktemp-p
 mkdir base; f=$(mktemp -p base); case $f in base/tmp.*) echo "in base";; *) echo "odd $f";; esac
+### find-mmin-recent
+touch new; find . -name new -mmin -5; find . -name new -mtime -1; find . -name new -mmin +5 | wc -l; find . -name new -mtime 0
+### find-cleanup-old
+touch keep; find . -type f -mtime +7 -name keep | wc -l; find . -mmin -60 -type f | sort

@@ -50,3 +50,26 @@ f() { echo "$0"; }; f
 f() { for i in 1 2 3; do [ $i = 2 ] && return 9; echo $i; done; }; f; echo $?
 ### function-subshell-body
 f() ( x=inside; echo $x ); x=out; f; echo $x
+### function-recursion-and-return-values
+fact() { [ $1 -le 1 ] && { echo 1; return; }; echo $(( $1 * $(fact $(( $1 - 1 ))) )); }; fact 5; fib() { local n=$1; [ $n -lt 2 ] && return $n; fib $((n-1)); local a=$?; fib $((n-2)); return $((a + $?)); }; fib 7; echo $?
+### function-redirected-body
+f() { echo out; echo err >&2; } > fo 2> fe; f; cat fo fe; g() { cat; } < fo; g
+### function-in-pipeline-and-background
+f() { while read x; do echo "f:$x"; done; }; printf '1\n2\n' | f; f <<EOF2 &
+bg
+EOF2
+wait
+### command-builtin-bypasses-function
+echo() { printf 'wrapped:%s\n' "$*"; }; echo hi; command echo direct; unset -f echo; echo normal
+### positional-beyond-nine
+set -- a b c d e f g h i j k; echo "$10 ${10} ${11} $#"
+### special-vars-in-function
+f() { echo "$# $1 $@"; shift; echo "$*"; }; f x y z; echo "$#"
+### ifs-empty-and-custom
+IFS=; v="a b"; for w in $v; do echo "[$w]"; done; IFS=:; v="x:y::z"; for w in $v; do echo "<$w>"; done
+### quoting-edge-cases
+echo 'a'"b"c\ d "$(echo "in'side")" '$HOME' "\$HOME" "a\\b" 'it'\''s' "tab	here"
+### glob-no-match-and-dotfiles
+touch .hidden vis; echo *; echo .*; echo nomatch*; set -f; echo *; set +f; echo [v]is
+### tilde-expansion
+HOME=/home/u; echo ~ ~/x "~" x~y; a=~; echo $a

@@ -107,7 +107,7 @@ line='a,b,,d'; IFS=,; set -- $line; echo "$# [$1][$2][$3][$4]"; unset IFS
 ### read-options
 printf "abcdef\n" | { read -n 3 x; read y; echo "[$x][$y]"; }; printf "a,b,c" | { read -d , x; read -d , y; echo "[$x][$y]"; }; printf "l1\nl2\n" > u; exec 3< u; read -u 3 a; read -u 3 b; echo "[$a][$b]"; read -rt 1 z < /dev/null; echo rt=$?; read -u 7 q; echo u7=$?; printf "x y z" | { read -n 10 a b; echo "[$a][$b]"; }; printf "ab\\\ncd\n" | { read -n 20 v; echo "[$v]"; }; read -t -1 x </dev/null; echo neg=$?; read -t 1.5.5 x </dev/null; echo dots=$?
 ### read-t
-read -t 1 x < /dev/null; echo "rc=$? x=[$x]"; echo hello | { read -t 5 x; echo "rc=$? x=$x"; }; echo hi | { read -t 0 x; echo "rc00=$? [$x]"; }; read -t abc x; echo "rcbad=$?"; read -q; echo "q=$?"; read -p; echo "p=$?"
+read -t 1 x < /dev/null; echo "rc=$? x=[$x]"; echo hello | { read -t 5 x; echo "rc=$? x=$x"; }; read -t 0 x < /dev/null; echo "rc00=$? [$x]"; read -t abc x; echo "rcbad=$?"; read -q; echo "q=$?"; read -p; echo "p=$?"
 ### closed-stdout
 echo hidden >&-; echo "rc=$?"
 printf x >&-; echo "rc=$?"; printf "" >&-; echo "rc=$?"; echo -n "" >&-; echo "rc=$?"; pwd >&-; echo "pwd=$?"; busybox echo x >&-; echo "app=$?"; cat /etc/hostname >&- ; echo "cat=$?"; echo x 2>&- >&-; echo "both=$?"; true >&-; echo "true=$?"
@@ -141,3 +141,112 @@ stat -c '%F %a %t,%T %u' /dev/null /dev/zero /dev/urandom; ls -l /dev/null | awk
 echo x > /dev/full; echo rc=$?; head -c 3 /dev/full | od -An -tx1
 ### dev-write-zero
 echo x > /dev/zero; echo rc=$?; dd if=/dev/zero of=z bs=1k count=4 2>/dev/null; wc -c < z
+### e2e-host-ip-equals-pod-ip
+HOST_IP=10.0.0.1 POD_IP=10.0.0.1; [[ "${HOST_IP:?}" == "${POD_IP:?}" ]] && echo OK || (echo "HOST_IP: '${HOST_IP}' != POD_IP: '${POD_IP}'" && false)
+### e2e-host-ip-differs
+HOST_IP=10.0.0.1 POD_IP=10.0.0.2; [[ "${HOST_IP:?}" == "${POD_IP:?}" ]] && echo OK || (echo "HOST_IP: '${HOST_IP}' != POD_IP: '${POD_IP}'" && false); echo rc=$?
+### e2e-host-ip-unset !stderr
+[[ "${HOST_IP:?}" == "${POD_IP:?}" ]] && echo OK || echo no; echo rc=$?
+### e2e-restart-count
+f=counter; count=$(echo 'hello' >> $f ; wc -l $f | awk {'print $1'}); echo "count=$count"; count=$(echo 'hello' >> $f ; wc -l $f | awk {'print $1'}); if [ $count -lt 3 ]; then echo "restart $count"; exit 1; fi
+### exec-args-forward
+set -- echo "hello world"; exec "$@"; echo never
+### until-nc-port !stderr
+n=0; until nc -z 127.0.0.1 1 2>/dev/null || [ $n -ge 2 ]; do n=$((n+1)); sleep 0; done; echo "tries=$n"
+### init-wait-for-dns !stderr
+i=0; until nslookup nosuch.invalid >/dev/null 2>&1 || [ $i -ge 1 ]; do i=$((i+1)); done; echo "i=$i"
+### script-file-with-shebang
+printf '#!/bin/sh\necho "args: $# $1"\nexit 3\n' > s.sh; chmod +x s.sh; ./s.sh one two; echo "rc=$?"; sh s.sh x; echo "rc=$?"
+### script-file-not-executable
+printf 'echo hi\n' > n.sh; ./n.sh; echo "rc=$?"; sh ./n.sh
+### config-template-substitution
+printf 'host=${HOST}\nport=${PORT}\n' > tpl; HOST=db PORT=5432; eval "cat <<EOF2
+$(cat tpl)
+EOF2" > out; cat out
+### sed-config-edit
+printf 'listen 80;\nserver_name _;\n' > c; sed -i -e 's/listen 80/listen 8080/' -e '/server_name/d' c; cat c; sed -n '1p' c
+### awk-env-report
+printf 'cpu 10\nmem 20\n' | awk -v pre=metric_ '{printf "%s%s %d\n", pre, $1, $2*2}'
+### json-ish-grep-cut
+echo '{"status":"ok","code":200}' > r; grep -o '"status":"[^"]*"' r | cut -d'"' -f4; sed 's/.*"code":\([0-9]*\).*/\1/' r
+### counter-in-file-loop
+for i in 1 2 3; do c=$(cat cnt 2>/dev/null || echo 0); echo $((c+1)) > cnt; done; cat cnt
+### pid-file-handling
+echo $$ > app.pid; [ -f app.pid ] && kill -0 "$(cat app.pid)" && echo running; rm -f app.pid; [ ! -e app.pid ] && echo removed
+### date-based-names
+d=$(date -u +%Y%m%d); case $d in [0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]) echo "dated";; esac; f="backup-$d.tar"; echo "${f%.tar}" | grep -c backup-
+### string-ops-ash
+s="Hello, World"; echo "${s,,}" 2>/dev/null; echo "${#s}"; echo "${s%%,*}"; echo "${s#*, }"; up=$(echo "$s" | tr a-z A-Z); echo "$up"
+### integer-validation
+for v in 42 -7 abc 3.5 ''; do case $v in ''|*[!0-9-]*|*?-*) echo "$v: not int";; *) echo "$v: int";; esac; done
+### test-numeric-error-handling !stderr
+v=abc; if [ "$v" -gt 0 ] 2>/dev/null; then echo pos; else echo "not a number ($?)"; fi
+### wait-for-multiple-jobs
+for i in 1 2 3; do (sleep 0.$i; exit $i) & done; fails=0; for p in $(jobs -p); do wait $p || fails=$((fails+1)); done; echo "fails=$fails"
+### subshell-cd-isolation
+mkdir -p sub; (cd sub && pwd | sed 's,.*/,,'); pwd | sed 's,.*/oracle-[0-9]*,,'; cd sub; cd -  >/dev/null; pwd | sed 's,.*/oracle-[0-9]*,,'
+### umask-and-new-files
+umask 077; touch p; mkdir pd; echo x > r; stat -c '%a' p pd r; umask 022; touch q; stat -c %a q; umask; (umask 027; mkdir sd; stat -c %a sd); umask
+### umask-cp-and-mkdir-p
+echo x > a; chmod 755 a; umask 077; cp a b; stat -c %a b; mkdir -p x/y; stat -c %a x x/y; cp -p a c; stat -c %a c
+### keepalive-sleep-infinity-and-tail-f
+timeout 1 sleep infinity; echo "inf=$?"; timeout 1 tail -f /dev/null; echo "tail=$?"; sleep 0.1s 0.1; echo "sum=$?"
+### probe-grep-proc-for-process
+grep -q sh /proc/1/cmdline && echo pid1-is-shell || echo other; [ -d /proc/self ] && echo has-proc
+### probe-memory-from-proc
+awk '/MemTotal/ {print ($2 > 0) ? "mem-ok" : "none"}' /proc/meminfo
+### hook-write-json-status
+printf '{"ready":%s,"ts":%d}\n' true 1700000000 > status.json; grep -c ready status.json; cut -d, -f1 status.json
+### init-copy-config-with-defaults
+mkdir -p src dst; printf 'a=1\n' > src/app.conf; [ -f dst/app.conf ] || cp src/app.conf dst/; grep -q '^b=' dst/app.conf || echo 'b=2' >> dst/app.conf; cat dst/app.conf
+### init-wait-loop-with-counter-and-message
+max=3; n=0; while ! [ -e flag ]; do n=$((n+1)); echo "waiting ($n/$max)"; [ $n -ge $max ] && { echo giving up >&2; break; }; [ $n -eq 2 ] && touch flag; done; [ -e flag ] && echo found
+### env-var-required-check !stderr
+check() { eval "v=\${$1:-}"; [ -n "$v" ] || { echo "missing $1"; return 1; }; echo "$1=$v"; }; A=1; check A; check B; echo "rc=$?"
+### indirect-variable-names
+for n in X Y; do eval "VAL_$n=\$n-value"; done; eval echo "\$VAL_X \$VAL_Y"; name=VAL_X; eval "echo \${$name}"
+### split-path-loop
+p=/usr/local/bin:/usr/bin:/bin; IFS=:; for d in $p; do echo "dir $d"; done; unset IFS; echo "${p%%:*}"
+### lowercase-uppercase-with-tr-and-awk
+s=MiXeD; echo "$s" | tr '[:upper:]' '[:lower:]'; echo "$s" | awk '{print toupper($0), tolower($0)}'
+### repeat-string-and-padding
+printf '%.0s-' 1 2 3 4 5; echo; printf '%-10s|\n' name; printf '%08.3f\n' 3.14159
+### exit-codes-passthrough-and-a-killed-shell
+sh -c 'exit 42'; echo $?; (exit 300); echo $?; sh -c 'kill -TERM $$'; echo $?
+### here-doc-in-function-and-loop
+f() { cat <<EOF2
+f got $1
+EOF2
+}; for i in 1 2; do f $i; done
+### trap-multiple-signals-one-handler
+trap 'echo "caught"' USR1 USR2; kill -USR1 $$; kill -USR2 $$; trap - USR1 USR2; echo end
+### read-whole-file-into-var
+printf 'l1\nl2\n' > f; content=$(cat f); echo "${#content}"; while IFS= read -r line; do printf '[%s]' "$line"; done < f; echo
+### arithmetic-bases-and-ops
+echo $((2#1010)) $((16#ff)) $((8#17)) $((36#z)) $(( (1<<4) | 3 )) $(( 7 ^ 2 )) $(( ~0 )) $(( !5 )) $(( -(-3) ))
+### arithmetic-comma-and-ternary-nesting
+x=1; echo $(( x+=2, x*=3 )) $(( x > 5 ? x < 10 ? 1 : 2 : 3 )) $x
+### arithmetic-errors !stderr
+echo $(( 1 + )); echo rc=$?
+### arithmetic-assign-in-condition
+n=3; while (( n-- > 0 )) 2>/dev/null; do echo tick; done; echo "n=$n"
+### printf-escapes-and-reuse
+printf '%s=%s\n' a 1 b 2 c; printf 'tab\there\\n\n'; printf '%b\n' 'x\ty'; printf '%5.1f%%\n' 99.44
+### printf-numeric-conversions
+printf '%d %i %o %x %X %u\n' 255 255 255 255 255 255; printf '%e %g %G\n' 12345.678 0.0001 1e20; printf '%+d % d\n' 5 5
+### echo-variants
+echo -n no-newline; echo; echo -e 'a\nb'; echo -E 'a\nb'; echo 'a\tb'; echo -- -n
+### unset-and-defaults-chain
+a=; b=set; echo "${a:-${b:-none}}" "${c:-${a:-${b}}}" "${b:+alt}" "${a:+alt}|"
+### pattern-removal-variants
+p=/var/log/app/server.log.1; echo "${p##*/}" "${p%/*}" "${p#*/}" "${p%%.*}" "${p%.*}" "${p##*.}"
+### string-length-and-substr-unicode-free
+s=abcdefgh; echo ${#s} ${s:3} ${s:2:3} ${s:(-3)} ${s: -3:2}
+### for-loop-over-glob-and-seq
+touch a.txt b.txt c.log; for f in *.txt; do echo "txt:$f"; done; for i in $(seq 1 3); do printf '%s ' $i; done; echo
+### while-true-break-counter
+i=0; while true; do i=$((i+1)); [ $i -ge 4 ] && break; done; echo $i
+### nested-functions-and-locals
+outer() { local v=outer; inner() { echo "inner sees $v"; }; inner; }; outer; inner
+### return-without-value-and-status
+f() { false; return; }; f; echo $?; g() { true; }; g; echo $?

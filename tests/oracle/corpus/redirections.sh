@@ -89,3 +89,9 @@ echo after
 tr a-z A-Z <<EOF
 lower
 EOF
+### dup-of-a-closed-descriptor
+echo x >&3; echo rc=$?; cat <&4; echo rc=$?; exec 3>/dev/null; exec 3>&-; echo y >&3; echo rc=$?; echo z 5>&3; echo rc=$?; echo w >&9; echo rc=$?
+### dup-of-a-word-is-a-redir-error
+(cat <&foo); echo "sub=$?"; echo x >&foo; cat foo
+### dup-of-closed-stdout
+exec 5>&1; { echo a >&2; } 2>&1 >&-; echo rc=$?

@@ -59,3 +59,5 @@ n=$(nproc); [ "$n" -ge 1 ] && echo cpus
 stat -c %a /tmp
 ### root-home
 ls -d /root; stat -c %U /root
+### timeout-reports-the-signal
+timeout 1 sleep 5 2>/dev/null; echo "rc=$?"; x=$(timeout 1 sleep 5); echo "x rc=$?"; timeout 1 sleep 5 | cat; echo "pipe rc=$?"; (timeout 1 sleep 5); echo "sub rc=$?"; timeout -s KILL 1 sleep 5; echo "kill rc=$?"; timeout -s INT 1 sleep 5; echo "int rc=$?"; env timeout 1 sleep 3; echo "env rc=$?"

@@ -113,3 +113,55 @@ printf 'a\nb\n' > x; printf 'a\nc\n' > y; cmp -s x x && echo same; cmp x y; echo
 for i in 1 2 3; do printf 'line %d\n' $i; done > f; wc -l < f; tail -n 1 f
 ### printf-builtin-or-applet-names-its-errors
 printf '%d\n' x; busybox printf '%d\n' y; env printf '%d\n' z; echo w | xargs printf '%d\n'; sh -c "printf '%d\n' v"; /bin/printf '%d\n' u; printf '%q' a; busybox printf '%q' b
+### awk-sum-columns
+printf 'a 1 2\nb 3 4\n' | awk '{a+=$2; b+=$3} END {print a, b, a/NR}'
+### awk-field-sep-and-nf
+echo 'k1=v1;k2=v2;k3' | awk -F';' '{for(i=1;i<=NF;i++){split($i,p,"="); print i, p[1], (p[2]==""?"none":p[2])}}'
+### awk-match-and-substr
+echo 'version: 1.23.4-beta' | awk '{ if (match($0, /[0-9]+\.[0-9]+\.[0-9]+/)) print substr($0, RSTART, RLENGTH) }'
+### awk-printf-and-gsub
+echo 'a-b-c' | awk '{gsub(/-/, "+"); printf "%s|%5.2f|%d\n", $0, 3.14159, 42}'
+### sed-capture-groups
+echo 'name=alice age=30' | sed -E 's/name=([a-z]+) age=([0-9]+)/\2:\1/'
+### sed-address-ranges
+printf '1\n2\n3\n4\n5\n' | sed -n '2,4p'; printf 'a\nSTART\nb\nEND\nc\n' | sed -n '/START/,/END/p'
+### sed-multiple-and-delete
+printf 'keep\n#comment\n\nalso\n' | sed -e '/^#/d' -e '/^$/d' -e 's/^/> /'
+### grep-variants
+printf 'Error: x\nwarn: y\nERROR: z\n' > l; grep -i error l | wc -l; grep -v -i error l; grep -n warn l; grep -E '^(warn|Error)' l; grep -c '' l; grep -q nothing l || echo absent
+### grep-o-and-w-busybox-counts-every-match
+echo 'id=12 ids=34 id=56' | grep -o 'id=[0-9]*'; echo 'cat catalog cat' | grep -ow cat | wc -l
+### sort-variants
+printf '10\n9\n100\n' | sort; printf '10\n9\n100\n' | sort -n; printf 'b 2\na 10\nc 1\n' | sort -k2 -n; printf 'x\ny\nx\n' | sort | uniq -d; printf '3\n1\n2\n' | sort -r
+### cut-variants
+echo 'a:b:c:d' | cut -d: -f2,4; echo 'abcdef' | cut -c2-4; echo 'a b  c' | cut -d' ' -f3
+### tr-variants
+echo 'Hello World' | tr -s 'lo' ; echo 'a1b2c3' | tr -d '0-9'; echo 'abc' | tr 'abc' 'x'; echo 'a  b' | tr -s ' ' '\n'
+### head-tail-variants
+seq 10 > n; head -n 3 n | tr '\n' ,; echo; tail -n 2 n | tr '\n' ,; echo; tail -n +9 n | tr '\n' ,; echo; head -c 5 n | od -c | head -1
+### wc-and-paste
+printf 'a\nb\nc\n' | paste -sd, -; seq 4 | paste - - 
+### base64-and-md5
+echo -n hello | base64; echo aGVsbG8= | base64 -d; echo; echo -n hello | md5sum | cut -d' ' -f1; echo -n hello | sha256sum | cut -c1-16
+### od-and-hexdump
+printf 'AB\n' | od -An -tx1; printf 'AB' | hexdump -C | head -1
+### xargs-with-replace
+printf 'a\nb\n' | xargs -I{} echo "item-{}"; echo 'x y z' | xargs -n1 | wc -l
+### find-exec-and-print
+mkdir -p t/a t/b; touch t/a/1.log t/b/2.log t/b/3.txt; find t -name '*.log' | sort; find t -type f -name '*.txt' -exec basename {} \;; find t -type d | sort | wc -l
+### date-arithmetic
+now=1700000000; later=$((now + 3600)); date -u -d @$later +%H:%M; echo $(( (later - now) / 60 )) minutes
+### printf-padding-table
+for kv in a:1 bb:22 ccc:333; do printf '%-5s|%5s|\n' "${kv%%:*}" "${kv#*:}"; done
+### expr-string-ops
+expr substr hello 2 3; expr index hello l; expr 10 % 3; expr '(' 2 + 3 ')' '*' 4; expr abc = abc
+### test-file-ops
+touch f; mkdir d; ln -s f l; for t in -e -f -d -L -s -r -w; do for p in f d l none; do [ $t $p ] && printf 'y' || printf 'n'; done; echo " $t"; done
+### let-and-arith-assign
+let a=5+3 b=a*2; echo $a $b; let "c = b / 3"; echo $c; i=0; let i++; let i+=5; echo $i
+### string-compare-sort
+a=apple b=banana; [ "$a" \< "$b" ] && echo "$a first"; [ "$b" \> "$a" ] && echo "$b second"
+### multiline-variable-loop
+list="one
+two
+three"; for w in $list; do echo "w=$w"; done; echo "$list" | while read l; do echo "l=$l"; done | tail -1

@@ -1,0 +1,133 @@
+"""The container RPCs of runtime.v1.RuntimeService: CreateContainer, StartContainer,
+StopContainer, RemoveContainer, ContainerStatus, ListContainers and StreamContainers,
+UpdateContainerResources, ReopenContainerLog, and GetContainerEvents, the stream of their
+lifecycle events (containerd's container_*.go and events.go)."""
+from __future__ import annotations
+
+import posixpath
+from collections.abc import AsyncIterator
+from typing import Any, TypeAlias
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.engine import errors
+from fakecri.engine.resources import merged, validate
+from fakecri.faults.quirk_kinds import remove_exiting_unknown, resize_not_applied, stop_returns_while_running
+from fakecri.server.codec import translate as tr
+from fakecri.server.codec.configs import checked_container_spec
+from fakecri.server.codec.wire import field_fragment
+from fakecri.server.cri.cri_node import CRINode
+from fakecri.server.cri.listings import Listings
+
+Context: TypeAlias = Any  # a grpc.aio.ServicerContext (grpc ships no types)
+
+
+class ContainerCalls:
+    def __init__(self, node: CRINode, listings: Listings) -> None:
+        self.node = node
+        self.runtime, self.sim, self.statuses, self.plan = node.runtime, node.sim, node.statuses, node.plan
+        self.host_root, self.log_files = node.host_root, node.log_files
+        self.listings = listings
+
+    async def CreateContainer(self, request: pb.CreateContainerRequest, context: Context) -> Any:
+        cfg = request.config
+        if not cfg.image.image:
+            raise errors.InvalidArgument("CreateContainer: config.image.image is required")
+        spec = checked_container_spec(cfg)
+        self._confine_container(request.pod_sandbox_id, spec, cfg.log_path)
+        c = self.runtime.create_container(
+            request.pod_sandbox_id,
+            name=cfg.metadata.name,
+            attempt=cfg.metadata.attempt,
+            image=cfg.image.image,
+            labels=cfg.labels,  # the engine keeps its own copies of these
+            annotations=cfg.annotations,
+            command=cfg.command,
+            args=cfg.args,
+            log_path=cfg.log_path,
+            resources=tr.resources_from_pb(cfg.linux.resources),
+            spec=spec,
+        )
+        return pb.CreateContainerResponse(container_id=c.id)
+
+    def _confine_container(self, sandbox_id: str, spec: Any, log_path: str) -> None:
+        """PERMISSION_DENIED for a host path outside --host-root (the engine answers a missing sandbox)."""
+        host_root = self.host_root
+        if not host_root.confined:
+            return
+        try:
+            sb = self.runtime.get_sandbox(sandbox_id)
+        except errors.CoreError:
+            return
+        host_root.check_container(spec, posixpath.join(sb.log_directory, log_path) if log_path else "", "config.")
+
+    async def StartContainer(self, request: pb.StartContainerRequest, context: Context) -> Any:
+        self.runtime.start_container(request.container_id)
+        return pb.StartContainerResponse()
+
+    async def StopContainer(self, request: pb.StopContainerRequest, context: Context) -> Any:
+        runtime = self.runtime
+        if request.timeout > 0:  # a graceful stop: SIGTERM first (a timeout of 0 kills at once)
+            try:
+                self.node.apply(self.sim.signalled(runtime.get_container(request.container_id),
+                                                   self.node.now_ns()))  # a trap's output is logged
+            except errors.NotFound:
+                pass  # stopping what is not there does nothing
+        lag = self._stop_lag_ns(request.container_id)
+        with self.node.changing():  # the stop has begun: what it changed is out before the wait
+            delay = runtime.stop_container(request.container_id, float(request.timeout), lag)
+        if lag:  # the stop-returns-while-running quirk: answered before the exit; the engine's timer ends it
+            await self.node.wait(max(0.0, delay - lag / 1e9))
+            return pb.StopContainerResponse()
+        if delay > 0:
+            cid = runtime.get_container(request.container_id).id
+            await self.node.wait(delay)
+            runtime.complete_stop(cid)  # nothing, if a reset or a wipe took the container meanwhile
+        return pb.StopContainerResponse()
+
+    def _stop_lag_ns(self, container_id: str) -> int:
+        """How much later than the stop the exit comes (the stop-returns-while-running quirk; 0 without it)."""
+        return stop_returns_while_running.stop_lag_ns(container_id, self.plan, self.runtime)
+
+    async def RemoveContainer(self, request: pb.RemoveContainerRequest, context: Context) -> Any:
+        cid, quirks = request.container_id, self.node.quirks()
+        stop_returns_while_running.check_remove(cid, quirks, self.plan, self.runtime)
+        remove_exiting_unknown.check_remove(cid, quirks, self.plan, self.runtime, self.node.now_ns)
+        self.runtime.remove_container(request.container_id)
+        return pb.RemoveContainerResponse()
+
+    async def ListContainers(self, request: pb.ListContainersRequest, context: Context) -> Any:
+        return self.listings.reply(request, self.listings.containers)
+
+    async def StreamContainers(self, request: pb.StreamContainersRequest, context: Context) -> Any:
+        for chunk in self.listings.chunks(request, self.listings.containers):
+            yield chunk
+
+    async def ContainerStatus(self, request: pb.ContainerStatusRequest, context: Context) -> Any:
+        c = self.runtime.get_container(request.container_id)
+        if not request.verbose:  # ContainerStatusResponse.status (field 1) from the cached status
+            return field_fragment(1, self.statuses.container_status_bytes(c))
+        resp = pb.ContainerStatusResponse(status=self.statuses.container_status(c))
+        resp.info.update(tr.container_info(c))
+        return resp
+
+    async def UpdateContainerResources(self, request: pb.UpdateContainerResourcesRequest, context: Context) -> Any:
+        c = self.runtime.get_container(request.container_id)
+        if resize_not_applied.ignores_resize(self.node.quirks()):
+            return pb.UpdateContainerResourcesResponse()
+        if not request.HasField("linux"):
+            return pb.UpdateContainerResourcesResponse()  # nothing to change (annotations are hints; none kept)
+        resources = merged(c.resources, tr.resources_from_pb(request.linux))  # unset fields keep theirs
+        validate(resources, f"container {c.id} ({c.name})")
+        after = self.sim.resize(c, resources)  # the kernel's say: refused (v1) or an OOM kill (v2)
+        self.runtime.update_container_resources(c.id, resources)
+        self.node.apply(after)
+        return pb.UpdateContainerResourcesResponse()
+
+    async def ReopenContainerLog(self, request: pb.ReopenContainerLogRequest, context: Context) -> Any:
+        c = self.runtime.check_reopen_log(request.container_id)
+        self.log_files.reopen(c.log_path)
+        return pb.ReopenContainerLogResponse()
+
+    def GetContainerEvents(self, request: Any, context: Context) -> AsyncIterator[bytes]:
+        """The node's event stream, as it is: subscribed now, let go when it ends."""
+        return self.node.event_stream()
