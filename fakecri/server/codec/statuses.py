@@ -93,7 +93,7 @@ class StatusCache:
         """PodSandboxStatusResponse (non-verbose) as wire bytes: status (1), containers_statuses (3),
         timestamp (4), set together as sandbox_status_response() does."""
         parts = [field_fragment(1, self.sandbox_status_bytes(sb))]
-        if not timestamp_without_statuses.omits_statuses(quirks):
+        if not (quirks and timestamp_without_statuses.omits_statuses(quirks)):
             parts += [field_fragment(3, b) for b in self.container_statuses_wire(sb, self._own(sb), quirks)]
         if now_ns > 0:
             parts.append(b"\x20" + varint(now_ns))
@@ -104,7 +104,7 @@ class StatusCache:
         """The verbose answer as a message: PodSandboxStatus sets `timestamp` and
         `containers_statuses` together."""
         resp = pb.PodSandboxStatusResponse(status=tr.sandbox_status(sb), timestamp=now_ns)
-        if not timestamp_without_statuses.omits_statuses(quirks):
+        if not (quirks and timestamp_without_statuses.omits_statuses(quirks)):
             resp.containers_statuses.extend(
                 self.container_status(c)
                 for c in listed_containers(self.runtime, sb, self._own(sb), quirks))
@@ -121,5 +121,7 @@ def listed_containers(runtime: Runtime, sb: Sandbox, containers: Sequence[Contai
     """The container records a status of sandbox `sb` lists, in order. `containers` are the
     sandbox's own (as of the moment the status describes); the pod-wide quirk adds those of
     the pod's other sandboxes as they are now."""
+    if not quirks:  # none in force: the sandbox's own, newest first, no quirk module asked
+        return newest_first(list(containers))
     found = pod_wide_container_statuses.listed(sb, containers, quirks, runtime)
     return oldest_first_container_statuses.ordered(found, quirks, newest_first)

@@ -86,12 +86,15 @@ class ContainerCalls:
 
     def _stop_lag_ns(self, container_id: str) -> int:
         """How much later than the stop the exit comes (the stop-returns-while-running quirk; 0 without it)."""
+        if not self.plan.has_quirks:
+            return 0
         return stop_returns_while_running.stop_lag_ns(container_id, self.plan, self.runtime)
 
     async def RemoveContainer(self, request: pb.RemoveContainerRequest, context: Context) -> Any:
         cid, quirks = request.container_id, self.node.quirks()
-        stop_returns_while_running.check_remove(cid, quirks, self.plan, self.runtime)
-        remove_exiting_unknown.check_remove(cid, quirks, self.plan, self.runtime, self.node.now_ns)
+        if quirks:  # none in force (the usual case): no quirk module is asked
+            stop_returns_while_running.check_remove(cid, quirks, self.plan, self.runtime)
+            remove_exiting_unknown.check_remove(cid, quirks, self.plan, self.runtime, self.node.now_ns)
         self.runtime.remove_container(request.container_id)
         return pb.RemoveContainerResponse()
 
@@ -112,7 +115,8 @@ class ContainerCalls:
 
     async def UpdateContainerResources(self, request: pb.UpdateContainerResourcesRequest, context: Context) -> Any:
         c = self.runtime.get_container(request.container_id)
-        if resize_not_applied.ignores_resize(self.node.quirks()):
+        quirks = self.node.quirks()
+        if quirks and resize_not_applied.ignores_resize(quirks):
             return pb.UpdateContainerResourcesResponse()
         if not request.HasField("linux"):
             return pb.UpdateContainerResourcesResponse()  # nothing to change (annotations are hints; none kept)

@@ -52,8 +52,9 @@ class SandboxCalls:
         return pb.StopPodSandboxResponse()
 
     async def RemovePodSandbox(self, request: pb.RemovePodSandboxRequest, context: Context) -> Any:
+        quirks = self.node.quirks()
         quiet = no_container_deleted_on_sandbox_remove.quiet_on_remove(
-            request.pod_sandbox_id, self.node.quirks(), self.plan, self.runtime)
+            request.pod_sandbox_id, quirks, self.plan, self.runtime) if quirks else None
         if quiet is not None:
             self.node.quiet_container_deletes(quiet)
         self.runtime.remove_pod_sandbox(request.pod_sandbox_id)

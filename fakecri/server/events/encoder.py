@@ -43,14 +43,31 @@ class EventEncoder:
         self._shared = False  # the shared-event-channel quirk, as of the events being published
         self._held = stopped_before_started.HeldStart()
         self._quiet = no_container_deleted_on_sandbox_remove.QuietSandboxes()
+        # Whether a quirk has been in force since the last reset: until one is, events take the
+        # plain path and no quirk module is asked (nothing can be held back or quieted then).
+        self._quirked = False
 
     def quiet_container_deletes(self, sandbox_id: str) -> None:
         """No container DELETED goes out for `sandbox_id` until its own DELETED event passes
         (the no-container-deleted-on-sandbox-remove quirk; RemovePodSandbox asks for it)."""
+        self._quirked = True
         self._quiet.add(sandbox_id)
+
+    def _plain(self, ev: Event) -> bytes:
+        """The event as ContainerEventResponse bytes, no quirk in force."""
+        head: bytes = pb.ContainerEventResponse(
+            container_id=ev.container_id, container_event_type=int(ev.type), created_at=ev.created_at  # type: ignore[arg-type]
+        ).SerializeToString()
+        if ev.sandbox is None:
+            return head
+        statuses = self.statuses.container_statuses_wire(ev.sandbox, ev.containers, frozenset())
+        return b"".join([head, field_fragment(4, self.statuses.sandbox_status_bytes(ev.sandbox)),
+                         *[field_fragment(5, b) for b in statuses]])
 
     def encode(self, ev: Event, quirks: frozenset[Quirk]) -> bytes | None:
         """The event as ContainerEventResponse bytes; None when a quirk swallows it."""
+        if not quirks and not self._quirked:
+            return self._plain(ev)
         plan = self.plan
         if self._quiet.swallows(ev):
             return None
@@ -75,6 +92,12 @@ class EventEncoder:
     def publish(self, events: Iterable[Event], quirks: frozenset[Quirk]) -> None:
         """Encode and send `events` in order; a STARTED held back by the stopped-before-started
         quirk goes out at the end, unless its STOPPED overtook it."""
+        if not quirks and not self._quirked:
+            self._shared = False
+            for ev in events:
+                self._send(self._plain(ev))
+            return
+        self._quirked = True
         self._shared = shared_event_channel.shared(quirks)
         for ev in events:
             self._one(ev, quirks)
@@ -110,3 +133,4 @@ class EventEncoder:
     def reset(self) -> None:
         self._held.release()
         self._quiet.clear()
+        self._quirked = False

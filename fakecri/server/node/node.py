@@ -292,7 +292,7 @@ class Node:
             events = [item for item in said if isinstance(item, Event)]
             if events:  # the subscribers first: the node's own parts hear them after (_event)
                 quirks = self.plan.quirks()
-                if self.bus.subscribers or shared_event_channel.shared(quirks):
+                if self.bus.subscribers or (quirks and shared_event_channel.shared(quirks)):
                     self.encoder.publish(events, quirks)  # (a shared channel holds events for the first subscriber)
                 else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
                     self._unsent.extend(events)
