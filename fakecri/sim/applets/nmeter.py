@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from fakecri.engine.clock import FakeClock
 from fakecri.sim.applets.common import BadUsage, not_modelled, options, usage_error
 from fakecri.sim.applets.date import elapsed
-from fakecri.sim.applets.seq import ENDLESS_BYTES, SIGPIPE_EXIT
+from fakecri.sim.applets.seq import endless
 from fakecri.sim.shell import Command, Io, Process, Sleep
 
 SYNOPSIS = "[-d MSEC] FORMAT"
@@ -131,13 +131,7 @@ def nmeter_at(now_ns: Callable[[], int]) -> Command:
         # no delay: the same line over and over, no time passing between them (a page at a time)
         line = line_at(pieces, now)
         yield from io.write(line)
-        chunk = line * max(1, 4096 // len(line))
-        for _ in range(ENDLESS_BYTES // len(chunk) + 1):
-            yield from io.write(chunk)
-        if io.capture is not None and io.out == "stdout":
-            return SIGPIPE_EXIT
-        yield Sleep(None)
-        return 0
+        return (yield from endless(io, line))
     return nmeter
 
 

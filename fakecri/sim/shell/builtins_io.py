@@ -14,7 +14,7 @@ from collections.abc import Callable
 from fakecri.sim.recording import record
 from fakecri.sim.shell import hooks, jobs
 from fakecri.sim.shell.builtins_jobs import job_pid
-from fakecri.sim.shell.interp import run_text
+from fakecri.sim.shell.interp import run_text, take_signal
 from fakecri.sim.shell.io import KILLED, Context, Input, Io, ShellExit, Signalled
 from fakecri.sim.shell.lexer import is_name
 from fakecri.sim.shell.parser import RESERVED
@@ -354,19 +354,7 @@ def _kill(args: list[str], sh: Shell) -> Process:
 
 def _signal_self(name: str, sh: Shell) -> Process:
     """A signal to the shell itself: its trap runs, or (no trap) it dies of it."""
-    action = sh.traps.get(name)
-    if action == "":
-        return 0
-    if action is None:
-        if name in ("CHLD", "URG", "WINCH", "CONT"):
-            return 0
-        raise ShellExit(KILLED | 128 + SIGNALS[name])  # (it dies of the signal: its parent says so)
-    saved = sh.status
-    try:
-        yield from run_text(action, sh)
-    finally:
-        sh.status = saved
-    return 0
+    return (yield from take_signal(sh, name, SIGNALS[name]))
 
 
 # ---------------------------------------------------------------- getopts, command, type

@@ -33,16 +33,24 @@ def take_signals(sh: Shell) -> Process:
     its foreground command): each one's trap, or the shell dies of it."""
     while sh.signals:
         name, number = sh.signals.pop(0)
-        action = sh.traps.get(name)
-        if action == "" or (action is None and name in ("CHLD", "URG", "WINCH", "CONT")):
-            continue
-        if action is None:
-            raise ShellExit(KILLED | 128 + number)
-        saved = sh.status
-        try:
-            yield from run_text(action, sh)
-        finally:
-            sh.status = saved
+        yield from take_signal(sh, name, number)
+    return 0
+
+
+def take_signal(sh: Shell, name: str, number: int) -> Process:
+    """Signal `name` (number `number`) reaches the shell: its trap runs with `$?` kept, an empty
+    trap ignores it, and with no trap the shell dies of it (but of CHLD, URG, WINCH and CONT,
+    which are ignored by default)."""
+    action = sh.traps.get(name)
+    if action == "" or (action is None and name in ("CHLD", "URG", "WINCH", "CONT")):
+        return 0
+    if action is None:
+        raise ShellExit(KILLED | 128 + number)  # (it dies of the signal: its parent says so)
+    saved = sh.status
+    try:
+        yield from run_text(action, sh)
+    finally:
+        sh.status = saved
     return 0
 
 
