@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.engine.records import Event
+from fakecri.engine.records import Event, EventType
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirk_kinds import (
     created_at_seconds,
@@ -55,12 +55,19 @@ class EventEncoder:
 
     def _plain(self, ev: Event) -> bytes:
         """The event as ContainerEventResponse bytes, no quirk in force."""
+        return self._wire(ev, ev.type, ev.created_at, frozenset(), with_statuses=True)
+
+    def _wire(self, ev: Event, event_type: EventType, created_at: int, quirks: frozenset[Quirk], *,
+              with_statuses: bool) -> bytes:
+        """ContainerEventResponse bytes for `ev` as a quirk may have changed it: pod_sandbox_status (4)
+        and containers_statuses (5) appended as wire fragments of the cached statuses (the same bytes
+        SerializeToString would give, fields in number order) unless `with_statuses` is false."""
         head: bytes = pb.ContainerEventResponse(
-            container_id=ev.container_id, container_event_type=int(ev.type), created_at=ev.created_at  # type: ignore[arg-type]
+            container_id=ev.container_id, container_event_type=int(event_type), created_at=created_at  # type: ignore[arg-type]
         ).SerializeToString()
-        if ev.sandbox is None:
+        if ev.sandbox is None or not with_statuses:
             return head
-        statuses = self.statuses.container_statuses_wire(ev.sandbox, ev.containers, frozenset())
+        statuses = self.statuses.container_statuses_wire(ev.sandbox, ev.containers, quirks)
         return b"".join([head, field_fragment(4, self.statuses.sandbox_status_bytes(ev.sandbox)),
                          *[field_fragment(5, b) for b in statuses]])
 
@@ -77,17 +84,8 @@ class EventEncoder:
             return None
         created_at = created_at_seconds.created_at(ev, quirks, plan)
         event_type = stopped_as_created.event_type(ev, quirks, plan)
-        head: bytes = pb.ContainerEventResponse(
-            container_id=ev.container_id, container_event_type=int(event_type), created_at=created_at  # type: ignore[arg-type]
-        ).SerializeToString()
         nil_status = nil_sandbox_status_on_delete.drops_statuses(ev, quirks, plan)
-        if ev.sandbox is None or nil_status:
-            return head
-        # pod_sandbox_status (4) and containers_statuses (5) appended as wire fragments of the
-        # cached statuses: the same bytes SerializeToString would give (fields in number order).
-        statuses = self.statuses.container_statuses_wire(ev.sandbox, ev.containers, quirks)
-        return b"".join([head, field_fragment(4, self.statuses.sandbox_status_bytes(ev.sandbox)),
-                         *[field_fragment(5, b) for b in statuses]])
+        return self._wire(ev, event_type, created_at, quirks, with_statuses=not nil_status)
 
     def publish(self, events: Iterable[Event], quirks: frozenset[Quirk]) -> None:
         """Encode and send `events` in order; a STARTED held back by the stopped-before-started
