@@ -1,8 +1,11 @@
 """Per-subscriber event faults: drop, duplicate, reorder, delay, cut and stale replay.
 
 One EventFaults serves one GetContainerEvents stream. It reads the plan's live list
-of event faults on every event, so faults added or removed mid-stream take effect at
-once, and it draws from random streams of its own, keyed by (seed, subscriber, fault).
+of event faults on every event it is handed, so faults added or removed mid-stream take
+effect at once, and it draws from random streams of its own, keyed by (seed, subscriber,
+fault). The stream numbers the events it takes itself and hands the number in, and it asks
+only while some event fault is in force or something is held (`held`): an event that
+finds neither goes out as it came, and no fault of it would have drawn or fired.
 Items are opaque: the server passes whatever it queues (serialized bytes).
 """
 from __future__ import annotations
@@ -41,20 +44,19 @@ class EventFaults:
         self.index = index
         self._plan = plan
         self._rngs: dict[int, random.Random] = {}
-        self._seen = 0
-        self._held: list[_Held] = []
+        self.held: list[_Held] = []  # reordered events waiting for their turn
         self._cut_chosen: dict[int, bool] = {}
         self._replayed = False
         # (code, message) once the stream has been cut.
         self.cut_status: tuple[str, str] | None = None
 
-    def on_event(self, item: object) -> list[tuple[float, object]]:
-        """What to deliver now for one event from the bus: (delay in seconds, item) pairs, in order."""
-        self._seen += 1
+    def on_event(self, item: object, number: int) -> list[tuple[float, object]]:
+        """What to deliver now for the `number`th event (from 1) the stream took from the bus:
+        (delay in seconds, item) pairs, in order."""
         entries = [e for e in self._plan.event_entries() if e.ftype.on_event is not None]
-        if not entries and not self._held:
+        if not entries and not self.held:
             return [(0.0, item)]
-        hit = f"subscriber {self.index}, event {self._seen}"
+        hit = f"subscriber {self.index}, event {number}"
         # Every fault draws for every event, so one fault's decisions never shift another's.
         fired = [(e, rng) for e in entries if e.applies(rng := self._rng(e))]
         released = self._tick(any(e.ftype.holds for e in entries))
@@ -68,14 +70,14 @@ class EventFaults:
             if e.ftype.on_event(e, rng, d):
                 self._plan.fire(e, hit)
         if d.hold is not None:
-            self._held.extend(_Held(item, d.delay_s, d.hold) for _ in range(d.copies))
+            self.held.extend(_Held(item, d.delay_s, d.hold) for _ in range(d.copies))
             return released
         return [(d.delay_s, item)] * d.copies + released
 
     def flush(self) -> list[object]:
         """Items still held back when the stream ends, oldest first."""
-        items = [h.item for h in self._held]
-        self._held.clear()
+        items = [h.item for h in self.held]
+        self.held.clear()
         return items
 
     def cut(self, delivered: int) -> str | None:
@@ -120,14 +122,14 @@ class EventFaults:
 
     def _tick(self, holding: bool) -> list[tuple[float, object]]:
         """Count one more event for the held items; hand back those whose wait is over."""
-        if not self._held:
+        if not self.held:
             return []
         if not holding:
-            out = [(h.delay, h.item) for h in self._held]
-            self._held.clear()
+            out = [(h.delay, h.item) for h in self.held]
+            self.held.clear()
             return out
-        for h in self._held:
+        for h in self.held:
             h.wait -= 1
-        out = [(h.delay, h.item) for h in self._held if h.wait <= 0]
-        self._held = [h for h in self._held if h.wait > 0]
+        out = [(h.delay, h.item) for h in self.held if h.wait <= 0]
+        self.held = [h for h in self.held if h.wait > 0]
         return out

@@ -53,22 +53,18 @@ class FaultPlan:
         self._entries: dict[str, Entry] = {}
         self._by_kind: dict[str, list[Entry]] = {}
         self._rpc: list[Entry] = []
-        self._quirks: frozenset[Quirk] = frozenset()  # the quirks in force, kept by _rebuild
+        # What is in force, kept by _rebuild as plain attributes: the server reads them on every
+        # call and every event, and with nothing in force that read is all it does (no call into
+        # this package: a plain call never enters fakecri.faults).
+        self.quirk_set: frozenset[Quirk] = frozenset()  # the quirks in force (what quirks() returns)
+        self.has_quirks = False  # some quirk is in force
+        self.has_rpc_faults = False  # some fault may act on RPCs (the call gate has work)
+        self.has_event_faults = False  # some fault acts on event streams (delivery asks EventFaults)
         self._numbers: dict[str, int] = {}
         self._serial = 0
         self._pending_restart: RestartAction | None = None
 
     # ---- the collection -------------------------------------------------
-
-    @property
-    def has_quirks(self) -> bool:
-        """True when some quirk is in force (lets the server skip looking for one cheaply)."""
-        return bool(self._quirks)
-
-    @property
-    def has_rpc_faults(self) -> bool:
-        """True when some fault may act on RPCs (lets the server skip the gate cheaply)."""
-        return bool(self._rpc)
 
     @property
     def seed(self) -> int:
@@ -182,7 +178,7 @@ class FaultPlan:
         return PullAction(error=d.error, delay_s=d.delay_s) if fired else None
 
     def quirks(self) -> frozenset[Quirk]:
-        return self._quirks
+        return self.quirk_set
 
     def quirk_hit(self, quirk: str, hit: str) -> bool:
         """Log that `quirk` (a Quirk, or its name) changed what the server did (`hit` says to
@@ -261,10 +257,13 @@ class FaultPlan:
         for e in sorted(self._entries.values(), key=lambda x: x.fault.name):
             by_kind.setdefault(e.kind, []).append(e)
         self._by_kind = by_kind
-        self._quirks = frozenset(BY_NAME[e.params["name"]] for e in by_kind.get(QUIRK, []))
+        self.quirk_set = frozenset(BY_NAME[e.params["name"]] for e in by_kind.get(QUIRK, []))
+        self.has_quirks = bool(self.quirk_set)
         # Restarts are decided alongside the other RPC faults, in one name-ordered pass.
         self._rpc = sorted(by_kind.get(CALL, []) + by_kind.get(RESTART, []),
                            key=lambda x: x.fault.name)
+        self.has_rpc_faults = bool(self._rpc)
+        self.has_event_faults = bool(by_kind.get(EVENT))
 
     def _copy(self, entry: Entry) -> Fault:
         return dataclasses.replace(entry.fault, attributes=dict(entry.fault.attributes))

@@ -18,7 +18,7 @@ def run(sub, n):
     """Feed events 0..n-1 through a subscriber; return what it delivers, flushed at the end."""
     out = []
     for i in range(n):
-        out.extend(sub.on_event(i))
+        out.extend(sub.on_event(i, i + 1))
     out.extend((0.0, item) for item in sub.flush())
     return out
 
@@ -54,14 +54,14 @@ def test_each_subscriber_has_its_own_stream_and_the_seed_reproduces_it():
 
 def test_duplicate_events():
     plan, fired = plan_with(Fault(type="duplicate_events", attributes={"copies": "2"}))
-    assert plan.subscriber(0).on_event("e") == [(0.0, "e")] * 3
+    assert plan.subscriber(0).on_event("e", 1) == [(0.0, "e")] * 3
     assert len(fired) == 1
 
 
 def test_delay_events_with_jitter():
     plan, _ = plan_with(Fault(type="delay_events", attributes={"delay": "1s", "jitter": "500ms"}))
     sub = plan.subscriber(0)
-    delays = [d for i in range(100) for d, _ in sub.on_event(i)]
+    delays = [d for i in range(100) for d, _ in sub.on_event(i, i + 1)]
     assert len(delays) == 100 and all(0.5 <= d <= 1.5 for d in delays)
     assert len(set(delays)) > 50
 
@@ -79,19 +79,19 @@ def test_reorder_events_keeps_every_event_and_moves_some_within_the_window():
 def test_reorder_window_one_swaps_a_held_event_with_the_next():
     plan, _ = plan_with(Fault(type="reorder_events", count=1, attributes={"window": "1"}))
     sub = plan.subscriber(0)
-    assert sub.on_event("a") == []
-    assert sub.on_event("b") == [(0.0, "b"), (0.0, "a")]
-    assert sub.on_event("c") == [(0.0, "c")]
+    assert sub.on_event("a", 1) == []
+    assert sub.on_event("b", 2) == [(0.0, "b"), (0.0, "a")]
+    assert sub.on_event("c", 3) == [(0.0, "c")]
 
 
 def test_held_events_come_out_when_the_fault_goes_or_the_stream_ends():
     plan, _ = plan_with(Fault(name="r", type="reorder_events", attributes={"window": "5"}))
     sub = plan.subscriber(0)
-    assert sub.on_event("a") == []
+    assert sub.on_event("a", 1) == []
     plan.remove("r")
-    assert sub.on_event("b") == [(0.0, "b"), (0.0, "a")]
+    assert sub.on_event("b", 2) == [(0.0, "b"), (0.0, "a")]
     plan.add(Fault(name="r2", type="reorder_events", attributes={"window": "5"}))
-    sub.on_event("c")
+    sub.on_event("c", 3)
     assert sub.flush() == ["c"] and sub.flush() == []
 
 
@@ -138,12 +138,12 @@ def test_stale_replay_sends_old_events_once():
 def test_drop_wins_over_other_event_faults():
     plan, fired = plan_with(Fault(name="a-drop", type="drop_events"),
                             Fault(name="b-dup", type="duplicate_events"))
-    assert plan.subscriber(0).on_event("e") == []
+    assert plan.subscriber(0).on_event("e", 1) == []
     assert [r.fault for r in fired] == ["a-drop"]
 
 
 def test_event_fault_count_is_shared_across_subscribers():
     plan, _ = plan_with(Fault(type="drop_events", count=3))
     a, b = plan.subscriber(0), plan.subscriber(1)
-    out = a.on_event(1) + b.on_event(1) + a.on_event(2) + b.on_event(2)
+    out = a.on_event(1, 1) + b.on_event(1, 1) + a.on_event(2, 2) + b.on_event(2, 2)
     assert out == [(0.0, 2)] and plan.list() == []

@@ -1,4 +1,5 @@
-"""Fan-out of serialized events to every open GetContainerEvents stream.
+"""Fan-out of serialized events to every open GetContainerEvents stream, and the delivery
+on each stream (`deliver`: bus subscription -> the stream's event faults -> the wire).
 
 Everything here runs on the server's event loop, so there are no locks. `publish`
 never blocks: it appends to each subscriber's queue. What happens when a subscriber's
@@ -16,12 +17,22 @@ buffer of `capacity` events that every stream reads from, as containerd's CRI pl
 before containerd#9661: each event goes to one open subscriber only (they take turns), an
 event that finds the buffer full is dropped, and events published while nobody listens
 wait in the buffer for the next subscriber.
+
+On a stream, delayed events (the delay_events fault) wait in a small heap while later
+events go ahead of them, as they would on a real network; a cut_stream fault ends the
+stream after the delivery that trips it. With no event fault in force and nothing held
+back, an event goes out as it came and the stream's faults are not asked.
 """
 from __future__ import annotations
 
 import asyncio
-from collections import deque
+import heapq
+from collections import Counter, deque
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from fakecri.engine import errors
 
 
 class SubscriptionClosed(Exception):
@@ -166,3 +177,106 @@ class EventBus:
         while any(s.over_capacity and s.closed is None for s in self.subscribers):
             self._room.clear()
             await self._room.wait()
+
+
+class Armed(Protocol):
+    """The fault plan as a stream reads it on every event: whether an event fault is in force."""
+
+    has_event_faults: bool
+
+
+class _StreamCut(Exception):
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+async def deliver(bus: EventBus, sub: Subscription, faults: Any, armed: Armed, counters: Counter[str],
+                  release: Callable[[Subscription], None]) -> AsyncIterator[bytes]:
+    """The bytes to write on one stream, until its subscription closes or a fault cuts it.
+    `faults` are the stream's event faults (FaultPlan.subscriber), asked only while `armed`
+    (the plan) has an event fault in force or they hold an event back; `counters` are the
+    server's (events_delivered, streams_cut); `release(sub)` ends the subscription when the
+    stream ends, however it ends."""
+    loop = asyncio.get_running_loop()
+    delivered = 0
+    taken = 0  # events taken from the bus, numbered for the faults' log
+    pending: list[tuple[float, int, bytes]] = []  # (due loop time, seq, item)
+    seq = 0
+    getter: asyncio.Future[bytes] | None = None
+
+    def after_delivery() -> None:
+        nonlocal delivered
+        delivered += 1
+        counters["events_delivered"] += 1
+        if not armed.has_event_faults:
+            return
+        code = faults.cut(delivered)
+        if code is not None:
+            counters["streams_cut"] += 1
+            raise _StreamCut(code, faults.cut_status[1])
+
+    try:
+        if armed.has_event_faults:
+            if faults.cut(0) is not None:
+                raise _StreamCut(*faults.cut_status)
+            for item in faults.replay(list(bus.history)):
+                yield item
+        while True:
+            now = loop.time()
+            while pending and pending[0][0] <= now:
+                yield heapq.heappop(pending)[2]
+                after_delivery()
+            closed: SubscriptionClosed | None = None
+            if getter is None and not pending:
+                # Nothing delayed to wake up for: take the next event straight from the queue
+                # (no task and no asyncio.wait per delivery; that was most of the fan-out cost).
+                try:
+                    item = sub.take()
+                    if item is None:
+                        item = await sub.get()
+                except SubscriptionClosed as exc:
+                    closed = exc
+            else:
+                if getter is None:
+                    getter = asyncio.ensure_future(sub.get())
+                timeout = max(0.0, pending[0][0] - now) if pending else None
+                done, _ = await asyncio.wait({getter}, timeout=timeout)
+                if not done:
+                    continue
+                task, getter = getter, None
+                try:
+                    item = task.result()
+                except SubscriptionClosed as exc:
+                    closed = exc
+            if closed is not None:
+                for _, _, late in sorted(pending):
+                    yield late
+                if faults.held:
+                    for held in faults.flush():
+                        yield held
+                if closed.code == "OK":
+                    return
+                raise errors.from_code(closed.code, closed.message) from None
+            bus.note_progress()
+            taken += 1
+            if not (armed.has_event_faults or faults.held):  # nothing to do to it: as it came
+                yield item
+                after_delivery()
+                continue
+            now = loop.time()
+            for delay, out in faults.on_event(item, taken):
+                if delay > 0:
+                    seq += 1
+                    heapq.heappush(pending, (now + delay, seq, out))
+                    continue
+                yield out
+                after_delivery()
+    except _StreamCut as cut:
+        if cut.code != "OK":
+            raise errors.from_code(cut.code, cut.message) from None
+    finally:
+        if getter is not None:
+            getter.cancel()
+        release(sub)

@@ -44,8 +44,7 @@ from fakecri.faults.quirk_kinds import shared_event_channel
 from fakecri.faults.quirks import Quirk
 from fakecri.server.codec.statuses import StatusCache
 from fakecri.server.config import ServerConfig
-from fakecri.server.events.bus import EventBus, Subscription
-from fakecri.server.events.delivery import deliver
+from fakecri.server.events.bus import EventBus, Subscription, deliver
 from fakecri.server.events.encoder import EventEncoder
 from fakecri.server.exceptions import StartupError, StateWriteError, Unavailable
 from fakecri.server.host.catalog_file import load_catalog
@@ -192,7 +191,7 @@ class Node:
         self.log.info("fault", fault=record.fault, type=record.type, hit=record.hit)
 
     def quirks(self) -> frozenset[Quirk]:
-        return self.plan.quirks()
+        return self.plan.quirk_set
 
     def now_ns(self) -> int:
         return self.clock.now_ns()
@@ -291,7 +290,7 @@ class Node:
         if said:
             events = [item for item in said if isinstance(item, Event)]
             if events:  # the subscribers first: the node's own parts hear them after (_event)
-                quirks = self.plan.quirks()
+                quirks = self.plan.quirk_set
                 if self.bus.subscribers or (quirks and shared_event_channel.shared(quirks)):
                     self.encoder.publish(events, quirks)  # (a shared channel holds events for the first subscriber)
                 else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
@@ -505,7 +504,7 @@ class Node:
         """A GetContainerEvents stream: subscribed now (ResourceExhausted over the limit), the
         events delivered with the stream's faults, let go when the stream ends."""
         sub, faults = self.subscribe()
-        return deliver(self.bus, sub, faults, self.counters, self.unsubscribe)
+        return deliver(self.bus, sub, faults, self.plan, self.counters, self.unsubscribe)
 
     def subscribe(self) -> tuple[Subscription, Any]:
         limit = self.config.max_subscribers
@@ -514,7 +513,7 @@ class Node:
         if self._unsent:  # into the bus's history, which a stale_replay fault replays
             unsent = list(self._unsent)
             self._unsent.clear()
-            self.encoder.publish(unsent, self.plan.quirks())
+            self.encoder.publish(unsent, self.plan.quirk_set)
         sub = self.bus.subscribe()
         self.count("subscribers_opened")
         return sub, self.plan.subscriber(sub.index)
