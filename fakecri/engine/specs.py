@@ -1,6 +1,6 @@
 """The parts of a sandbox's and a container's CRI config that outlive the create call, typed.
 
-The server decodes each runtime.v1 config message once, when it arrives (server/codec/configs.py),
+The server decodes each runtime.v1 config message once, when it arrives (server/codec/decode.py),
 into these frozen values; the records carry them, the container simulation reads them, and
 the statuses are built back from them. Nothing here knows protobuf. Enum fields hold the
 runtime.v1 numbers (the server refuses numbers outside each enum before they get here).

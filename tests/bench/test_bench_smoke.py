@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.server.codec.wire import FragmentCache, VersionedCache
+from fakecri.server.codec.encode import FragmentCache, VersionedCache
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(ROOT, "bench")

@@ -70,7 +70,7 @@ def test_the_user_a_container_runs_as_is_settled_at_its_creation():
 def test_a_status_asks_the_image_content_only_of_a_record_without_its_user():
     import dataclasses
 
-    from fakecri.server.codec.statuses import StatusCache
+    from fakecri.server.codec.encode import StatusCache
     from fakecri.sim.image_content import BUSYBOX
 
     catalog = Catalog()

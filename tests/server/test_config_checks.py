@@ -81,7 +81,7 @@ def test_invalid_recursive_read_only_mounts_are_refused(rt, img, readonly, propa
 
 def test_a_config_checked_once_is_decoded_once_and_refusals_still_name_their_container():
     from fakecri.engine.errors import InvalidArgument
-    from fakecri.server.codec import configs
+    from fakecri.server.codec import decode
 
     first = container_config("one")
     first.linux.security_context.run_as_user.value = 7
@@ -89,8 +89,8 @@ def test_a_config_checked_once_is_decoded_once_and_refusals_still_name_their_con
     second = container_config("two")
     second.CopyFrom(first)
     second.metadata.name = "two"
-    spec = configs.checked_container_spec(first)
-    assert configs.checked_container_spec(second) is spec == configs.container_spec(second)
+    spec = decode.checked_container_spec(first)
+    assert decode.checked_container_spec(second) is spec == decode.container_spec(second)
     bad = pb.ContainerConfig()
     bad.CopyFrom(second)
     bad.metadata.name = "three"
@@ -98,8 +98,8 @@ def test_a_config_checked_once_is_decoded_once_and_refusals_still_name_their_con
     bad.linux.security_context.run_as_group.value = 5
     for _ in range(2):  # refused each time, each time naming it
         with pytest.raises(InvalidArgument, match="'three'.*run_as_group"):
-            configs.checked_container_spec(bad)
+            decode.checked_container_spec(bad)
     bad.stop_signal = 999  # an enum number outside the enum, in a field of the key
     bad.linux.security_context.run_as_user.value = 7
     with pytest.raises(InvalidArgument, match="stop_signal"):
-        configs.checked_container_spec(bad)
+        decode.checked_container_spec(bad)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.server.codec.wire import VersionedCache, batches, field_fragment
+from fakecri.server.codec.encode import VersionedCache, batches, field_fragment
 
 
 def _frags(n, size=100):
@@ -40,7 +40,7 @@ def test_fragments_asked_one_by_one_stay_bounded():
     """A kubelet that lists pod by pod never makes the cache prune (only a whole list does), and
     every change is a new record: the cache starts over past twice the records last listed (plus
     SLACK) instead of keeping every record that ever was (the soak's RSS grew 20 MiB in 3 minutes)."""
-    from fakecri.server.codec.wire import FragmentCache
+    from fakecri.server.codec.encode import FragmentCache
 
     class Rec:  # compared by identity, as the engine's frozen records are
         pass

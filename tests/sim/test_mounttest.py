@@ -10,7 +10,7 @@ from helpers.core_pods import Joined
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.records import ContainerState
-from fakecri.server.codec import configs
+from fakecri.server.codec import decode
 from fakecri.server.host.host import LocalHost
 from fakecri.sim.userland.fs import MAGIC, go_mode_string
 
@@ -37,7 +37,7 @@ def container(pods, joined, tmp_path):
         cfg = pb.ContainerConfig(linux=pb.LinuxContainerConfig(security_context=ctx))
         cfg.mounts.add(container_path="/test-volume", host_path=str(tmp_path), readonly=readonly)
         c = pods.running(pods.sandbox(), image=image, command=tuple(command), args=tuple(args),
-                         spec=configs.container_spec(cfg))
+                         spec=decode.container_spec(cfg))
         joined.tick()
         return c, lambda: joined.log.lines(c.log_path)
     return make

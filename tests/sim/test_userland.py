@@ -8,7 +8,7 @@ import pytest
 from helpers.core_pods import Joined
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.server.codec import configs
+from fakecri.server.codec import decode
 from fakecri.server.host.host import LocalHost
 from fakecri.sim import simulation
 from fakecri.sim.userland import Userland, UserlandSpec, userland_spec
@@ -53,8 +53,8 @@ def test_the_userland_spec_follows_the_decoded_configs(tmp_path, pods):
         hostname="web-1", dns_config=pb.DNSConfig(servers=["10.0.0.10"], searches=["ns.svc.cluster.local"],
                                                   options=["ndots:5"]),
         linux=pb.LinuxPodSandboxConfig(sysctls={"kernel.shm_rmid_forced": "1", "net.ipv4.ip_forward": "1"}))
-    sb = pods.sandbox(hostname=sandbox.hostname, spec=configs.sandbox_spec(sandbox))
-    c = pods.container(sb, spec=configs.container_spec(cfg))
+    sb = pods.sandbox(hostname=sandbox.hostname, spec=decode.sandbox_spec(sandbox))
+    c = pods.container(sb, spec=decode.container_spec(cfg))
     spec = userland_spec(c, sb)
     assert (spec.run_as_user, spec.run_as_group, spec.run_as_username) == (1001, 0, "nobody")
     assert spec.supplemental_groups == (1234, 5678) and spec.strict_groups and spec.readonly_rootfs
@@ -82,11 +82,11 @@ def exec_in(pods, joined, tmp_path):
     def make(container: pb.ContainerConfig | None = None, sandbox: pb.PodSandboxConfig | None = None,
              hostname: str = ""):
         sandbox = sandbox or pb.PodSandboxConfig()
-        configs.check_sandbox_config(sandbox)
-        sb = pods.sandbox(hostname=hostname or sandbox.hostname, spec=configs.sandbox_spec(sandbox))
+        decode.check_sandbox_config(sandbox)
+        sb = pods.sandbox(hostname=hostname or sandbox.hostname, spec=decode.sandbox_spec(sandbox))
         cfg = container or pb.ContainerConfig()
-        configs.check_container_config(cfg)
-        c = pods.running(sb, spec=configs.container_spec(cfg))
+        decode.check_container_config(cfg)
+        c = pods.running(sb, spec=decode.container_spec(cfg))
 
         def run(*argv: str):
             r = joined.exec_sync(c.id, list(argv), 5)
@@ -229,9 +229,9 @@ def test_a_container_that_was_never_looked_into_costs_nothing(joined, pods, buil
 def test_a_container_command_that_looks_inside_sees_its_own_userland(pods, runtime, joined, sink, built):
     sb = pods.sandbox()
     ids = container_spec(run_as_user=pb.Int64Value(value=1001), run_as_group=pb.Int64Value(value=1002))
-    who = pods.running(sb, "who", command=("sh", "-c", "echo $(id -u):$(id -g)"), spec=configs.container_spec(ids))
+    who = pods.running(sb, "who", command=("sh", "-c", "echo $(id -u):$(id -g)"), spec=decode.container_spec(ids))
     locked = pods.running(sb, "locked", command=("sh", "-c", "touch test.go && [ -f test.go ] && echo Found"),
-                          spec=configs.container_spec(container_spec(readonly_rootfs=True)))
+                          spec=decode.container_spec(container_spec(readonly_rootfs=True)))
     free = pods.running(sb, "free", command=("sh", "-c", "touch test.go && [ -f test.go ] && echo Found"))
     assert len(built) == 3
     plain = pods.running(sb, "plain", command=("sh", "-c", "echo plain"))
@@ -306,10 +306,10 @@ def test_a_pod_user_namespace_shows_its_maps(exec_in, pods, sink):
     assert run("cat", "/proc/self/uid_map") == (line, "", 0)
     assert run("cat", "/proc/self/gid_map") == (line, "", 0)
     # the container's own namespace options win over the pod's; its own command reads the map too
-    sb = pods.sandbox(spec=configs.sandbox_spec(sandbox))
+    sb = pods.sandbox(spec=decode.sandbox_spec(sandbox))
     own = pb.ContainerConfig(linux=pb.LinuxContainerConfig(security_context=pb.LinuxContainerSecurityContext(
         namespace_options=_userns(pb.NamespaceMode.POD, [(0, 65536, 65536)]))))
-    c = pods.running(sb, "maps", command=("cat", "/proc/self/uid_map"), spec=configs.container_spec(own))
+    c = pods.running(sb, "maps", command=("cat", "/proc/self/uid_map"), spec=decode.container_spec(own))
     assert sink.lines(c.log_path) == ["         0      65536      65536"]
 
 

@@ -9,8 +9,8 @@ from helpers.core_pods import Joined
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.images import ImageStore
-from fakecri.server.codec import configs
-from fakecri.server.codec.translate import resources_from_pb
+from fakecri.server.codec import decode
+from fakecri.server.codec.decode import resources_from_pb
 from fakecri.server.host.host import LocalHost
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.image_content import ImageContent
@@ -37,12 +37,12 @@ def start(runtime, pods, image: str, config: pb.ContainerConfig, sandbox: pb.Pod
           name: str = "app"):
     """Pull `image` and start a container of it, its config decoded as the server decodes it;
     returns its record after the start."""
-    sb = pods.sandbox(spec=configs.sandbox_spec(sandbox or pb.PodSandboxConfig()))
+    sb = pods.sandbox(spec=decode.sandbox_spec(sandbox or pb.PodSandboxConfig()))
     runtime.images.pull(image)
     resources = resources_from_pb(config.linux.resources) if config.linux.HasField("resources") else None
     c = runtime.create_container(sb.id, name=name, image=image, command=tuple(config.command),
                                  args=tuple(config.args), log_path=f"{name}.log", resources=resources,
-                                 spec=configs.container_spec(config))
+                                 spec=decode.container_spec(config))
     runtime.start_container(c.id)
     return runtime.get_container(c.id)
 

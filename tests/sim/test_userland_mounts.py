@@ -10,7 +10,7 @@ import pytest
 from helpers.core_pods import Joined
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.server.codec import configs
+from fakecri.server.codec import decode
 from fakecri.server.host.host import LocalHost
 from fakecri.server.host.host_mounts import HostMounts, parse_mountinfo
 
@@ -57,7 +57,7 @@ def start(pods, joined, volume, propagation, *, privileged=True):
     cfg = pb.ContainerConfig(linux=pb.LinuxContainerConfig(
         security_context=pb.LinuxContainerSecurityContext(privileged=privileged)))
     cfg.mounts.add(container_path="/vol", host_path=str(volume), propagation=propagation)
-    c = pods.running(pods.sandbox(), spec=configs.container_spec(cfg))
+    c = pods.running(pods.sandbox(), spec=decode.container_spec(cfg))
 
     def run(*argv: str):
         r = joined.exec_sync(c.id, list(argv), 5)
@@ -95,7 +95,7 @@ def test_a_mount_already_there_at_start_is_seen(pods, joined, volume):
     table.mount(str(volume / "sub"))
     cfg = pb.ContainerConfig()  # a second container started after that mount
     cfg.mounts.add(container_path="/vol", host_path=str(volume))
-    late = pods.running(pods.sandbox(), "late", spec=configs.container_spec(cfg))
+    late = pods.running(pods.sandbox(), "late", spec=decode.container_spec(cfg))
     assert joined.exec_sync(late.id, ["ls", "/vol/sub"], 5).stdout == b"early\n"
     assert run("ls", "/vol/sub") == ("", "", 0)  # the first still sees underneath
 
@@ -105,11 +105,11 @@ def test_only_containers_with_a_private_host_mount_note_the_table(pods, host):
     pods.running(sb, "plain")
     shared = pb.ContainerConfig()
     shared.mounts.add(container_path="/v", host_path="/tmp", propagation=pb.MountPropagation.PROPAGATION_BIDIRECTIONAL)
-    pods.running(sb, "shared", spec=configs.container_spec(shared))
+    pods.running(sb, "shared", spec=decode.container_spec(shared))
     assert host.asked == 0
     private = pb.ContainerConfig()
     private.mounts.add(container_path="/v", host_path="/tmp")
-    pods.running(sb, "private", spec=configs.container_spec(private))
+    pods.running(sb, "private", spec=decode.container_spec(private))
     assert host.asked == 1  # noted once, at its start
 
 

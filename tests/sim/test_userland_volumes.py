@@ -10,7 +10,7 @@ import pytest
 from helpers.core_pods import Joined
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.server.codec import configs
+from fakecri.server.codec import decode
 from fakecri.server.host.host import LocalHost
 from fakecri.sim.userland.fs import MAGIC, FileStat, Who, go_mode_string, human_size, may, mode_string
 from fakecri.sim.userland.modes import parse_mode
@@ -57,8 +57,8 @@ def start(pods, joined):
             security_context=pb.LinuxContainerSecurityContext(**security)))
         for container_path, host_path, readonly in mounts:
             cfg.mounts.add(container_path=container_path, host_path=str(host_path), readonly=readonly)
-        configs.check_container_config(cfg)
-        c = pods.running(pods.sandbox(hostname="web-0"), spec=configs.container_spec(cfg))
+        decode.check_container_config(cfg)
+        c = pods.running(pods.sandbox(hostname="web-0"), spec=decode.container_spec(cfg))
 
         def run(*argv: str):
             r = joined.exec_sync(c.id, list(argv), 5)

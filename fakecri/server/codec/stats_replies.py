@@ -18,7 +18,7 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.images import FsUsage
 from fakecri.engine.records import Container, Sandbox
 from fakecri.engine.runtime import Runtime
-from fakecri.server.codec.wire import field_fragment
+from fakecri.server.codec.encode import field_fragment
 from fakecri.server.host.disk import DiskRoot
 from fakecri.sim import pod_metrics as pm
 from fakecri.sim import stats as sim_stats

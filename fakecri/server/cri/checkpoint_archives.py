@@ -17,7 +17,7 @@ from typing import Any, TypeAlias
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import checkpoints, errors
 from fakecri.engine.runtime import Runtime
-from fakecri.server.codec.configs import check_sandbox_config, sandbox_spec
+from fakecri.server.codec.decode import check_sandbox_config, sandbox_spec
 from fakecri.server.cri.cri_node import CRINode
 from fakecri.server.host.host import HostRoot
 

@@ -12,9 +12,9 @@ from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
 from fakecri.engine.resources import merged, validate
 from fakecri.faults.quirk_kinds import remove_exiting_unknown, resize_not_applied, stop_returns_while_running
-from fakecri.server.codec import translate as tr
-from fakecri.server.codec.configs import checked_container_spec
-from fakecri.server.codec.wire import field_fragment
+from fakecri.server.codec import decode, encode
+from fakecri.server.codec.decode import checked_container_spec
+from fakecri.server.codec.encode import field_fragment
 from fakecri.server.cri.cri_node import CRINode
 from fakecri.server.cri.listings import Listings
 
@@ -44,7 +44,7 @@ class ContainerCalls:
             command=cfg.command,
             args=cfg.args,
             log_path=cfg.log_path,
-            resources=tr.resources_from_pb(cfg.linux.resources),
+            resources=decode.resources_from_pb(cfg.linux.resources),
             spec=spec,
         )
         return pb.CreateContainerResponse(container_id=c.id)
@@ -110,7 +110,7 @@ class ContainerCalls:
         if not request.verbose:  # ContainerStatusResponse.status (field 1) from the cached status
             return field_fragment(1, self.statuses.container_status_bytes(c))
         resp = pb.ContainerStatusResponse(status=self.statuses.container_status(c))
-        resp.info.update(tr.container_info(c))
+        resp.info.update(encode.container_info(c))
         return resp
 
     async def UpdateContainerResources(self, request: pb.UpdateContainerResourcesRequest, context: Context) -> Any:
@@ -120,7 +120,7 @@ class ContainerCalls:
             return pb.UpdateContainerResourcesResponse()
         if not request.HasField("linux"):
             return pb.UpdateContainerResourcesResponse()  # nothing to change (annotations are hints; none kept)
-        resources = merged(c.resources, tr.resources_from_pb(request.linux))  # unset fields keep theirs
+        resources = merged(c.resources, decode.resources_from_pb(request.linux))  # unset fields keep theirs
         validate(resources, f"container {c.id} ({c.name})")
         after = self.sim.resize(c, resources)  # the kernel's say: refused (v1) or an OOM kill (v2)
         self.runtime.update_container_resources(c.id, resources)

@@ -19,7 +19,7 @@ from fakecri.engine.records import Container
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirks import Quirk
-from fakecri.server.codec.statuses import StatusCache
+from fakecri.server.codec.encode import StatusCache
 from fakecri.server.config import ServerConfig
 from fakecri.server.host.disk import DiskRoot
 from fakecri.server.host.host import HostRoot

@@ -6,9 +6,9 @@ from typing import Any, TypeAlias
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
-from fakecri.server.codec import translate as tr
+from fakecri.server.codec import encode
+from fakecri.server.codec.encode import FragmentCache, batches
 from fakecri.server.codec.stats_replies import container_filesystem, image_filesystem
-from fakecri.server.codec.wire import FragmentCache, batches
 from fakecri.server.cri.cri_node import CRINode
 from fakecri.server.exceptions import DeadlineExceeded
 
@@ -36,7 +36,7 @@ class ImageService:
         self.runtime, self.sim, self.plan = node.runtime, node.sim, node.plan
         self.config, self.disk = node.config, node.disk
         self.images = self.runtime.images
-        self._fragments_of = FragmentCache(tr.image_item)
+        self._fragments_of = FragmentCache(encode.image_item)
 
     def _fragments(self, f: pb.ImageFilter) -> list[bytes]:
         return self._fragments_of.every(self.images.list(f.image.image))
@@ -56,9 +56,9 @@ class ImageService:
         if img is None:
             # CRI: a missing image is an empty response, not an error.
             return pb.ImageStatusResponse()
-        resp = pb.ImageStatusResponse(image=tr.image_item(img))
+        resp = pb.ImageStatusResponse(image=encode.image_item(img))
         if request.verbose:
-            resp.info.update(tr.image_info(img))
+            resp.info.update(encode.image_info(img))
         return resp
 
     async def PullImage(self, request: pb.PullImageRequest, context: Context) -> Any:

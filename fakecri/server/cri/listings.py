@@ -9,8 +9,8 @@ from typing import Any
 
 from fakecri.engine.records import ContainerState, SandboxState
 from fakecri.engine.runtime import Runtime
-from fakecri.server.codec import translate as tr
-from fakecri.server.codec.wire import FragmentCache, VersionedCache, batches
+from fakecri.server.codec import encode
+from fakecri.server.codec.encode import FragmentCache, VersionedCache, batches
 
 STREAM_BATCH = 5000  # items per Stream* message, as containerd batches them
 _SANDBOX_STATES = frozenset(s.value for s in SandboxState)
@@ -54,9 +54,9 @@ class Listings:
         self._answers = VersionedCache(max_message_bytes)  # unfiltered answers, reused while nothing changed
         self._max_bytes = max_message_bytes  # Stream* batches stay under the message limit
         self.sandboxes = Listing("sandboxes", lambda rt: rt.list_sandboxes(), _matching_sandboxes,
-                                 FragmentCache(tr.sandbox_item))
+                                 FragmentCache(encode.sandbox_item))
         self.containers = Listing("containers", lambda rt: rt.list_containers(), _matching_containers,
-                                  FragmentCache(tr.container_item))
+                                  FragmentCache(encode.container_item))
 
     def reply(self, request: Any, listing: Listing) -> bytes:
         """A List* reply: the matching records' fragments joined; unfiltered, kept while nothing changes."""

@@ -7,8 +7,8 @@ from typing import Any, TypeAlias
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.faults.quirk_kinds import no_container_deleted_on_sandbox_remove
-from fakecri.server.codec import translate as tr
-from fakecri.server.codec.configs import check_sandbox_config, sandbox_spec
+from fakecri.server.codec import decode, encode
+from fakecri.server.codec.decode import check_sandbox_config, sandbox_spec
 from fakecri.server.cri.cri_node import CRINode
 from fakecri.server.cri.listings import Listings
 from fakecri.server.streaming.annotations import check_port_forward_annotations
@@ -42,8 +42,8 @@ class SandboxCalls:
             log_directory=cfg.log_directory,
             runtime_handler=request.runtime_handler,
             spec=spec,
-            resources=tr.resources_from_pb(linux_res) if linux_res is not None else None,
-            overhead=tr.resources_from_pb(overhead) if overhead is not None else None,
+            resources=decode.resources_from_pb(linux_res) if linux_res is not None else None,
+            overhead=decode.resources_from_pb(overhead) if overhead is not None else None,
         )
         return pb.RunPodSandboxResponse(pod_sandbox_id=sb.id)
 
@@ -65,7 +65,7 @@ class SandboxCalls:
         if not request.verbose:  # wire bytes from the cached statuses (the common kubelet call)
             return self.statuses.sandbox_status_wire(sb, self.node.quirks(), self.node.now_ns())
         resp = self.statuses.sandbox_status_response(sb, self.node.quirks(), self.node.now_ns())
-        resp.info.update(tr.sandbox_info(sb))
+        resp.info.update(encode.sandbox_info(sb))
         return resp
 
     async def ListPodSandbox(self, request: pb.ListPodSandboxRequest, context: Context) -> Any:
@@ -78,7 +78,7 @@ class SandboxCalls:
     async def UpdatePodSandboxResources(self, request: pb.UpdatePodSandboxResourcesRequest, context: Context) -> Any:
         self.runtime.update_pod_sandbox_resources(
             request.pod_sandbox_id,
-            overhead=tr.resources_from_pb(request.overhead) if request.HasField("overhead") else None,
-            resources=tr.resources_from_pb(request.resources) if request.HasField("resources") else None,
+            overhead=decode.resources_from_pb(request.overhead) if request.HasField("overhead") else None,
+            resources=decode.resources_from_pb(request.resources) if request.HasField("resources") else None,
         )
         return pb.UpdatePodSandboxResourcesResponse()

@@ -25,8 +25,7 @@ from fakecri.faults.quirk_kinds import (
     stopped_before_started,
 )
 from fakecri.faults.quirks import Quirk
-from fakecri.server.codec.statuses import StatusCache
-from fakecri.server.codec.wire import field_fragment
+from fakecri.server.codec.encode import StatusCache, field_fragment
 from fakecri.server.events.bus import EventBus
 
 

@@ -42,7 +42,7 @@ from fakecri.faults.model import FaultRecord
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirk_kinds import shared_event_channel
 from fakecri.faults.quirks import Quirk
-from fakecri.server.codec.statuses import StatusCache
+from fakecri.server.codec.encode import StatusCache
 from fakecri.server.config import ServerConfig
 from fakecri.server.events.bus import EventBus, Subscription, deliver
 from fakecri.server.events.encoder import EventEncoder

@@ -29,7 +29,7 @@ from fakecri.engine import errors
 from fakecri.engine.clock import Clock, FakeClock
 from fakecri.engine.ids import IdSource, RandomIds
 from fakecri.engine.runtime import Runtime
-from fakecri.server.codec import translate as tr
+from fakecri.server.codec import encode
 from fakecri.server.exceptions import StateFileError, StateFilePathError, StateWriteError
 from fakecri.server.host.lock_file import LockFile
 
@@ -118,14 +118,14 @@ def _check_wire(runtime: Runtime) -> None:
     past what its protobuf field holds, say): refused at start, never INTERNAL on each call later."""
     for sb in runtime.list_sandboxes():
         try:
-            tr.sandbox_item(sb)
-            tr.sandbox_status(sb)
+            encode.sandbox_item(sb)
+            encode.sandbox_status(sb)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"sandbox {sb.id}: {exc}") from None
     for c in runtime.list_containers():
         try:
-            tr.container_item(c)
-            tr.container_status(c)
+            encode.container_item(c)
+            encode.container_status(c)
         except (ValueError, TypeError) as exc:
             raise ValueError(f"container {c.id}: {exc}") from None
 

@@ -1,9 +1,11 @@
-"""The one decoder of each CRI config message, and the refusals a real runtime makes on them.
+"""Protobuf in: the one decoder of each CRI config message and of the resources, and the
+refusals a real runtime makes on them.
 
 `sandbox_spec` and `container_spec` turn a PodSandboxConfig or ContainerConfig into the
-engine's typed specs (fakecri.engine.specs), once, when the config arrives; statuses are
-built back from the specs by translate.py. Before decoding, a config
-is checked, each refusal an InvalidArgument naming the object and the field:
+engine's typed specs (fakecri.engine.specs), once, when the config arrives, and
+`resources_from_pb` a LinuxContainerResources into the engine's `Resources`; the messages
+are built back from the records by encode.py. Before decoding, a config is checked, each
+refusal an InvalidArgument naming the object and the field:
 
 - an enum field holding a number its enum does not define (the wire admits any int32);
 - a group (run_as_group) without a user (run_as_user or run_as_username), as containerd;
@@ -23,6 +25,7 @@ from google.protobuf.message import Message
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.errors import InvalidArgument
+from fakecri.engine.records import Resources
 from fakecri.engine.specs import (
     ContainerSpec,
     IdMap,
@@ -241,6 +244,39 @@ def container_spec(cfg: pb.ContainerConfig) -> ContainerSpec:
         seccomp=_seccomp(ctx),
         namespaces=_namespaces(ctx.namespace_options) if ctx.HasField("namespace_options") else None,
     ))
+
+
+# ---------------------------------------------------------------- resources
+
+
+_RESOURCES_KEPT = 4096  # decoded resources kept by their wire bytes (the pods of one template share them)
+_resources_seen: dict[bytes, Resources] = {}
+
+
+def resources_from_pb(msg: pb.LinuxContainerResources) -> Resources:
+    """The resources a message sets; decoded once per distinct message (Resources is frozen)."""
+    key = msg.SerializeToString()
+    res = _resources_seen.get(key)
+    if res is None:
+        if len(_resources_seen) >= _RESOURCES_KEPT:
+            _resources_seen.clear()
+        res = _resources_seen[key] = _decode_resources(msg)
+    return res
+
+
+def _decode_resources(msg: pb.LinuxContainerResources) -> Resources:
+    return Resources(
+        cpu_period=msg.cpu_period,
+        cpu_quota=msg.cpu_quota,
+        cpu_shares=msg.cpu_shares,
+        memory_limit_in_bytes=msg.memory_limit_in_bytes,
+        oom_score_adj=msg.oom_score_adj,
+        cpuset_cpus=msg.cpuset_cpus,
+        cpuset_mems=msg.cpuset_mems,
+        hugepage_limits=tuple((h.page_size, h.limit) for h in msg.hugepage_limits),
+        unified=tuple(sorted(msg.unified.items())),
+        memory_swap_limit_in_bytes=msg.memory_swap_limit_in_bytes,
+    )
 
 
 # ---------------------------------------------------------------- checked and decoded, once per distinct config
