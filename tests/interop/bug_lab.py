@@ -16,7 +16,7 @@ import pytest
 from helpers.polling import first_true
 
 from fakecri.faults.flags import faults_from
-from fakecri.server.node.node import CallRecord
+from fakecri.server.node.call_path import CallRecord
 from fakecri.server.process.app import FakeCRIServer
 from interop.kubelet_run import NODE, Kubelet, restarts, running
 

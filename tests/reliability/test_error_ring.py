@@ -10,7 +10,7 @@ from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.control.v1 import control_pb2_grpc
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.server.node.call_wrapper import TRACEBACK_CHARS
+from fakecri.server.node.call_path import TRACEBACK_CHARS
 from fakecri.server.node.node import ERROR_RING as KEPT_ERRORS
 from fakecri.server.process.app import FakeCRIServer, ServerErrors
 

@@ -50,7 +50,7 @@ def test_no_module_commits_by_hand():
 
 
 def test_the_changing_context_commits_on_both_ways_out():
-    source = (NODE_ROOM / "node.py").read_text(encoding="utf-8")
+    source = (NODE_ROOM / "call_path.py").read_text(encoding="utf-8")  # the Node's CallPath
     changing = next(f for f in ast.walk(ast.parse(source)) if isinstance(f, ast.FunctionDef) and f.name == "changing")
     calls = [c for c in ast.walk(changing) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
              and c.func.attr == "_commit"]

@@ -332,5 +332,11 @@ def checked_container_spec(cfg: pb.ContainerConfig) -> ContainerSpec:
     return spec
 
 
+def container_parts(cfg: pb.ContainerConfig) -> tuple[ContainerSpec, Resources]:
+    """What CreateContainer decodes of its config, in one visit: the checked spec
+    (`checked_container_spec`) and the resources (`resources_from_pb`)."""
+    return checked_container_spec(cfg), resources_from_pb(cfg.linux.resources)
+
+
 def _text(value: bytes | str) -> str:
     return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value

@@ -40,7 +40,7 @@ from google.protobuf.message import Message
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine.codec import to_data
-from fakecri.engine.records import Container, ContainerState, Image, Resources, RunAs, Sandbox
+from fakecri.engine.records import Container, ContainerState, Event, EventType, Image, Resources, RunAs, Sandbox
 from fakecri.engine.runtime import Runtime
 from fakecri.engine.specs import STRICT, IdMap, Mount, Namespaces
 from fakecri.faults.quirk_kinds import (
@@ -415,6 +415,21 @@ class StatusCache:
         """The serialized statuses of the sandbox's containers (the pod's, with the pod-wide
         quirk), newest first (see `listed_containers`)."""
         return [self.container_status_bytes(c) for c in listed_containers(self.runtime, sb, containers, quirks)]
+
+    def event_response(self, ev: Event, event_type: EventType, created_at: int, quirks: frozenset[Quirk],
+                       with_statuses: bool) -> bytes:
+        """ContainerEventResponse bytes for `ev` (its type and time as the encoder gives them): the
+        head, then pod_sandbox_status (4) and containers_statuses (5) appended as wire fragments
+        of the cached statuses (the same bytes SerializeToString would give, fields in number
+        order), unless `with_statuses` is false or the event carries no sandbox."""
+        head: bytes = pb.ContainerEventResponse(
+            container_id=ev.container_id, container_event_type=int(event_type), created_at=created_at  # type: ignore[arg-type]
+        ).SerializeToString()
+        if ev.sandbox is None or not with_statuses:
+            return head
+        statuses = self.container_statuses_wire(ev.sandbox, ev.containers, quirks)
+        return b"".join([head, field_fragment(4, self.sandbox_status_bytes(ev.sandbox)),
+                         *[field_fragment(5, b) for b in statuses]])
 
     def _own(self, sb: Sandbox) -> list[Container]:
         return self.runtime.list_containers(sandbox_id=sb.id)

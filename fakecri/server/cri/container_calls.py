@@ -13,7 +13,7 @@ from fakecri.engine import errors
 from fakecri.engine.resources import merged, validate
 from fakecri.faults.quirk_kinds import remove_exiting_unknown, resize_not_applied, stop_returns_while_running
 from fakecri.server.codec import decode, encode
-from fakecri.server.codec.decode import checked_container_spec
+from fakecri.server.codec.decode import container_parts
 from fakecri.server.codec.encode import field_fragment
 from fakecri.server.cri.cri_node import CRINode
 from fakecri.server.cri.listings import Listings
@@ -32,7 +32,7 @@ class ContainerCalls:
         cfg = request.config
         if not cfg.image.image:
             raise errors.InvalidArgument("CreateContainer: config.image.image is required")
-        spec = checked_container_spec(cfg)
+        spec, resources = container_parts(cfg)
         self._confine_container(request.pod_sandbox_id, spec, cfg.log_path)
         c = self.runtime.create_container(
             request.pod_sandbox_id,
@@ -44,7 +44,7 @@ class ContainerCalls:
             command=cfg.command,
             args=cfg.args,
             log_path=cfg.log_path,
-            resources=decode.resources_from_pb(cfg.linux.resources),
+            resources=resources,
             spec=spec,
         )
         return pb.CreateContainerResponse(container_id=c.id)

@@ -17,7 +17,7 @@ from fakecri.engine.clock import Clock
 from fakecri.engine.runtime import Runtime
 from fakecri.faults.plan import FaultPlan
 from fakecri.server.config import ServerConfig
-from fakecri.server.node.node import CallRecord
+from fakecri.server.node.call_path import CallRecord
 from fakecri.sim.simulation import Simulation
 
 

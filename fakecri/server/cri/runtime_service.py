@@ -6,7 +6,7 @@ containers and their events (container_calls.py), exec, attach and port-forward
 Each is protobuf in, engine calls, protobuf (or cached wire bytes) out, and sees the node
 only as a `CRINode` (cri_node.py). No business rules live in them; they are in the engine
 (fakecri.engine) and the container simulation (fakecri.sim). Errors they raise are turned
-into status codes by the call wrapper (node/call_wrapper.py), through codec/status.py.
+into status codes by the call wrapper (node/call_path.py), through codec/status.py.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from fakecri.engine.records import ContainerState
 from fakecri.server.codec import stats_replies as replies
 from fakecri.server.cri.cri_node import CRINode
 from fakecri.server.cri.listings import STREAM_BATCH, selector
-from fakecri.server.node.call_wrapper import too_big
+from fakecri.server.node.call_path import too_big
 
 Context: TypeAlias = Any  # a grpc.aio.ServicerContext (grpc ships no types)
 

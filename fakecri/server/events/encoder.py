@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
-from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.engine.records import Event, EventType
+from fakecri.engine.records import Event
 from fakecri.faults.plan import FaultPlan
 from fakecri.faults.quirk_kinds import (
     created_at_seconds,
@@ -25,7 +24,7 @@ from fakecri.faults.quirk_kinds import (
     stopped_before_started,
 )
 from fakecri.faults.quirks import Quirk
-from fakecri.server.codec.encode import StatusCache, field_fragment
+from fakecri.server.codec.encode import StatusCache
 from fakecri.server.events.bus import EventBus
 
 
@@ -54,21 +53,7 @@ class EventEncoder:
 
     def _plain(self, ev: Event) -> bytes:
         """The event as ContainerEventResponse bytes, no quirk in force."""
-        return self._wire(ev, ev.type, ev.created_at, frozenset(), with_statuses=True)
-
-    def _wire(self, ev: Event, event_type: EventType, created_at: int, quirks: frozenset[Quirk], *,
-              with_statuses: bool) -> bytes:
-        """ContainerEventResponse bytes for `ev` as a quirk may have changed it: pod_sandbox_status (4)
-        and containers_statuses (5) appended as wire fragments of the cached statuses (the same bytes
-        SerializeToString would give, fields in number order) unless `with_statuses` is false."""
-        head: bytes = pb.ContainerEventResponse(
-            container_id=ev.container_id, container_event_type=int(event_type), created_at=created_at  # type: ignore[arg-type]
-        ).SerializeToString()
-        if ev.sandbox is None or not with_statuses:
-            return head
-        statuses = self.statuses.container_statuses_wire(ev.sandbox, ev.containers, quirks)
-        return b"".join([head, field_fragment(4, self.statuses.sandbox_status_bytes(ev.sandbox)),
-                         *[field_fragment(5, b) for b in statuses]])
+        return self.statuses.event_response(ev, ev.type, ev.created_at, frozenset(), True)
 
     def encode(self, ev: Event, quirks: frozenset[Quirk]) -> bytes | None:
         """The event as ContainerEventResponse bytes; None when a quirk swallows it."""
@@ -84,7 +69,7 @@ class EventEncoder:
         created_at = created_at_seconds.created_at(ev, quirks, plan)
         event_type = stopped_as_created.event_type(ev, quirks, plan)
         nil_status = nil_sandbox_status_on_delete.drops_statuses(ev, quirks, plan)
-        return self._wire(ev, event_type, created_at, quirks, with_statuses=not nil_status)
+        return self.statuses.event_response(ev, event_type, created_at, quirks, not nil_status)
 
     def publish(self, events: Iterable[Event], quirks: frozenset[Quirk]) -> None:
         """Encode and send `events` in order; a STARTED held back by the stopped-before-started

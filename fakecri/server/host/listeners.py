@@ -25,14 +25,14 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from fakecri import logs
-from fakecri.engine.records import Container, Event, EventType, Sandbox
+from fakecri.engine.records import Container, Sandbox
 from fakecri.engine.specs import NODE, TCP, UDP
 from fakecri.server.host import webserver
 from fakecri.server.host.owner import ListenerOwner
@@ -130,24 +130,15 @@ class PortListeners:
     def __init__(self, owner: ListenerOwner) -> None:
         self._owner = owner  # the Node, as its listeners see it
         self._count = owner.count
-        self._open: dict[str, list[_Opened]] = {}  # container id -> listeners
+        self.opened: dict[str, list[_Opened]] = {}  # container id -> listeners (the node looks here at an end)
 
     def bound(self, cid: str) -> list[tuple[str, int]]:
         """The (address, port) a container's server listens on now."""
-        return [a for item in self._open.get(cid, ()) for a in item.address()]
+        return [a for item in self.opened.get(cid, ()) for a in item.address()]
 
-    def on_event(self, ev: Event) -> None:
-        if ev.is_sandbox:
-            return
-        if ev.type == EventType.STARTED and isinstance(ev.subject, Container) and ev.sandbox is not None:
-            self._start(ev.subject, ev.sandbox)
-        elif ev.type in (EventType.STOPPED, EventType.DELETED):
-            self.close(ev.container_id)
-
-    def _start(self, c: Container, sb: Sandbox) -> None:
-        listens = self._owner.listeners_of(c)
-        if not listens:
-            return
+    def open(self, c: Container, sb: Sandbox, listens: Iterable[Listen]) -> None:
+        """Real sockets for what the started container's program listens on (the node asks the
+        simulation, and calls this only for a program that listens at all)."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:  # not on the server's loop (a restore before serving): nothing to serve with
@@ -160,7 +151,7 @@ class PortListeners:
             for host, port in addresses(lis.port, sb, lis.proto):
                 opened = self._open_one(c.id, lis, host, port)
                 if opened is not None:
-                    self._open.setdefault(c.id, []).append(opened)
+                    self.opened.setdefault(c.id, []).append(opened)
 
     def _fail(self, cid: str, host: str, port: int, exc: BaseException) -> None:
         self._count("port_listener_failures")
@@ -230,9 +221,9 @@ class PortListeners:
         return opened
 
     def close(self, cid: str) -> None:
-        for item in self._open.pop(cid, ()):
+        for item in self.opened.pop(cid, ()):
             item.close()
 
     def close_all(self) -> None:
-        for cid in list(self._open):
+        for cid in list(self.opened):
             self.close(cid)

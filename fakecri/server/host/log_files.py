@@ -81,7 +81,7 @@ class LogFiles:
             self._made.add(parent)
 
     def _append(self, path: str, data: str) -> None:
-        why = self.host_root.why_not_log(path)
+        why = self.host_root.why_not_log(path) if self.host_root.confined else None  # unconfined: any path
         if why is not None:  # a path from before --host-root was given (a restored state file)
             self.errors += 1
             self.last_error = f"log path {path!r} {why}"

@@ -6,15 +6,11 @@ container simulation, the host they see, the fault plan, the event bus and encod
 status cache, the web-server listeners, the log files and the state file. None of them is
 ever replaced or assigned from outside: a Reset or a wiped restart empties them in place.
 
-`with node.changing():` is the one way to change the node. Every RPC (unary or streaming),
-every control call, every timer, every web-server answer and every streaming input happens
-inside one; on its way out it commits: it drains the engine's outbox, writes the state file
-when something changed, then carries out what the outbox held (events to the encoder and
-the bus, to the listeners, the sessions and the simulation; container output to the log
-files and attached clients) and re-arms the loop timer for the next deadline. If the write
-fails, the change is undone instead and nothing of it goes out (the block raises
-Unavailable); a block that raised commits what it changed before the error and the error
-stands. Everything here runs on the server's event loop.
+`with node.changing():` is the one way to change the node; it, its commit and everything
+else one call needs of the node are the Node's `CallPath` (call_path.py, beside the RPC
+wrapper). What is here is the rest: the construction, the whole-node operations (reset,
+restart, wait), the event streams' subscriptions, and what the host's listeners and the
+streaming server ask. Everything here runs on the server's event loop.
 """
 from __future__ import annotations
 
@@ -24,48 +20,43 @@ import hashlib
 import json
 import math
 import os
-import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
 from fakecri import logs
 from fakecri.engine import errors
 from fakecri.engine.clock import Clock, FakeClock, SystemClock
 from fakecri.engine.ids import IdSource, RandomIds
-from fakecri.engine.records import Container, ContainerState, Event, EventType, Output
+from fakecri.engine.records import Container, ContainerState, Event
 from fakecri.engine.resources import Limits
 from fakecri.engine.runtime import Runtime
 from fakecri.engine.specs import CONTAINER
 from fakecri.faults.model import FaultRecord
 from fakecri.faults.plan import FaultPlan
-from fakecri.faults.quirk_kinds import shared_event_channel
 from fakecri.faults.quirks import Quirk
 from fakecri.server.codec.encode import StatusCache
 from fakecri.server.config import ServerConfig
 from fakecri.server.events.bus import EventBus, Subscription, deliver
 from fakecri.server.events.encoder import EventEncoder
-from fakecri.server.exceptions import StartupError, StateWriteError, Unavailable
 from fakecri.server.host.catalog_file import load_catalog
-from fakecri.server.host.dialer import exchange, within
 from fakecri.server.host.disk import DiskRoot
 from fakecri.server.host.host import HostRoot, LocalHost
 from fakecri.server.host.listeners import PortListeners
 from fakecri.server.host.log_files import LogFiles
+from fakecri.server.node.call_path import CallPath, CallRecord, OutputListener, Persistence, RpcObserver
 from fakecri.server.node.persistence import StateFile
 from fakecri.server.node.sessions import Sessions
 from fakecri.sim.catalog import Catalog
-from fakecri.sim.live import Decision, Exited, Wrote
+from fakecri.sim.live import Wrote
 from fakecri.sim.programs.base import Here, Listen, Server
 from fakecri.sim.simulation import Simulation
-from fakecri.sim.steps import Connect, NetResult
 
 # Drawn once per process: mixed into the id stream so that a restarted fakecri never hands out
 # the ids of an earlier one (a kubelet that lived through the restart still holds those).
 BOOT_NONCE = os.urandom(16).hex()
 ERROR_RING = 100  # handler tracebacks kept (the count of all of them is kept too)
-WRITE_RETRY_S = 1.0  # after a state write failed, timers wait this long before they try again
 
 
 def id_source(config: ServerConfig, boot_nonce: str = BOOT_NONCE) -> RandomIds:
@@ -77,42 +68,11 @@ def id_source(config: ServerConfig, boot_nonce: str = BOOT_NONCE) -> RandomIds:
     return RandomIds(int.from_bytes(mixed, "big"))
 
 
-class CallRecord(NamedTuple):
-    """One answered call, as the call log keeps it (a tuple: one is made for every call)."""
-
-    method: str
-    summary: str
-    code: str
-    duration_s: float
-    at_ns: int
-
-
 @dataclass(frozen=True)
 class Condition:
     status: bool
     reason: str = ""
     message: str = ""
-
-
-class RpcObserver(Protocol):
-    """The Prometheus side service, as the RPC wrapper sees it."""
-
-    url: str
-
-    def observe_rpc(self, method: str, code: str, duration_s: float) -> None: ...
-
-
-class Persistence(Protocol):
-    """The state file, as the commit point sees it."""
-
-    def write_if_changed(self) -> None:
-        """Write the state if it changed since the last write; StateWriteError if it cannot."""
-
-    def roll_back(self) -> None:
-        """Put the runtime back to what the file holds."""
-
-    def close(self) -> None:
-        """Write the last state if it can and let go of the file's lock."""
 
 
 class _Silent:
@@ -124,11 +84,10 @@ class _Silent:
     debug = info = warning = error = _drop
 
 
-OutputListener = Callable[[Output], None]
 Availability = Callable[[bool], Awaitable[None]]
 
 
-class Node:
+class Node(CallPath):
     def __init__(self, config: ServerConfig, *, clock: Clock | None = None, ids: IdSource | None = None,
                  catalog: Catalog | None = None, metrics: RpcObserver | None = None,
                  on_availability: Availability | None = None) -> None:
@@ -183,9 +142,6 @@ class Node:
 
     # ------------------------------------------------------------ small helpers
 
-    def count(self, name: str, n: int = 1) -> None:
-        self.counters[name] += n
-
     def _fault_fired(self, record: FaultRecord) -> None:
         self.count(f"fault:{record.fault}")
         self.log.info("fault", fault=record.fault, type=record.type, hit=record.hit)
@@ -220,11 +176,6 @@ class Node:
             cfg[key] = f"{cfg[key]:04o}"
         return json.dumps(cfg, sort_keys=True, default=str)
 
-    def record_error(self, traceback_text: str) -> None:
-        """A handler raised: keep its traceback (the newest few) and count it."""
-        self.server_errors.append(traceback_text)
-        self.count("internal_errors")
-
     async def wait(self, seconds: float, until: asyncio.Event | None = None) -> None:
         """Let simulated time pass: real sleep on the system clock, a jump on a fake one;
         on the system clock, `until` (set) ends the wait early."""
@@ -244,16 +195,6 @@ class Node:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(until.wait(), seconds)
 
-    def record_call(self, method: str, summary: str, code: str, duration_s: float,
-                    ids: Callable[[], dict[str, str]]) -> None:
-        """An answered call: into the call log, the counters, /metrics and (`log_rpcs`) the log."""
-        self.call_log.append(CallRecord(method, summary, code, duration_s, self.clock.now_ns()))
-        self.counters[f"rpc:{method}:{code}"] += 1
-        if self._metrics is not None:
-            self._metrics.observe_rpc(method, code, duration_s)
-        if self._log_rpcs:
-            self.log.info("rpc", method=method, code=code, ms=round(duration_s * 1000, 3), **ids())
-
     def take_errors(self) -> list[str]:
         """The handler tracebacks kept since the last take (the plugin fails the test with them)."""
         out = list(self.server_errors)
@@ -261,113 +202,6 @@ class Node:
         return out
 
     # ------------------------------------------------------------ the commit point
-
-    @contextlib.contextmanager
-    def changing(self) -> Iterator[None]:
-        """The one way to change the node: what the block changes is committed on its way out
-        (see the module doc). A block that raised commits what it changed before the error (a
-        failing commit then is logged, and the block's error stands)."""
-        try:
-            yield
-        except BaseException:
-            try:
-                self._commit()
-            except Exception as exc:  # the block's error is the answer; the failure is the state file's
-                self.log.error("commit after a failed change", error=repr(exc))
-            raise
-        self._commit()
-
-    def _commit(self) -> None:
-        """Save the state, then carry out what the engine said and re-arm the timer. A state
-        write that fails undoes the change: nothing it said goes out, and the block raises
-        Unavailable naming the state file."""
-        said = self.runtime.drain_events()
-        if self._persistence is not None:
-            try:
-                self._persistence.write_if_changed()
-            except StateWriteError as exc:
-                self._undo(exc)
-        if said:
-            events = [item for item in said if isinstance(item, Event)]
-            if events:  # the subscribers first: the node's own parts hear them after (_event)
-                quirks = self.plan.quirk_set
-                if self.bus.subscribers or (quirks and shared_event_channel.shared(quirks)):
-                    self.encoder.publish(events, quirks)  # (a shared channel holds events for the first subscriber)
-                else:  # nobody to tell now: encoded only if a subscriber comes and a fault replays it
-                    self._unsent.extend(events)
-            for item in said:
-                if isinstance(item, Event):
-                    self._event(item)
-                else:
-                    self._output(item)
-        steps, sim_due = self.sim.pending()
-        for cid, step in steps:  # a container's own program reaching the network
-            asyncio.ensure_future(self._carry(cid, step))
-        self._arm(sim_due)
-
-    def _undo(self, exc: StateWriteError) -> None:
-        """A change could not be written: put the runtime back to what the file holds (its events
-        and output are dropped, never told), hold the timers for WRITE_RETRY_S (a timer's change
-        is made again then, and written if it can be), and fail the caller."""
-        assert self._persistence is not None
-        self.count("state_write_failures")
-        self._retry_at = time.monotonic() + WRITE_RETRY_S
-        try:
-            self._persistence.roll_back()
-        except StartupError as undo_failed:  # the file cannot be read back either: nothing better to hold
-            self.log.error("state file roll-back failed", error=str(undo_failed))
-        self.reschedule()
-        raise Unavailable(
-            f"{exc.strerror}: the change was undone (the runtime holds what the file holds); "
-            "changes are taken again once the file can be written")
-
-    def _event(self, ev: Event) -> None:
-        """What the node's own parts do at an event (the subscribers have theirs already):
-        a creation concerns none of them; sessions end at a STOPPED or DELETED; the
-        listeners, log files and live programs follow a container's start and end."""
-        kind = ev.type
-        if kind == EventType.CREATED:
-            return
-        if kind != EventType.STARTED:
-            self.sessions.on_event(ev)
-        if ev.is_sandbox:
-            return
-        self.ports.on_event(ev)
-        if kind == EventType.STARTED and ev.subject is not None:
-            self.log_files.create(ev.subject.log_path)  # type: ignore[union-attr]
-        elif kind == EventType.STOPPED:
-            if isinstance(ev.subject, Container):
-                self.log_files.flush(ev.subject.log_path)
-            self.sim.stopped(ev.container_id)
-        elif kind == EventType.DELETED:
-            self.sim.forget(ev.container_id)
-
-    def _output(self, out: Output) -> None:
-        self.log_files.write(out.log_path, out.stream, out.text, out.ts_ns)
-        for fn in list(self.output_listeners):
-            fn(out)
-
-    def dial(self, step: Connect) -> Awaitable[NetResult]:
-        """Carry out a program's network step on the real network: any loopback address, or
-        with `--host-root` only the pod network's (this node's pod CIDR), so that a confined
-        node's pods reach each other and nothing the host serves."""
-        if not self.host_root.confined:
-            return exchange(step)
-        return exchange(step, within(self.runtime.pod_cidr))
-
-    async def _carry(self, cid: str, step: Connect) -> None:
-        """Carry out a live program's network step, then let it run on."""
-        result = await self.dial(step)
-        try:
-            self.apply(self.sim.network_answered(cid, result, self.clock.now_ns()))
-        except Exception as exc:  # a task has no caller to answer: log it, keep serving
-            self.log.error("live program failed", container=cid, error=repr(exc))
-            self.count("live_program_errors")
-
-    def apply(self, decisions: Iterable[Decision]) -> None:
-        """Carry out what the simulation decided for programs it runs live, and commit it."""
-        with self.changing():
-            self._apply(decisions)
 
     def pid1_log(self, c: Container) -> Callable[[str, str], None] | None:
         """Where another process of `c` (an exec, a hook) writes when it writes to /proc/1/fd/1 or 2:
@@ -381,58 +215,6 @@ class Node:
         def to_log(stream: str, text: str) -> None:
             self.apply([Wrote(cid, stream, text, self.clock.now_ns())])
         return to_log
-
-    def _apply(self, decisions: Iterable[Decision]) -> None:
-        for d in decisions:
-            try:
-                if isinstance(d, Wrote):
-                    self.runtime.write_output(d.container_id, d.stream, d.text, d.ts_ns)
-                elif isinstance(d, Exited):
-                    self.runtime.exit_container(d.container_id, d.exit_code, d.reason, at_ns=d.ts_ns)
-            except errors.CoreError:
-                continue  # the container was stopped or removed meanwhile
-
-    # ------------------------------------------------------------ timers
-
-    def tick(self) -> None:
-        """Run what is due now (the engine's timers, the simulation's live programs), then commit."""
-        if self._timer is not None:  # fired, or superseded by this explicit tick
-            self._timer.cancel()
-            self._timer = None
-        self._timer_due = None
-        with self.changing():
-            self.runtime.tick()
-            self._apply(self.sim.tick(self.clock.now_ns()))
-
-    def _timer_fired(self) -> None:
-        try:
-            self.tick()
-        except Unavailable:
-            pass  # its change could not be written (logged): undone, and tried again later
-        except Exception as exc:  # a timer has no caller to answer: log it, keep serving
-            self.log.error("timer failed", error=repr(exc))
-            self.count("timer_errors")
-
-    def reschedule(self) -> None:
-        """Arm the loop timer for the next deadline of the engine or the simulation."""
-        self._arm(self.sim.next_deadline_ns())
-
-    def _arm(self, sim_due: int | None) -> None:
-        """`reschedule`, with the simulation's next deadline known (the commit has just asked it)."""
-        engine_due = self.runtime.next_deadline_ns()
-        due = sim_due if engine_due is None else engine_due if sim_due is None else min(engine_due, sim_due)
-        if due is not None and isinstance(self.clock, FakeClock):
-            due = None
-        if due == self._timer_due:
-            return  # the armed timer (or none) is still right: most calls move no deadline
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        self._timer_due = due
-        if due is None:
-            return
-        delay = max(0.0, (due - self.clock.now_ns()) / 1e9, self._retry_at - time.monotonic())
-        self._timer = asyncio.get_running_loop().call_later(delay, self._timer_fired)
 
     # ------------------------------------------------------------ whole-node operations
 

@@ -60,39 +60,40 @@ class Sessions:
     """The watches of one node, by the id they watch."""
 
     def __init__(self) -> None:
-        self._by_key: dict[str, set[Watch]] = {}
+        # The watches by the id they watch: the commit looks here before it tells on_event of an end.
+        self.watched: dict[str, set[Watch]] = {}
 
     def watch(self, key: str) -> Watch:
         watch = Watch(self, key)
-        self._by_key.setdefault(key, set()).add(watch)
+        self.watched.setdefault(key, set()).add(watch)
         return watch
 
     def drop(self, watch: Watch) -> None:
-        watches = self._by_key.get(watch.key)
+        watches = self.watched.get(watch.key)
         if watches is not None:
             watches.discard(watch)
             if not watches:
-                del self._by_key[watch.key]
+                del self.watched[watch.key]
 
     def on_event(self, ev: Event) -> None:
         """A container or pod stopped or went: the sessions inside it end."""
-        if ev.type in _ENDS and ev.container_id in self._by_key:
+        if ev.type in _ENDS and ev.container_id in self.watched:
             what = "pod sandbox" if ev.is_sandbox else "container"
             verb = "stopped" if ev.type == EventType.STOPPED else "was removed"
             self.end(ev.container_id, ev.created_at, f"{what} {ev.container_id[:12]} {verb}")
 
     def end(self, key: str, at_ns: int, reason: str) -> None:
-        for watch in self._by_key.pop(key, ()):
+        for watch in self.watched.pop(key, ()):
             watch.end(at_ns, reason)
 
     def end_all(self, at_ns: int, reason: str) -> None:
         """Every session ends (a reset, a restart that lost the state)."""
-        for key in list(self._by_key):
+        for key in list(self.watched):
             self.end(key, at_ns, reason)
 
     def watching(self, key: str) -> int:
         """How many sessions watch `key` now."""
-        return len(self._by_key.get(key, ()))
+        return len(self.watched.get(key, ()))
 
     def __len__(self) -> int:
-        return sum(map(len, self._by_key.values()))
+        return sum(map(len, self.watched.values()))

@@ -32,7 +32,7 @@ from fakecri.server.cri.image_service import ImageService
 from fakecri.server.cri.runtime_service import runtime_servicers
 from fakecri.server.exceptions import ServerErrors, SettingError, StartupError
 from fakecri.server.host.sockets import SocketGuard, own_socket, remove_guarded
-from fakecri.server.node.call_wrapper import generic_handler
+from fakecri.server.node.call_path import generic_handler
 from fakecri.server.node.node import Node
 from fakecri.server.process.control_routing import checked_for_node
 from fakecri.server.process.side_services import start_side_services
