@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from fakecri.engine.errors import NotFound
-from fakecri.engine.plan import Plan
+from fakecri.engine.program_plan import Plan
 from fakecri.engine.records import Container, Image, RunAs, Sandbox
 from fakecri.engine.references import NormalizedRef
 

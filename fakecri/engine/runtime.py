@@ -25,8 +25,8 @@ from fakecri.engine.ids import IdSource
 from fakecri.engine.images import ImageStore
 from fakecri.engine.ipam import IpPool
 from fakecri.engine.labels import matches
-from fakecri.engine.plan import Plan
 from fakecri.engine.ports import NoPrograms, NoRegistry, Programs, Registry
+from fakecri.engine.program_plan import Plan
 from fakecri.engine.records import (
     Container,
     ContainerState,

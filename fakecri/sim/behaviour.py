@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from fakecri.engine.durations import NS, parse_duration_ns
 from fakecri.engine.errors import InvalidArgument
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED, reason_for
-from fakecri.engine.plan import DEFAULT_TICK_LINE, Plan, ProbeRule
+from fakecri.engine.program_plan import DEFAULT_TICK_LINE, Plan, ProbeRule
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.recording import Trace
 from fakecri.sim.shell import SHELLS, Connect, Context, Process, ast, record, sleep_ns, spawn

@@ -24,7 +24,7 @@ from fakecri.engine.clock import Clock, SystemClock
 from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound, Other
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED
 from fakecri.engine.images import ImageStore
-from fakecri.engine.plan import Plan
+from fakecri.engine.program_plan import Plan
 from fakecri.engine.records import Container, ContainerState, Image, Resources, RunAs, Sandbox
 from fakecri.engine.references import normalize
 from fakecri.engine.specs import CONTAINER, POD, STRICT

@@ -95,6 +95,34 @@ def test_the_quirk_and_recipe_tables_list_exactly_the_registry():
     assert list(_rows(_section("Recipes"))) == list(RECIPE_NAMES)
 
 
+def _references(cell: str) -> list[str]:
+    """`owner/repo#N, #M` -> the full references, a bare `#M` taking the repository before it."""
+    out, repo = [], ""
+    for full, number in re.findall(r"([\w.-]+/[\w.-]+)?#(\d+)", cell):
+        repo = full or repo
+        out.append(f"{repo}#{number}")
+    return out
+
+
+def test_each_recipe_row_names_its_faults_and_references():
+    from fakecri.faults.kinds.quirk import QUIRK
+    from fakecri.faults.recipes import RECIPES
+
+    for name, row in _rows(_section("Recipes")).items():
+        faults_cell, references_cell = row.split("|")[:2]
+        named = set(re.findall(r"`([^`]+)`", faults_cell))
+        made_of = {f.attributes["name"] if f.type == QUIRK.name else f.type for f in RECIPES[name].faults}
+        assert made_of <= named, f"{name}: the faults column leaves out {sorted(made_of - named)}"
+        assert _references(references_cell) == list(RECIPES[name].reference), name
+
+
+def test_the_bug_lab_names_every_recipe_and_no_other():
+    text = (DOC.parent / "bug-lab.md").read_text()
+    assert [r for r in RECIPE_NAMES if f"`{r}`" not in text and f"--recipe {r}" not in text] == []
+    asked = set(re.findall(r"--recipe ([a-z0-9][\w.-]*[a-z0-9])", text))
+    assert asked - set(RECIPE_NAMES) == set()
+
+
 def test_the_flag_summary_lists_exactly_the_serve_flags():
     block = re.search(r"## Command-line flags.*?```\n(.*?)```", DOC.read_text(), re.S)
     assert block

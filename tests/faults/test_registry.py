@@ -11,11 +11,14 @@ import pytest
 from click.testing import CliRunner
 
 from fakecri.cli import main
-from fakecri.faults import kinds, quirk_kinds
+from fakecri.faults import kinds, quirk_kinds, recipe_kinds
 from fakecri.faults.flags import COMMA_KEYS, FAULT_FLAGS
 from fakecri.faults.ftype import CALL, EVENT, FaultType
 from fakecri.faults.quirk_kinds.common import QuirkSpec
 from fakecri.faults.quirks import Quirk
+from fakecri.faults.recipe_kinds.common import RecipeSpec
+from fakecri.faults.recipes import ALL as ALL_RECIPES
+from fakecri.faults.recipes import RECIPES
 from fakecri.faults.registry import ALL, TYPE_NAMES, describe
 
 PACKAGE = Path(__file__).resolve().parents[2] / "fakecri"
@@ -70,19 +73,39 @@ def test_every_quirk_is_acted_on_by_the_server_through_its_module():
 
 def test_no_module_but_its_own_tests_whether_a_quirk_is_on():
     # A quirk's behaviour lives in its module: nothing else names a member to test it, to log
-    # it or to draw from its stream (the recipes name members only to list them).
+    # it or to draw from its stream (quirks.py names members only to list them).
     names = "|".join(q.name for q in Quirk)
     spelled = re.compile(rf"Quirk\.({names})\b")
-    listing = ("quirks.py", "recipes.py")
+    listing = ("quirks.py",)
     wrong = [f"{p.relative_to(PACKAGE)}:{n}: {line.strip()}"
              for p in PACKAGE.rglob("*.py") if "quirk_kinds" not in p.parts and p.name not in listing
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if spelled.search(line)]
     assert wrong == []
     ask = re.compile(r"\bin\s+(?:self\.)?(?:node\.|plan\.)?quirks\b|quirk_hit\(|quirk_rng\(")
     asked = [f"{p.relative_to(PACKAGE)}:{n}: {line.strip()}"
-             for p in PACKAGE.rglob("*.py") if "quirk_kinds" not in p.parts and p.name != "plan.py"
+             for p in PACKAGE.rglob("*.py") if "quirk_kinds" not in p.parts and p != PACKAGE / "faults" / "plan.py"
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if ask.search(line)]
     assert asked == []
+
+
+def _recipe_module(name: str) -> str:
+    return re.sub(r"[-.]", "_", name)
+
+
+def test_each_recipe_has_a_module_of_its_own_named_after_it():
+    modules = {p.stem for p in Path(recipe_kinds.__file__).parent.glob("*.py")} - {"__init__", "common"}
+    assert sorted(modules) == sorted(_recipe_module(r.name) for r in ALL_RECIPES)
+    assert len(RECIPES) == len(ALL_RECIPES)  # no name twice
+
+
+def test_each_recipe_is_declared_once_in_its_module():
+    for r in ALL_RECIPES:
+        spec = importlib.import_module(f"fakecri.faults.recipe_kinds.{_recipe_module(r.name)}").SPEC
+        assert spec is r and isinstance(spec, RecipeSpec)
+        assert spec.description and spec.reference and spec.faults
+    declared = [f"{p.relative_to(PACKAGE)}:{n}" for p in PACKAGE.rglob("*.py") if "recipe_kinds" not in p.parts
+                for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "RecipeSpec(" in line]
+    assert declared == []
 
 
 def test_comma_keys_are_the_flags_that_take_names():

@@ -130,16 +130,19 @@ def test_the_listeners_see_the_node_through_one_typed_interface():
 
 
 CRI_ROOM = PACKAGE / "server" / "cri"
+PROCESS_ROOM = PACKAGE / "server" / "process"
+BUILDER = PROCESS_ROOM / "app.py"  # where the Node is built, once, and handed to each service
 # The servicers of the CRI services; the control service (fakecri's own API) has an interface of its own.
 CRI_SERVICERS = sorted(p for p in CRI_ROOM.glob("*.py") if p.name not in ("__init__.py", "control_service.py",
                                                                           "cri_node.py", "control_node.py"))
 # Who is given the node, and the one interface each sees it through: (modules, protocol's module, its name).
 INTERFACES = [
     (CRI_SERVICERS, "fakecri.server.cri.cri_node", "CRINode"),
-    ([PACKAGE / "server" / "streaming" / "runtime_backend.py"], "fakecri.server.streaming.streaming_node",
-     "StreamingNode"),
+    ([PACKAGE / "server" / "streaming" / "runtime_backend.py", PROCESS_ROOM / "side_services.py"],
+     "fakecri.server.streaming.streaming_node", "StreamingNode"),
     ([CRI_ROOM / "control_service.py"], "fakecri.server.cri.control_node", "ControlNode"),
-    ([PACKAGE / "server" / "process" / "prometheus.py"], "fakecri.server.process.scraped_node", "ScrapedNode"),
+    ([PROCESS_ROOM / "prometheus.py"], "fakecri.server.process.scraped_node", "ScrapedNode"),
+    ([BUILDER, PROCESS_ROOM / "farm.py"], "fakecri.server.process.served_node", "ServedNode"),
 ]
 BY_NAME = [pytest.param(*row, id=row[2]) for row in INTERFACES]
 # The node's own parts: carried out by the node, in no interface.
@@ -155,8 +158,8 @@ def protocol_members(module: str, name: str) -> set[str]:
 
 @pytest.mark.parametrize(("paths", "module", "name"), BY_NAME)
 def test_whoever_is_given_the_node_sees_it_through_one_typed_interface(paths, module, name):
-    """Every `node` such a module is given is typed by its Protocol, never `Node` or `Any`,
-    and it imports no `Node` to type it with."""
+    """Every `node` such a module is given or keeps is typed by its Protocol, never `Node` or
+    `Any`, and it imports no `Node` to type it with (the builder imports it to build it)."""
     wrong = []
     for path in paths:
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -164,9 +167,26 @@ def test_whoever_is_given_the_node_sees_it_through_one_typed_interface(paths, mo
             if isinstance(arg, ast.arg) and arg.arg == "node" and (
                     arg.annotation is None or ast.unparse(arg.annotation) != name):
                 wrong.append(shown(path, arg))
-            if isinstance(arg, ast.ImportFrom) and any(a.name == "Node" for a in arg.names):
+            if isinstance(arg, ast.AnnAssign) and (is_node(arg.target)) and \
+                    ast.unparse(arg.annotation) not in (name, f"{name} | None"):
+                wrong.append(shown(path, arg))
+            if isinstance(arg, ast.ImportFrom) and any(a.name == "Node" for a in arg.names) and path != BUILDER:
                 wrong.append(shown(path, arg))
     assert not wrong, "\n".join(wrong)
+
+
+def test_the_node_is_built_in_one_place():
+    """The process builds the Node once, in app.py: past its import, the name `Node` is that one
+    call and nothing else (no annotation, no other module of the package builds one)."""
+    tree = ast.parse(BUILDER.read_text(encoding="utf-8"))
+    calls = [c for c in ast.walk(tree) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+             and c.func.id == "Node"]
+    names = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "Node"]
+    assert len(calls) == 1 and names == [calls[0].func]
+    elsewhere = [shown(path, c) for path in modules() if path != BUILDER and NODE_ROOM not in path.parents
+                 for c in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "Node"]
+    assert not elsewhere, "\n".join(elsewhere)
 
 
 def test_the_cri_servicers_are_every_family():
@@ -197,6 +217,8 @@ def test_the_interfaces_say_what_they_are_for():
         "fakecri.server.cri.control_node", "ControlNode")
     assert {"counters", "runtime", "event_subscribers"} == protocol_members(
         "fakecri.server.process.scraped_node", "ScrapedNode")
+    assert {"tick", "apply_pending_restart", "reset", "shut_down", "close"} <= protocol_members(
+        "fakecri.server.process.served_node", "ServedNode")
 
 
 @pytest.mark.parametrize(("paths", "module", "name"), BY_NAME)

@@ -1,5 +1,5 @@
-"""`recipe`: add a named recipe's faults (`--recipe NAME,...`); the recipes are the data of
-fakecri.faults.recipes."""
+"""`recipe`: add a named recipe's faults (`--recipe NAME,...`); each recipe is one module of
+fakecri.faults.recipe_kinds, listed by fakecri.faults.recipes."""
 from __future__ import annotations
 
 from fakecri.faults import grammar

@@ -35,6 +35,7 @@ from fakecri.server.host.sockets import SocketGuard, own_socket, remove_guarded
 from fakecri.server.node.call_path import generic_handler
 from fakecri.server.node.node import Node
 from fakecri.server.process.control_routing import checked_for_node
+from fakecri.server.process.served_node import ServedNode
 from fakecri.server.process.side_services import start_side_services
 from fakecri.sim.catalog import Catalog
 
@@ -259,7 +260,9 @@ class FakeCRIServer(OnSharedLoop):
         self._ids = ids
         self._catalog = catalog  # an image catalog loaded already (a farm's nodes share one)
         self._metrics = metrics  # a farm node's ServerMetrics (a single server makes its own)
-        self.node: Node | None = None
+        # The node it serves, built by start_async; the server itself uses only what ServedNode
+        # offers (tests and the plugin reach the whole Node through it, on the loop: `call`).
+        self.node: ServedNode | None = None
         # The control API's handler, also for a farm to route calls to this node; and a hook
         # called with every change of health (a simulated restart takes it down and up).
         self.control_handler: grpc.GenericRpcHandler | None = None
@@ -321,9 +324,11 @@ class FakeCRIServer(OnSharedLoop):
 
             metrics = ServerMetrics()
         # Built whole with what serves beside it; its state file is restored before any socket
-        # accepts a call.
-        node = self.node = Node(cfg, clock=self._clock, ids=self._ids, catalog=self._catalog, metrics=metrics,
-                                on_availability=set_health)
+        # accepts a call. The one place the concrete Node is in hand: each service below is
+        # given it through its own interface, and the server keeps it as a ServedNode.
+        node = Node(cfg, clock=self._clock, ids=self._ids, catalog=self._catalog, metrics=metrics,
+                    on_availability=set_health)
+        self.node = node
         if metrics is not None:
             metrics.watch(node)
         self._stopped = asyncio.Event()
@@ -446,7 +451,7 @@ class FakeCRIServer(OnSharedLoop):
         self._start_threaded(timeout)
         return self
 
-    def _running_node(self) -> Node:
+    def _running_node(self) -> ServedNode:
         if self.node is None:
             raise RuntimeError("the server has not started")
         return self.node

@@ -103,20 +103,20 @@ class Subnets:
         first = int(self.net.network_address) + number * size
         return f"{ipaddress.ip_address(first)}/{self.prefix}"
 
-    def take(self, node: str) -> str:
+    def take(self, name: str) -> str:
         used = set(self.taken.values())
         number = next((n for n in range(self.first, self.first + len(used) + 1) if n not in used),
                       self.first + len(used))
         if number >= self.first + self.count():
             share = (f"subnets {self.first} to {self.first + self.count() - 1} of {self.net}, this farm's share"
                      if self.limit is not None else f"the farm's pod CIDR {self.net}")
-            raise errors.ResourceExhausted(f"{share} has no /{self.prefix} left for node {node!r} ({self.count()} "
+            raise errors.ResourceExhausted(f"{share} has no /{self.prefix} left for node {name!r} ({self.count()} "
                                            "nodes at most); give the node a pod CIDR")
-        self.taken[node] = number
+        self.taken[name] = number
         return self.subnet(number)
 
-    def release(self, node: str) -> None:
-        self.taken.pop(node, None)
+    def release(self, name: str) -> None:
+        self.taken.pop(name, None)
 
 
 def check_farm(config: ServerConfig, farm: FarmConfig) -> None:
@@ -412,11 +412,12 @@ class Farm(OnSharedLoop):
         server = self.servers[name]
         node = server.node
         assert node is not None
-        runtime = node.runtime
+        runtime = node.runtime  # ServedNode hands the engine: its sizes
+        sizes = runtime.counts()
         return cpb.Node(
-            name=name, socket=self.socket_of(name), pod_cidr=runtime.pod_cidr, seed=server.config.seed,
+            name=name, socket=self.socket_of(name), pod_cidr=node.pod_cidr, seed=server.config.seed,
             streaming_url=server.addresses().get("streaming", ""), state_file=server.config.state_file or "",
-            sandboxes=len(runtime.list_sandboxes()), containers=len(runtime.list_containers()),
+            sandboxes=sizes["sandboxes"], containers=sizes["containers"],
         )
 
 

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from fakecri.server.config import ServerConfig, parse_address
 from fakecri.server.exceptions import SettingError
-from fakecri.server.node.node import Node
 from fakecri.server.streaming import StreamingServer
 from fakecri.server.streaming.runtime_backend import RuntimeStreamingBackend, StreamingUrls
+from fakecri.server.streaming.streaming_node import StreamingNode
 
 if TYPE_CHECKING:
     from fakecri.server.process.prometheus import ServerMetrics
@@ -23,7 +23,7 @@ class SideServices:
     streaming: StreamingUrls | None = None  # what Exec, Attach and PortForward answer with
 
 
-async def start_side_services(node: Node, config: ServerConfig, metrics: ServerMetrics | None) -> SideServices:
+async def start_side_services(node: StreamingNode, config: ServerConfig, metrics: ServerMetrics | None) -> SideServices:
     """The services started beside `node` (built from `config`): its streaming server, and
     /metrics with `metrics`."""
     out = SideServices()
@@ -54,7 +54,7 @@ async def _start_metrics(metrics: ServerMetrics, address: str, log: Any) -> Any:
         raise SettingError("metrics_addr", f"cannot serve metrics on {address}: {exc}") from None
 
 
-async def _start_streaming(node: Node, address: str) -> StreamingServer:
+async def _start_streaming(node: StreamingNode, address: str) -> StreamingServer:
     host, port = parse_address(address, "streaming_addr")
     server = StreamingServer(RuntimeStreamingBackend(node), host=host, port=port)
     try:
