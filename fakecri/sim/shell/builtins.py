@@ -313,6 +313,8 @@ def _cd(args: list[str], sh: Shell) -> Process:
     sh.set("OLDPWD", here)
     sh.exported.add("OLDPWD")  # ash exports both as cd sets them
     sh.set("PWD", path)
+    for name, (index, _) in sh.hashed.items():
+        sh.hashed[name] = (index, True)  # (each looked for again at its next use: `hash` shows a `*`)
     if args and args[0] == "-":
         yield from sh.io.write(path + "\n")
     return 0

@@ -9,17 +9,17 @@ and functions, then the action) that runs inside when the signal comes.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 
 from fakecri.sim.recording import record
 from fakecri.sim.shell import hooks, jobs
 from fakecri.sim.shell.builtins_jobs import job_pid
 from fakecri.sim.shell.interp import run_text, take_signal
-from fakecri.sim.shell.io import KILLED, Context, Input, Io, ShellExit, Signalled
+from fakecri.sim.shell.io import KILLED, Context, Input, Io, ReadTimedOut, ShellExit, Signalled
 from fakecri.sim.shell.lexer import is_name
 from fakecri.sim.shell.parser import RESERVED
 from fakecri.sim.shell.state import Shell, ShellError
-from fakecri.sim.steps import NO_NETWORK, Process, Trap
+from fakecri.sim.steps import NO_NETWORK, Process, Reply, Step, Trap
 
 SIGNALS = {"EXIT": 0, "HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "BUS": 7, "FPE": 8,
            "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14, "TERM": 15, "STKFLT": 16,
@@ -75,9 +75,10 @@ def _read_options(args: list[str], sh: Shell) -> tuple[dict[str, str], list[str]
 
 
 def _read(args: list[str], sh: Shell) -> Process:
-    """`read [-rs] [-p PROMPT] [-t SECONDS] [-n COUNT] [-d DELIM] [-u FD] [NAME]...`. A timeout is
-    checked as busybox checks it (`-t 0` reads nothing and succeeds) but a read waits for its input
-    as without one: the simulation has no race between time and input."""
+    """`read [-rs] [-p PROMPT] [-t SECONDS] [-n COUNT] [-d DELIM] [-u FD] [NAME]...`. With `-t` a
+    read from a pipe gives up once that much simulated time has passed (busybox's: status 1, the
+    names untouched, what had come of the line lost; `-t 0` only asks and succeeds); the real
+    input of an exec or a terminal is waited for as without one."""
     parsed = _read_options(args, sh)
     if isinstance(parsed, str):
         yield from sh.io.error(parsed)
@@ -107,12 +108,28 @@ def _read(args: list[str], sh: Shell) -> Process:
     if prompt and sh.io.ctx.tty:
         yield from sh.io.error(prompt)
     delim = (opts["d"][:1] or "\0") if "d" in opts else "\n"
-    delim_b = delim.encode("utf-8", "surrogateescape")
     left = int(opts["n"]) if "n" in opts else None
+    until = None
+    if "t" in opts:
+        now = yield from jobs.ask(jobs.Now(0))
+        whole, _, frac = opts["t"].partition(".")
+        until = None if now < 0 else now + (int(whole or 0) * 1000 + int((frac + "00")[:3])) * 1_000_000
+    try:
+        text, eof = yield from _read_line(source, delim, left, raw, until)
+    except ReadTimedOut:
+        return 1
+    _assign_fields(text, names, raw, sh)
+    return 1 if eof else 0
+
+
+def _read_line(source: Input, delim: str, left: int | None, raw: bool,
+               until: int | None) -> Generator[Step, Reply, tuple[str, bool]]:
+    """What `read` takes: (the text without its delimiter, whether the input ended first)."""
+    delim_b = delim.encode("utf-8", "surrogateescape")
     text = ""
     eof = False
     while True:
-        got = yield from source.read_upto(delim_b, left)
+        got = yield from source.read_upto(delim_b, left, until)
         if got is None:
             eof = True
             break
@@ -129,8 +146,7 @@ def _read(args: list[str], sh: Shell) -> Process:
         text += chunk
         eof = not ended and left != 0
         break
-    _assign_fields(text, names, raw, sh)
-    return 1 if eof else 0
+    return text, eof
 
 
 def _assign_fields(text: str, names: list[str], raw: bool, sh: Shell) -> None:
@@ -426,10 +442,12 @@ def describe(name: str, sh: Shell) -> tuple[str, str] | None:
         return "function", name
     if name in hooks.builtins:
         return ("special" if name in hooks.special else "builtin"), name
-    found = hooks.get("find_command")(name, sh.io)
-    if found is not None:
-        return "command", name if "/" in name else "/bin/" + name
-    return None
+    if "/" in name:
+        return ("command", name) if hooks.get("applet_path")(name, sh.io) else None
+    if hooks.get("find_command")(name, sh.io) is not None:
+        return "command", "/bin/" + name
+    found = hooks.get("path_of")(name, sh)
+    return None if found is None else ("command", found)
 
 
 def _command(args: list[str], sh: Shell) -> Process:

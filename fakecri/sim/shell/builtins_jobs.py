@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 
-from fakecri.sim.shell import hooks, jobs
+from fakecri.sim.shell import hooks, jobs, search
 from fakecri.sim.shell.state import Shell
 from fakecri.sim.steps import Process, Reply, Step
 
@@ -122,23 +122,27 @@ def _set_limit(letter: str, text: str, which: str, sh: Shell) -> Process:
 
 
 def _hash(args: list[str], sh: Shell) -> Process:
-    """ash's table of the programs it found on PATH: `hash` lists it, `hash -r` empties it, `hash
-    NAME` looks NAME up (a builtin or function is not hashed)."""
+    """ash's table of the programs it found on PATH (search.py): `hash` lists it, `hash -r` empties
+    it, `hash NAME` looks NAME up afresh (a builtin, a function or an applet is not noted)."""
     status = 0
     if args[:1] == ["-r"]:
         sh.hashed.clear()
+        return 0
+    if args[:1] == ["--"]:
         args = args[1:]
     elif args and args[0].startswith("-") and len(args[0]) > 1:
-        yield from sh.io.error(sh.fail("hash", f"illegal option {args[0]}"))
+        yield from sh.io.error(sh.fail("hash", f"illegal option {args[0][:2]}"))
         return 2
     if not args:
-        yield from sh.io.write("".join(f"{path}\n" for path in sh.hashed.values()))
+        yield from sh.io.write(search.listing(sh))
         return 0
     for name in args:
-        if name in sh.functions or name in hooks.builtins:
+        sh.hashed.pop(name, None)  # (looked up afresh)
+        if name in sh.functions or name in hooks.builtins or "/" in name:
             continue
-        if "/" not in name and hooks.get("find_command")(name, sh.io) is not None:
-            sh.hashed[name] = "/bin/" + name
+        if hooks.get("find_command")(name, sh.io) is not None:
+            continue  # (an applet: busybox runs it without PATH, and notes nothing)
+        if hooks.get("path_of")(name, sh) is not None:
             continue
         yield from sh.io.error(sh.fail("hash", f"{name}: not found"))
         status = 1

@@ -6,7 +6,7 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fakecri.sim.steps import READ, Process, Reply, Step, Write
+from fakecri.sim.steps import READ, Process, Reply, Sleep, Step, Write
 
 MAX_NESTING = 50  # shells and $(...) inside one another, at most
 DEFAULT_SIZE = (80, 24)  # (columns, rows) of a terminal nobody resized
@@ -60,6 +60,21 @@ class ShellExit(Exception):
 # ---------------------------------------------------------------- input and output
 
 
+@dataclass(frozen=True, slots=True)
+class ReadUntil(Sleep):
+    """READ, but give up at `until` (ns on the process's clock): the scheduler (shell/jobs.py)
+    answers TIMED_OUT then. A zero-length sleep, so a driver that never sees it answers None."""
+
+    until: int = 0
+
+
+TIMED_OUT = -1
+
+
+class ReadTimedOut(Exception):
+    """A read with a deadline (`read -t`) had no complete answer by then."""
+
+
 class Input:
     """A process's standard input, shared by the commands it runs (a shell and its children)."""
 
@@ -82,9 +97,12 @@ class Input:
                 return bytes(chunk)
         return None
 
-    def read_upto(self, delim: bytes, limit: int | None = None) -> Generator[Step, Reply, bytes | None]:
+    def read_upto(self, delim: bytes, limit: int | None = None,
+                  until: int | None = None) -> Generator[Step, Reply, bytes | None]:
         """The bytes up to and with `delim`, or `limit` of them, or up to the end (a shell's `read`
-        takes no more, so the rest stays for the next reader); None at the end."""
+        takes no more, so the rest stays for the next reader); None at the end. `until`: a
+        deadline on the process's clock; ReadTimedOut when it comes first, and what had come of
+        the line is gone (busybox's `read` took it byte by byte)."""
         while True:
             end = self._buf.find(delim)
             if end >= 0 and (limit is None or end < limit):
@@ -94,11 +112,14 @@ class Input:
             elif self._eof:
                 take = len(self._buf)
             else:
-                chunk = yield READ
+                chunk: object = yield (READ if until is None else ReadUntil(0, until))
                 if chunk is None:
                     self._eof = True
                 elif isinstance(chunk, bytes):
                     self._buf += chunk
+                elif chunk == TIMED_OUT:
+                    self._buf.clear()
+                    raise ReadTimedOut()
                 continue
             if not take:
                 return None

@@ -16,7 +16,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakecri.sim.shell.io import Interrupted, Signalled
+from fakecri.sim.shell.io import TIMED_OUT, Interrupted, ReadUntil, Signalled
 from fakecri.sim.steps import READ, Process, Reply, Sleep, Step, Write
 
 SIGPIPE_STATUS = 128 + 13
@@ -107,6 +107,7 @@ class _Thread:
     wake: int = 0
     wait_for: tuple[int, ...] = ()
     exc: BaseException | None = None  # to throw in at its next step (Ctrl-C)
+    timed: bool = False  # it waits for its pipe until `wake` (`read -t`): then it is told TIMED_OUT
 
 
 @dataclass(slots=True)
@@ -140,9 +141,7 @@ def schedule(main: Process, first_pid: int = 100, wait_for_jobs: bool = True,
                 alive = [t for t in table.threads.values() if t.status is None and t.background]
                 if not alive or not wait_for_jobs:
                     return head.status
-            while timers and (timers[0][2] not in table.threads or table.threads[timers[0][2]].status is not None
-                              or table.threads[timers[0][2]].wake != timers[0][0]
-                              or table.threads[timers[0][2]].waiting != "time"):
+            while timers and not _due(timers[0], table):
                 heapq.heappop(timers)
             if not timers:
                 yield Sleep(None)  # everything waits for good: the process runs until stopped
@@ -167,20 +166,30 @@ def schedule(main: Process, first_pid: int = 100, wait_for_jobs: bool = True,
                 table.now = wake
                 if clock is not None:
                     clock[0] = wake
-            th = table.threads[pid]
-            th.waiting = ""
-            ready.append(th)
+            _wake_at_time(table.threads[pid], ready)
             # others due at the same moment go in the order they went to sleep
             while timers and timers[0][0] <= table.now:
-                _, _, other = heapq.heappop(timers)
-                o = table.threads.get(other)
-                if o is not None and o.status is None and o.waiting == "time" and o.wake <= table.now:
-                    o.waiting = ""
-                    ready.append(o)
+                due = heapq.heappop(timers)
+                if _due(due, table):
+                    _wake_at_time(table.threads[due[2]], ready)
     finally:
         for th in list(table.threads.values()):
             if th.status is None:
                 th.proc.close()
+
+
+def _due(timer: tuple[int, int, int], table: _Table) -> bool:
+    """Whether a timer still stands: its thread sleeps, or waits for its pipe, until then."""
+    th = table.threads.get(timer[2])
+    return th is not None and th.status is None and th.wake == timer[0] and (
+        th.waiting == "time" or (th.waiting == "pipe" and th.timed))
+
+
+def _wake_at_time(th: _Thread, ready: list[_Thread]) -> None:
+    if th.waiting == "pipe":  # a timed read whose input did not come in time
+        th.reply = TIMED_OUT
+    th.waiting, th.timed = "", False
+    ready.append(th)
 
 
 def _step(th: _Thread, table: _Table, ready: list[_Thread],
@@ -241,16 +250,21 @@ def _step(th: _Thread, table: _Table, ready: list[_Thread],
             th.reply = 0
             continue
         if isinstance(step, Write):
-            if step.stream == "stdout" and th.stdout is not None:
-                if th.stdout.broken:
-                    th.proc.close()
-                    _end(th, SIGPIPE_STATUS, table, ready)
-                    return
-                th.stdout.data += step.text.encode("utf-8", "surrogateescape")
-                _wake_reader(th.stdout, table, ready)
-                continue
+            # (a stage writes into its pipe through its Io's capture, a PipeWriter: a Write of
+            # "stdout" is the process's own standard output, which a descriptor duplicated from it
+            # before the pipe was made (`exec 3>&1`, a subshell's unwound EXIT trap) still reaches)
             th.reply, th.exc = yield from _outside(step)
             continue
+        if type(step) is ReadUntil:
+            if th.stdin is not None and not th.stdin.data and not th.stdin.closed:
+                if step.until <= table.now:
+                    th.reply = TIMED_OUT
+                    continue
+                th.waiting, th.timed, th.wake = "pipe", True, step.until
+                table.order += 1
+                heapq.heappush(timers, (th.wake, table.order, th.pid))
+                return
+            step = READ  # (input there, or the end, or the real input: that one is waited for)
         if step is READ:
             if th.stdin is not None:
                 if th.stdin.data:
@@ -302,7 +316,7 @@ def _status_of(pids: tuple[int, ...], table: _Table) -> int:
 def _wake_reader(pipe: Pipe, table: _Table, ready: list[_Thread]) -> None:
     for t in table.threads.values():
         if t.stdin is pipe and t.waiting == "pipe" and t.status is None:
-            t.waiting = ""
+            t.waiting, t.timed = "", False
             if pipe.data:
                 t.reply = bytes(pipe.data)
                 pipe.data.clear()

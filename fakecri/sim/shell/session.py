@@ -20,7 +20,7 @@ import posixpath
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import replace
 
-from fakecri.sim.shell import hooks, simple
+from fakecri.sim.shell import hooks, search, simple
 from fakecri.sim.shell.builtins import BUILTINS, SPECIAL
 from fakecri.sim.shell.builtins_jobs import DEAD
 from fakecri.sim.shell.interp import run, run_exit_trap, run_guarded
@@ -106,7 +106,11 @@ def _strip(words: list[str]) -> tuple[list[str], dict[str, str]]:
     return words, env
 
 
-def _program(words: list[str], io: Io, top: bool, in_script: bool = False) -> Process:
+def _program(words: list[str], io: Io, top: bool, in_script: bool = False,
+             path: str | None = None, sh: Shell | None = None) -> Process:
+    """`words` run as a program: by its name from the tables, else from the container's files (a
+    path, or a search of `path`: the environment's PATH when None; `sh`: the shell whose `hash`
+    table the search uses)."""
     words, env = _strip(words)
     if not words:
         if io.ctx.main:
@@ -126,6 +130,9 @@ def _program(words: list[str], io: Io, top: bool, in_script: bool = False) -> Pr
         io = replace(io, argv0=words[0])
     else:
         command = COMMANDS.get(name) or _applets().get(name)
+    if command is not None and "/" in words[0] and (name in COMMANDS or name in BUSYBOX_APPLETS) \
+            and not _applet_path(words[0], io):
+        command = None  # (`./ls`, `/opt/x/ls`: a path that leads to no file runs no applet)
     if name in SHELLS:
         io = replace(io, shell=words[0])
     if command is not None:
@@ -134,6 +141,14 @@ def _program(words: list[str], io: Io, top: bool, in_script: bool = False) -> Pr
         ran = yield from _file_program(words, io)
         if ran is not None:
             return ran
+    elif io.ctx.userland is not None:
+        along = env["PATH"] if "PATH" in env else path if path is not None else _environ(io).get("PATH", "")
+        ran = yield from _path_program(words, io, along, None if "PATH" in env else sh)
+        if ran is not None:
+            return ran
+    if "/" in words[0] and name in BUSYBOX_APPLETS and not (io.ctx.main and top):
+        yield from io.error(f"{io.shell}: {io.where}{words[0]}: not found\n")
+        return 127
     if io.ctx.main and (top or name not in BUSYBOX_APPLETS):
         yield Sleep(None)  # a program fakecri cannot see into: as a container's command, it runs on
         return 0
@@ -141,6 +156,58 @@ def _program(words: list[str], io: Io, top: bool, in_script: bool = False) -> Pr
         return (yield from refuse(name, io))
     yield from io.error(f"{io.shell}: {io.where}{words[0]}: not found\n")
     return 127
+
+
+# where an image keeps its programs: a path there to one of busybox's applets is the applet, whether
+# or not the container's files show it
+SYSTEM_BIN = frozenset({"/bin", "/sbin", "/usr/bin", "/usr/sbin"})
+
+
+def _applet_path(path: str, io: Io) -> bool:
+    """Whether `path` leads to a program of the tables: one of the system's bin directories, or a
+    file the container has there (a link to busybox, a copy)."""
+    if posixpath.dirname(posixpath.normpath(path)) in SYSTEM_BIN or io.ctx.userland is None:
+        return True
+    cwd = io.cwd or getattr(getattr(io.ctx.userland(), "spec", None), "working_dir", "") or "/"
+    return search.kind(path, io, cwd) != ""
+
+
+def path_of(name: str, sh: Shell) -> str | None:
+    """Where a search of the shell's PATH finds `name` (noted in its `hash` table), for `type`,
+    `command -v` and `hash`; None when no directory holds it."""
+    if sh.io.ctx.userland is None or "/" in name:
+        return None
+    path = sh.get("PATH") or ""
+    start = search.find(name, sh.io, sh.cwd(), path, sh)
+    return None if start is None else search.joined(search.directories(path)[start], name)
+
+
+def _environ(io: Io) -> dict[str, str]:
+    return io.environ() if io.environ is not None else _container_env(io)
+
+
+def _path_program(words: list[str], io: Io, path: str | None, sh: Shell | None) -> Generator[Step, Reply, int | None]:
+    """A name no table knows, searched for along `path` in the container's files (search.py): what
+    running the file it finds gives, None when no directory holds one."""
+    name = words[0]
+    yield LOOK
+    cwd = io.cwd or (sh.cwd() if sh is not None else "") or "/"
+    start = search.find(name, io, cwd, path, sh)
+    if start is None:
+        return None
+    full, denied = search.runnable(name, start, io, cwd, path)
+    if full is None:
+        if not denied:
+            return None
+        yield from io.error(f"{io.shell}: {io.where}{name}: Permission denied\n")
+        return 126
+    ran = yield from _file_program([full, *words[1:]], io)
+    if ran is not None:
+        return ran
+    if io.ctx.main:
+        yield Sleep(None)  # a binary fakecri cannot see into: as a container's command, it runs on
+        return 0
+    return (yield from refuse(name, io))
 
 
 def _file_program(words: list[str], io: Io) -> Generator[Step, Reply, int | None]:
@@ -165,8 +232,9 @@ def _file_program(words: list[str], io: Io) -> Generator[Step, Reply, int | None
         return None
     first = text.split("\n", 1)[0]
     if first.startswith("#!"):
-        interpreter = first[2:].split()
-        if not interpreter or posixpath.basename(interpreter[0]) not in SHELLS:
+        # (as the kernel reads the line: the interpreter, then at most one argument, all the rest)
+        interpreter = first[2:].strip().split(None, 1)
+        if not interpreter or posixpath.basename(interpreter[0]) not in SHELLS or len(interpreter) > 1:
             return (yield from _program([*interpreter, *words], io, top=False))
     elif "\x00" in text[:512]:
         return None  # a binary
@@ -195,7 +263,9 @@ def external(argv: list[str], sh: Shell, env: Mapping[str, str], replacing: bool
     cwd = sh.vars.get("PWD", sh.io.cwd)
     io = replace(sh.io, shell=sh.name, environ=lambda: {**sh.environ(), **env}, cwd=cwd,
                  builtin=argv[0] in ASH_BUILTIN_APPLETS, umask=sh.umask(), where=sh.where())
-    proc = _program(argv, io, top=False, in_script=True)
+    own = not any(k == "PATH" for k in env)
+    proc = _program(argv, io, top=False, in_script=True, path=(sh.get("PATH") or "") if own else env["PATH"],
+                    sh=sh if own else None)
     if cwd and io.ctx.userland is not None:
         proc = in_directory(proc, io, cwd)
     status = yield from proc
@@ -429,5 +499,7 @@ def _as_program(name: str, args: list[str], io: Io) -> Process:
 hooks.simple = simple.simple
 hooks.external = external
 hooks.find_command = find_command
+hooks.path_of = path_of
+hooks.applet_path = _applet_path
 hooks.builtins = BUILTINS
 hooks.special = SPECIAL

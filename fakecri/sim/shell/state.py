@@ -89,7 +89,8 @@ class Shell:
     pushed: dict[int, tuple[object, object]] = field(default_factory=dict)
     job_numbers: dict[int, int] = field(default_factory=dict)  # a background job's pid -> its number (%N)
     limits: dict[str, tuple[int, int]] = field(default_factory=dict)  # `ulimit` letter -> (soft, hard) set
-    hashed: dict[str, str] = field(default_factory=dict)  # `hash`: name -> the path found
+    # `hash`: name -> (the index in PATH of the directory it was found in, whether a cd made it stale)
+    hashed: dict[str, tuple[int, bool]] = field(default_factory=dict)
     # signals its subshells sent it (`kill $$` there): (name, number), one list shared with them all
     signals: list[tuple[str, int]] = field(default_factory=list)
     subshell: bool = False  # a copy of a shell (a subshell, a pipeline's stage, a job, `$(...)`)
@@ -139,6 +140,8 @@ class Shell:
             raise ShellError(f"{name}: is read only")
         if self.env_loader is not None and name not in self.vars:
             self.load_env()
+        if name == "PATH":
+            self.hashed.clear()  # (ash's changepath: any assignment of PATH empties the `hash` table)
         self.vars[name] = value
         if "a" in self.options:
             self.exported.add(name)
@@ -147,6 +150,8 @@ class Shell:
         if name in self.readonly:
             raise ShellError(f"{name}: is read only")
         self.load_env()
+        if name == "PATH":
+            self.hashed.clear()
         self.vars.pop(name, None)
         self.exported.discard(name)
 

@@ -213,3 +213,19 @@ set -e; trap 'echo "exit trap rc=$?"' EXIT; false
 set -u; a=1; echo $((a+1)); (echo ${#undefined_v}) 2>/dev/null || echo "len fails"; echo "${undefined_v-ok}"
 ### set-x-with-subst-and-assign
 set -x; a=$(echo hi) b=2; echo "$a" >/dev/null; set +x
+### read-t-waits-for-input-that-comes-in-time
+(sleep 1; echo hi) | { read -t 2 x; echo "[$x] $?"; }
+### read-t-gives-up-then-the-line-comes
+(sleep 1; echo hi) | { read -t 0.3 x; echo "[$x] $?"; read y; echo "[$y] $?"; }
+### read-t-loses-a-partial-line-and-keeps-the-name
+x=old; (printf ab; sleep 1; echo cd) | { read -t 0.3 x; echo "[$x] $?"; read y; echo "[$y] $?"; }
+### read-t-at-the-end-and-bad-timeouts
+read -t 1 x < /dev/null; echo $?; read -t abc x; echo $?; read -t -1 x; echo $?
+### read-t-on-a-silent-writer
+sleep 2 | { read -t 1 x; echo "rc=$?"; }; echo end
+### read-t-loop-ends-on-a-slow-line
+(echo a; sleep 1; echo b; sleep 3; echo c) | while read -t 2 l; do echo "got $l"; done; echo "out $?"
+### read-t-fraction-splits-fields
+(sleep 1; echo "one two three") | { read -t 1.5 a b; echo "$a|$b|$?"; }
+### read-t-with-n
+(sleep 1; printf 'abc') | { read -t 3 -n 2 a; echo "$a|$?"; read -t 3 b; echo "$b|$?"; }

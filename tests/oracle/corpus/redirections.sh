@@ -95,3 +95,21 @@ echo x >&3; echo rc=$?; cat <&4; echo rc=$?; exec 3>/dev/null; exec 3>&-; echo y
 (cat <&foo); echo "sub=$?"; echo x >&foo; cat foo
 ### dup-of-closed-stdout
 exec 5>&1; { echo a >&2; } 2>&1 >&-; echo rc=$?
+### exit-trap-of-a-piped-subshell-in-a-redirected-group
+{ (trap "echo t" EXIT; echo a) | cat; echo b; } > f; echo ---; cat f
+### exit-trap-of-a-piped-subshell-passes-the-pipe
+{ (trap "echo t" EXIT; echo a) | cat > g; } > f; echo ---; cat f; echo --g; cat g
+### exit-trap-of-a-piped-subshell-without-a-group
+(trap "echo t" EXIT; echo a) | cat > g; echo ---; cat g
+### exit-trap-of-a-piped-subshell-group-redirects-stderr-only
+{ (trap "echo t >&2" EXIT; echo a) | cat; } 2> f; echo ---; cat f
+### exit-trap-of-a-piped-subshell-in-a-function
+f() { (trap "echo t" EXIT; echo a) | tr a-z A-Z; }; f > out; echo ---; cat out
+### exit-trap-of-a-last-stage
+{ echo x | (trap "echo t" EXIT; cat); } > f; echo ---; cat f
+### exit-trap-in-nested-groups-and-pipes
+{ { (trap "echo t" EXIT; echo a) | cat; } > f; } | tr a-z A-Z; echo ---; cat f
+### exit-trap-before-a-while-read-stage
+{ (trap "echo t" EXIT; echo a) | while read l; do echo "got $l"; done; } > f; cat f
+### saved-stdout-reaches-past-a-pipe
+exec 3>&1; { echo x >&3; echo y; } | cat > /dev/null; echo done
