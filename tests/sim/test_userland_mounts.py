@@ -175,3 +175,88 @@ def test_the_table_follows_a_real_mount(tmp_path):
         subprocess.run(["umount", str(tmp_path)], check=True)
     assert str(tmp_path) not in table.current()
     table.close()
+
+
+def container(pods, joined, volume, propagation, *, path="/vol", privileged=True, readonly=False, rro=False):
+    """A running container of its own pod mounting `volume` at `path`; its command runner."""
+    cfg = pb.ContainerConfig(linux=pb.LinuxContainerConfig(
+        security_context=pb.LinuxContainerSecurityContext(privileged=privileged)))
+    cfg.mounts.add(container_path=path, host_path=str(volume), propagation=propagation, readonly=readonly,
+                   recursive_read_only=rro)
+    c = pods.running(pods.sandbox(), spec=decode.container_spec(cfg))
+
+    def run(*argv: str):
+        r = joined.exec_sync(c.id, list(argv), 5)
+        return r.stdout.decode(), r.stderr.decode(), r.exit_code
+    return run
+
+
+def test_a_tmpfs_under_a_bidirectional_mount_propagates_to_the_host_and_receiving_containers(pods, joined, volume):
+    joined.sim.host.points = frozenset({"/", str(volume)})
+    maker = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL)
+    slave = container(pods, joined, volume, pb.PROPAGATION_HOST_TO_CONTAINER, path="/s")
+    peer = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL, path="/p")
+    private = container(pods, joined, volume, pb.PROPAGATION_PRIVATE, path="/q")
+    (volume / "sub" / "old").write_text("under\n")
+    assert maker("mount", "-t", "tmpfs", "none", "/vol/sub") == ("", "", 0)
+    assert maker("sh", "-c", "echo shared > /vol/sub/f") == ("", "", 0)
+    assert (volume / "sub" / "f").read_text() == "shared\n"  # the host path shows it
+    assert slave("cat", "/s/sub/f") == ("shared\n", "", 0)
+    assert peer("cat", "/p/sub/f") == ("shared\n", "", 0)
+    assert peer("sh", "-c", "echo back > /p/sub/g") == ("", "", 0)
+    assert maker("cat", "/vol/sub/g") == ("back\n", "", 0)
+    for run, point in ((maker, "/vol/sub"), (slave, "/s/sub"), (peer, "/p/sub")):
+        table = run("cat", "/proc/mounts")[0]
+        assert f"none {point} tmpfs rw,relatime 0 0" in table, table
+        assert f"none on {point} type tmpfs (rw,relatime" in run("mount")[0]
+        assert run("stat", "-f", "-c", "%T", point) == ("tmpfs\n", "", 0)
+    # the private mount, started before, still sees the directory underneath, and no mount
+    assert private("ls", "-A", "/q/sub") == ("", "", 0)
+    assert private("cat", "/q/sub/f")[2] == 1
+    assert "/q/sub" not in private("cat", "/proc/mounts")[0]
+    late = container(pods, joined, volume, pb.PROPAGATION_PRIVATE, path="/late")
+    assert late("cat", "/late/sub/f") == ("shared\n", "", 0)  # started after: its rbind has it
+    assert "none /late/sub tmpfs" in late("cat", "/proc/mounts")[0]
+    # umount through another bidirectional mount takes it away for everyone; what was there stays
+    assert peer("umount", "/p/sub") == ("", "", 0)
+    assert sorted(os.listdir(volume / "sub")) == ["old"]
+    assert slave("ls", "/s/sub") == ("old\n", "", 0)
+    assert "/vol/sub" not in maker("cat", "/proc/mounts")[0]
+    assert maker("umount", "/vol/sub") == ("", "umount: can't unmount /vol/sub: Invalid argument\n", 1)
+
+
+def test_only_a_bidirectional_mount_propagates_and_a_slave_unmounts_for_itself(pods, joined, volume):
+    slave = container(pods, joined, volume, pb.PROPAGATION_HOST_TO_CONTAINER)
+    other = container(pods, joined, volume, pb.PROPAGATION_HOST_TO_CONTAINER, path="/o")
+    assert slave("mount", "-t", "tmpfs", "tmpfs", "/vol/sub") == ("", "", 0)
+    assert slave("sh", "-c", "echo mine > /vol/sub/f && cat /vol/sub/f") == ("mine\n", "", 0)
+    assert os.listdir(volume / "sub") == [] and other("ls", "/o/sub") == ("", "", 0)
+    assert "/o/sub" not in other("mount")[0]
+    assert slave("umount", "/vol/sub") == ("", "", 0)
+    maker = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL, path="/m")
+    assert maker("mount", "-t", "tmpfs", "tmpfs", "/m/sub") == ("", "", 0)
+    assert "tmpfs /o/sub tmpfs" in other("cat", "/proc/mounts")[0]
+    assert other("umount", "/o/sub") == ("", "", 0)  # from its own view only
+    assert "/o/sub" not in other("cat", "/proc/mounts")[0]
+    assert "tmpfs /vol/sub tmpfs" in slave("cat", "/proc/mounts")[0]
+    assert "tmpfs /m/sub tmpfs" in maker("cat", "/proc/mounts")[0]
+
+
+def test_a_recursive_read_only_mount_makes_a_propagated_tmpfs_read_only(pods, joined, volume):
+    """The node e2e "Mount recursive read-only" pod: an init container mounts a tmpfs through a
+    bidirectional mount; the next mounts the same directory rro, ro and rw; a third unmounts."""
+    maker = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL, path="/mnt")
+    assert maker("sh", "-c", "mkdir -p /mnt/tmpfs && mount -t tmpfs none /mnt/tmpfs") == ("", "", 0)
+    rro = container(pods, joined, volume, pb.PROPAGATION_PRIVATE, path="/mnt-rro", readonly=True, rro=True)
+    ro = container(pods, joined, volume, pb.PROPAGATION_PRIVATE, path="/mnt-ro", readonly=True)
+    rw = container(pods, joined, volume, pb.PROPAGATION_PRIVATE, path="/mnt-rw")
+    assert rro("touch", "/mnt-rro/tmpfs/foo") == ("", "touch: /mnt-rro/tmpfs/foo: Read-only file system\n", 1)
+    assert "none /mnt-rro/tmpfs tmpfs ro,relatime" in rro("cat", "/proc/mounts")[0]
+    assert ro("touch", "/mnt-ro/tmpfs/foo") == ("", "", 0)  # a plain ro mount leaves submounts writable
+    assert ro("touch", "/mnt-ro/bar")[2] == 1
+    assert "none /mnt-ro/tmpfs tmpfs rw,relatime" in ro("cat", "/proc/mounts")[0]
+    assert rw("touch", "/mnt-rw/tmpfs/baz") == ("", "", 0)
+    assert sorted(os.listdir(volume / "tmpfs")) == ["baz", "foo"]
+    unmount = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL, path="/mnt")
+    assert unmount("umount", "/mnt/tmpfs") == ("", "", 0)
+    assert os.listdir(volume / "tmpfs") == []

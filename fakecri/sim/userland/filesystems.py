@@ -18,6 +18,7 @@ from fakecri.sim.userland.cgroupfs import Cgroup, mount_lines
 from fakecri.sim.userland.fs import FsStat
 from fakecri.sim.userland.image_volumes import mount_line as image_mount_line
 from fakecri.sim.userland.masks import mount_lines as mask_lines
+from fakecri.sim.userland.shared_mounts import SharedMount
 from fakecri.sim.userland.spec import UserlandSpec
 
 TMPFS_PREFIX = "\0tmpfs"  # (inside_mounts.TMPFS) where a tmpfs mounted inside keeps its files
@@ -37,6 +38,12 @@ class World(Protocol):
     def mounts_made_inside(self) -> list[tuple[str, str]]: ...
 
     def tmpfs_options(self, target: str) -> str: ...
+
+    def tmpfs_name(self, target: str) -> str: ...
+
+    def shared_seen(self) -> list[tuple[str, SharedMount, bool]]: ...
+
+    def shared_holding(self, path: str) -> tuple[str, SharedMount, bool] | None: ...
 
     def backing(self, path: str) -> tuple[Mount, str] | None: ...
 
@@ -132,13 +139,25 @@ def _shm() -> FsStat:
     return _tmpfs("shm", "/dev/shm", "rw,nosuid,nodev,noexec,relatime,size=65536k", SMALL_TMPFS)
 
 
+def _a_tmpfs(world: World, name: str, target: str, options: str, *, readonly: bool = False) -> FsStat:
+    """A tmpfs mounted in a container; its options as the kernel shows them (a size only when
+    one was given: the default, half the memory, is not shown)."""
+    given = size_option(options)
+    size = given or _memory_default(world)
+    shown = ",".join(["ro" if readonly else "rw", "relatime"]
+                     + [o for o in _rest(options) if not o.startswith("size=")]
+                     + ([f"size={given // 1024}k"] if given else []))
+    return _tmpfs(name, target, shown, size)
+
+
+def _shared(world: World, point: str, mount: SharedMount, readonly: bool) -> FsStat:
+    """A tmpfs on the host's side, where the container sees it."""
+    return _a_tmpfs(world, mount.source, point, mount.options, readonly=readonly)
+
+
 def _made_inside(world: World, source: str, target: str) -> FsStat:
     if source == "tmpfs":
-        options = world.tmpfs_options(target)
-        size = size_option(options) or _memory_default(world)
-        shown = ",".join(["rw", "relatime"] + [o for o in _rest(options) if not o.startswith("size=")]
-                         + [f"size={size // 1024}k"])
-        return _tmpfs("tmpfs", target, shown, size)
+        return _a_tmpfs(world, world.tmpfs_name(target), target, world.tmpfs_options(target))
     under = statfs_of(world, source)
     return FsStat(under.source, target, under.fs_type, under.options, under.block_size, under.blocks,
                   under.blocks_free, under.blocks_available, under.files, under.files_free, under.name_max)
@@ -156,6 +175,7 @@ def table(world: World) -> list[FsStat]:
     spec = world.spec
     if spec.readonly_paths or spec.masked_paths:
         out += mask_lines(spec, world.exists, world.is_dir, lambda path: statfs_of(world, path))
+    out += [_shared(world, point, mount, readonly) for point, mount, readonly in world.shared_seen()]
     out += [_made_inside(world, source, target) for source, target in world.mounts_made_inside()]
     return out
 
@@ -169,6 +189,9 @@ def statfs_of(world: World, path: str) -> FsStat:
                 return _made_inside(world, "tmpfs", point)
     mounted = world.backing(path)
     if mounted is not None:
+        seen = world.shared_holding(path)
+        if seen is not None:
+            return _shared(world, *seen)
         return _host_backed(world, mounted[0], mounted[1])
     for fs in reversed(_kernel(world) + [_shm()]):
         if path == fs.point or path.startswith(fs.point + "/"):

@@ -1,0 +1,93 @@
+"""Over a real socket: a tmpfs mounted inside a container under a BIDIRECTIONAL mount reaches
+the host path and the other containers mounting it with HOST_TO_CONTAINER or BIDIRECTIONAL
+propagation, not a PRIVATE one started before; the node e2e "Mount recursive read-only" pod,
+its init containers run as their own commands."""
+from __future__ import annotations
+
+import time
+
+from helpers.cri import container_config, sandbox_config
+
+from fakecri.api.runtime.v1 import api_pb2 as pb
+
+
+class Pod:
+    def __init__(self, rt, img, tmp_path, name: str) -> None:
+        img.PullImage(pb.PullImageRequest(image=pb.ImageSpec(image="busybox")))
+        self.rt = rt
+        self.cfg = sandbox_config(name, log_directory=str(tmp_path / f"logs-{name}"))
+        self.sid = rt.RunPodSandbox(pb.RunPodSandboxRequest(config=self.cfg)).pod_sandbox_id
+
+    def container(self, name, mounts, *, command=None, privileged=False) -> str:
+        cfg = container_config(name, command=command or ["sleep", "3600"])
+        cfg.linux.security_context.privileged = privileged
+        for m in mounts:
+            cfg.mounts.add(**m)
+        cid = self.rt.CreateContainer(pb.CreateContainerRequest(pod_sandbox_id=self.sid, config=cfg,
+                                                                sandbox_config=self.cfg)).container_id
+        self.rt.StartContainer(pb.StartContainerRequest(container_id=cid))
+        return cid
+
+    def run(self, cid, *argv) -> tuple[str, str, int]:
+        r = self.rt.ExecSync(pb.ExecSyncRequest(container_id=cid, cmd=list(argv), timeout=10))
+        return r.stdout.decode(), r.stderr.decode(), r.exit_code
+
+    def exited(self, cid) -> pb.ContainerStatus:
+        deadline = time.monotonic() + 10
+        while True:
+            status = self.rt.ContainerStatus(pb.ContainerStatusRequest(container_id=cid)).status
+            if status.state == pb.CONTAINER_EXITED:
+                return status
+            assert time.monotonic() < deadline, "the container did not finish"
+            time.sleep(0.05)
+
+
+def test_a_tmpfs_mounted_under_a_bidirectional_mount_reaches_the_other_containers(rt, img, tmp_path):
+    volume = tmp_path / "shared"
+    volume.mkdir()
+    pod = Pod(rt, img, tmp_path, "propagation")
+    host = str(volume)
+    master = pod.container("master", [dict(container_path="/mnt/test", host_path=host,
+                                           propagation=pb.PROPAGATION_BIDIRECTIONAL)], privileged=True)
+    slave = pod.container("slave", [dict(container_path="/mnt/test", host_path=host,
+                                         propagation=pb.PROPAGATION_HOST_TO_CONTAINER)])
+    private = pod.container("private", [dict(container_path="/mnt/test", host_path=host)])
+    assert pod.run(master, "sh", "-c", "mkdir /mnt/test/master && mount -t tmpfs master /mnt/test/master && "
+                                       "echo master > /mnt/test/master/file") == ("", "", 0)
+    assert (volume / "master" / "file").read_text() == "master\n"  # on the host path
+    assert pod.run(slave, "cat", "/mnt/test/master/file") == ("master\n", "", 0)
+    assert "master on /mnt/test/master type tmpfs (rw,relatime)\n" in pod.run(slave, "mount")[0]
+    assert pod.run(private, "cat", "/mnt/test/master/file") == (
+        "", "cat: can't open '/mnt/test/master/file': No such file or directory\n", 1)
+    assert "/mnt/test/master" not in pod.run(private, "cat", "/proc/mounts")[0]
+    # a slave's own mount stays its own; an unprivileged container may not mount
+    assert pod.run(slave, "mount", "-t", "tmpfs", "x", "/mnt/test/master") == (
+        "", "mount: permission denied (are you root?)\n", 1)
+    assert pod.run(master, "umount", "/mnt/test/master") == ("", "", 0)
+    assert list((volume / "master").iterdir()) == []
+    assert pod.run(slave, "ls", "-A", "/mnt/test/master") == ("", "", 0)
+
+
+def test_the_node_e2e_recursive_read_only_pod_runs_to_completion(rt, img, tmp_path):
+    volume = tmp_path / "empty-dir"
+    volume.mkdir()
+    host = str(volume)
+    pod = Pod(rt, img, tmp_path, "mount-rro")
+    bidirectional = [dict(container_path="/mnt", host_path=host, propagation=pb.PROPAGATION_BIDIRECTIONAL)]
+    mount = pod.container("mount", bidirectional, privileged=True,
+                          command=["sh", "-euxc", "mkdir -p /mnt/tmpfs && mount -t tmpfs none /mnt/tmpfs"])
+    assert pod.exited(mount).exit_code == 0
+    test = pod.container("test", [
+        dict(container_path="/mnt-rro", host_path=host, readonly=True, recursive_read_only=True),
+        dict(container_path="/mnt-rro-if-possible", host_path=host, readonly=True, recursive_read_only=True),
+        dict(container_path="/mnt-rro-disabled", host_path=host, readonly=True),
+        dict(container_path="/mnt-ro", host_path=host, readonly=True),
+        dict(container_path="/mnt-rw", host_path=host),
+    ], command=["sh", "-euxc", 'for f in rro rro-if-possible; do touch /mnt-$f/tmpfs/foo 2>&1 | grep "Read-only"; '
+                               'done\nfor f in rro-disabled ro rw; do touch /mnt-$f/tmpfs/foo; done\n'])
+    status = pod.exited(test)
+    assert (status.exit_code, status.reason) == (0, "Completed")
+    assert [p.name for p in volume.joinpath("tmpfs").iterdir()] == ["foo"]
+    unmount = pod.container("unmount", bidirectional, privileged=True, command=["umount", "/mnt/tmpfs"])
+    assert pod.exited(unmount).exit_code == 0
+    assert list(volume.joinpath("tmpfs").iterdir()) == []
