@@ -1,14 +1,22 @@
 """Over a real socket: a tmpfs mounted inside a container under a BIDIRECTIONAL mount reaches
 the host path and the other containers mounting it with HOST_TO_CONTAINER or BIDIRECTIONAL
 propagation, not a PRIVATE one started before; the node e2e "Mount recursive read-only" pod,
-its init containers run as their own commands."""
+its init containers run as their own commands; with --mount-propagation-check, containerd's
+refusal of a propagating mount whose host mount does not propagate."""
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 import time
 
+import grpc
+import pytest
 from helpers.cri import container_config, sandbox_config
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
+from fakecri.api.runtime.v1 import api_pb2_grpc
+from fakecri.server.process.app import FakeCRIServer
 
 
 class Pod:
@@ -91,3 +99,56 @@ def test_the_node_e2e_recursive_read_only_pod_runs_to_completion(rt, img, tmp_pa
     unmount = pod.container("unmount", bidirectional, privileged=True, command=["umount", "/mnt/tmpfs"])
     assert pod.exited(unmount).exit_code == 0
     assert list(volume.joinpath("tmpfs").iterdir()) == []
+
+
+def _mount(*argv: str) -> None:
+    subprocess.run(["mount", *argv], check=True)
+
+
+@pytest.fixture
+def propagations(tmp_path):
+    """Three host directories bind-mounted on themselves: a shared one, a slave of it and a
+    private one (as root: bind mounts of the real host)."""
+    made = []
+    dirs = {name: tmp_path / name for name in ("shared", "slave", "private")}
+    for d in dirs.values():
+        d.mkdir()
+    try:
+        for name in ("shared", "private"):
+            _mount("--bind", str(dirs[name]), str(dirs[name]))
+            made.append(dirs[name])
+            _mount(f"--make-{name}", str(dirs[name]))
+        _mount("--bind", str(dirs["shared"]), str(dirs["slave"]))
+        made.append(dirs["slave"])
+        _mount("--make-slave", str(dirs["slave"]))
+        yield {name: str(d) for name, d in dirs.items()}
+    finally:
+        for d in reversed(made):
+            subprocess.run(["umount", str(d)], check=False)
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("mount") is None,
+                    reason="making shared, slave and private mounts of the host needs root and mount(8)")
+def test_with_the_check_propagation_needs_a_shared_or_slave_host_mount(tmp_path, propagations):
+    with FakeCRIServer(mount_propagation_check=True, state_root=str(tmp_path / "root")) as server, \
+            grpc.insecure_channel("unix:" + server.config.socket) as channel:
+        rt, img = api_pb2_grpc.RuntimeServiceStub(channel), api_pb2_grpc.ImageServiceStub(channel)
+        pod = Pod(rt, img, tmp_path, "checked")
+
+        def create(name, where, propagation):
+            return pod.container(name, [dict(container_path="/v", host_path=propagations[where],
+                                             propagation=propagation)], privileged=True)
+        assert create("shared-both", "shared", pb.PROPAGATION_BIDIRECTIONAL)
+        assert create("shared-in", "shared", pb.PROPAGATION_HOST_TO_CONTAINER)
+        assert create("slave-in", "slave", pb.PROPAGATION_HOST_TO_CONTAINER)
+        assert create("private", "private", pb.PROPAGATION_PRIVATE)
+        for name, where, propagation, words in (
+                ("slave-both", "slave", pb.PROPAGATION_BIDIRECTIONAL, "a shared mount"),
+                ("private-both", "private", pb.PROPAGATION_BIDIRECTIONAL, "a shared mount"),
+                ("private-in", "private", pb.PROPAGATION_HOST_TO_CONTAINER, "a shared or slave mount")):
+            with pytest.raises(grpc.RpcError) as info:
+                create(name, where, propagation)
+            assert info.value.code() == grpc.StatusCode.UNKNOWN
+            assert info.value.details() == (
+                f"CreateContainer {name!r}: failed to generate container spec: failed to generate spec: path "
+                f'"{propagations[where]}" is mounted on "{propagations[where]}" but it is not {words}')

@@ -12,7 +12,7 @@ from helpers.core_pods import Joined
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.server.codec import decode
 from fakecri.server.host.host import LocalHost
-from fakecri.server.host.host_mounts import HostMounts, parse_mountinfo
+from fakecri.server.host.host_mounts import HostMounts, parse_mountinfo, parse_mountinfo_entries
 
 
 class TableHost(LocalHost):
@@ -147,6 +147,8 @@ def test_the_mount_table_reader(tmp_path):
     text = (b"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
             b"40 22 0:5 / /mnt/with\\040space rw - tmpfs tmpfs rw\n")
     assert parse_mountinfo(text) == {"/": "ext4", "/mnt/with space": "tmpfs"}
+    entries = parse_mountinfo_entries(text + b"41 22 0:7 / /s rw shared:3 master:1 - tmpfs t rw\n")
+    assert [entries[p].tags for p in ("/", "/mnt/with space", "/s")] == ["shared:1", "", "shared:3 master:1"]
     over = b"41 22 0:6 / /mnt/with\\040space rw - overlay o rw\n"
     assert parse_mountinfo(text + over)["/mnt/with space"] == "overlay"  # the last mount on a point wins
     copy = tmp_path / "mountinfo"
