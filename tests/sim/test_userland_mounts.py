@@ -138,7 +138,8 @@ def test_tmpfs_and_refusals(pods, joined, volume):
     assert run("umount", "/scratch")[2] == 0
     assert run("ls", "/scratch") == ("", "", 0)
     assert run("umount", "/scratch") == ("", "umount: can't unmount /scratch: Invalid argument\n", 1)
-    assert run("mount", "--bind", "/etc", "/nowhere")[2] == 1
+    assert run("mount", "--bind", "/etc", "/nowhere") == (
+        "", "mount: mounting /etc on /nowhere failed: No such file or directory\n", 255)
     unprivileged, _ = start(pods, joined, volume, pb.MountPropagation.PROPAGATION_PRIVATE, privileged=False)
     assert unprivileged("mount", "--bind", "/etc", "/tmp") == ("", "mount: permission denied (are you root?)\n", 1)
 
@@ -262,3 +263,66 @@ def test_a_recursive_read_only_mount_makes_a_propagated_tmpfs_read_only(pods, jo
     unmount = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL, path="/mnt")
     assert unmount("umount", "/mnt/tmpfs") == ("", "", 0)
     assert os.listdir(volume / "tmpfs") == []
+
+
+TMPFS_OPTIONS = ["", "ro", "size=1m", "size=1000", "size=50%", "mode=700,uid=5,gid=6", "mode=1777,nr_inodes=10",
+                 "nosuid,nodev,noexec,noatime", "strictatime,sync,nodiratime", "ro,rw", "rw,ro,size=2g",
+                 "exec,noexec,suid", "noswap", "huge=always"]
+REFUSED = [["-t", "tmpfs", "-o", "bogus", "x", "/scratch"], ["-t", "tmpfs", "-o", "mode=8", "x", "/scratch"],
+           ["-t", "tmpfs", "-o", "size=12q", "x", "/scratch"], ["-Z", "x", "/scratch"], ["-B", "/etc", "/scratch"],
+           ["-t", "tmpfs", "x", "/scratch", "/other"], ["-t", "tmpfs", "x", "/nowhere"], ["/scratch"]]
+
+
+def _busybox_mount(argv: list[str], script: str) -> tuple[str, str, int]:
+    """busybox's mount in a mount namespace of its own (nothing reaches the host's)."""
+    import subprocess
+    r = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                        "mkdir -p /tmp/fakecri-scratch && busybox mount \"$@\"; s=$?; " + script + "; exit $s",
+                        "sh", *argv], capture_output=True, text=True, timeout=30)
+    return r.stdout, r.stderr, r.returncode
+
+
+busybox_as_root = pytest.mark.skipif(
+    os.geteuid() != 0 or not all(map(__import__("shutil").which, ("busybox", "unshare"))),
+    reason="busybox's mount runs for real (as root, in a mount namespace of its own)")
+
+
+@busybox_as_root
+@pytest.mark.parametrize("options", TMPFS_OPTIONS)
+def test_a_tmpfs_line_reads_as_the_kernels(pods, joined, volume, options):
+    run, _ = start(pods, joined, volume, pb.PROPAGATION_PRIVATE)
+    argv = ["-t", "tmpfs"] + (["-o", options] if options else []) + ["name"]
+    real = _busybox_mount(argv + ["/tmp/fakecri-scratch"], "grep ' /tmp/fakecri-scratch ' /proc/mounts")
+    assert run("mkdir", "/scratch")[2] == 0
+    assert run("mount", *argv, "/scratch")[1:] == real[1:]
+    ours = run("grep", " /scratch ", "/proc/mounts")[0]
+    assert ours.replace(" /scratch ", " /tmp/fakecri-scratch ") == real[0]
+    if options.endswith("ro"):
+        assert run("touch", "/scratch/f") == ("", "touch: /scratch/f: Read-only file system\n", 1)
+
+
+@busybox_as_root
+@pytest.mark.parametrize("argv", REFUSED, ids=lambda a: " ".join(a))
+def test_a_refused_mount_reads_as_busyboxs(pods, joined, volume, argv):
+    run, _ = start(pods, joined, volume, pb.PROPAGATION_PRIVATE)
+    assert run("mkdir", "/scratch")[2] == 0
+    real = _busybox_mount([a.replace("/scratch", "/tmp/fakecri-scratch") for a in argv], "true")
+    ours = run("mount", *argv)
+    assert (ours[1].replace("/scratch", "/tmp/fakecri-scratch"), ours[2]) == real[1:]
+
+
+def test_umount_of_what_is_not_there(pods, joined, volume):
+    run, _ = start(pods, joined, volume, pb.PROPAGATION_PRIVATE)
+    assert run("umount", "/nothing") == ("", "umount: can't unmount /nothing: No such file or directory\n", 1)
+    assert run("umount", "-l", "/tmp") == ("", "umount: can't unmount /tmp: Invalid argument\n", 1)
+
+
+def test_a_read_only_tmpfs_propagates_read_only(pods, joined, volume):
+    maker = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL)
+    slave = container(pods, joined, volume, pb.PROPAGATION_HOST_TO_CONTAINER, path="/s")
+    assert maker("mount", "-r", "-t", "tmpfs", "-o", "size=1m", "ro", "/vol/sub") == ("", "", 0)
+    assert slave("touch", "/s/sub/f") == ("", "touch: /s/sub/f: Read-only file system\n", 1)
+    assert maker("mkdir", "/vol/sub/d") == ("", "mkdir: can't create directory '/vol/sub/d': Read-only file system\n",
+                                            1)
+    assert "ro /s/sub tmpfs ro,relatime,size=1024k 0 0\n" in slave("cat", "/proc/mounts")[0]
+    assert maker("mount", "-o", "remount,rw", "/vol/sub") == ("", "mount: -o remount: not modelled by fakecri\n", 1)

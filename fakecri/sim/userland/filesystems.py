@@ -20,6 +20,7 @@ from fakecri.sim.userland.image_volumes import mount_line as image_mount_line
 from fakecri.sim.userland.masks import mount_lines as mask_lines
 from fakecri.sim.userland.shared_mounts import SharedMount
 from fakecri.sim.userland.spec import UserlandSpec
+from fakecri.sim.userland.tmpfs_options import read_only, shown_options, tmpfs_size
 
 TMPFS_PREFIX = "\0tmpfs"  # (inside_mounts.TMPFS) where a tmpfs mounted inside keeps its files
 BLOCK = 4096
@@ -63,15 +64,19 @@ def _tmpfs(source: str, point: str, options: str, size: int) -> FsStat:
     return FsStat(source, point, "tmpfs", options, BLOCK, blocks, blocks, blocks, blocks, blocks - 1)
 
 
-def _memory_default(world: World) -> int:
-    """The size of a tmpfs mounted without `size=`: the kernel's default, half of the host's
-    memory, within the container's memory limit, which its pages are charged to."""
-    total = 0
+def _memory_total(world: World) -> int:
+    """The host's memory (0: unknown)."""
     for line in world.host.proc_file("/proc/meminfo").decode("ascii", "replace").splitlines():
         if line.startswith("MemTotal:"):
             parts = line.split()
-            total = int(parts[1]) * 1024 if len(parts) > 1 and parts[1].isdigit() else 0
-    half = total // 2 or SMALL_TMPFS
+            return int(parts[1]) * 1024 if len(parts) > 1 and parts[1].isdigit() else 0
+    return 0
+
+
+def _memory_default(world: World) -> int:
+    """The size of a tmpfs mounted without `size=`: the kernel's default, half of the host's
+    memory, within the container's memory limit, which its pages are charged to."""
+    half = _memory_total(world) // 2 or SMALL_TMPFS
     limit = world.cgroup.now().resources.memory_limit_in_bytes
     return min(half, limit) if limit > 0 else half
 
@@ -140,18 +145,16 @@ def _shm() -> FsStat:
 
 
 def _a_tmpfs(world: World, name: str, target: str, options: str, *, readonly: bool = False) -> FsStat:
-    """A tmpfs mounted in a container; its options as the kernel shows them (a size only when
-    one was given: the default, half the memory, is not shown)."""
-    given = size_option(options)
-    size = given or _memory_default(world)
-    shown = ",".join(["ro" if readonly else "rw", "relatime"]
-                     + [o for o in _rest(options) if not o.startswith("size=")]
-                     + ([f"size={given // 1024}k"] if given else []))
-    return _tmpfs(name, target, shown, size)
+    """A tmpfs mounted in a container, its options as the kernel shows them (tmpfs_options.py)."""
+    half = _memory_total(world) // 2 or SMALL_TMPFS
+    given = tmpfs_size(options, 2 * half)
+    shown = shown_options(options, readonly=readonly or read_only(options), size=given, default_size=half)
+    return _tmpfs(name, target, shown, given or _memory_default(world))
 
 
 def _shared(world: World, point: str, mount: SharedMount, readonly: bool) -> FsStat:
-    """A tmpfs on the host's side, where the container sees it."""
+    """A tmpfs on the host's side, where the container sees it (`readonly`: through a recursive
+    read-only mount)."""
     return _a_tmpfs(world, mount.source, point, mount.options, readonly=readonly)
 
 

@@ -19,6 +19,7 @@ import posixpath
 from fakecri.engine.specs import BIDIRECTIONAL, PRIVATE, Mount
 from fakecri.sim.host_view import HostError, HostView, exists
 from fakecri.sim.userland.shared_mounts import SharedMount, SharedMounts, within
+from fakecri.sim.userland.tmpfs_options import read_only
 
 TMPFS = "\0tmpfs"  # where a tmpfs mounted inside keeps its files (no path a command can name)
 SHOWN_LIMIT = 1000  # entries a bidirectional mount copies out to the host at most
@@ -167,6 +168,16 @@ class MountsInside(abc.ABC):
     @abc.abstractmethod
     def spec_mounts(self) -> tuple[Mount, ...]: ...
 
+    def _read_only_inside(self, path: str) -> bool:
+        """Whether the resolved `path` lies on a tmpfs mounted read-only, inside or on the host's
+        side (or made read-only by the recursive read-only mount it is seen through)."""
+        if path.startswith(TMPFS):
+            inner = path[len(TMPFS):]
+            target = max((t for t in self._tmpfs_options if within(inner, t)), key=len, default=None)
+            return target is not None and read_only(self._tmpfs_options[target])
+        seen = self.shared_holding(path) if self.shared else None
+        return seen is not None and (seen[2] or read_only(seen[1].options))
+
     def _through_binds(self, path: str) -> str:
         """The path a mount made inside the container leads `path` to."""
         for _ in range(8):
@@ -181,7 +192,8 @@ class MountsInside(abc.ABC):
         return path
 
     def mount(self, source: str, target: str, *, tmpfs: bool, options: str = "") -> None:
-        """Mount `source` (a path in the container; for a tmpfs, its name) on the directory `target`.
+        """Mount `source` (a path in the container; for a tmpfs, its name) on the directory `target`;
+        a tmpfs's `options` as given (ro among them makes it read-only).
 
         Under a bidirectional mount the host sees it too: a tmpfs goes to the node's mounts on
         the host's side; what a bind's source holds is copied out to the host directory (files
@@ -215,6 +227,8 @@ class MountsInside(abc.ABC):
 
     def unmount(self, target: str) -> None:
         path = self.container_path(target)
+        if not self.exists(path):
+            raise FileError(NO_SUCH)
         parent = posixpath.dirname(path)
         key = posixpath.join(self._through_binds(parent) if self._binds else parent, posixpath.basename(path))
         if key not in self._binds:

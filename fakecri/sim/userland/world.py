@@ -433,7 +433,7 @@ class Userland(MountsInside, Inodes):
     def _writable(self, path: str) -> tuple[Mount, str] | None:
         """Check the file system lets `path` change; the mount it is on (None: the root filesystem)."""
         if (self._under(path, self.spec.readonly_paths) or path.startswith("/proc/sys/")
-                or (self.spec.masked_paths and masked_dir(self.spec, path))):
+                or (self.spec.masked_paths and masked_dir(self.spec, path)) or self._read_only_inside(path)):
             raise FileError(READ_ONLY)
         mounted = self._mount(path)
         if mounted is not None:
