@@ -152,3 +152,46 @@ def test_with_the_check_propagation_needs_a_shared_or_slave_host_mount(tmp_path,
             assert info.value.details() == (
                 f"CreateContainer {name!r}: failed to generate container spec: failed to generate spec: path "
                 f'"{propagations[where]}" is mounted on "{propagations[where]}" but it is not {words}')
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("mount") is None,
+                    reason="the host's own tmpfs mount needs root and mount(8)")
+def test_the_e2e_mount_propagation_spec(rt, img, tmp_path):
+    """The e2e "Mount propagation should propagate mounts to the host" spec: four pods share a
+    host directory with Bidirectional, HostToContainer, None and default propagation; each
+    mounts a tmpfs in it, and so does the host; each sees only what propagates to it."""
+    host_dir = tmp_path / "host-dir"
+    host_dir.mkdir()
+    names = {"master": pb.PROPAGATION_BIDIRECTIONAL, "slave": pb.PROPAGATION_HOST_TO_CONTAINER,
+             "private": pb.PROPAGATION_PRIVATE, "default": None}
+    pods = {}
+    for name, propagation in names.items():
+        pod = Pod(rt, img, tmp_path, name)
+        mount = dict(container_path="/mnt/test", host_path=str(host_dir))
+        if propagation is not None:
+            mount["propagation"] = propagation
+        pods[name] = (pod, pod.container("cntr", [mount], privileged=True,
+                                         command=["sh", "-c", f"mkdir /mnt/test/{name}; sleep 3600"]))
+    for pod, cid in pods.values():
+        for other in names:
+            assert pod.run(cid, "sh", "-c", f"test -d /mnt/test/{other}")[2] == 0
+    for name, (pod, cid) in pods.items():
+        assert pod.run(cid, "sh", "-c", f"mount -t tmpfs e2e-mount-propagation-{name} /mnt/test/{name}; "
+                                        f"echo {name} > /mnt/test/{name}/file")[1:] == ("", 0)
+    (host_dir / "host").mkdir()
+    _mount("-t", "tmpfs", "e2e-mount-propagation-host", str(host_dir / "host"))
+    try:
+        (host_dir / "host" / "file").write_text("host\n")
+        expected = {"master": {"master", "host"}, "slave": {"master", "slave", "host"}, "private": {"private"},
+                    "default": {"default"}}
+        for name, (pod, cid) in pods.items():
+            for other in [*names, "host"]:
+                out, _, code = pod.run(cid, "sh", "-c", f"cat /mnt/test/{other}/file")
+                assert (code == 0 and out == f"{other}\n") is (other in expected[name]), (name, other, out)
+        assert (host_dir / "master" / "file").read_text() == "master\n"
+        assert not (host_dir / "slave" / "file").exists()
+    finally:
+        subprocess.run(["umount", str(host_dir / "host")], check=False)
+    for name, (pod, cid) in pods.items():
+        assert pod.run(cid, "sh", "-c", f"umount /mnt/test/{name}")[1:] == ("", 0)
+    assert not (host_dir / "master" / "file").exists()
