@@ -243,6 +243,9 @@ def test_only_a_bidirectional_mount_propagates_and_a_slave_unmounts_for_itself(p
     assert "/o/sub" not in other("cat", "/proc/mounts")[0]
     assert "tmpfs /vol/sub tmpfs" in slave("cat", "/proc/mounts")[0]
     assert "tmpfs /m/sub tmpfs" in maker("cat", "/proc/mounts")[0]
+    assert maker("sh", "-c", "umount /m/sub && mount -t tmpfs again /m/sub && echo 2 > /m/sub/f") == ("", "", 0)
+    assert other("cat", "/o/sub/f") == ("2\n", "", 0)  # a new mount there propagates again
+    assert "again /o/sub tmpfs" in other("cat", "/proc/mounts")[0]
 
 
 def test_a_recursive_read_only_mount_makes_a_propagated_tmpfs_read_only(pods, joined, volume):

@@ -40,7 +40,7 @@ NOT_DIR = "Not a directory"
 class MountsInside(abc.ABC):
     host: HostView
     shared: SharedMounts  # the node's mounts on the host's side
-    _dropped: set[str]  # host paths of propagated mounts this container unmounted for itself
+    _dropped: dict[str, SharedMount]  # host path -> the propagated mount there this container unmounted
     _binds: dict[str, str]  # target -> source path ("" for a tmpfs)
     _tmpfs_options: dict[str, str]  # target -> the options a tmpfs was mounted with
     _tmpfs_names: dict[str, str]  # target -> the name a tmpfs was mounted with
@@ -95,13 +95,14 @@ class MountsInside(abc.ABC):
     def _new_points(self, mount: Mount) -> frozenset[str] | set[str]:
         """The host mount points the container does not see through `mount`: for a private
         mount, those made after its start; and those it unmounted for itself."""
+        dropped = {p for p, m in self._dropped.items() if self.shared.at(p) is m} if self._dropped else set()
         if mount.propagation != PRIVATE or self._mounts_at_start is None:
-            return self._dropped
+            return dropped
         host_now, shared_now = self.host.mount_points(), self.shared.points()
         if self._since is None or self._since[0] is not host_now or self._since[1] is not shared_now:
             self._since = (host_now, shared_now, (host_now | shared_now) - self._mounts_at_start)
         new = self._since[2]
-        return new | self._dropped if self._dropped else new
+        return new | dropped if dropped else new
 
     def _hidden(self, mounted: tuple[Mount, str] | None) -> str | None:
         """The outermost host directory on the way to `mounted`'s host path that was mounted
@@ -257,7 +258,7 @@ class MountsInside(abc.ABC):
         assert mounted is not None
         shared = seen[1]
         if mounted[0].propagation != BIDIRECTIONAL:
-            self._dropped.add(shared.point)
+            self._dropped[shared.point] = shared  # (a later mount there propagates again)
             return
         self.shared.remove(shared.point)
         try:

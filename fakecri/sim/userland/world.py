@@ -35,7 +35,7 @@ from fakecri.sim.userland.inodes import Inodes
 from fakecri.sim.userland.inside_mounts import NO_SUCH, NOT_DIR, TMPFS, FileError, MountsInside
 from fakecri.sim.userland.masks import NULL_DEVICE, masked_dir, masked_file
 from fakecri.sim.userland.privilege import Privilege, privilege
-from fakecri.sim.userland.shared_mounts import SharedMounts
+from fakecri.sim.userland.shared_mounts import SharedMount, SharedMounts
 from fakecri.sim.userland.spec import UserlandSpec
 
 ROOT_DIRS = ("/", "/bin", "/dev", "/dev/pts", "/dev/shm", "/dev/mqueue", "/etc", "/home", "/proc", "/proc/self",
@@ -84,7 +84,7 @@ class Userland(MountsInside, Inodes):
         self.content = content
         self._mounts_at_start = mounts_at_start
         self.shared = shared if shared is not None else SharedMounts()
-        self._dropped: set[str] = set()
+        self._dropped: dict[str, SharedMount] = {}
         self._since: tuple[frozenset[str], frozenset[str], frozenset[str]] | None = None
         self._binds: dict[str, str] = {}  # mounts made inside: target -> source path ("" for a tmpfs)
         self._tmpfs_options: dict[str, str] = {}
