@@ -572,6 +572,7 @@ class Simulation:
     def reset(self) -> None:
         self.live.clear()
         self._inside.clear()
+        self.shared_mounts.clear()
         self._resuming.clear()
         self._contents.clear()
         self._scripts.clear()

@@ -329,3 +329,11 @@ def test_a_read_only_tmpfs_propagates_read_only(pods, joined, volume):
                                             1)
     assert "ro /s/sub tmpfs ro,relatime,size=1024k 0 0\n" in slave("cat", "/proc/mounts")[0]
     assert maker("mount", "-o", "remount,rw", "/vol/sub") == ("", "mount: -o remount: not modelled by fakecri\n", 1)
+
+
+def test_a_reset_of_the_node_forgets_the_propagated_mounts(pods, joined, volume):
+    maker = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL)
+    assert maker("mount", "-t", "tmpfs", "t", "/vol/sub") == ("", "", 0)
+    assert joined.sim.shared_mounts.points() == {str(volume / "sub")}
+    joined.sim.reset()
+    assert not joined.sim.shared_mounts and joined.sim.shared_mounts.points() == frozenset()

@@ -40,6 +40,11 @@ class SharedMounts:
     def __bool__(self) -> bool:
         return bool(self._mounts)
 
+    def clear(self) -> None:
+        """Forget them all (a reset of the node; the files stay where they are)."""
+        self._mounts.clear()
+        self._points = frozenset()
+
     def add(self, mount: SharedMount) -> None:
         self._mounts.append(mount)
         self._points = self._points | {mount.point}
