@@ -314,6 +314,21 @@ def test_a_refused_mount_reads_as_busyboxs(pods, joined, volume, argv):
     assert (ours[1].replace("/scratch", "/tmp/fakecri-scratch"), ours[2]) == real[1:]
 
 
+@busybox_as_root
+@pytest.mark.parametrize("argv", [[], ["-Z", "/scratch"], ["/nothing"], ["-n", "/nothing"], ["/scratch"]],
+                         ids=lambda a: " ".join(a) or "none")
+def test_a_refused_umount_reads_as_busyboxs(pods, joined, volume, argv):
+    import subprocess
+    run, _ = start(pods, joined, volume, pb.PROPAGATION_PRIVATE)
+    assert run("mkdir", "/scratch")[2] == 0
+    real = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                           'mkdir -p /tmp/fakecri-scratch && busybox umount "$@"', "sh",
+                           *[a.replace("/scratch", "/tmp/fakecri-scratch") for a in argv]],
+                          capture_output=True, text=True, timeout=30)
+    ours = run("umount", *argv)
+    assert (ours[1].replace("/scratch", "/tmp/fakecri-scratch"), ours[2]) == (real.stderr, real.returncode)
+
+
 def test_umount_of_what_is_not_there(pods, joined, volume):
     run, _ = start(pods, joined, volume, pb.PROPAGATION_PRIVATE)
     assert run("umount", "/nothing") == ("", "umount: can't unmount /nothing: No such file or directory\n", 1)

@@ -42,6 +42,19 @@ Mount a filesystem. Filesystem autodetection requires /proc.
 
 There are filesystem-specific -o flags.
 """
+UMOUNT_USAGE = """BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.
+
+Usage: umount [-rlfda] [-t FSTYPE] FILESYSTEM|DIRECTORY
+
+Unmount filesystems
+
+\t-a\tUnmount all filesystems
+\t-r\tRemount devices read-only if mount is busy
+\t-l\tLazy umount (detach filesystem)
+\t-f\tForce umount (i.e., unreachable NFS server)
+\t-d\tFree loop device if it has been used
+\t-t FSTYPE[,...]\tUnmount only these filesystem type(s)
+"""
 MOUNT_FAILED = 255  # busybox's exit when the mount call fails
 NOT_MODELLED = ("remount", "move", "shared", "rshared", "slave", "rslave", "private", "rprivate", "unbindable",
                 "runbindable", "bindable")
@@ -140,12 +153,12 @@ def umount_cmd(args: list[str], io: Io) -> Process:
                     yield from io.error(f"umount: -{ch}: not modelled by fakecri\n")
                     return 1
                 if ch not in "lfdn":
-                    yield from io.error(f"umount: invalid option -- '{ch}'\n")
+                    yield from io.error(f"umount: invalid option -- '{ch}'\n" + UMOUNT_USAGE)
                     return 1
         else:
             targets.append(a)
     if not targets:
-        yield from io.error("umount: missing operand\n")
+        yield from io.error(UMOUNT_USAGE)
         return 1
     status = 0
     for target in targets:
