@@ -20,7 +20,7 @@ from fakecri.sim.userland.image_volumes import mount_line as image_mount_line
 from fakecri.sim.userland.masks import mount_lines as mask_lines
 from fakecri.sim.userland.shared_mounts import SharedMount
 from fakecri.sim.userland.spec import UserlandSpec
-from fakecri.sim.userland.tmpfs_options import read_only, shown_options, tmpfs_size
+from fakecri.sim.userland.tmpfs_options import PAGE, read_only, shown_options, tmpfs_size
 
 TMPFS_PREFIX = "\0tmpfs"  # (inside_mounts.TMPFS) where a tmpfs mounted inside keeps its files
 BLOCK = 4096
@@ -146,8 +146,9 @@ def _shm() -> FsStat:
 
 def _a_tmpfs(world: World, name: str, target: str, options: str, *, readonly: bool = False) -> FsStat:
     """A tmpfs mounted in a container, its options as the kernel shows them (tmpfs_options.py)."""
-    half = _memory_total(world) // 2 or SMALL_TMPFS
-    given = tmpfs_size(options, 2 * half)
+    pages = _memory_total(world) // PAGE
+    half = pages // 2 * PAGE or SMALL_TMPFS  # the kernel's default: half the memory's pages
+    given = tmpfs_size(options, pages * PAGE)
     shown = shown_options(options, readonly=readonly or read_only(options), size=given, default_size=half)
     return _tmpfs(name, target, shown, given or _memory_default(world))
 

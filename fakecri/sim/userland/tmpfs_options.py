@@ -58,7 +58,7 @@ def tmpfs_size(options: str, memory: int) -> int | None:
         if o.startswith("size="):
             value = o[5:]
             if value.endswith("%") and value[:-1].isdigit():
-                size = memory * int(value[:-1]) // 100
+                size = memory // PAGE * int(value[:-1]) // 100 * PAGE  # in whole pages, as the kernel counts
             elif value[-1:].lower() in _UNITS and value[:-1].isdigit():
                 size = int(value[:-1]) * _UNITS[value[-1:].lower()]
             elif value.isdigit():
