@@ -118,6 +118,10 @@ class ServerConfig:
         2, "The cgroup file system containers see at /sys/fs/cgroup: 2 (unified) or 1 (a hierarchy per "
            "controller); give the host's, as runc does (a kubelet on a v1 host makes v1 pod cgroups).",
         minimum=1, maximum=2, metavar="N")
+    mount_propagation_check: bool = setting(
+        False, "Refuse a BIDIRECTIONAL mount whose host path is not on a shared mount of the host, and a "
+               "HOST_TO_CONTAINER one not on a shared or slave mount, as containerd does (UNKNOWN, its words); "
+               "without it propagation between containers is modelled whatever the host's mounts are.")
     swap_bytes: int | None = setting(
         None, "The swap the node has, as containers' /proc/meminfo shows it (SwapTotal) [default: the host's].",
         minimum=0, flag="--swap", metavar="BYTES")

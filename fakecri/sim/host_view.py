@@ -87,6 +87,10 @@ class HostView(Protocol):
     def mount_points(self) -> frozenset[str]:
         """The host's mount points now."""
 
+    def mount_propagation(self, path: str) -> tuple[str, str] | None:
+        """(mount point, its propagation tags as mountinfo's optional fields give them, "shared:1
+        master:2") of the host mount `path` lies on, symlinks resolved; None: the table is unknown."""
+
     def listeners(self) -> list[tuple[str, str]]:
         """(protocol, "address:port") of the host's listening TCP sockets."""
 
@@ -138,6 +142,9 @@ class NoHost:
 
     def mount_points(self) -> frozenset[str]:
         return frozenset()
+
+    def mount_propagation(self, path: str) -> tuple[str, str] | None:
+        return None
 
     def listeners(self) -> list[tuple[str, str]]:
         return []

@@ -47,6 +47,7 @@ from fakecri.sim.steps import NO_NETWORK, of_pid1
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow
 from fakecri.sim.userland.identity import identity
+from fakecri.sim.userland.shared_mounts import SharedMounts
 
 _RUNNING = ContainerState.RUNNING
 _CREATED = ContainerState.CREATED
@@ -123,6 +124,7 @@ class Simulation:
         self.host: HostView = host if host is not None else NoHost()
         self.cgroup_version = cgroup_version
         self.swap_bytes = swap_bytes
+        self.shared_mounts = SharedMounts()  # tmpfs mounts containers propagated to the host's side
         self.view: RuntimeView | None = None  # the engine it reads; set by the owner once both exist
         self.live = LiveInputs()
         # told the name of each thing the shell refuses (not modelled): the node counts them
@@ -192,7 +194,7 @@ class Simulation:
         if has_private_host_mount(c):  # what the host mounts after the start stays unseen
             inside = self._of(c.id)
             if inside.mounts_at_start is None:
-                inside.mounts_at_start = self.host.mount_points()
+                inside.mounts_at_start = self.host.mount_points() | self.shared_mounts.points()
         settings = behaviour_annotations(c.annotations, sandbox.annotations, c.name)
         command, args = self._content(c, image).argv(c.command, c.args)
         if not _needs_own_plan(command + args):
@@ -366,7 +368,8 @@ class Simulation:
             inside.userland = Userland(userland_spec(c, sb), ip=sb.ip, content=self._content(c, img),
                                        processes=lambda: self.processes_seen_from(cid),
                                        mounts_at_start=inside.mounts_at_start, host=self.host, cgroup=cgroup,
-                                       images=self.image_content, now=self.clock.now_ns)
+                                       images=self.image_content, now=self.clock.now_ns,
+                                       shared=self.shared_mounts)
         return inside.userland
 
     def resize(self, c: Container, new: Resources) -> list[Decision]:
@@ -569,6 +572,7 @@ class Simulation:
     def reset(self) -> None:
         self.live.clear()
         self._inside.clear()
+        self.shared_mounts.clear()
         self._resuming.clear()
         self._contents.clear()
         self._scripts.clear()

@@ -38,3 +38,14 @@ def test_mount_propagation_and_user_namespace_specs_pass(critest_bin, tmp_path):
     assert passed <= EXPECTED_PASSING and EXPECTED_PASSING - passed <= {
         n for n in EXPECTED_PASSING if n.endswith("NamespaceMode_POD")}, sorted(EXPECTED_PASSING - passed)
     assert run.returncode == 0, run.output[-2000:]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="critest makes bind mounts on the host for these specs: needs root")
+def test_mount_propagation_specs_pass_with_containerds_check(critest_bin, tmp_path):
+    """critest makes its host directories shared and slave mounts, so containerd's check passes them."""
+    with FakeCRIServer(seed=11, state_root=str(tmp_path / "root"), mount_propagation_check=True) as server:
+        run = run_critest(critest_bin, server.config.socket, tmp_path / "critest.json", focus="mount propagation",
+                          timeout=120)
+    passed = {s.name for s in run.by_state("passed")}
+    assert passed == {n for n in EXPECTED_PASSING if "Mount Propagation" in n}, run.output[-2000:]
+    assert run.returncode == 0, run.output[-2000:]

@@ -50,7 +50,7 @@ def test_mountinfo_entries_join_the_mount_and_file_system_options():
             b"tmpfs rw,size=10240k,noswap\n"
             b"70 65 0:46 / /mnt/with\\040space ro,nosuid master:3 - tmpfs my\\040source ro,mode=755\n")
     entries = parse_mountinfo_entries(text)
-    assert entries["/"] == MountEntry("ext4", "/dev/sda1", "rw,relatime,discard")
+    assert entries["/"] == MountEntry("ext4", "/dev/sda1", "rw,relatime,discard", "shared:1")
     assert entries["/var/lib/kubelet/pods/u/volumes/kubernetes.io~empty-dir/mem"] == MountEntry(
-        "tmpfs", "tmpfs", "rw,relatime,size=10240k,noswap")
-    assert entries["/mnt/with space"] == MountEntry("tmpfs", "my source", "ro,nosuid,mode=755")
+        "tmpfs", "tmpfs", "rw,relatime,size=10240k,noswap", "shared:5")
+    assert entries["/mnt/with space"] == MountEntry("tmpfs", "my source", "ro,nosuid,mode=755", "master:3")

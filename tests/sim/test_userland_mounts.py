@@ -12,7 +12,7 @@ from helpers.core_pods import Joined
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.server.codec import decode
 from fakecri.server.host.host import LocalHost
-from fakecri.server.host.host_mounts import HostMounts, parse_mountinfo
+from fakecri.server.host.host_mounts import HostMounts, parse_mountinfo, parse_mountinfo_entries
 
 
 class TableHost(LocalHost):
@@ -138,7 +138,8 @@ def test_tmpfs_and_refusals(pods, joined, volume):
     assert run("umount", "/scratch")[2] == 0
     assert run("ls", "/scratch") == ("", "", 0)
     assert run("umount", "/scratch") == ("", "umount: can't unmount /scratch: Invalid argument\n", 1)
-    assert run("mount", "--bind", "/etc", "/nowhere")[2] == 1
+    assert run("mount", "--bind", "/etc", "/nowhere") == (
+        "", "mount: mounting /etc on /nowhere failed: No such file or directory\n", 255)
     unprivileged, _ = start(pods, joined, volume, pb.MountPropagation.PROPAGATION_PRIVATE, privileged=False)
     assert unprivileged("mount", "--bind", "/etc", "/tmp") == ("", "mount: permission denied (are you root?)\n", 1)
 
@@ -147,6 +148,8 @@ def test_the_mount_table_reader(tmp_path):
     text = (b"22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
             b"40 22 0:5 / /mnt/with\\040space rw - tmpfs tmpfs rw\n")
     assert parse_mountinfo(text) == {"/": "ext4", "/mnt/with space": "tmpfs"}
+    entries = parse_mountinfo_entries(text + b"41 22 0:7 / /s rw shared:3 master:1 - tmpfs t rw\n")
+    assert [entries[p].tags for p in ("/", "/mnt/with space", "/s")] == ["shared:1", "", "shared:3 master:1"]
     over = b"41 22 0:6 / /mnt/with\\040space rw - overlay o rw\n"
     assert parse_mountinfo(text + over)["/mnt/with space"] == "overlay"  # the last mount on a point wins
     copy = tmp_path / "mountinfo"
@@ -175,3 +178,177 @@ def test_the_table_follows_a_real_mount(tmp_path):
         subprocess.run(["umount", str(tmp_path)], check=True)
     assert str(tmp_path) not in table.current()
     table.close()
+
+
+def container(pods, joined, volume, propagation, *, path="/vol", privileged=True, readonly=False, rro=False):
+    """A running container of its own pod mounting `volume` at `path`; its command runner."""
+    cfg = pb.ContainerConfig(linux=pb.LinuxContainerConfig(
+        security_context=pb.LinuxContainerSecurityContext(privileged=privileged)))
+    cfg.mounts.add(container_path=path, host_path=str(volume), propagation=propagation, readonly=readonly,
+                   recursive_read_only=rro)
+    c = pods.running(pods.sandbox(), spec=decode.container_spec(cfg))
+
+    def run(*argv: str):
+        r = joined.exec_sync(c.id, list(argv), 5)
+        return r.stdout.decode(), r.stderr.decode(), r.exit_code
+    return run
+
+
+def test_a_tmpfs_under_a_bidirectional_mount_propagates_to_the_host_and_receiving_containers(pods, joined, volume):
+    joined.sim.host.points = frozenset({"/", str(volume)})
+    maker = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL)
+    slave = container(pods, joined, volume, pb.PROPAGATION_HOST_TO_CONTAINER, path="/s")
+    peer = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL, path="/p")
+    private = container(pods, joined, volume, pb.PROPAGATION_PRIVATE, path="/q")
+    (volume / "sub" / "old").write_text("under\n")
+    assert maker("mount", "-t", "tmpfs", "none", "/vol/sub") == ("", "", 0)
+    assert maker("sh", "-c", "echo shared > /vol/sub/f") == ("", "", 0)
+    assert (volume / "sub" / "f").read_text() == "shared\n"  # the host path shows it
+    assert slave("cat", "/s/sub/f") == ("shared\n", "", 0)
+    assert peer("cat", "/p/sub/f") == ("shared\n", "", 0)
+    assert peer("sh", "-c", "echo back > /p/sub/g") == ("", "", 0)
+    assert maker("cat", "/vol/sub/g") == ("back\n", "", 0)
+    for run, point in ((maker, "/vol/sub"), (slave, "/s/sub"), (peer, "/p/sub")):
+        table = run("cat", "/proc/mounts")[0]
+        assert f"none {point} tmpfs rw,relatime 0 0" in table, table
+        assert f"none on {point} type tmpfs (rw,relatime" in run("mount")[0]
+        assert run("stat", "-f", "-c", "%T", point) == ("tmpfs\n", "", 0)
+    # the private mount, started before, still sees the directory underneath, and no mount
+    assert private("ls", "-A", "/q/sub") == ("", "", 0)
+    assert private("cat", "/q/sub/f")[2] == 1
+    assert "/q/sub" not in private("cat", "/proc/mounts")[0]
+    late = container(pods, joined, volume, pb.PROPAGATION_PRIVATE, path="/late")
+    assert late("cat", "/late/sub/f") == ("shared\n", "", 0)  # started after: its rbind has it
+    assert "none /late/sub tmpfs" in late("cat", "/proc/mounts")[0]
+    # umount through another bidirectional mount takes it away for everyone; what was there stays
+    assert peer("umount", "/p/sub") == ("", "", 0)
+    assert sorted(os.listdir(volume / "sub")) == ["old"]
+    assert slave("ls", "/s/sub") == ("old\n", "", 0)
+    assert "/vol/sub" not in maker("cat", "/proc/mounts")[0]
+    assert maker("umount", "/vol/sub") == ("", "umount: can't unmount /vol/sub: Invalid argument\n", 1)
+
+
+def test_only_a_bidirectional_mount_propagates_and_a_slave_unmounts_for_itself(pods, joined, volume):
+    slave = container(pods, joined, volume, pb.PROPAGATION_HOST_TO_CONTAINER)
+    other = container(pods, joined, volume, pb.PROPAGATION_HOST_TO_CONTAINER, path="/o")
+    assert slave("mount", "-t", "tmpfs", "tmpfs", "/vol/sub") == ("", "", 0)
+    assert slave("sh", "-c", "echo mine > /vol/sub/f && cat /vol/sub/f") == ("mine\n", "", 0)
+    assert os.listdir(volume / "sub") == [] and other("ls", "/o/sub") == ("", "", 0)
+    assert "/o/sub" not in other("mount")[0]
+    assert slave("umount", "/vol/sub") == ("", "", 0)
+    maker = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL, path="/m")
+    assert maker("mount", "-t", "tmpfs", "tmpfs", "/m/sub") == ("", "", 0)
+    assert "tmpfs /o/sub tmpfs" in other("cat", "/proc/mounts")[0]
+    assert other("umount", "/o/sub") == ("", "", 0)  # from its own view only
+    assert "/o/sub" not in other("cat", "/proc/mounts")[0]
+    assert "tmpfs /vol/sub tmpfs" in slave("cat", "/proc/mounts")[0]
+    assert "tmpfs /m/sub tmpfs" in maker("cat", "/proc/mounts")[0]
+    assert maker("sh", "-c", "umount /m/sub && mount -t tmpfs again /m/sub && echo 2 > /m/sub/f") == ("", "", 0)
+    assert other("cat", "/o/sub/f") == ("2\n", "", 0)  # a new mount there propagates again
+    assert "again /o/sub tmpfs" in other("cat", "/proc/mounts")[0]
+
+
+def test_a_recursive_read_only_mount_makes_a_propagated_tmpfs_read_only(pods, joined, volume):
+    """The node e2e "Mount recursive read-only" pod: an init container mounts a tmpfs through a
+    bidirectional mount; the next mounts the same directory rro, ro and rw; a third unmounts."""
+    maker = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL, path="/mnt")
+    assert maker("sh", "-c", "mkdir -p /mnt/tmpfs && mount -t tmpfs none /mnt/tmpfs") == ("", "", 0)
+    rro = container(pods, joined, volume, pb.PROPAGATION_PRIVATE, path="/mnt-rro", readonly=True, rro=True)
+    ro = container(pods, joined, volume, pb.PROPAGATION_PRIVATE, path="/mnt-ro", readonly=True)
+    rw = container(pods, joined, volume, pb.PROPAGATION_PRIVATE, path="/mnt-rw")
+    assert rro("touch", "/mnt-rro/tmpfs/foo") == ("", "touch: /mnt-rro/tmpfs/foo: Read-only file system\n", 1)
+    assert "none /mnt-rro/tmpfs tmpfs ro,relatime" in rro("cat", "/proc/mounts")[0]
+    assert ro("touch", "/mnt-ro/tmpfs/foo") == ("", "", 0)  # a plain ro mount leaves submounts writable
+    assert ro("touch", "/mnt-ro/bar")[2] == 1
+    assert "none /mnt-ro/tmpfs tmpfs rw,relatime" in ro("cat", "/proc/mounts")[0]
+    assert rw("touch", "/mnt-rw/tmpfs/baz") == ("", "", 0)
+    assert sorted(os.listdir(volume / "tmpfs")) == ["baz", "foo"]
+    unmount = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL, path="/mnt")
+    assert unmount("umount", "/mnt/tmpfs") == ("", "", 0)
+    assert os.listdir(volume / "tmpfs") == []
+
+
+TMPFS_OPTIONS = ["", "ro", "size=1m", "size=1000", "size=50%", "mode=700,uid=5,gid=6", "mode=1777,nr_inodes=10",
+                 "nosuid,nodev,noexec,noatime", "strictatime,sync,nodiratime", "ro,rw", "rw,ro,size=2g",
+                 "exec,noexec,suid", "noswap", "huge=always"]
+REFUSED = [["-t", "tmpfs", "-o", "bogus", "x", "/scratch"], ["-t", "tmpfs", "-o", "mode=8", "x", "/scratch"],
+           ["-t", "tmpfs", "-o", "size=12q", "x", "/scratch"], ["-Z", "x", "/scratch"], ["-B", "/etc", "/scratch"],
+           ["-t", "tmpfs", "x", "/scratch", "/other"], ["-t", "tmpfs", "x", "/nowhere"], ["/scratch"]]
+
+
+def _busybox_mount(argv: list[str], script: str) -> tuple[str, str, int]:
+    """busybox's mount in a mount namespace of its own (nothing reaches the host's)."""
+    import subprocess
+    r = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                        "mkdir -p /tmp/fakecri-scratch && busybox mount \"$@\"; s=$?; " + script + "; exit $s",
+                        "sh", *argv], capture_output=True, text=True, timeout=30)
+    return r.stdout, r.stderr, r.returncode
+
+
+busybox_as_root = pytest.mark.skipif(
+    os.geteuid() != 0 or not all(map(__import__("shutil").which, ("busybox", "unshare"))),
+    reason="busybox's mount runs for real (as root, in a mount namespace of its own)")
+
+
+@busybox_as_root
+@pytest.mark.parametrize("options", TMPFS_OPTIONS)
+def test_a_tmpfs_line_reads_as_the_kernels(pods, joined, volume, options):
+    run, _ = start(pods, joined, volume, pb.PROPAGATION_PRIVATE)
+    argv = ["-t", "tmpfs"] + (["-o", options] if options else []) + ["name"]
+    real = _busybox_mount(argv + ["/tmp/fakecri-scratch"], "grep ' /tmp/fakecri-scratch ' /proc/mounts")
+    assert run("mkdir", "/scratch")[2] == 0
+    assert run("mount", *argv, "/scratch")[1:] == real[1:]
+    ours = run("grep", " /scratch ", "/proc/mounts")[0]
+    assert ours.replace(" /scratch ", " /tmp/fakecri-scratch ") == real[0]
+    if options.endswith("ro"):
+        assert run("touch", "/scratch/f") == ("", "touch: /scratch/f: Read-only file system\n", 1)
+
+
+@busybox_as_root
+@pytest.mark.parametrize("argv", REFUSED, ids=lambda a: " ".join(a))
+def test_a_refused_mount_reads_as_busyboxs(pods, joined, volume, argv):
+    run, _ = start(pods, joined, volume, pb.PROPAGATION_PRIVATE)
+    assert run("mkdir", "/scratch")[2] == 0
+    real = _busybox_mount([a.replace("/scratch", "/tmp/fakecri-scratch") for a in argv], "true")
+    ours = run("mount", *argv)
+    assert (ours[1].replace("/scratch", "/tmp/fakecri-scratch"), ours[2]) == real[1:]
+
+
+@busybox_as_root
+@pytest.mark.parametrize("argv", [[], ["-Z", "/scratch"], ["/nothing"], ["-n", "/nothing"], ["/scratch"]],
+                         ids=lambda a: " ".join(a) or "none")
+def test_a_refused_umount_reads_as_busyboxs(pods, joined, volume, argv):
+    import subprocess
+    run, _ = start(pods, joined, volume, pb.PROPAGATION_PRIVATE)
+    assert run("mkdir", "/scratch")[2] == 0
+    real = subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                           'mkdir -p /tmp/fakecri-scratch && busybox umount "$@"', "sh",
+                           *[a.replace("/scratch", "/tmp/fakecri-scratch") for a in argv]],
+                          capture_output=True, text=True, timeout=30)
+    ours = run("umount", *argv)
+    assert (ours[1].replace("/scratch", "/tmp/fakecri-scratch"), ours[2]) == (real.stderr, real.returncode)
+
+
+def test_umount_of_what_is_not_there(pods, joined, volume):
+    run, _ = start(pods, joined, volume, pb.PROPAGATION_PRIVATE)
+    assert run("umount", "/nothing") == ("", "umount: can't unmount /nothing: No such file or directory\n", 1)
+    assert run("umount", "-l", "/tmp") == ("", "umount: can't unmount /tmp: Invalid argument\n", 1)
+
+
+def test_a_read_only_tmpfs_propagates_read_only(pods, joined, volume):
+    maker = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL)
+    slave = container(pods, joined, volume, pb.PROPAGATION_HOST_TO_CONTAINER, path="/s")
+    assert maker("mount", "-r", "-t", "tmpfs", "-o", "size=1m", "ro", "/vol/sub") == ("", "", 0)
+    assert slave("touch", "/s/sub/f") == ("", "touch: /s/sub/f: Read-only file system\n", 1)
+    assert maker("mkdir", "/vol/sub/d") == ("", "mkdir: can't create directory '/vol/sub/d': Read-only file system\n",
+                                            1)
+    assert "ro /s/sub tmpfs ro,relatime,size=1024k 0 0\n" in slave("cat", "/proc/mounts")[0]
+    assert maker("mount", "-o", "remount,rw", "/vol/sub") == ("", "mount: -o remount: not modelled by fakecri\n", 1)
+
+
+def test_a_reset_of_the_node_forgets_the_propagated_mounts(pods, joined, volume):
+    maker = container(pods, joined, volume, pb.PROPAGATION_BIDIRECTIONAL)
+    assert maker("mount", "-t", "tmpfs", "t", "/vol/sub") == ("", "", 0)
+    assert joined.sim.shared_mounts.points() == {str(volume / "sub")}
+    joined.sim.reset()
+    assert not joined.sim.shared_mounts and joined.sim.shared_mounts.points() == frozenset()

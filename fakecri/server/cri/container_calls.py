@@ -21,11 +21,16 @@ from fakecri.server.cri.listings import Listings
 Context: TypeAlias = Any  # a grpc.aio.ServicerContext (grpc ships no types)
 
 
+def _go_quoted(text: str) -> str:
+    """`text` as Go's %q writes a plain string (containerd's messages quote paths so)."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 class ContainerCalls:
     def __init__(self, node: CRINode, listings: Listings) -> None:
         self.node = node
         self.runtime, self.sim, self.statuses, self.plan = node.runtime, node.sim, node.statuses, node.plan
-        self.host_root, self.log_files = node.host_root, node.log_files
+        self.host_root, self.log_files, self.config = node.host_root, node.log_files, node.config
         self.listings = listings
 
     async def CreateContainer(self, request: pb.CreateContainerRequest, context: Context) -> Any:
@@ -34,6 +39,8 @@ class ContainerCalls:
             raise errors.InvalidArgument("CreateContainer: config.image.image is required")
         spec, resources = container_parts(cfg)
         self._confine_container(request.pod_sandbox_id, spec, cfg.log_path)
+        if self.config.mount_propagation_check:
+            self._check_propagation(cfg)
         c = self.runtime.create_container(
             request.pod_sandbox_id,
             name=cfg.metadata.name,
@@ -48,6 +55,25 @@ class ContainerCalls:
             spec=spec,
         )
         return pb.CreateContainerResponse(container_id=c.id)
+
+    def _check_propagation(self, cfg: pb.ContainerConfig) -> None:
+        """containerd's refusal of a propagating mount whose host path's mount does not propagate
+        (its ensureShared / ensureSharedOrSlave; UNKNOWN, as a plain error reaches the kubelet)."""
+        for m in cfg.mounts:
+            if not m.host_path or m.propagation == pb.PROPAGATION_PRIVATE:
+                continue
+            found = self.sim.host.mount_propagation(m.host_path)
+            if found is None:  # the host's table cannot be read: nothing to tell
+                continue
+            point, tags = found
+            kinds = ("shared:",) if m.propagation == pb.PROPAGATION_BIDIRECTIONAL else ("shared:", "master:")
+            if any(t.startswith(kinds) for t in tags.split()):
+                continue
+            what = "a shared mount" if len(kinds) == 1 else "a shared or slave mount"
+            raise errors.CoreError(
+                f"CreateContainer {cfg.metadata.name!r}: failed to generate container spec: failed to generate "
+                f"spec: path {_go_quoted(posixpath.realpath(m.host_path))} is mounted on {_go_quoted(point)} "
+                f"but it is not {what}")
 
     def _confine_container(self, sandbox_id: str, spec: Any, log_path: str) -> None:
         """PERMISSION_DENIED for a host path outside --host-root (the engine answers a missing sandbox)."""

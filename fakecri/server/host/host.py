@@ -254,6 +254,12 @@ class LocalHost:
             return frozenset(p for p in points if self.root.allows(p))
         return points
 
+    def mount_propagation(self, path: str) -> tuple[str, str] | None:
+        if not self._mounts.readable():
+            return None
+        point, entry = self._mounts.entry_for(os.path.realpath(path))
+        return point, entry.tags
+
     def listeners(self) -> list[tuple[str, str]]:
         if self.root.confined:
             return []  # the host's sockets are read from its /proc, which is not under the root

@@ -31,6 +31,7 @@ class MountEntry:
     fs_type: str
     source: str = ""
     options: str = ""
+    tags: str = ""  # the optional fields: its propagation ("shared:1", "master:2", none: private)
 
 
 def _options(mount_opts: bytes, super_opts: bytes) -> str:
@@ -50,11 +51,12 @@ def parse_mountinfo_entries(data: bytes) -> dict[str, MountEntry]:
     for line in data.splitlines():
         parts = line.split(b" ", 6)
         if len(parts) > 4:
-            _, _, after = line.partition(b" - ")
+            before, _, after = line.partition(b" - ")
             fs_type, source, super_opts = (after.split(b" ", 2) + [b"", b"", b""])[:3]
             own = parts[5] if len(parts) > 5 else b""
+            tags = b" ".join(before.split(b" ")[6:]).decode("ascii", "replace")
             out[_unescape(parts[4])] = MountEntry(fs_type.decode("ascii", "replace"), _unescape(source),
-                                                  _options(own, super_opts))
+                                                  _options(own, super_opts), tags)
     return out
 
 
@@ -102,6 +104,11 @@ class HostMounts:
             return
         self._entries = parse_mountinfo_entries(b"".join(chunks))
         self._points = frozenset(self._entries)
+
+    def readable(self) -> bool:
+        """Whether the table could be read."""
+        self.current()
+        return self._fd is not None
 
     def holding(self, path: str) -> tuple[str, str]:
         """(mount point, file system type) of the mount `path` lies on (its deepest mount point)."""

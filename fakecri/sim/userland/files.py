@@ -1,5 +1,5 @@
-"""The commands that look at and change a container's files: `cat`, `stat`, `df`, `mount`,
-`umount`, `mkdir`, `rm`, `ln`, `readlink`, `chmod`, `chown`, `chgrp`, `hexdump` (`test` and
+"""The commands that look at and change a container's files: `cat`, `stat`, `df`, `mount` and
+`umount` (mount_cmd.py), `mkdir`, `rm`, `ln`, `readlink`, `chmod`, `chown`, `chgrp`, `hexdump` (`test` and
 `[` are sim/applets/conditions.py's).
 
 Messages and exit codes are busybox's. Each one yields `LOOK` before it looks, so a
@@ -25,6 +25,7 @@ from fakecri.sim.userland.formats import (
     statfs_field,
 )
 from fakecri.sim.userland.modes import parse_mode
+from fakecri.sim.userland.mount_cmd import mount_cmd, umount_cmd
 from fakecri.sim.userland.world import FileError, Userland
 
 
@@ -127,65 +128,6 @@ def _df(args: list[str], io: Io) -> Process:
             if (fs.blocks > 0 or "a" in flags) and fs.fs_type == values.get("t", fs.fs_type):
                 out.append(df_row(fs, unit, show_type="T" in flags))
     yield from io.write("".join(out))
-    return status
-
-
-def _mount(args: list[str], io: Io) -> Process:
-    world = yield from looking(io)
-    options: list[str] = []
-    fstype = ""
-    places: list[str] = []
-    rest = list(args)
-    while rest:
-        a = rest.pop(0)
-        if a in ("--bind", "--rbind", "-B", "-R"):
-            options.append("bind")
-        elif a == "-t" and rest:
-            fstype = rest.pop(0)
-        elif a == "-o" and rest:
-            options += rest.pop(0).split(",")
-        elif not a.startswith("-"):
-            places.append(a)
-    if not places:
-        yield from io.write("".join(f"{fs.source} on {fs.point} type {fs.fs_type} ({fs.options})\n"
-                                    for fs in world.mount_table() if fstype in ("", fs.fs_type)))
-        return 0
-    if len(places) != 2:
-        yield from io.error(f"mount: can't find {places[0]} in /etc/fstab\n")
-        return 1
-    if not world.privilege.may("SYS_ADMIN"):
-        yield from io.error("mount: permission denied (are you root?)\n")
-        return 1
-    source, target = places
-    bind = bool({"bind", "rbind"} & set(options))
-    if not bind and fstype != "tmpfs":
-        yield from io.error(f"mount: mounting {source} on {target} failed: No such device\n")
-        return 1
-    try:
-        world.mount(source, target, tmpfs=not bind, options=",".join(o for o in options if o not in ("rw", "ro")))
-    except FileError as exc:
-        yield from io.error(f"mount: mounting {source} on {target} failed: {exc.reason}\n")
-        return 1
-    return 0
-
-
-def _umount(args: list[str], io: Io) -> Process:
-    world = yield from looking(io)
-    _, _, targets = split_flags(args)
-    if not targets:
-        yield from io.error("umount: missing operand\n")
-        return 1
-    status = 0
-    for target in targets:
-        if not world.privilege.may("SYS_ADMIN"):
-            yield from io.error(f"umount: can't unmount {target}: Operation not permitted\n")
-            status = 1
-            continue
-        try:
-            world.unmount(target)
-        except FileError as exc:
-            yield from io.error(f"umount: can't unmount {target}: {exc.reason}\n")
-            status = 1
     return status
 
 
@@ -381,7 +323,7 @@ def _hexdump(args: list[str], io: Io) -> Process:
 
 
 FILE_COMMANDS: dict[str, Command] = {
-    "cat": _cat, "stat": _stat, "df": _df, "mount": _mount, "umount": _umount,
+    "cat": _cat, "stat": _stat, "df": _df, "mount": mount_cmd, "umount": umount_cmd,
     "mkdir": _each("mkdir", _mkdir, with_value="m", what=lambda p: f"can't create directory '{p}'"),
     "rm": _rm,
     "ln": _ln, "readlink": _readlink, "chmod": _chmod, "chown": _owner("chown"), "chgrp": _owner("chgrp"),

@@ -18,7 +18,9 @@ from fakecri.sim.userland.cgroupfs import Cgroup, mount_lines
 from fakecri.sim.userland.fs import FsStat
 from fakecri.sim.userland.image_volumes import mount_line as image_mount_line
 from fakecri.sim.userland.masks import mount_lines as mask_lines
+from fakecri.sim.userland.shared_mounts import SharedMount
 from fakecri.sim.userland.spec import UserlandSpec
+from fakecri.sim.userland.tmpfs_options import PAGE, read_only, shown_options, tmpfs_size
 
 TMPFS_PREFIX = "\0tmpfs"  # (inside_mounts.TMPFS) where a tmpfs mounted inside keeps its files
 BLOCK = 4096
@@ -38,6 +40,12 @@ class World(Protocol):
 
     def tmpfs_options(self, target: str) -> str: ...
 
+    def tmpfs_name(self, target: str) -> str: ...
+
+    def shared_seen(self) -> list[tuple[str, SharedMount, bool]]: ...
+
+    def shared_holding(self, path: str) -> tuple[str, SharedMount, bool] | None: ...
+
     def backing(self, path: str) -> tuple[Mount, str] | None: ...
 
     def exists(self, path: str) -> bool: ...
@@ -56,15 +64,19 @@ def _tmpfs(source: str, point: str, options: str, size: int) -> FsStat:
     return FsStat(source, point, "tmpfs", options, BLOCK, blocks, blocks, blocks, blocks, blocks - 1)
 
 
-def _memory_default(world: World) -> int:
-    """The size of a tmpfs mounted without `size=`: the kernel's default, half of the host's
-    memory, within the container's memory limit, which its pages are charged to."""
-    total = 0
+def _memory_total(world: World) -> int:
+    """The host's memory (0: unknown)."""
     for line in world.host.proc_file("/proc/meminfo").decode("ascii", "replace").splitlines():
         if line.startswith("MemTotal:"):
             parts = line.split()
-            total = int(parts[1]) * 1024 if len(parts) > 1 and parts[1].isdigit() else 0
-    half = total // 2 or SMALL_TMPFS
+            return int(parts[1]) * 1024 if len(parts) > 1 and parts[1].isdigit() else 0
+    return 0
+
+
+def _memory_default(world: World) -> int:
+    """The size of a tmpfs mounted without `size=`: the kernel's default, half of the host's
+    memory, within the container's memory limit, which its pages are charged to."""
+    half = _memory_total(world) // 2 or SMALL_TMPFS
     limit = world.cgroup.now().resources.memory_limit_in_bytes
     return min(half, limit) if limit > 0 else half
 
@@ -132,13 +144,24 @@ def _shm() -> FsStat:
     return _tmpfs("shm", "/dev/shm", "rw,nosuid,nodev,noexec,relatime,size=65536k", SMALL_TMPFS)
 
 
+def _a_tmpfs(world: World, name: str, target: str, options: str, *, readonly: bool = False) -> FsStat:
+    """A tmpfs mounted in a container, its options as the kernel shows them (tmpfs_options.py)."""
+    pages = _memory_total(world) // PAGE
+    half = pages // 2 * PAGE or SMALL_TMPFS  # the kernel's default: half the memory's pages
+    given = tmpfs_size(options, pages * PAGE)
+    shown = shown_options(options, readonly=readonly or read_only(options), size=given, default_size=half)
+    return _tmpfs(name, target, shown, given or _memory_default(world))
+
+
+def _shared(world: World, point: str, mount: SharedMount, readonly: bool) -> FsStat:
+    """A tmpfs on the host's side, where the container sees it (`readonly`: through a recursive
+    read-only mount)."""
+    return _a_tmpfs(world, mount.source, point, mount.options, readonly=readonly)
+
+
 def _made_inside(world: World, source: str, target: str) -> FsStat:
     if source == "tmpfs":
-        options = world.tmpfs_options(target)
-        size = size_option(options) or _memory_default(world)
-        shown = ",".join(["rw", "relatime"] + [o for o in _rest(options) if not o.startswith("size=")]
-                         + [f"size={size // 1024}k"])
-        return _tmpfs("tmpfs", target, shown, size)
+        return _a_tmpfs(world, world.tmpfs_name(target), target, world.tmpfs_options(target))
     under = statfs_of(world, source)
     return FsStat(under.source, target, under.fs_type, under.options, under.block_size, under.blocks,
                   under.blocks_free, under.blocks_available, under.files, under.files_free, under.name_max)
@@ -156,6 +179,7 @@ def table(world: World) -> list[FsStat]:
     spec = world.spec
     if spec.readonly_paths or spec.masked_paths:
         out += mask_lines(spec, world.exists, world.is_dir, lambda path: statfs_of(world, path))
+    out += [_shared(world, point, mount, readonly) for point, mount, readonly in world.shared_seen()]
     out += [_made_inside(world, source, target) for source, target in world.mounts_made_inside()]
     return out
 
@@ -169,6 +193,9 @@ def statfs_of(world: World, path: str) -> FsStat:
                 return _made_inside(world, "tmpfs", point)
     mounted = world.backing(path)
     if mounted is not None:
+        seen = world.shared_holding(path)
+        if seen is not None:
+            return _shared(world, *seen)
         return _host_backed(world, mounted[0], mounted[1])
     for fs in reversed(_kernel(world) + [_shm()]):
         if path == fs.point or path.startswith(fs.point + "/"):

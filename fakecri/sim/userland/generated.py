@@ -14,6 +14,7 @@ from fakecri.sim.image_content import ImageContent
 from fakecri.sim.userland.cgroupfs import Cgroup, allowed_cpus, cgroup_file, proc_cgroup
 from fakecri.sim.userland.filesystems import proc_mounts
 from fakecri.sim.userland.privilege import Privilege
+from fakecri.sim.userland.shared_mounts import SharedMount
 from fakecri.sim.userland.spec import UserlandSpec
 
 
@@ -36,6 +37,12 @@ class Userland(Protocol):
     def mounts_made_inside(self) -> list[tuple[str, str]]: ...
 
     def tmpfs_options(self, target: str) -> str: ...
+
+    def tmpfs_name(self, target: str) -> str: ...
+
+    def shared_seen(self) -> list[tuple[str, SharedMount, bool]]: ...
+
+    def shared_holding(self, path: str) -> tuple[str, SharedMount, bool] | None: ...
 
     def backing(self, path: str) -> tuple[Mount, str] | None: ...
 

@@ -35,6 +35,7 @@ from fakecri.sim.userland.inodes import Inodes
 from fakecri.sim.userland.inside_mounts import NO_SUCH, NOT_DIR, TMPFS, FileError, MountsInside
 from fakecri.sim.userland.masks import NULL_DEVICE, masked_dir, masked_file
 from fakecri.sim.userland.privilege import Privilege, privilege
+from fakecri.sim.userland.shared_mounts import SharedMount, SharedMounts
 from fakecri.sim.userland.spec import UserlandSpec
 
 ROOT_DIRS = ("/", "/bin", "/dev", "/dev/pts", "/dev/shm", "/dev/mqueue", "/etc", "/home", "/proc", "/proc/self",
@@ -64,12 +65,13 @@ class Userland(MountsInside, Inodes):
                  processes: Callable[[], list[tuple[int, str]]] | None = None,
                  mounts_at_start: frozenset[str] | None = None, host: HostView | None = None,
                  cgroup: Cgroup | None = None, images: Callable[[str], ImageContent] | None = None,
-                 now: Callable[[], int] = lambda: 0) -> None:
+                 now: Callable[[], int] = lambda: 0, shared: SharedMounts | None = None) -> None:
         """`processes`: what its PID namespace shows; `mounts_at_start`: the host's mount points
         when the container started (a private mount hides what the host mounted under it
         since); `host`: what of the host its mounts and shared namespaces reach; `cgroup`: its
         cgroup as /sys/fs/cgroup shows it; `images`: an image's content by reference (image volumes);
-        `now`: the node's clock (ns since the epoch), for the times files change."""
+        `now`: the node's clock (ns since the epoch), for the times files change; `shared`: the
+        node's mounts on the host's side (tmpfs mounts propagated through bidirectional mounts)."""
         self.spec = spec
         self.now = now
         self.umask = 0o022  # of the process that looks now (files.world_of sets it)
@@ -81,9 +83,12 @@ class Userland(MountsInside, Inodes):
         self.ip = ip
         self.content = content
         self._mounts_at_start = mounts_at_start
-        self._since: tuple[frozenset[str], frozenset[str]] | None = None  # (table, its points new since start)
+        self.shared = shared if shared is not None else SharedMounts()
+        self._dropped: dict[str, SharedMount] = {}
+        self._since: tuple[frozenset[str], frozenset[str], frozenset[str]] | None = None
         self._binds: dict[str, str] = {}  # mounts made inside: target -> source path ("" for a tmpfs)
         self._tmpfs_options: dict[str, str] = {}
+        self._tmpfs_names: dict[str, str] = {}
         self._shown: dict[str, list[str]] = {}  # target -> host paths a bidirectional mount copied out
         self._files: dict[str, bytes] = {}  # the in-memory layer of the root filesystem
         self._dirs: set[str] = set(ROOT_DIRS)
@@ -241,10 +246,17 @@ class Userland(MountsInside, Inodes):
     def _under(self, path: str, prefixes: tuple[str, ...]) -> bool:
         return any(_within(path, p) for p in prefixes)
 
+    def spec_mounts(self) -> tuple[Mount, ...]:
+        return self.spec.mounts
+
     def is_mount_point(self, path: str) -> bool:
-        """Whether the resolved `path` is where a CRI mount or a mount made inside sits."""
-        return path in self._binds or any(posixpath.normpath(m.container_path) == path
-                                          for m in self.spec.mounts if m.container_path)
+        """Whether the resolved `path` is where a CRI mount, a mount made inside or one on the
+        host's side it sees sits."""
+        if path in self._binds or any(posixpath.normpath(m.container_path) == path
+                                      for m in self.spec.mounts if m.container_path):
+            return True
+        seen = self.shared_holding(path) if self.shared else None
+        return seen is not None and seen[0] == path
 
     # ------------------------------------------------------------ what is at a path
 
@@ -421,7 +433,7 @@ class Userland(MountsInside, Inodes):
     def _writable(self, path: str) -> tuple[Mount, str] | None:
         """Check the file system lets `path` change; the mount it is on (None: the root filesystem)."""
         if (self._under(path, self.spec.readonly_paths) or path.startswith("/proc/sys/")
-                or (self.spec.masked_paths and masked_dir(self.spec, path))):
+                or (self.spec.masked_paths and masked_dir(self.spec, path)) or self._read_only_inside(path)):
             raise FileError(READ_ONLY)
         mounted = self._mount(path)
         if mounted is not None:
