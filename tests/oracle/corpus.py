@@ -14,6 +14,7 @@ CORPUS = Path(__file__).parent / "corpus"
 OWNERS = {
     "text": "applets",
     "sed": "applets",
+    "usage": "applets",
     "files": "applets",
     "system": "applets",
     "awk": "awk",

@@ -329,7 +329,7 @@ def sed(args: list[str], io: Io) -> Process:
     operands = opts.operands
     if not pieces:
         if not operands:
-            return (yield from usage_error(io, "sed", SYNOPSIS, BadUsage("sed: no script given")))
+            return (yield from usage_error(io, "sed", SYNOPSIS, BadUsage("")))
         pieces, operands = [operands[0]], operands[1:]
     extended = opts.has("r") or opts.has("E")
     try:
