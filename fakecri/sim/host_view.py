@@ -79,6 +79,9 @@ class HostView(Protocol):
     def chown(self, path: str, uid: int, gid: int) -> None:
         """Set the owner of `path` itself (not following a final symlink); -1 leaves one as it is."""
 
+    def set_mtime(self, path: str, mtime_ns: int) -> None:
+        """Set the access and modification times of `path` (following a final symlink)."""
+
     def remove(self, path: str) -> None:
         """Remove a file, a link, or a directory with everything under it."""
 
@@ -135,6 +138,9 @@ class NoHost:
         raise self._missing(path)
 
     def chown(self, path: str, uid: int, gid: int) -> None:
+        raise self._missing(path)
+
+    def set_mtime(self, path: str, mtime_ns: int) -> None:
         raise self._missing(path)
 
     def statfs(self, path: str) -> HostFs:

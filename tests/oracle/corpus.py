@@ -13,6 +13,8 @@ CORPUS = Path(__file__).parent / "corpus"
 # category not named here is the shell's (syntax, expansion, builtins).
 OWNERS = {
     "text": "applets",
+    "sed": "applets",
+    "usage": "applets",
     "files": "applets",
     "system": "applets",
     "awk": "awk",

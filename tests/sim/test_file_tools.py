@@ -102,7 +102,16 @@ def test_find_delete_and_what_is_not_modelled(box):
     assert _run(["find", "d", "-type", "f", "-delete"], box) == ("", "", 0)
     assert _run(["find", "d"], box)[0] == "d\nd/e\n"
     assert _run(["find", "d", "-atime", "-1"], box) == ("", "find: -atime is not modelled by fakecri\n", 2)
-    assert _run(["touch", "-d", "2020-01-01", "x"], box)[2] == 2
+    assert _run(["touch", "-a", "x"], box) == ("", "touch: -a: not modelled by fakecri\n", 2)
+
+
+def test_touch_sets_the_time_busybox_parses(box):
+    assert _run(["touch", "-d", "2020-01-02 03:04:05", "x"], box) == ("", "", 0)
+    assert _run(["stat", "-c", "%Y", "x"], box)[0] == "1577934245\n"
+    assert _run(["touch", "-t", "202001020304.06", "-r", "x", "y"], box)[2] == 1  # -r and -t: usage
+    assert _run(["touch", "-r", "x", "y"], box)[2] == 0
+    assert _run(["stat", "-c", "%Y", "y"], box)[0] == "1577934245\n"
+    assert _run(["touch", "-d", "yesterday", "x"], box) == ("", "touch: invalid date 'yesterday'\n", 1)
 
 
 def test_mktemp_names_are_deterministic_and_free(box):

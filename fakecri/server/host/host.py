@@ -227,6 +227,12 @@ class LocalHost:
         except (OSError, ValueError) as exc:
             raise _error(exc) from None
 
+    def set_mtime(self, path: str, mtime_ns: int) -> None:
+        try:
+            os.utime(path, ns=(mtime_ns, mtime_ns))
+        except (OSError, ValueError) as exc:
+            raise _error(exc) from None
+
     def remove(self, path: str) -> None:
         self._may(path, follow=False)
         try:

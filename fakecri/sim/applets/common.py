@@ -11,11 +11,11 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 
 from fakecri.sim.shell import Io, Process, Reply, Step
+from fakecri.sim.usage import usage_text
 from fakecri.sim.userland.files import looking
 from fakecri.sim.userland.world import FileError
 
 Gen = Generator[Step, Reply, object]
-BANNER = "BusyBox v1.35.0 (Debian 1:1.35.0-4+deb12u1+b1) multi-call binary.\n"  # the oracle's, word for word
 
 
 def decode(data: bytes) -> str:
@@ -120,7 +120,7 @@ def getopt(applet: str, args: list[str], spec: str, *, permute: bool = True,
 
 def usage_error(io: Io, applet: str, synopsis: str, exc: BadUsage, code: int = 1) -> Process:
     """Report a bad command line as busybox does (the message, then the usage), exit `code`."""
-    usage = f"{BANNER}\nUsage: {applet} {synopsis}\n" if exc.usage else ""
+    usage = usage_text(applet, synopsis) if exc.usage else ""
     yield from io.error((f"{exc.message}\n" if exc.message else "") + usage)
     return code
 

@@ -3,9 +3,11 @@ container without TZ has; another TZ is not modelled).
 
 "Now" is the moment the process started, as the node's clock said it (the simulation makes
 each exec's `date` with `date_at`), plus the time the process has slept since; without one
-(no container) it is the fake clock's start, 2026-01-01T00:00:00Z. TIME for -d: `@SECONDS`,
-`YYYY-MM-DD [hh:mm[:ss]]`, `YYYY.MM.DD-hh:mm[:ss]`, `hh:mm[:ss]` (today), `[[CC]YY]MMDDhhmm`,
-or as `-D FMT` (strptime) says. Setting the clock (`date MMDDhhmm`, `-s`) is refused as in a
+(no container) it is the fake clock's start, 2026-01-01T00:00:00Z. TIME for -d as busybox's
+parse_datestr reads it: `hh:mm[:ss]` (today), `MM.DD-hh:mm[:ss]`, `YYYY.MM.DD-hh:mm[:ss]`,
+`Mon DD hh:mm:ss YYYY`, `YYYY-MM-DD [hh[:mm[:ss]]] [+hhmm]` (each as glibc's strptime takes it),
+`@SECONDS`, `[[[[[CC]YY]MM]DD]hh]mm[.ss]`; out-of-range days and seconds roll over as mktime
+does; or as `-D FMT` (strptime) says. Setting the clock (`date MMDDhhmm`, `-s`) is refused as in a
 container without CAP_SYS_TIME. `-r FILE`: the file's modification time.
 """
 from __future__ import annotations
@@ -44,6 +46,109 @@ def _iso(spec: str, seconds: int, nanos: int) -> str | None:
     return re.sub(r"([+-]\d\d)(\d\d)$", r"\1:\2", text)
 
 
+# busybox's parse_datestr (ENABLE_DESKTOP): the first of these strptime formats that takes the whole
+# text, then `@SECONDS`, then the digits-only forms of `touch -t`.
+_DATE_FORMATS = ("%R", "%T", "%m.%d-%R", "%m.%d-%T", "%Y.%m.%d-%R", "%Y.%m.%d-%T", "%b %d %T %Y", "%Y-%m-%d %R",
+                 "%Y-%m-%d %T", "%Y-%m-%d %R %z", "%Y-%m-%d %T %z", "%Y-%m-%d %H", "%Y-%m-%d")
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+# glibc's strptime: each number's range and most digits.
+_NUMBERS = {"Y": (0, 9999, 4), "m": (1, 12, 2), "d": (1, 31, 2), "H": (0, 23, 2), "M": (0, 59, 2), "S": (0, 61, 2)}
+
+
+def _strptime(text: str, fmt: str, tm: dict[str, int]) -> bool:
+    """glibc's strptime over `fmt`, the fields it reads set in `tm` (year, mon 1-12, mday, hour,
+    min, sec, off: a zone's offset in seconds); True when it took the whole text."""
+    fmt = fmt.replace("%R", "%H:%M").replace("%T", "%H:%M:%S")
+    got: dict[str, int] = {}
+    i = 0
+    j = 0
+    while j < len(fmt):
+        f = fmt[j]
+        j += 1
+        if f.isspace():  # any run of white space, none too
+            while i < len(text) and text[i].isspace():
+                i += 1
+            continue
+        if f != "%":
+            if i >= len(text) or text[i] != f:
+                return False
+            i += 1
+            continue
+        conv = fmt[j]
+        j += 1
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if conv in _NUMBERS:
+            low, high, most = _NUMBERS[conv]
+            if i >= len(text) or not text[i].isdigit():
+                return False
+            val = 0
+            n = 0
+            while i < len(text) and text[i].isdigit() and n < most and (n == 0 or val * 10 <= high):
+                val = val * 10 + int(text[i])
+                i += 1
+                n += 1
+            if not low <= val <= high:
+                return False
+            got[conv] = val
+        elif conv == "b":
+            low_text = text[i:].lower()
+            for k, name in enumerate(_MONTHS):
+                taken = name if low_text.startswith(name) else name[:3] if low_text.startswith(name[:3]) else ""
+                if taken:
+                    got["m"] = k + 1
+                    i += len(taken)
+                    break
+            else:
+                return False
+        elif conv == "z":
+            if text[i:i + 1] == "Z":
+                got["z"] = 0
+                i += 1
+                continue
+            m = re.match(r"([+-])(\d\d)(?::?(\d\d))?", text[i:])
+            if m is None:
+                return False
+            sign = -1 if m.group(1) == "-" else 1
+            got["z"] = sign * (int(m.group(2)) * 3600 + int(m.group(3) or 0) * 60)
+            i += m.end()
+    if i != len(text):
+        return False
+    for conv, key in (("Y", "year"), ("m", "mon"), ("d", "mday"), ("H", "hour"), ("M", "min"), ("S", "sec"),
+                      ("z", "off")):
+        if conv in got:
+            tm[key] = got[conv]
+    return True
+
+
+def _digits_form(text: str, tm: dict[str, int]) -> bool:
+    """`[[[[[CC]YY]MM]DD]hh]mm[.ss]` (the length before a `.` says which), busybox's checks after."""
+    head, dot, tail = text.partition(".")
+    if not head.isdigit() or len(head) not in (2, 4, 6, 8, 10, 12):
+        return False
+    pairs = [int(head[k:k + 2]) for k in range(0, len(head), 2)]
+    if len(head) == 12:
+        tm["year"] = int(head[:4])
+        pairs = pairs[2:]
+    elif len(head) == 10:
+        year = pairs.pop(0) + 1900  # put in the current century, within 50 years of now
+        year += (tm["year"] - 1900) // 100 * 100
+        if year < tm["year"] - 50:
+            year += 100
+        if year > tm["year"] + 50:
+            year -= 100
+        tm["year"] = year
+    keys = ("mon", "mday", "hour", "min")[4 - len(pairs):]
+    tm.update(zip(keys, pairs, strict=True))
+    tm["sec"] = 0
+    if dot:
+        if not tail.isdigit():
+            return False
+        tm["sec"] = int(tail)
+    return tm["sec"] <= 60 and tm["min"] <= 59 and tm["hour"] <= 23 and tm["mday"] <= 31 and 1 <= tm["mon"] <= 12
+
+
 def _parse(text: str, now_s: int, given_format: str | None) -> int | None:
     if given_format is not None:
         if given_format == "%s":
@@ -52,27 +157,32 @@ def _parse(text: str, now_s: int, given_format: str | None) -> int | None:
             return calendar.timegm(datetime.strptime(text, given_format).timetuple())
         except ValueError:
             return None
-    t = text.strip()
-    m = re.fullmatch(r"@(\d+)", t)
-    if m:
-        return int(m.group(1))
+    return parse_datestr(text, now_s, midnight=True)
+
+
+def parse_datestr(text: str, now_s: int, *, midnight: bool) -> int | None:
+    """busybox's parse_datestr and validate_tm_time: TIME as seconds since the epoch (None: an
+    invalid date). The fields a form does not give are now's, the time of day midnight's when
+    `midnight` (date zeroes it first, touch does not)."""
     today = datetime.fromtimestamp(now_s, UTC)
-    m = re.fullmatch(r"(\d{4})[-.](\d\d)[-.](\d\d)(?:[ T-](\d\d?):(\d\d)(?::(\d\d))?)?", t)
-    if m and "T" not in t:
-        y, mo, d, h, mi, s = (int(g) if g else 0 for g in m.groups())
-        return calendar.timegm((y, mo, d, h, mi, s, 0, 0, 0))
-    m = re.fullmatch(r"(\d\d?):(\d\d)(?::(\d\d))?", t)
-    if m:
-        h, mi, s = (int(g) if g else 0 for g in m.groups())
-        return calendar.timegm((today.year, today.month, today.day, h, mi, s, 0, 0, 0))
-    m = re.fullmatch(r"(\d{8}|\d{10}|\d{12})(?:\.(\d\d))?", t)
-    if m:
-        digits, sec = m.groups()
-        year = int(digits[:4]) if len(digits) == 12 else 2000 + int(digits[:2]) if len(digits) == 10 \
-            else today.year
-        mo, d, h, mi = (int(digits[k:k + 2]) for k in range(len(digits) - 8, len(digits), 2))
-        return calendar.timegm((year, mo, d, h, mi, int(sec or 0), 0, 0, 0))
-    return None
+    start = {"year": today.year, "mon": today.month, "mday": today.day, "hour": 0 if midnight else today.hour,
+             "min": 0 if midnight else today.minute, "sec": 0 if midnight else today.second}
+    for fmt in _DATE_FORMATS:
+        tm = dict(start)
+        if _strptime(text, fmt, tm):
+            break
+    else:
+        m = re.fullmatch(r"@(\d+)", text)
+        if m:
+            return int(m.group(1)) if int(m.group(1)) < 2 ** 63 else None
+        tm = dict(start)
+        if not _digits_form(text, tm):
+            return None
+    if tm["year"] < 1:
+        return None
+    # mktime's normalising: 2024-02-30 is March 1st, 12:30:61 is 12:31:01.
+    days = datetime(tm["year"], tm["mon"], 1).toordinal() - datetime(1970, 1, 1).toordinal() + tm["mday"] - 1
+    return days * 86400 + tm["hour"] * 3600 + tm["min"] * 60 + tm["sec"] - tm.get("off", 0)
 
 
 def elapsed(io: Io) -> Generator[Step, Reply, int]:

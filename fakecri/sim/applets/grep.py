@@ -11,9 +11,10 @@ import re
 from collections.abc import Generator
 from dataclasses import dataclass
 
-from fakecri.sim.applets.common import BANNER, BadUsage, decode, getopt, lines_of, read_path, usage_error
+from fakecri.sim.applets.common import BadUsage, decode, getopt, lines_of, read_path, usage_error
 from fakecri.sim.applets.regex import RegexError, compile_posix
 from fakecri.sim.shell import Command, Io, Process, Reply, Step
+from fakecri.sim.usage import usage_text
 from fakecri.sim.userland.files import looking
 from fakecri.sim.userland.world import FileError
 
@@ -214,7 +215,7 @@ def grep_as(name: str, forced: str = "") -> Command:
 
 
 def _usage(io: Io, name: str) -> Process:
-    yield from io.error(f"{BANNER}\nUsage: {name} {SYNOPSIS}\n")
+    yield from io.error(usage_text(name, SYNOPSIS))
     return 2
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 import re
 
-from fakecri.sim.applets.common import BANNER, encode
+from fakecri.sim.applets.common import encode
 from fakecri.sim.shell import Io, Process
+from fakecri.sim.usage import usage_text
 
 _SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
 _SPEC = re.compile(r"%([-+ #0']*)(\*|\d*)(?:\.(\*|\d*))?(hh|h|ll|l|L|q|j|z|t)?(.?)", re.S)
@@ -206,7 +207,10 @@ def printf(args: list[str], io: Io) -> Process:
     if args[:1] == ["--"]:
         args = args[1:]
     if not args:
-        yield from io.error(f"{BANNER}\nUsage: printf FORMAT [ARG]...\n")
+        if io.builtin:  # ash's builtin says it in a line of its own, exit 2
+            yield from io.error(f"{io.shell}: usage: printf FORMAT [ARGUMENT...]\n")
+            return 2
+        yield from io.error(usage_text("printf", "FORMAT [ARG]..."))
         return 1
     fmt, rest = _bytes_text(args[0]), [_bytes_text(a) for a in args[1:]]
     out, errors, bad = format_all(fmt, rest)

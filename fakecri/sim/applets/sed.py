@@ -22,7 +22,7 @@ from fakecri.sim.applets.common import (
 from fakecri.sim.applets.regex import compile_posix
 from fakecri.sim.applets.sed_script import Address, Cmd, ScriptError, parse
 from fakecri.sim.shell import Io, Process
-from fakecri.sim.userland.world import FileError
+from fakecri.sim.userland.world import IS_DIR, FileError
 
 SYNOPSIS = "[-i[SFX]] [-nrE] [-f FILE]... [-e CMD]... [FILE]..."
 _LONGS = {"quiet": "n", "silent": "n", "expression": "e", "file": "f", "regexp-extended": "r"}
@@ -117,25 +117,57 @@ class _Run:
         return False
 
     def substitute(self, cmd: Cmd, space: str) -> tuple[str, bool]:
+        """busybox's do_subst_command: after each match the search starts again on the rest of
+        the line as a string of its own, not at its beginning (REG_NOTBOL: `^` no longer
+        matches, while `\\<` and `\\b` take the rest's first character as a word's start, as
+        busybox 1.35 does); an empty match right after a non-empty one is not replaced; after an
+        empty match one character is copied before searching again."""
         regex = self.regex(cmd.regex or "", cmd.flags)
-        count = 0
-        done = False
-        parts: list[str] = []
-        pos = 0
-        for m in regex.finditer(space):
-            count += 1
-            if "g" not in cmd.flags and count != cmd.nth:
-                continue
-            parts.append(space[pos:m.start()])
-            parts.append(_replacement(cmd.replacement, m))
-            pos = m.end()
-            done = True
-            if "g" not in cmd.flags:
-                break
-        if not done:
+        m = regex.search(space)
+        if m is None:
             return space, False
-        parts.append(space[pos:])
-        return "".join(parts), True
+        which = cmd.nth
+        parts: list[str] = []
+        line = space
+        base = 0  # where the match's positions start in `line` (1 after the first search)
+        count = 0
+        altered = False
+        prev_empty = True
+        tried_at_eol = False
+        while m is not None:
+            start, end = m.start() - base, m.end() - base
+            count += 1
+            if which and which != count:
+                parts.append(line[:end])
+                line = line[end:]
+                if start == end and line:
+                    parts.append(line[0])
+                    line = line[1:]
+            else:
+                parts.append(line[:start])
+                if prev_empty or start != 0 or start != end:
+                    parts.append(_replacement(cmd.replacement, m))
+                    altered = True
+                prev_empty = start == end
+                if prev_empty:
+                    if end >= len(line):
+                        tried_at_eol = True
+                    else:
+                        parts.append(line[end])
+                        end += 1
+                line = line[end:]
+                if which:
+                    break
+            if not line:
+                if tried_at_eol:
+                    break
+                tried_at_eol = True
+            # The rest as a string of its own that does not begin a line: searched after a
+            # newline that no match may start on (a newline is not a word character).
+            m = regex.search("\n" + line, 1)
+            base = 1
+        parts.append(line)
+        return "".join(parts), altered
 
     def cycle(self, space: str) -> None:
         """One cycle of the script over the pattern space."""
@@ -292,12 +324,12 @@ def sed(args: list[str], io: Io) -> Process:
             try:
                 pieces.append(decode((yield from read_path(io, value))).removesuffix("\n"))
             except FileError as exc:
-                yield from io.error(f"sed: can't open '{value}': {exc.reason}\n")
+                yield from io.error(f"sed: {value}: {exc.reason}\n")
                 return 1
     operands = opts.operands
     if not pieces:
         if not operands:
-            return (yield from usage_error(io, "sed", SYNOPSIS, BadUsage("sed: no script given")))
+            return (yield from usage_error(io, "sed", SYNOPSIS, BadUsage("")))
         pieces, operands = [operands[0]], operands[1:]
     extended = opts.has("r") or opts.has("E")
     try:
@@ -320,9 +352,9 @@ def sed(args: list[str], io: Io) -> Process:
         for path in operands:
             try:
                 text = decode((yield from read_path(io, path)))
-            except FileError as exc:
-                yield from io.error(f"sed: can't open '{path}': {exc.reason}\n")
-                status = 4
+            except FileError as exc:  # busybox stat()s each file first: `sed: PATH: reason`, exit 1
+                yield from io.error(f"sed: {path}: {exc.reason}\n")
+                status = 1
                 continue
             lines, newline = _split(text)
             run = _Run(_fresh(cmds), extended, opts.has("n"), lines, newline, reads=reads)
@@ -340,8 +372,9 @@ def sed(args: list[str], io: Io) -> Process:
         try:
             texts.append(decode((yield from read_path(io, path))))
         except FileError as exc:
-            yield from io.error(f"sed: can't open '{path}': {exc.reason}\n")
-            status = 2
+            if exc.reason != IS_DIR:  # a directory opens and reads as nothing (EISDIR ends the input)
+                yield from io.error(f"sed: {path}: {exc.reason}\n")  # busybox's fopen_or_warn
+                status = 1
     whole = ""
     for text in texts:  # the files as one stream; a file's missing last newline is supplied between files
         whole += text if not whole or whole.endswith("\n") else "\n" + text

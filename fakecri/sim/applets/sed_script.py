@@ -35,8 +35,8 @@ class Cmd:
     text: str = ""  # a/i/c text, a label, a file name
     regex: str | None = None  # s: the expression
     replacement: str = ""
-    flags: str = ""  # s: g p I
-    nth: int = 1  # s: which match
+    flags: str = ""  # s: p I
+    nth: int = 1  # s: which match (0: every one, the g flag)
     wfile: str = ""  # s///w, w: the file written
     src: str = ""  # y: from
     dst: str = ""  # y: to
@@ -44,7 +44,7 @@ class Cmd:
     in_range: bool = field(default=False)  # a range's state while running
 
 
-_SIMPLE = set("pPdDnNgGhHx=}")
+_SIMPLE = set("pPdDnNgGhHlx=}")  # l: busybox 1.35 parses it and does nothing
 
 
 def _delimited(s: str, i: int, delim: str, what: str) -> tuple[str, int]:
@@ -221,12 +221,10 @@ def parse(script: str, *, extended: bool) -> list[Cmd]:
             cmd.src, cmd.dst = src.replace("\\\\", "\\"), dst.replace("\\\\", "\\")
             if len(cmd.src) != len(cmd.dst):
                 raise ScriptError("strings for y command are different lengths")
-        elif name == "l":
-            raise ScriptError("l: not modelled by fakecri")
         else:
             raise ScriptError(f"unsupported command {name}")
-        if name not in "aicbtT:rws{}" or name == "s":
-            _end_of_command(s, i)
+        # No separator is needed after a command: what follows is the next one (`pd` is `p;d`,
+        # `p 5` a command missing after the address 5), as busybox's add_cmd reads on.
         cmds.append(cmd)
     for cmd in cmds:
         if cmd.name == "s" and cmd.regex:
@@ -251,13 +249,6 @@ def parse(script: str, *, extended: bool) -> list[Cmd]:
     return cmds
 
 
-def _end_of_command(s: str, i: int) -> None:
-    while i < len(s) and s[i] in " \t":
-        i += 1
-    if i < len(s) and s[i] not in ";\n}#":
-        raise ScriptError(f"unsupported command {s[i]}" if s[i - 1:i] not in "qpPdDnNgGhHx=" else "missing command")
-
-
 def _substitute(s: str, i: int, cmd: Cmd) -> int:
     if i >= len(s) or s[i] in "\n\\":
         raise ScriptError("unmatched 's'")
@@ -267,15 +258,17 @@ def _substitute(s: str, i: int, cmd: Cmd) -> int:
     flags = []
     while i < len(s) and s[i] not in ";\n}#":
         c = s[i]
-        if c in "gpIi":
+        if c in "pIi":
             flags.append("I" if c == "i" else c)
             i += 1
-        elif c.isdigit():
-            m = re.match(r"\d+", s[i:])
+        elif c == "g":  # every match: busybox's which_match 0, whatever number came before
+            cmd.nth = 0
+            i += 1
+        elif c.isdigit():  # the Nth match (0: every one; the last number or g given wins), but
+            m = re.match(r"\d+", s[i:])  # busybox ignores the number when the regex starts with ^
             assert m is not None
-            cmd.nth = int(m.group(0))
-            if cmd.nth == 0:
-                raise ScriptError("bad option in substitution expression")
+            if not cmd.regex.startswith("^"):
+                cmd.nth = int(m.group(0))
             i += m.end()
         elif c == "w":
             cmd.wfile, i = _word(s, i + 1)

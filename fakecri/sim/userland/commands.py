@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from fakecri.sim.shell import Command, Io, Process, Sleep
 from fakecri.sim.userland.file_tools import FILE_TOOL_COMMANDS
-from fakecri.sim.userland.files import FILE_COMMANDS
+from fakecri.sim.userland.files import FILE_COMMANDS, checked
 from fakecri.sim.userland.identity import accounts
 from fakecri.sim.userland.procs import PROCESS_COMMANDS
 from fakecri.sim.userland.spec import sysctl_name, sysctl_path
@@ -387,9 +387,10 @@ def _ipcs(args: list[str], io: Io) -> Process:
 
 
 USERLAND_COMMANDS: dict[str, Command] = {
-    "ps": _ps, "pidof": _pidof, "ipcs": _ipcs,
+    "ps": checked("ps", "o", _ps, with_value="o", modelled=""), "pidof": _pidof, "ipcs": _ipcs,
     "nnp": _nnp, "dd": _dd, "truncate": _truncate, "netstat": _netstat,
-    "id": _id, "whoami": _whoami, "groups": _groups,
+    "id": checked("id", "gnruG", _id, operands=(0, 1)),  # (-r: the real ids are the effective ones)
+    "whoami": checked("whoami", "", _whoami, operands=(0, 0)), "groups": _groups,
     "printenv": _printenv, "sysctl": _sysctl, "pwd": _pwd,
     "brctl": _brctl, "ping": _ping,
     **FILE_COMMANDS,

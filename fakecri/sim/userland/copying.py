@@ -11,6 +11,7 @@ import posixpath
 from collections.abc import Generator
 
 from fakecri.sim.shell import Io, Process, Step
+from fakecri.sim.usage import invalid_option, usage_text
 from fakecri.sim.userland.files import looking, split_flags
 from fakecri.sim.userland.world import FileError, Userland
 
@@ -60,10 +61,11 @@ def _overwrite(verb: str, world: Userland, target: str, flags: set[str], io: Io)
 
 
 def refused(verb: str, flags: set[str], modelled: str, known: str) -> str:
-    """busybox's complaint about an option it lacks, or ours about one we do not model ("" when all are fine)."""
+    """busybox's complaint about an option it lacks (its usage after it), or ours about one we do not model ("" when
+    all are fine)."""
     for flag in sorted(flags):
         if flag not in known:
-            return f"{verb}: invalid option -- '{flag}'\n"
+            return invalid_option(verb, flag, known)
         if flag not in modelled:
             return f"{verb}: -{flag} is not modelled by fakecri\n"
     return ""
@@ -77,7 +79,7 @@ def cp(args: list[str], io: Io) -> Process:
         yield from io.error(problem)
         return 1 if "invalid" in problem else 2
     if len(paths) < 2:
-        yield from io.error("cp: missing operand\n" if paths else "cp: missing file operand\n")
+        yield from io.error(usage_text("cp"))
         return 1
     *sources, dest = paths
     recursive = bool(flags & {"r", "R", "a"})
@@ -117,7 +119,7 @@ def mv(args: list[str], io: Io) -> Process:
         yield from io.error(problem)
         return 1 if "invalid" in problem else 2
     if len(paths) < 2:
-        yield from io.error("mv: missing operand\n")
+        yield from io.error(usage_text("mv"))
         return 1
     *sources, dest = paths
     status = 0

@@ -15,7 +15,10 @@ import random
 from collections.abc import Generator
 from dataclasses import dataclass, field
 
+from fakecri.sim.applets.common import BadUsage, not_modelled, options, usage_error
+from fakecri.sim.applets.date import parse_datestr
 from fakecri.sim.shell import Command, Io, Process, Step, run_argv
+from fakecri.sim.usage import usage_text
 from fakecri.sim.userland.copying import cp, mv, refused
 from fakecri.sim.userland.files import looking, split_flags
 from fakecri.sim.userland.fs import FileStat, X
@@ -290,7 +293,7 @@ def _find(args: list[str], io: Io) -> Process:
     try:
         expr = parser.parse()
     except _Unrecognized as exc:
-        yield from io.error(f"find: unrecognized: {exc}\n")
+        yield from io.error(f"find: unrecognized: {exc}\n" + usage_text("find"))
         return 1
     except _NotModelled as exc:
         yield from io.error(f"find: {exc} is not modelled by fakecri\n")
@@ -381,7 +384,7 @@ def _rmdir(args: list[str], io: Io) -> Process:
         yield from io.error(problem)
         return 1 if "invalid" in problem else 2
     if not paths:
-        yield from io.error("rmdir: missing operand\n")
+        yield from io.error(usage_text("rmdir"))
         return 1
     status = 0
     for path in paths:
@@ -451,25 +454,45 @@ def _du(args: list[str], io: Io) -> Process:
     return status
 
 
+_TOUCH_LONGS = {"no-create": "c", "no-dereference": "h", "reference": "r", "date": "d"}
+
+
 def _touch(args: list[str], io: Io) -> Process:
+    """`touch [-cm] [-d DATE] [-t DATE] [-r FILE] FILE...` as busybox's: -d and -t take the same
+    forms as `date -d` (busybox's parse_datestr, the time of day now's where a form leaves it out),
+    -r the file's time. Fakecri's files keep one time, so -a (the access time alone) and -h (a
+    link's own time) are not modelled."""
     world = yield from looking(io)
-    flags, values, paths = split_flags(args, "dtr")
-    problem = refused("touch", flags, "c", "chamdtr")
-    if problem:
-        yield from io.error(problem)
-        return 1 if "invalid" in problem else 2
-    if values:
-        yield from io.error(f"touch: -{next(iter(values))} (setting a time) is not modelled by fakecri\n")
-        return 2
-    if not paths:
-        yield from io.error("touch: missing operand\n")
-        return 1
+    o = yield from options(io, "touch", args, "chr:d:t:amf", "[-cham] [-d DATE] [-t DATE] [-r FILE] FILE...",
+                           longs=_TOUCH_LONGS)
+    if isinstance(o, int):
+        return o
+    for flag in "ah":
+        if o.has(flag):
+            return (yield from not_modelled(io, "touch", f"-{flag}", 2))
+    if not o.operands or (o.has("r") and o.has("t")):
+        return (yield from usage_error(io, "touch", "[-cham] [-d DATE] [-t DATE] [-r FILE] FILE...", BadUsage("")))
+    when: int | None = None
+    if o.has("r"):
+        ref = o.last("r") or ""
+        try:
+            when = world.stat(ref).mtime_ns
+        except FileError as exc:
+            yield from io.error(f"touch: can't stat '{ref}': {exc.reason}\n")
+            return 1
+    stamp = o.last("t") if o.has("t") else o.last("d")
+    if stamp is not None:
+        seconds = parse_datestr(stamp, world.now() // 1_000_000_000, midnight=False)
+        if seconds is None:
+            yield from io.error(f"touch: invalid date '{stamp}'\n")
+            return 1
+        when = seconds * 1_000_000_000
     status = 0
-    for path in paths:
-        if "c" in flags and not world.lexists(path):
+    for path in o.operands:
+        if o.has("c") and not world.lexists(path):
             continue
         try:
-            world.touch(path)
+            world.touch(path, when)
         except FileError as exc:
             yield from io.error(f"touch: {path}: {exc.reason}\n")
             status = 1

@@ -12,6 +12,7 @@ import posixpath
 from collections.abc import Callable, Generator
 
 from fakecri.sim.shell import COMMANDS, LOOK, Command, Io, Process, Step
+from fakecri.sim.usage import bad_command_line, usage_text
 from fakecri.sim.userland.formats import (
     STAT_DEFAULT,
     STAT_TERSE,
@@ -66,6 +67,52 @@ def split_flags(args: list[str], with_value: str = "") -> tuple[set[str], dict[s
                 break
             flags.add(ch)
     return flags, values, rest
+
+
+def checked(applet: str, known: str, run: Command, *, with_value: str = "", modelled: str | None = None,
+            longs: dict[str, str] | None = None, operands: tuple[int, int | None] = (0, None),
+            quiet_none: str = "") -> Command:
+    """`run` behind busybox's getopt for `applet`: an option it lacks is its `invalid option`
+    (or `unrecognized option`) with the usage after it, exit 1; one of `known` that fakecri does
+    not model (not in `modelled`) says so, exit 2; fewer or more operands than `operands` allows
+    is the usage, exit 1 (no operand with flag `quiet_none` is a quiet success: `rm -f`). Long
+    options in `longs` are given to `run` as their letters."""
+    def command(args: list[str], io: Io) -> Process:
+        problem = bad_command_line(applet, args, known, with_value, tuple(longs or ()))
+        if problem:
+            yield from io.error(problem)
+            return 1
+        given = _short(args, longs or {})
+        flags, _, rest = split_flags(given, with_value)
+        for flag in sorted(flags):
+            if modelled is not None and flag not in modelled:
+                yield from io.error(f"{applet}: -{flag} is not modelled by fakecri\n")
+                return 2
+        low, high = operands
+        if quiet_none and not rest and flags & set(quiet_none):
+            return 0
+        if len(rest) < low or (high is not None and len(rest) > high):
+            yield from io.error(usage_text(applet))
+            return 1
+        return (yield from run(given, io))
+    return command
+
+
+def _short(args: list[str], longs: dict[str, str]) -> list[str]:
+    """`--name[=VALUE]` (a prefix of one of `longs`) as its letter, before the first operand."""
+    out: list[str] = []
+    for i, a in enumerate(args):
+        if a == "--" or not a.startswith("-") or a == "-":
+            return out + args[i:]
+        if a.startswith("--"):
+            name, eq, value = a[2:].partition("=")
+            letter = next(letter for long, letter in longs.items() if long.startswith(name))
+            out.append("-" + letter)
+            if eq:
+                out.append(value)
+            continue
+        out.append(a)
+    return out
 
 
 def _cat(args: list[str], io: Io) -> Process:
@@ -189,9 +236,8 @@ def _rm(args: list[str], io: Io) -> Process:
 def _ln(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
     flags, _, paths = split_flags(args)
-    if len(paths) < 2:
-        yield from io.error("ln: missing operand\n")
-        return 1
+    if len(paths) < 2:  # one TARGET: a link of its name in the current directory
+        paths = [*paths, "."]
     *targets, link = paths
     status = 0
     for target in targets:
@@ -221,10 +267,12 @@ def _readlink(args: list[str], io: Io) -> Process:
     for path in paths:
         try:
             shown = world.resolve(path) if "f" in flags else world.readlink(path)
+            if "f" in flags and not world.is_dir(posixpath.dirname(shown) or "/"):
+                raise FileError("No such file or directory")  # only the last name may be missing
         except FileError:
             status = 1
             continue
-        yield from io.write(shown + "\n")
+        yield from io.write(shown + ("" if "n" in flags else "\n"))
     return status
 
 
@@ -243,7 +291,7 @@ def _chmod(args: list[str], io: Io) -> Process:
     if spec_at is not None:  # a mode such as -w, given where an option could be
         rest = [args[spec_at]] + rest
     if len(rest) < 2:
-        yield from io.error("chmod: missing operand\n")
+        yield from io.error(usage_text("chmod"))
         return 1
     spec, paths = rest[0], rest[1:]
     try:
@@ -277,11 +325,16 @@ def _owner(verb: str) -> Command:
             yield from io.error(f"{verb}: unknown {kind} {name}\n")
             return 1
         status = 0
-        for path in paths:
+        todo = list(reversed(paths))
+        while todo:
+            path = todo.pop()
             try:
                 world.chown(path, uid, gid, follow="h" not in flags)
+                if "R" in flags and world.stat(path, follow=False).kind == "dir":  # -R: what is under it,
+                    todo += reversed([posixpath.join(path, n) for n in world.listdir(path)])  # links not followed
             except FileError as exc:
-                yield from io.error(f"{verb}: {path}: {exc.reason}\n")
+                if "f" not in flags:
+                    yield from io.error(f"{verb}: {path}: {exc.reason}\n")
                 status = 1
         return status
     return run
@@ -323,9 +376,18 @@ def _hexdump(args: list[str], io: Io) -> Process:
 
 
 FILE_COMMANDS: dict[str, Command] = {
-    "cat": _cat, "stat": _stat, "df": _df, "mount": mount_cmd, "umount": umount_cmd,
-    "mkdir": _each("mkdir", _mkdir, with_value="m", what=lambda p: f"can't create directory '{p}'"),
-    "rm": _rm,
-    "ln": _ln, "readlink": _readlink, "chmod": _chmod, "chown": _owner("chown"), "chgrp": _owner("chgrp"),
+    "cat": _cat, "stat": checked("stat", "cftL", _stat, with_value="c", operands=(1, None)),
+    "df": checked("df", "ahikmtBHPT", _df, with_value="tB", modelled="ahkmtHPT"),
+    "mount": mount_cmd, "umount": umount_cmd,
+    "mkdir": checked("mkdir", "mpv", _each("mkdir", _mkdir, with_value="m", what=lambda p: f"can't create directory "
+                                                                                        f"'{p}'"),
+                     with_value="m", modelled="mp", longs={"mode": "m", "parents": "p", "verbose": "v"},
+                     operands=(1, None)),
+    "rm": checked("rm", "firvR", _rm, modelled="frR", operands=(1, None), quiet_none="f"),
+    "ln": checked("ln", "bfnsvST", _ln, with_value="S", modelled="fns", operands=(1, None)),
+    "readlink": checked("readlink", "fnqsv", _readlink, modelled="fnqs", operands=(1, 1)),
+    "chmod": _chmod,
+    "chown": checked("chown", "cfhvHLPR", _owner("chown"), modelled="fhR", operands=(2, None)),
+    "chgrp": checked("chgrp", "cfhvHLPR", _owner("chgrp"), modelled="fhR", operands=(2, None)),
     "hexdump": _hexdump,
 }

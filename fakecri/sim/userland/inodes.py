@@ -109,8 +109,8 @@ class Inodes(abc.ABC):
         """When the in-memory entry at `p` last changed (0: it came with the image)."""
         return self._mtimes.get(p, 0)
 
-    def _touched(self, p: str) -> None:
-        now = self.now()
+    def _touched(self, p: str, when_ns: int | None = None) -> None:
+        now = self.now() if when_ns is None else when_ns
         for name in self.names_of(p):
             self._mtimes[name] = now
 

@@ -10,13 +10,15 @@ from __future__ import annotations
 import posixpath
 
 from fakecri.sim.shell import Io, Process
+from fakecri.sim.usage import bad_command_line
 from fakecri.sim.userland.files import looking, split_flags
 from fakecri.sim.userland.formats import ls_line
 from fakecri.sim.userland.fs import FileStat
 from fakecri.sim.userland.world import FileError, Userland
 
 _MODELLED = frozenset("aA1dlRFpStrhnL")
-_KNOWN = frozenset("1AaCxdLHRFplinshrSXvctuw")  # busybox's (the others not modelled)
+_KNOWN = frozenset("1AaCxdLHRFplinshrSXvctuwgkQT")  # busybox's (the others not modelled)
+_LONGS = ("full-time", "color", "group-directories-first")
 
 
 def _names(world: Userland, st: FileStat, numeric: bool) -> tuple[str, str]:
@@ -97,12 +99,15 @@ class _Ls:
 
 def ls(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
-    flags, _, paths = split_flags(args)
-    invalid = sorted(flags - _KNOWN)
-    if invalid:
-        yield from io.error(f"ls: invalid option -- '{invalid[0]}'\nUsage: ls [-1AaCxdLHRFplinshrSXvctu] [-w WIDTH] "
-                            "[FILE]...\n")
+    problem = bad_command_line("ls", args, "".join(_KNOWN), "w", _LONGS)
+    if problem:
+        yield from io.error(problem)
         return 1
+    long = next((a for a in args if a.startswith("--") and a not in ("--", "--color=never", "--color=auto")), None)
+    if long is not None:  # (no terminal here: --color=auto colours nothing)
+        yield from io.error(f"ls: {long.split('=')[0]} is not modelled by fakecri\n")
+        return 2
+    flags, _, paths = split_flags([a for a in args if not a.startswith("--color=")])
     unknown = sorted(flags - _MODELLED)
     if unknown:
         yield from io.error(f"ls: -{unknown[0]} is not modelled by fakecri\n")

@@ -507,17 +507,26 @@ class Userland(MountsInside, Inodes):
         if parent is not None:
             self._made(p, mounted, 0o666 & ~self.umask if mode is None else mode, parent, is_dir=False)
 
-    def touch(self, path: str) -> None:
+    def touch(self, path: str, when_ns: int | None = None) -> None:
+        """Make `path` (empty) or mark it changed now, or at `when_ns` (touch -d/-t/-r)."""
         node = self._safely(path)
         if node is None:
             self.write(path, b"")
-            return
+            if when_ns is None:
+                return
+            node = self._safely(path)
         p = self.resolve(path)
         mounted = self._writable(p)
-        if node.uid != self.uid and not may(self.who, node, W) and not self.who.has("FOWNER"):
+        if node is not None and node.uid != self.uid and not may(self.who, node, W) \
+                and not self.who.has("FOWNER"):
             raise FileError(DENIED)
         if mounted is None:
-            self._touched(p)
+            self._touched(p, when_ns)
+        elif when_ns is not None:
+            try:
+                self.host.set_mtime(mounted[1], when_ns)
+            except HostError as exc:
+                raise FileError(exc.reason) from None
 
     def mkdir(self, path: str, parents: bool = False, mode: int | None = None) -> None:
         if self.lexists(path):

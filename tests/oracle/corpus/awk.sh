@@ -51,3 +51,137 @@ awk 'BEGIN {print (}'; echo "rc=$?"
 awk 'BEGIN {s = sprintf("%03d-%s", 7, "x"); print s; printf "%c%c\n", 65, "BC"}'
 ### df-like-column-sum
 printf 'Filesystem 1K Used\n/dev/a 100 40\n/dev/b 200 60\n' | awk 'NR > 1 {u += $3} END {print u}'
+### printf-widths
+awk 'BEGIN {printf "[%5.2f][%-10s][%10s][%c][%c][%5s][%.3s]\n", 3.14159, "ab", "cd", 66, "xyz", "abcdefg", "abcdef"}'
+### printf-ints
+awk 'BEGIN {printf "%d %i %o %x %X %u %e %E %g %G\n", -3.9, 42, 8, 255, 255, 7, 12345.678, 0.00012, 1e10, 0.0001}'
+### printf-pct-and-missing
+awk 'BEGIN {printf "%s %s %d%%\n", "a"}'
+### printf-star
+awk 'BEGIN {printf "[%*d][%-*s][%.*f]\n", 5, 42, 4, "x", 2, 3.14159}'
+### ofmt-convfmt
+awk 'BEGIN {OFMT="%.2f"; CONVFMT="%.3f"; x = 3.14159; print x; y = x ""; print y; print 1e6, 1e16, 100000000000000000000, 0.1}'
+### getline-var-file
+printf 'l1\nl2\nl3\n' > f; awk 'BEGIN {while ((getline line < "f") > 0) n++; print n, line; close("f"); getline < "f"; print $0, NR}'
+### getline-cmd
+awk 'BEGIN {"echo hello; echo world" | getline x; print x; "echo hello; echo world" | getline y; print y}'
+### getline-plain
+printf 'a\nb\nc\nd\n' | awk 'NR==1 {getline; print "got", $0, NR} {print NR, $0}'
+### getline-missing-file
+awk 'BEGIN {r = (getline x < "/nonexistent"); print r}'
+### split-regex-default
+awk 'BEGIN {n = split("  a  b   c ", arr); print n, arr[1], arr[3]; n = split("a1b22c", b, /[0-9]+/); print n, b[2], b[3]; n = split("", c); print n}'
+### split-single-char-sep
+awk 'BEGIN {n = split("a.b.c", p, "."); print n, p[1]; n = split("a|b", q, "|"); print n, q[2]}'
+### gsub-ampersand
+echo 'hello world' | awk '{gsub(/o/, "[&]"); print}'; echo 'hello' | awk '{gsub(/l/, "\\&"); print}'; echo 'abc' | awk '{n = gsub(/x/, "y"); print n, $0}'
+### sub-on-field
+echo 'a b c' | awk '{sub(/b/, "BB", $2); print; print NF}'
+### gsub-empty-match
+echo 'abc' | awk '{gsub(//, "-"); print}'; echo 'abc' | awk '{gsub(/x*/, "-"); print}'
+### gsub-anchors
+echo 'aaa' | awk '{gsub(/^a/, "b"); print}'; echo 'a.b.c' | awk '{gsub(".", "x"); print}'; echo 'a.b.c' | awk '{gsub(/\./, "x"); print}'
+### substr-edges
+awk 'BEGIN {s = "hello"; print substr(s, 0), substr(s, -1, 3), substr(s, 2), substr(s, 10), "[" substr(s, 3, 0) "]", substr(s, 1.5, 2.3), substr(s, 2, 100)}'
+### v-escapes
+awk -v s='a\tb\\n' 'BEGIN {print s}'; awk -v n=010 'BEGIN {print n + 1}'
+### environ
+FOO=bar awk 'BEGIN {print ENVIRON["FOO"], ENVIRON["HOME"], length(ENVIRON["NOPE"])}'
+### nf-modify
+echo 'a b c d' | awk '{NF = 2; print; print NF}'; echo 'a b' | awk '{$5 = "e"; print; print NF}'
+### fs-single-space-vs-bracket
+echo ' a  b ' | awk -F' ' '{print NF}'; echo ' a  b ' | awk -F'[ ]' '{print NF}'
+### rs-paragraph
+printf 'a\nb\n\n\nc\nd\n' | awk 'BEGIN {RS=""} {print NR": "$1"|"$2; print NF}'
+### rs-char
+printf 'a;b;c' | awk 'BEGIN {RS=";"} {print NR, $0}'
+### uninit-compare
+awk 'BEGIN {if (x == 0) print "zero"; if (x == "") print "empty"; print length(x)}'
+### string-vs-number
+echo '10 9' | awk '{print ($1 > $2), ($1"" > $2""), ("abc" < 1), (2 < "10")}'
+### numeric-strings-fields
+printf '1e2 100\n0x10 16\n 5  5\n' | awk '{print ($1 == $2)}'
+### dynamic-regex
+echo 'foo123' | awk '{re = "[0-9]+"; if ($0 ~ re) print "yes"; sub(re, "N"); print}'; echo 'a.b' | awk '{print ($0 ~ "a.b"), ($0 ~ "^a\\.b$")}'
+### exit-in-end-and-code
+echo x | awk '{exit 2} END {print "end"}'; echo "rc=$?"; awk 'BEGIN {exit} END {print "e"}'; echo "rc=$?"
+### print-append-and-close
+awk 'BEGIN {print "one" > "o.txt"; print "two" > "o.txt"; close("o.txt"); print "three" >> "o.txt"}'; cat o.txt
+### print-pipe
+awk 'BEGIN {print "b" | "sort"; print "a" | "sort"; close("sort"); print "done"}'
+### system-and-rc
+awk 'BEGIN {r = system("exit 3"); print "r=" r}'; awk 'BEGIN {system("echo in system")}'
+### in-delete
+awk 'BEGIN {a["x"]=1; a["y"]=2; delete a["x"]; print ("x" in a), ("y" in a); delete a; print length(a)}'
+### multidim
+awk 'BEGIN {a[1,2] = 3; for (k in a) {split(k, p, SUBSEP); print p[1], p[2]}; print ((1,2) in a)}'
+### printf-c-number-zero
+awk 'BEGIN {printf "%c", 256+65; printf "|%c|\n", ""}' | od -c | head -2
+### regex-classes
+echo 'ab12 CD' | awk '{gsub(/[[:digit:]]/, "#"); gsub(/[[:upper:]]+/, "U"); print}'
+### tolower-num
+awk 'BEGIN {print toupper(123), tolower("ÀB")}'
+### index-match-rlength
+awk 'BEGIN {print index("abc", ""), index("", "a"); print match("xxabc", /z/), RSTART, RLENGTH}'
+### regex-match-op-precedence
+echo 'abc' | awk '{print $0 ~ /b/ ? "m" : "n"; print !/z/}'
+### uninit-var-in-output
+awk 'BEGIN {printf "%d %s|\n", u, u}'
+### assign-ops
+awk 'BEGIN {x = 10; x += 5; x -= 3; x *= 2; x /= 4; x %= 4; print x; y = "3x"; print y + 1; print -"4", +"5a"}'
+### number-formats-print
+awk 'BEGIN {print 1.0, 1.50, 123456789, 1234567890123, 0.000001, 3e-7, 17/7}'
+### nr-assign
+printf 'a\nb\nc\n' | awk 'NR==2 {NR=10} {print NR}'
+### field-sep-change-midway
+printf 'a:b c\nd:e f\n' | awk '{FS=":"; print $1}'
+### output-ofs-ors
+printf 'a b\nc d\n' | awk 'BEGIN {OFS="-"; ORS="|"} {print $1, $2} END {printf "\n"}'
+### printf-no-args-escape
+awk 'BEGIN {printf "a\tb\\c\"d\n"; printf("%s\n", "paren")}'
+### regex-braces
+echo 'aaa' | awk '/a{3}/ {print "interval"}'; echo 'a{3}' | awk '/a\{3\}/ {print "literal"}'
+### getline-updates-nf
+echo 'x' | awk '{ "echo a b c" | getline; print NF, $2 }'
+### division-by-zero !stderr
+awk 'BEGIN {print 1/0}'; echo "rc=$?"
+### unknown-function !stderr
+awk 'BEGIN {foo()}'; echo "rc=$?"
+### awk-missing-file
+awk '{print}' /nonexistent; echo "rc=$?"
+### awk-no-program
+awk; echo "rc=$?"
+### substr-nonint
+awk 'BEGIN {print substr("abcdef", 2.5), substr("abcdef", 1, 2.5), substr("abcdef", -1)}'
+### while-do-break
+awk 'BEGIN {i = 0; do { i++; if (i == 3) continue; if (i > 5) break; printf "%d ", i } while (1); print ""}'
+### function-recursion
+awk 'function f(n) {return n <= 1 ? 1 : n * f(n - 1)} BEGIN {print f(10), f(20)}'
+### function-local-array
+awk 'function fill(a, n,  i) {for (i = 1; i <= n; i++) a[i] = i * i} BEGIN {fill(sq, 4); print sq[3], length(sq)}'
+### csv-like
+printf 'name,age\nbob,30\nann,25\n' | awk -F, 'NR > 1 {sum += $2; names = names sep $1; sep = ";"} END {print names, sum / (NR - 1)}'
+### key-value-config
+printf 'a = 1\n# c\nb=2\n\n' | awk -F' *= *' '!/^#/ && NF == 2 {print $1 "=>" $2}'
+### status-line-parse
+echo 'HTTP/1.1 200 OK' | awk '{exit ($2 == 200 ? 0 : 1)}'; echo "rc=$?"
+### sprintf-nul
+awk 'BEGIN {x = sprintf("a%cb", 0); print length(x); y = sprintf("a%cb", ""); print length(y); printf "%s|\n", x}' | od -c
+### printf-d-big
+awk 'BEGIN {printf "%d %d %x %u\n", 1099511627776, -1099511627776, -1, -1}'
+### length-concat
+echo 'abcd' | awk '{print length $0}'
+### length-forms
+echo 'abcd' | awk '{print length, length(), length($0) + 1; x = length; print x}'
+### incr-field-post
+echo '3 4' | awk '{$1++; print}'
+### incr-field-pre
+echo '3 4' | awk '{++$2; print}'
+### incr-field-post2
+echo '3 4' | awk '{x = $1++; print x, $1}'
+### incr-var
+echo '3 4' | awk '{i++; ++i; print i}'
+### length-bare-forms
+for p in 'length' 'length {print "y"}' '{print a[length]}' '{print length | "cat"}' '{print length >= 2}' '{print length-1, length *2}' '{print length length}' '{print length substr($0,1,1)}' '{print x ? length : 0}' 'length > 1' '{print length ~ 3}' '{print length !x}' '{print length+1}' '{print length  ;}' '{ print length() length }' '{print (length)}' '{print length $0}' '{print length 1}' '{print length " x"}'; do echo abc | awk "$p"; echo "rc=$?"; done 2>&1
+### incr-after-number
+for p in '{$1++; print}' '{print 1++}' '{print 1 ++x}' '{print $1--}' '{$NF++; print}' '{$(1)++; print}' '{x = $2++; print x, $0}' '{print 1--1}'; do echo '3 4' | awk "$p"; echo "rc=$?"; done 2>&1

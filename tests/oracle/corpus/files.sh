@@ -73,3 +73,15 @@ mkdir r; ln -s r s; cd s; pwd; pwd -P | sed 's,.*/,,'
 mkdir d; touch d/a d/b d/c; ls d | wc -l
 ### dd-small
 printf 'abcdef' > in; dd if=in of=out bs=2 count=2 2>/dev/null; cat out; echo
+### touch-d-and-nt
+touch -d '2020-01-01 00:00:00' old; touch new; [ new -nt old ]; echo $?; [ old -ot new ]; echo $?; [ new -nt missing ]; echo $?; [ missing -ot new ]; echo $?; stat -c %y old
+### touch-t-and-r
+touch -t 202001020304.05 a; stat -c '%y %Y' a; touch -r a b; stat -c %Y b; touch -d @86400 c; stat -c %Y c;
+### touch-errors
+touch -d garbage x; echo "rc=$?"; touch -r /nope x; echo "rc=$?"; touch -c -d 2020-01-01 nothere; echo "rc=$?"; ls nothere; touch; echo "rc=$?"
+### touch-long-options
+touch --date=2021-06-07 f; stat -c %y f | cut -c1-10; touch --no-create g; ls g; touch f --date 2022-01-01; stat -c %y f | cut -c1-10
+### find-newer-after-touch
+touch -d '2001-01-01' base; touch -d '2000-01-01' older; touch -d '2002-01-01' newer; find . -newer base | sort
+### ls-t-order
+touch -d '2001-01-01' one; touch -d '2003-01-01' three; touch -d '2002-01-01' two; ls -t; ls -tr

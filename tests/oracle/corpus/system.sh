@@ -61,3 +61,9 @@ stat -c %a /tmp
 ls -d /root; stat -c %U /root
 ### timeout-reports-the-signal
 timeout 1 sleep 5 2>/dev/null; echo "rc=$?"; x=$(timeout 1 sleep 5); echo "x rc=$?"; timeout 1 sleep 5 | cat; echo "pipe rc=$?"; (timeout 1 sleep 5); echo "sub rc=$?"; timeout -s KILL 1 sleep 5; echo "kill rc=$?"; timeout -s INT 1 sleep 5; echo "int rc=$?"; env timeout 1 sleep 3; echo "env rc=$?"
+### date-d-busybox-forms
+for d in 2024/01/02 20240102 yesterday 01/02/2024 '2024-13-01' '2024-02-30' '2024-1-2' '2024-01-02 3' '2024.01.02-03:04:05' 'Jan 2 03:04:05 2024' '0102030405' '2024-01-02T03:04:05' ' 2024-01-02' '2024-01-02 03:04:05 +0100' '@-1' '@abc' '123' '@+5' '@5x' '99' '3012' '1231235959' '12:30 ' '2024-01-02 03:04 +01:00' '2024-01-02 03:04 Z' 'jan 2 03:04:05 2024' 'January 2 03:04:05 2024' '2024-01-02  03:04' '2023-02-29 12:00' '1999-12-31 23:59:60'; do date -u -d "$d" '+%F %T'; done 2>&1
+### date-d-today-forms !stderr
+now=$(date -u +%F); for d in '01.02-03:04' '1230' '12:30:61' '25:00' '1230.45' '12' '311230' ' 12:30' '1:2' '12:3:4'; do date -u -d "$d" '+%F %T' | sed "s/^$now/TODAY/"; done
+### date-epoch-arith
+start=$(date -u -d '2024-03-10 12:00:00' +%s); end=$(date -u -d '2024-03-11 13:30:00' +%s); echo $(( (end - start) / 60 )) minutes

@@ -3,7 +3,7 @@
 `%c %d %i %o %u %x %X %e %E %f %F %g %G %s %%` with flags `-+ #0`, a width and a precision.
 Integer conversions take the value as a C `int` (out of its range: INT_MIN, as x86 converts);
 `%u %o %x %X` show it as unsigned 32 bits. `%c` of a number is that byte, of a string its first
-character. Missing arguments are "" or 0. A `*` width, a length modifier (`l`, `h`...) or an
+character (of "" a NUL byte). Missing arguments are "" or 0. A `*` width, a length modifier (`l`, `h`...) or an
 unknown conversion are errors, worded as busybox's.
 """
 from __future__ import annotations
@@ -94,8 +94,7 @@ def sprintf(fmt: str, args: list[Value], to_str: Callable[[Value], str]) -> str:
             if is_numeric(arg):
                 body = chr(int(to_num(arg)) & 0xFF)
             else:
-                s = to_str(arg)
-                body = s[:1]
+                body = to_str(arg)[:1] or "\0"  # busybox formats the C string's NUL
             out.append(_pad(body, flags, width, False))
         elif conv in "di":
             v = _c_int(to_num(arg))

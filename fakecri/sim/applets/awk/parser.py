@@ -17,6 +17,14 @@ _CONCAT_START = _STARTS_OPERAND - {"!", "-", "+"}
 _ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "^=", "**="})
 _COMPARE_OPS = frozenset({"<", "<=", "==", "!=", ">", ">="})
 _TERMINATORS = frozenset({";", "NEWLINE", "}", "EOF"})
+# What busybox takes after a bare `length` (its next_token(TC_LPAREN | TC_SEMICOL | TC_NEWLINE |
+# TC_RBRACE | TC_BINOPX | TC_COMMA)): `(`, an end, a two-operand operator, a comma, or an operand
+# its lexer finds without that list (a number, string, name, builtin, getline), which becomes a
+# concatenation. Anything else (`$`, `)`, `]`, `!x`, `|`, `in`, `{`, the program's end) is
+# "Unexpected token".
+_AFTER_LENGTH = frozenset({"(", ";", "NEWLINE", "}", ",", "=", "+=", "-=", "*=", "/=", "%=", "^=", "**=", "**",
+                           "==", "<=", ">=", "!=", "&&", "||", "!~", "+", "-", "*", "/", "%", "^", ">", "<",
+                           "?", ":", "~", "NUMBER", "STRING", "NAME", "FUNC_NAME", "BUILTIN", "getline"})
 
 
 class Parser:
@@ -403,7 +411,10 @@ class Parser:
                 raise self.error()
             return a.IncDec(kind, True, target)
         value = self.primary()
-        if self.tok.kind in ("++", "--") and isinstance(value, a.LVALUES):
+        # After a number busybox's lexer takes `++`/`--` as the prefix operator of a concatenated
+        # operand, never as a postfix one: `$1++` and `1++` are "Unexpected token", `1 ++x` is "11".
+        after_number = self.pos > 0 and self.tokens[self.pos - 1].kind == "NUMBER"
+        if self.tok.kind in ("++", "--") and isinstance(value, a.LVALUES) and not after_number:
             return a.IncDec(self.advance().kind, False, value)
         return value
 
@@ -486,6 +497,8 @@ class Parser:
     def builtin(self) -> a.Expr:
         t = self.advance()
         if t.text == "length" and self.tok.kind != "(":
+            if self.tok.kind not in _AFTER_LENGTH:
+                raise AwkSyntaxError("Unexpected token", t.line)
             return a.Builtin("length", [], t.line)
         if self.tok.kind != "(":
             raise self.error()
