@@ -22,10 +22,10 @@ from fakecri.engine.clock import Clock
 from fakecri.engine.errors import AlreadyExists, InvalidArgument, NotFound, Other
 from fakecri.engine.exits import ERROR, EXIT_KILLED, EXIT_START_ERROR, START_ERROR, reason_for
 from fakecri.engine.ids import IdSource
-from fakecri.engine.images import ImageStore
+from fakecri.engine.images import ImageStore, NoRegistry, Registry
 from fakecri.engine.ipam import IpPool
 from fakecri.engine.labels import matches
-from fakecri.engine.ports import NoPrograms, NoRegistry, Programs, Registry
+from fakecri.engine.ports import NoPrograms, Programs
 from fakecri.engine.program_plan import Plan
 from fakecri.engine.records import (
     Container,

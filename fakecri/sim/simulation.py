@@ -23,10 +23,9 @@ from typing import Protocol
 from fakecri.engine.clock import Clock, SystemClock
 from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound, Other
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED
-from fakecri.engine.images import ImageStore
+from fakecri.engine.images import ImageStore, normalize
 from fakecri.engine.program_plan import Plan
 from fakecri.engine.records import Container, ContainerState, Image, Resources, RunAs, Sandbox
-from fakecri.engine.references import normalize
 from fakecri.engine.specs import CONTAINER, POD, STRICT
 from fakecri.sim import stats
 from fakecri.sim.applets import APPLET_COMMANDS, names_applet

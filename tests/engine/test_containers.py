@@ -16,7 +16,8 @@ from fakecri.engine.errors import (
     ResourceExhausted,
 )
 from fakecri.engine.ids import SequentialIds
-from fakecri.engine.ports import NoPrograms, Pullable
+from fakecri.engine.images import Pullable
+from fakecri.engine.ports import NoPrograms
 from fakecri.engine.records import ContainerState, Image, Resources
 from fakecri.engine.resources import Limits
 from fakecri.engine.runtime import Runtime
