@@ -18,10 +18,9 @@ from typing import Any
 
 from fakecri.engine import checkpoints, snapshot
 from fakecri.engine import resources as res_mod
-from fakecri.engine.clock import Clock
+from fakecri.engine.clock import Clock, IdSource
 from fakecri.engine.errors import AlreadyExists, InvalidArgument, NotFound, Other
 from fakecri.engine.exits import ERROR, EXIT_KILLED, EXIT_START_ERROR, START_ERROR, reason_for
-from fakecri.engine.ids import IdSource
 from fakecri.engine.images import ImageStore, NoRegistry, Registry
 from fakecri.engine.ipam import IpPool
 from fakecri.engine.labels import matches

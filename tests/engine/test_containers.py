@@ -6,6 +6,7 @@ import os
 import pytest
 from helpers.core_pods import IMAGE, Joined
 
+from fakecri.engine.clock import SequentialIds
 from fakecri.engine.codec import to_data
 from fakecri.engine.errors import (
     AlreadyExists,
@@ -15,7 +16,6 @@ from fakecri.engine.errors import (
     NotFound,
     ResourceExhausted,
 )
-from fakecri.engine.ids import SequentialIds
 from fakecri.engine.images import Pullable
 from fakecri.engine.ports import NoPrograms
 from fakecri.engine.records import ContainerState, Image, Resources

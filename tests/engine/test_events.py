@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from helpers.core_pods import check_order, kinds
 
-from fakecri.engine.clock import FakeClock
-from fakecri.engine.ids import SequentialIds
+from fakecri.engine.clock import FakeClock, SequentialIds
 from fakecri.engine.records import ContainerState, Event, EventType, Output, SandboxState
 from fakecri.engine.runtime import Runtime
 

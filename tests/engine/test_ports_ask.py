@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakecri.engine.clock import FakeClock
-from fakecri.engine.ids import RandomIds
+from fakecri.engine.clock import FakeClock, RandomIds
 from fakecri.engine.runtime import Runtime
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.simulation import Simulation
