@@ -18,8 +18,7 @@ from fakecri.engine.errors import (
 )
 from fakecri.engine.images import Pullable
 from fakecri.engine.ports import NoPrograms
-from fakecri.engine.records import ContainerState, Image, Resources
-from fakecri.engine.resources import Limits
+from fakecri.engine.records import ContainerState, Image, Limits, Resources
 from fakecri.engine.runtime import Runtime
 from fakecri.engine.specs import ContainerSpec
 from fakecri.server.host.log_files import LogFiles
