@@ -189,6 +189,8 @@ class ImageStore:
         self.max_images = max_images
         self.changes = 0  # bumped whenever an image is added, changed or removed
         self._images: dict[str, Image] = {}
+        # The same dict, to read (an event takes its pod's images from it without a call).
+        self.by_id: Mapping[str, Image] = self._images
         self._by_tag: dict[str, str] = {}  # repo:tag -> id
         self._by_digest: dict[str, str] = {}  # repo@digest -> id
 

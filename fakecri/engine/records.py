@@ -300,6 +300,9 @@ class Event:
     containers: tuple[Container, ...] = ()
     # The record the event is about, as it was then (for a container DELETED, its last record).
     subject: Sandbox | Container | None = None
+    # The images of those containers as they were then, by image id (None: the store no longer
+    # holds it), so that their statuses are encoded without asking the image store.
+    images: Mapping[str, Image | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,18 +107,20 @@ class Runtime:
 
     def _entered(self, rec: Record, state: object) -> None:
         """Announce that `rec` entered `state`: the events the transition table lists for it,
-        each carrying its pod's records as they are now."""
+        each carrying its pod's records as they are now, and its containers' images."""
         is_sandbox = isinstance(rec, Sandbox)
         sandbox_id = rec.id if isinstance(rec, Sandbox) else rec.sandbox_id
         sb = self._sandboxes.get(sandbox_id)
         containers = tuple(map(self._containers.__getitem__, sb.container_ids)) if sb is not None else ()
+        by_id = self.images.by_id
+        images = {c.image_id: by_id.get(c.image_id) for c in containers}
         store = self.store
         for type_ in events_on_entering("sandbox" if is_sandbox else "container", state):
             now = self.clock.now_ns()
             if now < store.last_event_ns:
                 now = store.last_event_ns
             store.last_event_ns = now
-            self._outbox.append(Event(type_, rec.id, sandbox_id, now, is_sandbox, sb, containers, rec))
+            self._outbox.append(Event(type_, rec.id, sandbox_id, now, is_sandbox, sb, containers, rec, images))
 
     def _write(self, c: Container, stream: str, text: str, ts_ns: int) -> None:
         self._outbox.append(Output(c.id, c.log_path, stream, text, ts_ns))
@@ -338,7 +340,7 @@ class Runtime:
             log_path=posixpath.join(sb.log_directory, log_path) if log_path else "",
             resources=resources if resources is not None else Resources(), spec=spec,
         )
-        c = evolve(c, user=self.programs.check(c, sb, self.images.get(image_id) if image_id else None))
+        c = evolve(c, user=self.programs.check(c, sb, self.images.by_id.get(image_id) if image_id else None))
         self._put_container(c)
         self.store.container_keys[key] = c.id
         self._put_sandbox(evolve(sb, container_ids=sb.container_ids + (c.id,)))
@@ -367,7 +369,7 @@ class Runtime:
 
     def _plan(self, c: Container) -> Plan:
         """The Programs port is handed what it needs (the sandbox, the image record): it never reads back."""
-        image = self.images.get(c.image_id) if c.image_id else None
+        image = self.images.by_id.get(c.image_id) if c.image_id else None
         return self.programs.plan(c, self._sandboxes[c.sandbox_id], image)
 
     def _after_wake(self, c: Container, plan: Plan, offset: int, due: int) -> None:
