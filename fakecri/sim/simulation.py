@@ -83,6 +83,11 @@ def _clocked(now_ns: int | None) -> dict[str, Command]:
     return {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns), "nmeter": nmeter_at(lambda: now_ns)}
 
 
+def _has_settings(annotations: Mapping[str, str]) -> bool:
+    """Whether any of `annotations` is a `fakecri.io/` setting."""
+    return any(key.startswith(PREFIX) for key in annotations)
+
+
 @functools.lru_cache(maxsize=1024)
 def _needs_own_plan(argv: tuple[str, ...]) -> bool:
     """Whether a command line may read its userland (a plan of its own, built with it): a pure
@@ -131,6 +136,7 @@ class Simulation:
         self._resuming: set[str] = set()  # containers whose command a plan left to go on live, not yet live
         self._contents: dict[str, ImageContent] = {}
         self._users: dict[tuple[int, int, tuple[int, ...]], RunAs] = {}  # one RunAs per distinct user
+        self._runs_as: dict[tuple[object, ...], RunAs] = {}  # the user, by image and the spec's run_as_*
         self._scripts: dict[str, StatsScript | None] = {}  # each container's stats script, once read
         self._set: dict[str, list[tuple[int, dict[str, Curve]]]] = {}  # what SetStats set, by container
 
@@ -166,13 +172,20 @@ class Simulation:
             script_from_settings(behaviour_annotations({}, sandbox.annotations, name, STATS_KEYS))
 
     def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> RunAs:
-        """InvalidArgument on a bad `fakecri.io/` annotation; else the user the container runs
-        as, from its image's account files (the image record is handed over) and its spec."""
-        settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)
-        self._plans.get(container.command, container.args, settings)  # InvalidArgument on a bad annotation
-        script_from_settings(behaviour_annotations(container.annotations, sandbox.annotations, container.name,
-                                                   STATS_KEYS))
+        """InvalidArgument on a bad `fakecri.io/` annotation (looked for only when the container
+        or its pod has one); else the user the container runs as, from its image's account files
+        (the image record is handed over) and its spec, worked out once per image and spec."""
+        if _has_settings(container.annotations) or _has_settings(sandbox.annotations):
+            settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)
+            self._plans.get(container.command, container.args, settings)  # InvalidArgument on a bad annotation
+            script_from_settings(behaviour_annotations(container.annotations, sandbox.annotations, container.name,
+                                                       STATS_KEYS))
         spec = container.spec
+        asked = (container.image_id or container.image, spec.run_as_user, spec.run_as_group, spec.run_as_username,
+                 spec.supplemental_groups, spec.supplemental_groups_policy)
+        user = self._runs_as.get(asked)
+        if user is not None:
+            return user
         who = identity(self._content(container, image), run_as_user=spec.run_as_user,
                        run_as_group=spec.run_as_group, run_as_username=spec.run_as_username,
                        supplemental_groups=spec.supplemental_groups, strict=spec.supplemental_groups_policy == STRICT)
@@ -182,6 +195,9 @@ class Simulation:
             if len(self._users) >= MAX_CONTENTS:
                 self._users.clear()
             user = self._users[key] = RunAs(*key)
+        if len(self._runs_as) >= MAX_CONTENTS:
+            self._runs_as.clear()
+        self._runs_as[asked] = user
         return user
 
     def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
@@ -570,6 +586,7 @@ class Simulation:
         self._inside.clear()
         self._resuming.clear()
         self._contents.clear()
+        self._runs_as.clear()
         self._scripts.clear()
         self._set.clear()
 
