@@ -543,6 +543,8 @@ class Simulation:
         those waiting on the network, each handed out once, and the next deadline."""
         if self._resuming:
             self._take_on()
+        if not self.live.processes:
+            return [], None
         return self.live.network_steps(), self.live.next_deadline_ns()
 
     def network_answered(self, cid: str, result: NetResult, now_ns: int) -> list[Decision]:
@@ -552,7 +554,7 @@ class Simulation:
     def next_deadline_ns(self) -> int | None:
         if self._resuming:
             self._take_on()
-        return self.live.next_deadline_ns()
+        return self.live.next_deadline_ns() if self.live.processes else None
 
     def tick(self, now_ns: int) -> list[Decision]:
         """Step every live process whose time has come."""
