@@ -40,8 +40,7 @@ def _identity(b: bytes) -> bytes:
 
 def make_state(path: str, containers: int, per_pod: int) -> None:
     """A state file with `containers` running containers, `per_pod` to a pod."""
-    from fakecri.engine.clock import SystemClock
-    from fakecri.engine.ids import RandomIds
+    from fakecri.engine.clock import RandomIds, SystemClock
     from fakecri.engine.runtime import Runtime
     from fakecri.server.node.persistence import StateFile
     from fakecri.sim.catalog import Catalog

@@ -1,21 +1,18 @@
 """What the engine needs from outside it, as protocols its owner fills in.
 
 The engine asks; it never tells. `Programs` answers what a container's program does (the
-container simulation in fakecri/sim implements it), `Registry` what an image reference
-pulls (the sim's catalog implements it). The engine hands them what they need in the call
-(the container, its sandbox, its image record); they answer from their arguments and their
-own state and never call back into the engine (tests/engine/test_ports_ask.py holds it).
+container simulation in fakecri/sim implements it); the other port, `images.Registry`
+(what an image reference pulls, the sim's catalog fills it in), lives beside the image
+store that asks it. The engine hands them what they need in the call (the container, its
+sandbox, its image record); they answer from their arguments and their own state and never
+call back into the engine (tests/engine/test_ports_ask.py holds it).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Protocol
 
-from fakecri.engine.errors import NotFound
 from fakecri.engine.program_plan import Plan
 from fakecri.engine.records import Container, Image, RunAs, Sandbox
-from fakecri.engine.references import NormalizedRef
 
 
 class Programs(Protocol):
@@ -36,24 +33,6 @@ class Programs(Protocol):
         """CPU time the container has used by `now_ns` (kept for its pod once it is removed)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Pullable:
-    """What a pull of one reference brings: the registry's answer."""
-
-    digest: str  # the manifest digest, "sha256:<64 hex>"
-    id: str  # the image id, "sha256:<64 hex>"
-    size: int
-    pull_duration_s: float
-    pinned: bool = False
-    username: str = ""  # the image config's user, by name or by uid
-    uid: int | None = None
-
-
-class Registry(Protocol):
-    def lookup(self, ref: NormalizedRef, auth: Mapping[str, str] | None) -> Pullable:
-        """What `ref` pulls; NotFound or Unauthenticated when the pull would fail."""
-
-
 class NoPrograms:
     """Containers whose programs do nothing and never end (for engine-only use)."""
 
@@ -70,10 +49,3 @@ class NoPrograms:
 
     def cpu_used_ns(self, container: Container, sandbox: Sandbox, now_ns: int) -> int:
         return 0
-
-
-class NoRegistry:
-    """A registry with nothing in it (for engine-only use)."""
-
-    def lookup(self, ref: NormalizedRef, auth: Mapping[str, str] | None) -> Pullable:
-        raise NotFound(f"image {ref} not found in the registry")

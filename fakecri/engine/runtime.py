@@ -17,30 +17,31 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from fakecri.engine import checkpoints, snapshot
-from fakecri.engine import resources as res_mod
-from fakecri.engine.clock import Clock
+from fakecri.engine.clock import Clock, IdSource
 from fakecri.engine.errors import AlreadyExists, InvalidArgument, NotFound, Other
 from fakecri.engine.exits import ERROR, EXIT_KILLED, EXIT_START_ERROR, START_ERROR, reason_for
-from fakecri.engine.ids import IdSource
-from fakecri.engine.images import ImageStore
+from fakecri.engine.images import ImageStore, NoRegistry, Registry
 from fakecri.engine.ipam import IpPool
 from fakecri.engine.labels import matches
-from fakecri.engine.ports import NoPrograms, NoRegistry, Programs, Registry
+from fakecri.engine.ports import NoPrograms, Programs
 from fakecri.engine.program_plan import Plan
 from fakecri.engine.records import (
+    STOP,
+    WAKE,
     Container,
     ContainerState,
     Event,
-    Image,
+    Limits,
     Output,
     Resources,
+    RuntimeStore,
     Said,
     Sandbox,
     SandboxState,
     evolve,
+    validate_resources,
 )
 from fakecri.engine.specs import EMPTY_CONTAINER_SPEC, EMPTY_SANDBOX_SPEC, NODE, ContainerSpec, SandboxSpec
-from fakecri.engine.store import STOP, WAKE, RuntimeStore
 from fakecri.engine.transitions import GONE, MISSING, events_on_entering, path_for
 
 ID_LEN = 64
@@ -69,7 +70,7 @@ class Runtime:
         registry: Registry | None = None,
         pod_cidr: str = DEFAULT_POD_CIDR,
         runtime_handlers: Iterable[str] = DEFAULT_RUNTIME_HANDLERS,
-        limits: res_mod.Limits | None = None,
+        limits: Limits | None = None,
         max_images: int | None = None,
         outbox_limit: int = 100_000,
     ) -> None:
@@ -78,7 +79,7 @@ class Runtime:
         self.programs: Programs = programs if programs is not None else NoPrograms()
         self.images = ImageStore(registry if registry is not None else NoRegistry(), max_images)
         self.runtime_handlers = tuple(runtime_handlers)
-        self.limits = limits if limits is not None else res_mod.Limits()
+        self.limits = limits if limits is not None else Limits()
         self.store = store = RuntimeStore(IpPool(pod_cidr))
         self._default_cidr = store.ips.cidr
         # The store's tables under short names (the same objects; the store is never replaced).
@@ -106,18 +107,20 @@ class Runtime:
 
     def _entered(self, rec: Record, state: object) -> None:
         """Announce that `rec` entered `state`: the events the transition table lists for it,
-        each carrying its pod's records as they are now."""
+        each carrying its pod's records as they are now, and its containers' images."""
         is_sandbox = isinstance(rec, Sandbox)
         sandbox_id = rec.id if isinstance(rec, Sandbox) else rec.sandbox_id
         sb = self._sandboxes.get(sandbox_id)
         containers = tuple(map(self._containers.__getitem__, sb.container_ids)) if sb is not None else ()
+        by_id = self.images.by_id
+        images = {c.image_id: by_id.get(c.image_id) for c in containers}
         store = self.store
         for type_ in events_on_entering("sandbox" if is_sandbox else "container", state):
             now = self.clock.now_ns()
             if now < store.last_event_ns:
                 now = store.last_event_ns
             store.last_event_ns = now
-            self._outbox.append(Event(type_, rec.id, sandbox_id, now, is_sandbox, sb, containers, rec))
+            self._outbox.append(Event(type_, rec.id, sandbox_id, now, is_sandbox, sb, containers, rec, images))
 
     def _write(self, c: Container, stream: str, text: str, ts_ns: int) -> None:
         self._outbox.append(Output(c.id, c.log_path, stream, text, ts_ns))
@@ -216,8 +219,8 @@ class Runtime:
                 f"{self.store.sandbox_keys[key]}"
             )
         self.limits.check_sandboxes(len(self._sandboxes), name)
-        res_mod.validate(resources, f"sandbox {namespace}/{name}")
-        res_mod.validate(overhead, f"sandbox {namespace}/{name} (overhead)")
+        validate_resources(resources, f"sandbox {namespace}/{name}")
+        validate_resources(overhead, f"sandbox {namespace}/{name} (overhead)")
         sb = Sandbox(
             id=self._new_id(), name=name, namespace=namespace, uid=uid, attempt=attempt,
             state=SandboxState.READY, created_at=self.clock.now_ns(), labels=_intern(labels or {}),
@@ -279,8 +282,8 @@ class Runtime:
     ) -> None:
         sb = self.get_sandbox(sid)
         path_for("sandbox", sb.id, "update_resources", sb.state)
-        res_mod.validate(overhead, f"sandbox {sb.id} (overhead)")
-        res_mod.validate(resources, f"sandbox {sb.id}")
+        validate_resources(overhead, f"sandbox {sb.id} (overhead)")
+        validate_resources(resources, f"sandbox {sb.id}")
         self._put_sandbox(evolve(sb, overhead=overhead if overhead is not None else sb.overhead,
                                   resources=resources if resources is not None else sb.resources))
 
@@ -297,8 +300,10 @@ class Runtime:
         sb = self._find(self._sandboxes, sid, "sandbox")
         path_for("sandbox", sid, "create_container", MISSING if sb is None else sb.state)
         img = self.images.resolve(image)
+        # What the container reports as its image: the image's repo digest when it has one, else its id.
+        image_ref = img.repo_digests[0] if img.repo_digests else img.id
         return self._add_container(
-            sb, name=name, attempt=attempt, image=image, image_ref=_image_ref(img), image_id=img.id,
+            sb, name=name, attempt=attempt, image=image, image_ref=image_ref, image_id=img.id,
             labels=labels or {}, annotations=annotations or {}, command=command, args=args, log_path=log_path,
             resources=resources, spec=spec,
         )
@@ -327,7 +332,7 @@ class Runtime:
                 f"as {self.store.container_keys[key]}"
             )
         self.limits.check_containers(len(self._containers), name)
-        res_mod.validate(resources, f"container {name!r} in sandbox {sb.id}")
+        validate_resources(resources, f"container {name!r} in sandbox {sb.id}")
         c = Container(
             id=self._new_id(), sandbox_id=sb.id, name=name, attempt=attempt, state=ContainerState.CREATED,
             created_at=self.clock.now_ns(), image=sys.intern(image), image_ref=image_ref, image_id=image_id,
@@ -335,7 +340,7 @@ class Runtime:
             log_path=posixpath.join(sb.log_directory, log_path) if log_path else "",
             resources=resources if resources is not None else Resources(), spec=spec,
         )
-        c = evolve(c, user=self.programs.check(c, sb, self.images.get(image_id) if image_id else None))
+        c = evolve(c, user=self.programs.check(c, sb, self.images.by_id.get(image_id) if image_id else None))
         self._put_container(c)
         self.store.container_keys[key] = c.id
         self._put_sandbox(evolve(sb, container_ids=sb.container_ids + (c.id,)))
@@ -364,7 +369,7 @@ class Runtime:
 
     def _plan(self, c: Container) -> Plan:
         """The Programs port is handed what it needs (the sandbox, the image record): it never reads back."""
-        image = self.images.get(c.image_id) if c.image_id else None
+        image = self.images.by_id.get(c.image_id) if c.image_id else None
         return self.programs.plan(c, self._sandboxes[c.sandbox_id], image)
 
     def _after_wake(self, c: Container, plan: Plan, offset: int, due: int) -> None:
@@ -500,7 +505,7 @@ class Runtime:
         """Validate, then store."""
         c = self.get_container(cid)
         path_for("container", c.id, "update_resources", c.state)
-        res_mod.validate(resources, f"container {c.id} ({c.name})")
+        validate_resources(resources, f"container {c.id} ({c.name})")
         self._put_container(evolve(c, resources=resources))
 
     def check_exec(self, cid: str, op: str = "exec") -> Container:
@@ -592,9 +597,3 @@ class Runtime:
         """Recreate a checkpointed pod with fresh ids; the containers that ran are started. Either
         all of it is restored or nothing is left (see checkpoints.OVERRIDABLE for the overrides)."""
         return checkpoints.restore_pod(self, data, overrides)
-
-
-def _image_ref(img: Image) -> str:
-    """The image reference a container reports: the image's repo digest when it has one, else its id."""
-    return img.repo_digests[0] if img.repo_digests else img.id
-

@@ -14,8 +14,7 @@ from fakecri.engine.codec import MAX_INT, from_data, to_data
 from fakecri.engine.errors import InvalidArgument
 from fakecri.engine.images import ImageStore
 from fakecri.engine.ipam import parse_cidr
-from fakecri.engine.records import Container, ContainerState, Sandbox, SandboxState
-from fakecri.engine.store import STOP, WAKE, RuntimeStore
+from fakecri.engine.records import STOP, WAKE, Container, ContainerState, RuntimeStore, Sandbox, SandboxState
 
 VERSION = 2
 

@@ -45,8 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fakecri.engine.errors import InvalidArgument, NotFound, Unauthenticated
-from fakecri.engine.ports import Pullable
-from fakecri.engine.references import NormalizedRef, is_digest, normalize
+from fakecri.engine.images import NormalizedRef, Pullable, is_digest, normalize
 from fakecri.sim.image_content import BUSYBOX, KNOWN, ImageContent, content_from_dict
 
 DEFAULT_PULL_DURATION_S = 0.05

@@ -23,8 +23,8 @@ import posixpath
 from functools import lru_cache
 
 from fakecri.engine.errors import InvalidArgument
+from fakecri.engine.images import normalize
 from fakecri.engine.records import Container
-from fakecri.engine.references import normalize
 from fakecri.sim.applets import APPLET_COMMANDS
 from fakecri.sim.image_content import KNOWN, ImageContent
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS

@@ -13,6 +13,7 @@ a deadline that `LiveInputs.due` reports.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from fakecri.engine.exits import reason_for
@@ -120,6 +121,8 @@ class LiveInputs:
 
     def __init__(self) -> None:
         self._live: dict[str, LiveInput] = {}
+        # The same dict, to read: with none live, what they wait for needs no call here.
+        self.processes: Mapping[str, LiveInput] = self._live
         self._heap: list[tuple[int, str]] = []
         self._asked: set[str] = set()  # containers whose network step is being carried out
 

@@ -23,10 +23,9 @@ from typing import Protocol
 from fakecri.engine.clock import Clock, SystemClock
 from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound, Other
 from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED
-from fakecri.engine.images import ImageStore
+from fakecri.engine.images import ImageStore, normalize
 from fakecri.engine.program_plan import Plan
 from fakecri.engine.records import Container, ContainerState, Image, Resources, RunAs, Sandbox
-from fakecri.engine.references import normalize
 from fakecri.engine.specs import CONTAINER, POD, STRICT
 from fakecri.sim import stats
 from fakecri.sim.applets import APPLET_COMMANDS, names_applet
@@ -85,6 +84,11 @@ def _clocked(now_ns: int | None) -> dict[str, Command]:
     return {**INSIDE_COMMANDS, "date": date_at(lambda: now_ns), "nmeter": nmeter_at(lambda: now_ns)}
 
 
+def _has_settings(annotations: Mapping[str, str]) -> bool:
+    """Whether any of `annotations` is a `fakecri.io/` setting."""
+    return any(key.startswith(PREFIX) for key in annotations)
+
+
 @functools.lru_cache(maxsize=1024)
 def _needs_own_plan(argv: tuple[str, ...]) -> bool:
     """Whether a command line may read its userland (a plan of its own, built with it): a pure
@@ -134,6 +138,7 @@ class Simulation:
         self._resuming: set[str] = set()  # containers whose command a plan left to go on live, not yet live
         self._contents: dict[str, ImageContent] = {}
         self._users: dict[tuple[int, int, tuple[int, ...]], RunAs] = {}  # one RunAs per distinct user
+        self._runs_as: dict[tuple[object, ...], RunAs] = {}  # the user, by image and the spec's run_as_*
         self._scripts: dict[str, StatsScript | None] = {}  # each container's stats script, once read
         self._set: dict[str, list[tuple[int, dict[str, Curve]]]] = {}  # what SetStats set, by container
 
@@ -169,13 +174,20 @@ class Simulation:
             script_from_settings(behaviour_annotations({}, sandbox.annotations, name, STATS_KEYS))
 
     def check(self, container: Container, sandbox: Sandbox, image: Image | None) -> RunAs:
-        """InvalidArgument on a bad `fakecri.io/` annotation; else the user the container runs
-        as, from its image's account files (the image record is handed over) and its spec."""
-        settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)
-        self._plans.get(container.command, container.args, settings)  # InvalidArgument on a bad annotation
-        script_from_settings(behaviour_annotations(container.annotations, sandbox.annotations, container.name,
-                                                   STATS_KEYS))
+        """InvalidArgument on a bad `fakecri.io/` annotation (looked for only when the container
+        or its pod has one); else the user the container runs as, from its image's account files
+        (the image record is handed over) and its spec, worked out once per image and spec."""
+        if _has_settings(container.annotations) or _has_settings(sandbox.annotations):
+            settings = behaviour_annotations(container.annotations, sandbox.annotations, container.name)
+            self._plans.get(container.command, container.args, settings)  # InvalidArgument on a bad annotation
+            script_from_settings(behaviour_annotations(container.annotations, sandbox.annotations, container.name,
+                                                       STATS_KEYS))
         spec = container.spec
+        asked = (container.image_id or container.image, spec.run_as_user, spec.run_as_group, spec.run_as_username,
+                 spec.supplemental_groups, spec.supplemental_groups_policy)
+        user = self._runs_as.get(asked)
+        if user is not None:
+            return user
         who = identity(self._content(container, image), run_as_user=spec.run_as_user,
                        run_as_group=spec.run_as_group, run_as_username=spec.run_as_username,
                        supplemental_groups=spec.supplemental_groups, strict=spec.supplemental_groups_policy == STRICT)
@@ -185,6 +197,9 @@ class Simulation:
             if len(self._users) >= MAX_CONTENTS:
                 self._users.clear()
             user = self._users[key] = RunAs(*key)
+        if len(self._runs_as) >= MAX_CONTENTS:
+            self._runs_as.clear()
+        self._runs_as[asked] = user
         return user
 
     def plan(self, container: Container, sandbox: Sandbox, image: Image | None) -> Plan:
@@ -531,6 +546,8 @@ class Simulation:
         those waiting on the network, each handed out once, and the next deadline."""
         if self._resuming:
             self._take_on()
+        if not self.live.processes:
+            return [], None
         return self.live.network_steps(), self.live.next_deadline_ns()
 
     def network_answered(self, cid: str, result: NetResult, now_ns: int) -> list[Decision]:
@@ -540,7 +557,7 @@ class Simulation:
     def next_deadline_ns(self) -> int | None:
         if self._resuming:
             self._take_on()
-        return self.live.next_deadline_ns()
+        return self.live.next_deadline_ns() if self.live.processes else None
 
     def tick(self, now_ns: int) -> list[Decision]:
         """Step every live process whose time has come."""
@@ -575,6 +592,7 @@ class Simulation:
         self.shared_mounts.clear()
         self._resuming.clear()
         self._contents.clear()
+        self._runs_as.clear()
         self._scripts.clear()
         self._set.clear()
 

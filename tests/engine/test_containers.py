@@ -6,6 +6,7 @@ import os
 import pytest
 from helpers.core_pods import IMAGE, Joined
 
+from fakecri.engine.clock import SequentialIds
 from fakecri.engine.codec import to_data
 from fakecri.engine.errors import (
     AlreadyExists,
@@ -15,10 +16,9 @@ from fakecri.engine.errors import (
     NotFound,
     ResourceExhausted,
 )
-from fakecri.engine.ids import SequentialIds
-from fakecri.engine.ports import NoPrograms, Pullable
-from fakecri.engine.records import ContainerState, Image, Resources
-from fakecri.engine.resources import Limits
+from fakecri.engine.images import Pullable
+from fakecri.engine.ports import NoPrograms
+from fakecri.engine.records import ContainerState, Image, Limits, Resources
 from fakecri.engine.runtime import Runtime
 from fakecri.engine.specs import ContainerSpec
 from fakecri.server.host.log_files import LogFiles

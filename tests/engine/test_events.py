@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from helpers.core_pods import check_order, kinds
 
-from fakecri.engine.clock import FakeClock
-from fakecri.engine.ids import SequentialIds
+from fakecri.engine.clock import FakeClock, SequentialIds
 from fakecri.engine.records import ContainerState, Event, EventType, Output, SandboxState
 from fakecri.engine.runtime import Runtime
 
@@ -156,3 +155,19 @@ def test_outbox_is_bounded():
     for i in range(3):
         rt.run_pod_sandbox(name=f"p{i}", namespace="n", uid="u")
     assert len(rt.drain_events()) == 3
+
+
+def test_an_event_carries_its_containers_images_as_they_were(pods, runtime, events):
+    sb = pods.sandbox()
+    c = pods.container(sb)
+    created = events()[-1]
+    assert created.type == EventType.CREATED and created.containers == (c,)
+    assert created.images == {c.image_id: runtime.images.get(c.image_id)}
+    assert created.images[c.image_id].repo_tags == ("docker.io/library/busybox:latest",)
+    other = pods.container(sb, "other")
+    runtime.images.remove(c.image_id)  # the image goes; the events said before still tell what it was
+    assert created.images[c.image_id] is not None
+    runtime.remove_container(c.id)
+    deleted = events()[-1]
+    assert deleted.type == EventType.DELETED and deleted.containers == (other,)
+    assert deleted.images == {other.image_id: None}  # the store no longer holds it

@@ -2,7 +2,7 @@
 import pytest
 
 from fakecri.engine.errors import InvalidArgument
-from fakecri.engine.references import normalize
+from fakecri.engine.images import normalize
 
 SHA = "sha256:" + "ab" * 32
 

@@ -6,8 +6,7 @@ import pytest
 
 from fakecri.engine.codec import to_data
 from fakecri.engine.errors import InvalidArgument, NotFound, ResourceExhausted, Unauthenticated
-from fakecri.engine.images import IMAGE_FS_MOUNTPOINT, ImageStore
-from fakecri.engine.ports import Pullable
+from fakecri.engine.images import IMAGE_FS_MOUNTPOINT, ImageStore, Pullable
 from fakecri.sim.catalog import Catalog
 
 ID_RE = re.compile(r"sha256:[0-9a-f]{64}")

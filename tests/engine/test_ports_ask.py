@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fakecri.engine.clock import FakeClock
-from fakecri.engine.ids import RandomIds
+from fakecri.engine.clock import FakeClock, RandomIds
 from fakecri.engine.runtime import Runtime
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.simulation import Simulation
@@ -65,6 +64,12 @@ def test_the_user_a_container_runs_as_is_settled_at_its_creation():
     assert runtime.get_container(c.id).user == c.user
     root = runtime.create_container(sb.id, name="root", image="busybox")
     assert root.user is not None and root.user.uid == 0
+    # The answer is kept by image and spec: the same spec again is the same record, another spec its own.
+    spec = ContainerSpec(run_as_user=1000, run_as_group=3000, supplemental_groups=(4000,))
+    again = runtime.create_container(sb.id, name="again", image="busybox", spec=spec)
+    assert again.user is c.user
+    other = runtime.create_container(sb.id, name="other", image="busybox", spec=ContainerSpec(run_as_user=1000))
+    assert other.user == RunAs(1000, 0, (0,))
 
 
 def test_a_status_asks_the_image_content_only_of_a_record_without_its_user():

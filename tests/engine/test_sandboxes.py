@@ -5,10 +5,9 @@ import ipaddress
 
 import pytest
 
+from fakecri.engine.clock import SequentialIds
 from fakecri.engine.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, ResourceExhausted
-from fakecri.engine.ids import SequentialIds
-from fakecri.engine.records import ContainerState, Resources, SandboxState
-from fakecri.engine.resources import Limits
+from fakecri.engine.records import ContainerState, Limits, Resources, SandboxState
 from fakecri.engine.runtime import Runtime
 from fakecri.engine.specs import NODE, Namespaces, SandboxSpec
 

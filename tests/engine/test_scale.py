@@ -7,8 +7,7 @@ import tracemalloc
 
 from helpers.core_pods import Joined
 
-from fakecri.engine.clock import FakeClock
-from fakecri.engine.ids import RandomIds
+from fakecri.engine.clock import FakeClock, RandomIds
 from fakecri.engine.records import ContainerState, Resources
 from fakecri.engine.runtime import Runtime
 

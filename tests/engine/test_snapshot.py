@@ -8,9 +8,8 @@ import pytest
 from helpers.core_pods import Joined
 
 from fakecri.engine.checkpoints import OVERRIDABLE
-from fakecri.engine.clock import FakeClock
+from fakecri.engine.clock import FakeClock, SequentialIds
 from fakecri.engine.errors import AlreadyExists, FailedPrecondition, InvalidArgument
-from fakecri.engine.ids import SequentialIds
 from fakecri.engine.records import ContainerState, Event, Resources, SandboxState
 from fakecri.engine.specs import (
     LOCALHOST,

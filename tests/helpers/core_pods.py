@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fakecri.engine.clock import FakeClock
+from fakecri.engine.clock import FakeClock, IdSource, SequentialIds
 from fakecri.engine.errors import CoreError
-from fakecri.engine.ids import IdSource, SequentialIds
 from fakecri.engine.images import ImageStore
 from fakecri.engine.records import Event, EventType, Output
 from fakecri.engine.runtime import Runtime

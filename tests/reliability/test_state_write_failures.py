@@ -26,7 +26,7 @@ from helpers.cri import EventCollector, sandbox_config
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.api.runtime.v1 import api_pb2_grpc
-from fakecri.engine.ids import RandomIds
+from fakecri.engine.clock import RandomIds
 from fakecri.server.process.app import FakeCRIServer, short_socket_path
 
 UNAVAILABLE = grpc.StatusCode.UNAVAILABLE

@@ -52,3 +52,26 @@ def test_fragments_asked_one_by_one_stay_bounded():
         cache.of(Rec())  # a replaced record each time
     assert len(cache._frags) <= 2 * len(live) + FragmentCache.SLACK
     assert cache.of(live[0]) == cache.every(live)[0]  # answers stay right
+
+
+def test_an_events_statuses_name_the_image_the_event_carries():
+    """The tag in an event's container statuses is the one its image had at the event, which the
+    event carries; the image store is not asked (it may hold the image no more, or retagged)."""
+    from fakecri.engine.clock import FakeClock, RandomIds
+    from fakecri.engine.runtime import Runtime
+    from fakecri.server.codec.encode import StatusCache
+    from fakecri.sim.catalog import Catalog
+    from fakecri.sim.image_content import BUSYBOX
+
+    catalog = Catalog()
+    runtime = Runtime(FakeClock(), RandomIds(1), registry=catalog)
+    runtime.images.pull("busybox:1.36")
+    sb = runtime.run_pod_sandbox(name="p", namespace="ns", uid="u")
+    c = runtime.create_container(sb.id, name="c", image="busybox:1.36")
+    created = runtime.drain_events()[-1]
+    runtime.images.remove(c.image_id)
+    statuses = StatusCache(runtime, lambda rec: BUSYBOX)
+    wire = statuses.event_response(created, created.type, created.created_at, frozenset(), True)
+    [status] = pb.ContainerEventResponse.FromString(wire).containers_statuses
+    assert status.image.image == "docker.io/library/busybox:1.36" and status.image_ref == c.image_ref
+    assert statuses.container_status(c).image.image == "busybox:1.36"  # asked now: the image is gone

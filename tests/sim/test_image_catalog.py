@@ -6,8 +6,7 @@ import re
 import pytest
 
 from fakecri.engine.errors import InvalidArgument, NotFound, Unauthenticated
-from fakecri.engine.images import ImageStore
-from fakecri.engine.references import normalize
+from fakecri.engine.images import ImageStore, normalize
 from fakecri.server.host.catalog_file import load_catalog
 from fakecri.sim.catalog import Catalog
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from google.protobuf.message import Message
@@ -368,6 +368,7 @@ def namespaces_to_pb(ns: Namespaces) -> pb.NamespaceOption:
 
 # Serialized statuses kept, by record. Bounded: at most this many, then it starts over.
 STATUS_CACHE_MAX = 4096
+_UNKNOWN = object()  # an image an event's images do not hold (not the same as one the store had lost)
 
 
 class StatusCache:
@@ -390,10 +391,14 @@ class StatusCache:
     def clear(self) -> None:
         self._entries.clear()
 
-    def image_tag(self, c: Container) -> str:
-        """The first repo tag of the container's image as it is now ("" when it has none, or is gone)."""
-        img = self.runtime.images.get(c.image_id)
-        return img.repo_tags[0] if img is not None and img.repo_tags else ""
+    def image_tag(self, c: Container, images: Mapping[str, Image | None] | None = None) -> str:
+        """The first repo tag of the container's image ("" when it has none, or is gone): as
+        `images` has it (an event's, taken at its moment) when it holds the image, else as
+        the image store has it now."""
+        img = images.get(c.image_id, _UNKNOWN) if images is not None else _UNKNOWN
+        if img is _UNKNOWN:
+            img = self.runtime.images.get(c.image_id)
+        return img.repo_tags[0] if isinstance(img, Image) and img.repo_tags else ""
 
     def _status(self, c: Container, tag: str) -> pb.ContainerStatus:
         # The user was settled at creation; a record of an older fakecri has none: its image's content says.
@@ -402,19 +407,20 @@ class StatusCache:
     def container_status(self, c: Container) -> pb.ContainerStatus:
         return self._status(c, self.image_tag(c))
 
-    def container_status_bytes(self, c: Container) -> bytes:
-        tag = self.image_tag(c)
+    def container_status_bytes(self, c: Container, images: Mapping[str, Image | None] | None = None) -> bytes:
+        tag = self.image_tag(c, images)
         key = (c, tag) if tag else c
         return self._cached(key, lambda key: self._status(c, tag))
 
     def sandbox_status_bytes(self, sb: Sandbox) -> bytes:
         return self._cached(sb, sandbox_status)
 
-    def container_statuses_wire(self, sb: Sandbox, containers: Sequence[Container],
-                                quirks: frozenset[Quirk]) -> list[bytes]:
+    def container_statuses_wire(self, sb: Sandbox, containers: Sequence[Container], quirks: frozenset[Quirk],
+                                images: Mapping[str, Image | None] | None = None) -> list[bytes]:
         """The serialized statuses of the sandbox's containers (the pod's, with the pod-wide
-        quirk), newest first (see `listed_containers`)."""
-        return [self.container_status_bytes(c) for c in listed_containers(self.runtime, sb, containers, quirks)]
+        quirk), newest first (see `listed_containers`); `images` as for `image_tag`."""
+        return [self.container_status_bytes(c, images)
+                for c in listed_containers(self.runtime, sb, containers, quirks)]
 
     def event_response(self, ev: Event, event_type: EventType, created_at: int, quirks: frozenset[Quirk],
                        with_statuses: bool) -> bytes:
@@ -427,7 +433,7 @@ class StatusCache:
         ).SerializeToString()
         if ev.sandbox is None or not with_statuses:
             return head
-        statuses = self.container_statuses_wire(ev.sandbox, ev.containers, quirks)
+        statuses = self.container_statuses_wire(ev.sandbox, ev.containers, quirks, ev.images)
         return b"".join([head, field_fragment(4, self.sandbox_status_bytes(ev.sandbox)),
                          *[field_fragment(5, b) for b in statuses]])
 

@@ -10,7 +10,7 @@ from typing import Any, TypeAlias
 
 from fakecri.api.runtime.v1 import api_pb2 as pb
 from fakecri.engine import errors
-from fakecri.engine.resources import merged, validate
+from fakecri.engine.records import merged_resources, validate_resources
 from fakecri.faults.quirk_kinds import remove_exiting_unknown, resize_not_applied, stop_returns_while_running
 from fakecri.server.codec import decode, encode
 from fakecri.server.codec.decode import container_parts
@@ -146,8 +146,8 @@ class ContainerCalls:
             return pb.UpdateContainerResourcesResponse()
         if not request.HasField("linux"):
             return pb.UpdateContainerResourcesResponse()  # nothing to change (annotations are hints; none kept)
-        resources = merged(c.resources, decode.resources_from_pb(request.linux))  # unset fields keep theirs
-        validate(resources, f"container {c.id} ({c.name})")
+        resources = merged_resources(c.resources, decode.resources_from_pb(request.linux))  # unset fields keep theirs
+        validate_resources(resources, f"container {c.id} ({c.name})")
         after = self.sim.resize(c, resources)  # the kernel's say: refused (v1) or an OOM kill (v2)
         self.runtime.update_container_resources(c.id, resources)
         self.node.apply(after)

@@ -27,10 +27,8 @@ from typing import Any
 
 from fakecri import logs
 from fakecri.engine import errors
-from fakecri.engine.clock import Clock, FakeClock, SystemClock
-from fakecri.engine.ids import IdSource, RandomIds
-from fakecri.engine.records import Container, ContainerState, Event
-from fakecri.engine.resources import Limits
+from fakecri.engine.clock import Clock, FakeClock, IdSource, RandomIds, SystemClock
+from fakecri.engine.records import Container, ContainerState, Event, Limits
 from fakecri.engine.runtime import Runtime
 from fakecri.engine.specs import CONTAINER
 from fakecri.faults.model import FaultRecord

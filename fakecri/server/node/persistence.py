@@ -26,8 +26,7 @@ import time
 from typing import Any
 
 from fakecri.engine import errors
-from fakecri.engine.clock import Clock, FakeClock
-from fakecri.engine.ids import IdSource, RandomIds
+from fakecri.engine.clock import Clock, FakeClock, IdSource, RandomIds
 from fakecri.engine.runtime import Runtime
 from fakecri.server.codec import encode
 from fakecri.server.exceptions import StateFileError, StateFilePathError, StateWriteError

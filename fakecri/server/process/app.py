@@ -24,8 +24,7 @@ from grpc_reflection.v1alpha import reflection
 
 from fakecri.api.control.v1 import control_pb2 as cpb
 from fakecri.api.runtime.v1 import api_pb2 as pb
-from fakecri.engine.clock import Clock
-from fakecri.engine.ids import IdSource
+from fakecri.engine.clock import Clock, IdSource
 from fakecri.server.config import ServerConfig, check_bindable, format_address, is_loopback, parse_address
 from fakecri.server.cri.control_service import ControlService
 from fakecri.server.cri.image_service import ImageService
