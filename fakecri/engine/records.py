@@ -29,12 +29,14 @@ from __future__ import annotations
 import enum
 import heapq
 import re
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from fakecri.engine.errors import InvalidArgument, ResourceExhausted
 from fakecri.engine.ipam import IpPool
+from fakecri.engine.program_plan import Plan
 from fakecri.engine.specs import EMPTY_CONTAINER_SPEC, EMPTY_SANDBOX_SPEC, ContainerSpec, SandboxSpec
 
 
@@ -239,6 +241,12 @@ class Image:
     uid: int | None = None
 
 
+def interned(d: Mapping[str, str]) -> dict[str, str]:
+    """A copy of labels or annotations `d` with shared key strings (they repeat across thousands
+    of containers)."""
+    return {sys.intern(k): (sys.intern(v) if len(v) <= 64 else v) for k, v in d.items()}
+
+
 R = TypeVar("R", "Sandbox", "Container")
 _set = object.__setattr__
 
@@ -373,6 +381,8 @@ class RuntimeStore:
     timers: TimerHeap = field(default_factory=TimerHeap)
     stopping: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # cid -> (due_ns, exit_code, reason)
     removed_cpu: dict[str, int] = field(default_factory=dict)  # sandbox id -> CPU ns of its removed containers
+    # cid -> the plan the Programs port answered for a running container (its wakes and stop read it)
+    plans: dict[str, Plan] = field(default_factory=dict)
     running: int = 0  # containers RUNNING now
     last_event_ns: int = 0  # the newest event's created_at (events never go back in time)
 
@@ -396,5 +406,6 @@ class RuntimeStore:
         self.timers.clear()
         self.stopping.clear()
         self.removed_cpu.clear()
+        self.plans.clear()
         self.ips.release_all()
         self.running = 0

@@ -39,6 +39,7 @@ from fakecri.engine.records import (
     Sandbox,
     SandboxState,
     evolve,
+    interned,
     validate_resources,
 )
 from fakecri.engine.specs import EMPTY_CONTAINER_SPEC, EMPTY_SANDBOX_SPEC, NODE, ContainerSpec, SandboxSpec
@@ -53,11 +54,6 @@ DEFAULT_RUNTIME_HANDLERS = ("", "runc")
 _RUNNING = ContainerState.RUNNING
 _EXITED = ContainerState.EXITED
 Record = Sandbox | Container
-
-
-def _intern(d: Mapping[str, str]) -> dict[str, str]:
-    """A copy of `d` with shared key strings (labels repeat across thousands of containers)."""
-    return {sys.intern(k): (sys.intern(v) if len(v) <= 64 else v) for k, v in d.items()}
 
 
 class Runtime:
@@ -223,8 +219,8 @@ class Runtime:
         validate_resources(overhead, f"sandbox {namespace}/{name} (overhead)")
         sb = Sandbox(
             id=self._new_id(), name=name, namespace=namespace, uid=uid, attempt=attempt,
-            state=SandboxState.READY, created_at=self.clock.now_ns(), labels=_intern(labels or {}),
-            annotations=_intern(annotations or {}), hostname=hostname, log_directory=log_directory,
+            state=SandboxState.READY, created_at=self.clock.now_ns(), labels=interned(labels or {}),
+            annotations=interned(annotations or {}), hostname=hostname, log_directory=log_directory,
             runtime_handler=runtime_handler, spec=spec, overhead=overhead, resources=resources,
         )
         self.programs.check_sandbox(sb)  # InvalidArgument on a bad fakecri.io/ annotation
@@ -336,7 +332,7 @@ class Runtime:
         c = Container(
             id=self._new_id(), sandbox_id=sb.id, name=name, attempt=attempt, state=ContainerState.CREATED,
             created_at=self.clock.now_ns(), image=sys.intern(image), image_ref=image_ref, image_id=image_id,
-            labels=_intern(labels), annotations=_intern(annotations), command=tuple(command), args=tuple(args),
+            labels=interned(labels), annotations=interned(annotations), command=tuple(command), args=tuple(args),
             log_path=posixpath.join(sb.log_directory, log_path) if log_path else "",
             resources=resources if resources is not None else Resources(), spec=spec,
         )
@@ -368,9 +364,13 @@ class Runtime:
         self._after_wake(c, plan, 0, now)
 
     def _plan(self, c: Container) -> Plan:
-        """The Programs port is handed what it needs (the sandbox, the image record): it never reads back."""
-        image = self.images.by_id.get(c.image_id) if c.image_id else None
-        return self.programs.plan(c, self._sandboxes[c.sandbox_id], image)
+        """`c`'s plan, asked of the Programs port once (its answer never changes) and kept while it
+        runs; the port is handed what it needs (the sandbox, the image record), never reads back."""
+        plan = self.store.plans.get(c.id)
+        if plan is None:
+            image = self.images.by_id.get(c.image_id) if c.image_id else None
+            plan = self.store.plans[c.id] = self.programs.plan(c, self._sandboxes[c.sandbox_id], image)
+        return plan
 
     def _after_wake(self, c: Container, plan: Plan, offset: int, due: int) -> None:
         """Exit at `offset` if the plan ends there, else arm the next scripted moment."""
@@ -413,6 +413,7 @@ class Runtime:
         c = self._put_container(evolve(c, state=_EXITED, finished_at=max(at_ns, c.started_at), exit_code=exit_code,
                                         reason=reason, message=message))
         self.store.stopping.pop(c.id, None)
+        self.store.plans.pop(c.id, None)
         self._entered(c, _EXITED)
 
     def _kill(self, c: Container) -> None:

@@ -91,3 +91,41 @@ def test_a_status_asks_the_image_content_only_of_a_record_without_its_user():
     older = dataclasses.replace(c, user=None)  # a record from a state file of an older fakecri
     assert statuses.container_status(older).user == statuses.container_status(c).user
     assert asked == [c.id]
+
+
+def test_the_plan_is_asked_once_per_run_and_kept_for_its_wakes_and_its_stop():
+    from fakecri.engine.records import ContainerState
+
+    clock = FakeClock()
+    catalog = Catalog()
+    sim = Simulation(catalog, clock=clock)
+    asked: list[str] = []
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(sim, name)
+
+        def plan(self, container, sandbox, image):
+            asked.append(container.id)
+            return sim.plan(container, sandbox, image)
+
+    runtime = Runtime(clock, RandomIds(1), programs=Counting(), registry=catalog)  # type: ignore[arg-type]
+    sim.watch(runtime)
+    runtime.images.pull("busybox")
+    sb = runtime.run_pod_sandbox(name="p", namespace="ns", uid="u")
+    c = runtime.create_container(sb.id, name="c", image="busybox",
+                                 command=("sh", "-c", "echo a; sleep 1; echo b; sleep 1; echo c; sleep 100"))
+    assert asked == []  # creating asks no plan
+    runtime.start_container(c.id)
+    for _ in range(3):
+        clock.advance(1)
+        runtime.tick()
+    assert len([o for o in runtime.drain_events() if hasattr(o, "text")]) == 3
+    assert asked == [c.id]  # the wakes read the kept plan
+    restored = Runtime(clock, RandomIds(2), programs=Counting(), registry=catalog)  # type: ignore[arg-type]
+    restored.restore(runtime.snapshot())  # a restart: the plan is not in the state file
+    assert restored.stop_container(c.id, 30) == 30.0  # PID 1 ignores SIGTERM: the stop takes its timeout
+    restored.complete_stop(c.id)
+    assert asked == [c.id, c.id]  # asked again once, after the restore
+    assert restored.get_container(c.id).state == ContainerState.EXITED
+    assert c.id not in restored.store.plans  # an exited container's plan is not kept
