@@ -8,6 +8,7 @@ top-level module or package fails here until the page gives it a place.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import re
@@ -30,6 +31,9 @@ PUBLIC_UNDERSCORE = {"_value_", "_name_", "_missing_", "_generate_next_value_", 
                      "_make"}
 
 
+# The files do not change during a run: the page, each module's syntax tree and the import
+# graph are read once, not once per test (and per edge) that asks. The trees are only walked.
+@functools.cache
 def page() -> str:
     return PAGE.read_text(encoding="utf-8")
 
@@ -55,11 +59,13 @@ def hand_written() -> list[Path]:
     return [p for p in modules() if GENERATED not in p.parents]
 
 
+@functools.cache
 def parse(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
 
-def imports_of(path: Path) -> list[tuple[str, int]]:
+@functools.cache
+def imports_of(path: Path) -> tuple[tuple[str, int], ...]:
     """Absolute names of every module `path` imports, with line numbers."""
     module = module_name(path)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
@@ -78,10 +84,11 @@ def imports_of(path: Path) -> list[tuple[str, int]]:
             if target == "fakecri":
                 out += [(f"fakecri.{alias.name}", node.lineno) for alias in node.names
                         if (PACKAGE / alias.name).is_dir() or (PACKAGE / f"{alias.name}.py").is_file()]
-    return out
+    return tuple(out)
 
 
-def edges() -> list[tuple[str, str, str, int]]:
+@functools.cache
+def edges() -> tuple[tuple[str, str, str, int], ...]:
     """(importing module, imported module, file, line) for imports between parts."""
     out = []
     for path in modules():
@@ -90,7 +97,7 @@ def edges() -> list[tuple[str, str, str, int]]:
             if target.split(".")[0] == "fakecri" and part_of(source) != part_of(target) \
                     and part_of(target) != "fakecri":
                 out.append((source, target, str(path.relative_to(ROOT)), line))
-    return out
+    return tuple(out)
 
 
 def page_arrows() -> dict[str, set[str]]:

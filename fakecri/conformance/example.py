@@ -71,7 +71,8 @@ class Example:
         self.pod_counter = 0
         self.tag = run.example_tag()  # prefixes the example's object names: unique across examples
         self.profile = self.opts.profile
-        self.period, self.tick = PROFILE_PERIODS[self.profile]
+        period, tick = PROFILE_PERIODS[self.profile]
+        self.period, self.tick = period * self.opts.relist_scale, tick * self.opts.relist_scale
         self.pleg: CurrentEventedPLEG | LegacyEventedPLEG | None = None
 
     # ------------------------------------------------------------ connections
@@ -89,7 +90,7 @@ class Example:
     def start_pleg(self) -> None:
         client = self.new_client()
         if self.opts.profile == "current":
-            pleg: Any = CurrentEventedPLEG(client)
+            pleg: Any = CurrentEventedPLEG(client, relist_period=self.period)
         else:
             pleg = LegacyEventedPLEG(client, relist_period=self.period, global_cache_period=self.tick)
         inner = pleg.generic.relist_observer

@@ -27,7 +27,14 @@ class Options:
     settle_timeout: float = 10.0
     settle_quiet: float = 1.5  # ...or until no event arrived for this long
     margin: float = 5.0  # added to a relist period before a convergence check fails
+    # The profile's relist period and cache tick are multiplied by this: below 1 the PLEG relists
+    # more often and each convergence bound shrinks with it (a test's runs wait less; a real
+    # kubelet's pace is 1).
+    relist_scale: float = 1.0
     scripted: bool = True
+    # How long the first event stream is watched for an answer that says there will be no events
+    # (UNIMPLEMENTED, a close at once); a stream still open then counts as one that works.
+    probe_wait: float = 1.0
     slow_burst: int = 300  # containers in the slow-subscriber burst at most (4 events each)
     burst_seconds: float = 20.0  # the burst's size is cut to what the runtime's measured pace makes in this time
     runtime_handler: str = ""  # RunPodSandboxRequest.runtime_handler (kubelet: the RuntimeClass's handler)
@@ -45,3 +52,5 @@ class Options:
                 raise ValueError(f"no property named {name!r}; known: {', '.join(NAMES)}")
         if self.max_examples < 1 or self.steps < 1:
             raise ValueError("max_examples and steps must be at least 1")
+        if not self.relist_scale > 0:
+            raise ValueError("relist_scale must be above 0")

@@ -206,12 +206,9 @@ def _judge_burst(run: RunState, fast: Subscriber, slow: _GatedReader, ids: list[
                                  f" (drop counters are not visible over CRI)")
 
 
-PROBE_WAIT_S = 1.0
-
-
 def probe_events(run: RunState) -> str | None:
-    """Open one event stream and watch it for a moment. None when it stays open (or
-    delivers); otherwise why there will be no events: UNIMPLEMENTED (events are
+    """Open one event stream and watch it for `probe_wait` seconds. None when it stays open
+    (or delivers); otherwise why there will be no events: UNIMPLEMENTED (events are
     optional in CRI), a clean close at once, or another error."""
     client = CRIClient(run.options.endpoint, timeout=run.options.call_timeout)
     ended: list[CRIError] = []
@@ -222,7 +219,7 @@ def probe_events(run: RunState) -> str | None:
 
     watcher = client.watch_container_events(on_event, on_error=ended.append)
     try:
-        deadline = time.monotonic() + PROBE_WAIT_S
+        deadline = time.monotonic() + run.options.probe_wait
         while time.monotonic() < deadline and not ended and not got.is_set():
             time.sleep(0.02)
     finally:

@@ -22,9 +22,17 @@ from fakecri.server.process.app import FakeCRIServer
 pytestmark = pytest.mark.usefixtures("quiet_logs")
 
 
+# A stream that works is found open after any wait, so the runs whose events work probe it
+# briefly; the runs about a stream that fails keep the whole probe.
+PROBE_QUICK = 0.2
+
+
 def judge(faults, **extra):
     server = FakeCRIServer(seed=11, faults=list(faults)).start()
     started = time.monotonic()
+    # The current profile's relist at a quarter of its period: the cache converges as it
+    # does at 1 s, sooner.
+    extra.setdefault("relist_scale", 0.25)
     try:
         result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=4, seed=1, **extra))
     finally:
@@ -67,7 +75,7 @@ def test_the_image_is_pulled_only_when_absent_and_no_pull_is_honoured():
         # From now on a pull would fail: the suite must see the image and not pull it.
         server.node.plan.add(Fault(type="error", target="PullImage", attributes={"code": "INTERNAL"}))
         result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=2, seed=1, scripted=False,
-                                   properties=["valid-calls-succeed"]))
+                                   properties=["valid-calls-succeed"], probe_wait=PROBE_QUICK))
     assert result.by_name("valid-calls-succeed").status == "pass", result.table()
 
 
@@ -75,7 +83,8 @@ def test_a_property_never_exercised_is_skipped_not_passed():
     # Only the slow-subscriber property, with its burst skipped: nothing exercises it.
     with FakeCRIServer(seed=4) as server:
         result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=1, scripted=False,
-                                   properties=["no-lost-exits", "resources-stick-all-or-nothing"]))
+                                   properties=["no-lost-exits", "resources-stick-all-or-nothing"],
+                                   probe_wait=PROBE_QUICK, relist_scale=0.25))
     for r in result.results:
         assert r.status == "pass" and r.exercises > 0 or r.status == "skip" and r.exercises == 0, r
 
@@ -142,7 +151,7 @@ def test_a_runtime_that_refuses_every_create_earns_no_pass_about_containers():
     or their events saw nothing and are skipped, saying why; the refusal itself fails
     valid-calls-succeed; what still passes (sandbox-only judgements) says it saw 0 containers."""
     refuse = Fault(type="error", target="CreateContainer", attributes={"code": "FAILED_PRECONDITION"})
-    result, seconds = judge([refuse], shrink=False)
+    result, seconds = judge([refuse], shrink=False, probe_wait=PROBE_QUICK)
     assert result.by_name("valid-calls-succeed").status == "fail"
     for r in result.results:
         needs = P.BY_NAME[r.name].needs

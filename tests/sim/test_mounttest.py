@@ -133,7 +133,7 @@ def test_other_agnhost_programs_run_until_stopped(container, joined):
     assert state(joined, c)[0] == "RUNNING"
 
 
-def test_a_busybox_loop_sees_the_file_as_it_is_at_each_moment(container, joined, tmp_path):
+def test_a_busybox_loop_sees_the_file_as_it_is_at_each_moment(container, joined, tmp_path, short_traces):
     (tmp_path / "f").write_text("one\n")
     c, lines = container(command=["sh", "-c", "cat /test-volume/f; sleep 5; cat /test-volume/f; ls /test-volume"],
                          image="busybox")

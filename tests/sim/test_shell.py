@@ -49,7 +49,7 @@ S = 1_000_000_000
     (["cat"], None, 0),  # waits for input that never comes
     (["tail", "-f", "/dev/null"], None, 0),  # a busybox program not modelled runs on as a container
 ])
-def test_container_commands(argv, end_s, code):
+def test_container_commands(argv, end_s, code, short_traces):
     trace = simulate(argv)
     assert trace.end_ns == (None if end_s is None else round(end_s * S))
     assert trace.exit_code == code
@@ -185,7 +185,7 @@ def test_every_command_in_the_table_survives_odd_arguments():
             assert 0 <= done.exit_code <= 255
 
 
-def test_while_and_until_loops():
+def test_while_and_until_loops(short_traces):
     from fakecri.sim.shell import trace
 
     assert trace(["sh", "-c", "while false; do echo never; done && echo after"]).outputs == ((0, "stdout", "after\n"),)

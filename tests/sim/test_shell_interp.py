@@ -80,7 +80,7 @@ def test_runaway_recursion_is_bounded_with_a_message():
     ("cleanup() { sleep 2; exit 3; }; trap cleanup TERM; sleep infinity & wait", 2, 3),
     ("trap exit TERM; sleep 100 & wait", 0, 143),  # a bare exit keeps the status `wait` got
 ])
-def test_a_term_trap_decides_how_a_stop_ends(script, delay_s, code):
+def test_a_term_trap_decides_how_a_stop_ends(script, delay_s, code, short_traces):
     plan = build_plan(["sh", "-c", script], [], {})
     assert plan.stop_outcome(30 * S)[:2] == (delay_s * S, code)
     assert plan.term_handler[:2] == ("sh", "-c")

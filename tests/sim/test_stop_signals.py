@@ -49,7 +49,7 @@ LOOP = ["sh", "-c", "while true; do echo tick; sleep 5; done"]
     # The foreground command holds the trap until the kill.
     (["sh", "-c", "trap 'exit 0' TERM; sleep 3600"], None, 0, "shell"),
 ])
-def test_each_kind_of_program(argv, delay_ns, code, program):
+def test_each_kind_of_program(argv, delay_ns, code, program, short_traces):
     term = on_sigterm(argv)
     assert (term.delay_ns, term.exit_code, term.program) == (delay_ns, code, program)
 
