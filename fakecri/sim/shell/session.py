@@ -327,6 +327,7 @@ def new_shell(io: Io, name: str) -> Shell:
     pid = 1 if io.ctx.main and io.depth <= 1 else 10 + io.depth  # (its jobs get 101 and up)
     sh = Shell(io=io, name=name, env_loader=loader, pid=pid)
     sh.vars["PPID"] = "0" if pid == 1 or io.depth <= 1 else str(10 + io.depth - 1)  # (the runtime is outside)
+    sh.vars["OPTIND"] = "1"  # (ash's varinit)
     return sh
 
 
