@@ -370,6 +370,9 @@ def command_substitution(body: ast.Node, sh: Shell) -> Generator[Step, Reply, st
     if isinstance(body, ast.Simple) and body.words and body.words[0].literal() == "jobs":
         child.jobs, child.job_numbers = list(sh.jobs), dict(sh.job_numbers)  # ash's "job hack": `$(jobs)`
     child.depth += 1
+    # ash's evalbackcmd turns `set -e` off in it (as bash does), and a condition outside does not carry in
+    child.options.discard("e")
+    child.errexit_off = 0
     child.io = replace(sh.io, out="stdout", to_file="", capture=captured)
     status = yield from subshell(body, child)
     sh.sub_status = status  # (`$?` changes only once the command is done: an assignment's status)

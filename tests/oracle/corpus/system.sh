@@ -175,3 +175,15 @@ printf '#!/bin/sh\necho shebang $0\n' > t.sh; chmod 755 t.sh; ./t.sh; printf 'ec
 printf 'set -e\necho a\nfalse\necho b\n' > e.sh; sh e.sh; echo "rc=$?"; sh -e -c 'false; echo no'; echo "rc=$?"
 ### sh-x-trace
 sh -x -c 'a=1; echo $a' 2>&1
+### basename-dirname
+basename /a/b/c; basename /a/b/c/; basename c.txt .txt; basename /; basename ''; basename .txt .txt; dirname /a/b/c; dirname a; dirname /; dirname /a/; dirname a/b/; dirname //a
+### env-forms
+env -i FOO=1 sh -c 'echo $FOO $HOME'; env -u HOME sh -c 'echo ${HOME-unset}'; env -i env; env FOO=bar | grep ^FOO; env -- true; echo "rc=$?"; env nosuchcmd; echo "rc=$?"
+### exec-replaces
+sh -c 'exec echo replaced; echo not reached'; (exec true); echo "rc=$?"; sh -c 'exec nosuch'; echo "rc=$?"
+### sh-script-syntax-error
+printf 'echo before\nif then\n' > bad.sh; sh bad.sh; echo "rc=$?"
+### sh-s-stdin
+echo 'echo from stdin $1' | sh -s arg1; echo 'echo piped' | sh
+### sh-n-syntax-check
+sh -n -c 'echo should not run'; echo "rc=$?"
