@@ -36,6 +36,7 @@ def _null(v: Value) -> bool:
 
 class _Parser:
     def __init__(self, words: list[str]) -> None:
+        self.warnings: list[str] = []  # busybox's about a leading ^, said as the match is made
         self.words = words
         self.i = 0
 
@@ -53,7 +54,7 @@ class _Parser:
         while self.peek() == "|":
             self.take()
             right = self.conj()
-            left = left if not _null(left) else right if not _null(right) else ("" if isinstance(right, str) else 0)
+            left = right if _null(left) else left  # busybox: the right one whenever the left is null
         return left
 
     def conj(self) -> Value:
@@ -111,7 +112,7 @@ class _Parser:
         left = self.primary()
         while self.peek() == ":":
             self.take()
-            left = _match(str(left), str(self.primary()))
+            left = self.match(str(left), str(self.primary()))
         return left
 
     def primary(self) -> Value:
@@ -127,7 +128,7 @@ class _Parser:
             return len(str(self.primary()))
         if word == "match":
             s = str(self.primary())
-            return _match(s, str(self.primary()))
+            return self.match(s, str(self.primary()))
         if word == "index":
             s, chars = str(self.primary()), str(self.primary())
             return next((n + 1 for n, c in enumerate(s) if c in chars), 0)
@@ -139,6 +140,12 @@ class _Parser:
             return s[p - 1:p - 1 + n] if p >= 1 and n >= 1 else ""
         return word
 
+    def match(self, s: str, pattern: str) -> Value:
+        if pattern.startswith("^"):
+            self.warnings.append(f"expr: warning: '{pattern}': using '^' as the first character\n"
+                                 "of a basic regular expression is not portable; it is ignored\n")
+        return _match(s, pattern)
+
 
 def _match(s: str, pattern: str) -> Value:
     try:
@@ -147,8 +154,8 @@ def _match(s: str, pattern: str) -> Value:
         raise _Error(f"bad regex '{pattern}': {exc}") from None
     if m is None:
         return "" if compile_posix(pattern).groups else 0
-    if m.re.groups:
-        return m.group(1) or ""
+    if m.re.groups and m.group(1) is not None:  # a group that took part: its text, else the length
+        return m.group(1)
     return m.end()
 
 
@@ -162,8 +169,10 @@ def expr(args: list[str], io: Io) -> Process:
         if parser.peek() is not None:
             raise _Error("syntax error")
     except _Error as exc:
-        yield from io.error(f"expr: {exc}\n")
+        yield from io.error("".join(parser.warnings) + f"expr: {exc}\n")
         return 2
+    if parser.warnings:
+        yield from io.error("".join(parser.warnings))
     yield from io.write(f"{value}\n")
     return 1 if _null(value) else 0
 

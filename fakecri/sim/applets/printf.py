@@ -16,7 +16,8 @@ from fakecri.sim.shell import Io, Process
 from fakecri.sim.usage import usage_text
 
 _SIMPLE = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v", "\\": "\\"}
-_SPEC = re.compile(r"%([-+ #0']*)(\*|\d*)(?:\.(\*|\d*))?(hh|h|ll|l|L|q|j|z|t)?(.?)", re.S)
+# busybox drops any run of the size modifiers l L h z (`%lld`, `%zu`), and no others (`%jd` is invalid).
+_SPEC = re.compile(r"%([-+ #0']*)(\*|\d*)(?:\.(\*|\d*))?([lLhz]*)(.?)", re.S)
 _INT_RANGE = 1 << 64
 
 
@@ -77,7 +78,9 @@ class _Numbers:
     def __init__(self) -> None:
         self.errors: list[str] = []
 
-    def integer(self, arg: str) -> int:
+    def integer(self, arg: str, unsigned: bool = False) -> int:
+        """The number busybox's bb_strtoll takes (bb_strtoull for `unsigned`: up to 2**64 - 1,
+        and a negative one wraps); out of range it is reported and 0."""
         # busybox skips leading blanks first: ` 'a` is 97, and ` 12 ` is reported as '12 '
         t = arg.lstrip(" \t\n\r\f\v")
         if t[:1] in ("'", '"'):
@@ -89,7 +92,7 @@ class _Numbers:
         body = m.group(2)
         value = int(body, 16) if body[:2].lower() == "0x" else int(body, 8) if body.startswith("0") else int(body)
         value = -value if m.group(1) == "-" else value
-        if not -(1 << 63) <= value < _INT_RANGE:
+        if not (-(1 << 63) <= value < (_INT_RANGE if unsigned and m.group(1) != "-" else 1 << 63)):
             self.errors.append(t)
             return 0
         return value
@@ -125,7 +128,7 @@ def _convert(flags: str, width: int | None, prec: int | None, conv: str, arg: st
     if conv == "c":
         return (spec.split(".")[0] + "s") % (arg[:1] or "\0")
     if conv in "diouxX":
-        value = nums.integer(arg)
+        value = nums.integer(arg, unsigned=conv in "ouxX")
         if conv in "ouxX" and value < 0:
             value += _INT_RANGE
         if conv == "o" and "#" in flags:  # C's alternate octal form is a leading 0, Python's is 0o
@@ -166,8 +169,8 @@ def format_all(fmt: str, args: list[str]) -> tuple[str, list[str], str | None]:
                 m = _SPEC.match(fmt, i)
                 assert m is not None
                 flags, width_s, prec_s, _, conv = m.groups()
-                if not conv or conv not in "sbcdiouxXfFeEgG":
-                    return "".join(out), nums.errors, fmt[i:]
+                if not conv or conv not in "sbcdiouxXfFeEgG":  # (named without the size modifiers)
+                    return "".join(out), nums.errors, fmt[i:m.start(4)] + fmt[m.end(4):]
                 width: int | None = None
                 prec: int | None = None
                 if width_s == "*":

@@ -88,7 +88,7 @@ def xargs(args: list[str], io: Io) -> Process:
         chunks = [items[k:k + n] for k in range(0, len(items), n)] or ([[]] if not o.has("r") else [])
         batches = [command + chunk for chunk in chunks]
     status = 0
-    child = replace(io, stdin=Input(empty=True))
+    child = replace(io, stdin=Input(empty=True), exec_by="xargs")
     for argv in batches:
         if o.has("t"):
             yield from io.error(" ".join(argv) + "\n")
@@ -129,7 +129,7 @@ def timeout(args: list[str], io: Io) -> Process:
     if limit is None:
         yield from io.error(f"timeout: invalid number '{o.operands[0]}'\n")
         return 1
-    inner = run_argv(o.operands[1:], io)
+    inner = run_argv(o.operands[1:], replace(io, exec_by="timeout"))
     if limit <= 0:  # 0 or forever: no time limit
         return (yield from inner)
     left = limit
@@ -188,10 +188,10 @@ def env(args: list[str], io: Io) -> Process:
         end = "\0" if o.has("0") else "\n"
         yield from io.write("".join(f"{k}={v}{end}" for k, v in values.items()))
         return 0
-    child = io
+    child = replace(io, exec_by="env")
     if io.ctx.userland is not None:
         world = io.ctx.userland()
-        child = replace(io, ctx=replace(io.ctx, userland=lambda: _WithEnv(world, values)))
+        child = replace(child, ctx=replace(io.ctx, userland=lambda: _WithEnv(world, values)))
     if hasattr(child, "environ"):  # (the shell's exported environment, where the shell has one)
         child = replace(child)
         setattr(child, "environ", lambda: dict(values))  # noqa: B010 (a member only the new shell's Io has)

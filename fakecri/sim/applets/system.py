@@ -45,14 +45,25 @@ def basename(args: list[str], io: Io) -> Process:
     return 0
 
 
-def _dir(name: str) -> str:
-    stripped = name.rstrip("/")
-    if not stripped:
-        return "/" if name.startswith("/") else "."
-    if "/" not in stripped:
+def _dir(path: str) -> str:
+    """glibc's dirname(3), which busybox calls: trailing slashes and the last name go, and then
+    the slashes before it; a path of slashes alone is "/", except that exactly two leading ones
+    stay "//" (POSIX leaves them to the system)."""
+    last = path.rfind("/")
+    if last > 0 and last == len(path) - 1:  # a trailing slash: the one before the last name
+        run = last
+        while run > 0 and path[run - 1] == "/":
+            run -= 1
+        if run > 0:
+            last = path.rfind("/", 0, run)
+    if last < 0:
         return "."
-    head = stripped.rsplit("/", 1)[0].rstrip("/")
-    return head or "/"
+    run = last
+    while run > 0 and path[run - 1] == "/":
+        run -= 1
+    if run == 0:
+        return path[:2] if last == 1 else "/"
+    return path[:run]
 
 
 def dirname(args: list[str], io: Io) -> Process:

@@ -129,6 +129,7 @@ def _shift(args: list[str], sh: Shell) -> Process:
     if n > len(sh.positional) or n < 0:
         return 1
     sh.positional = sh.positional[n:]
+    sh.optind, sh.optoff = 1, -1  # (ash's setparam and shift start getopts again)
     return 0
     yield
 
@@ -147,6 +148,7 @@ def _set(args: list[str], sh: Shell) -> Process:
         arg = args[i]
         if arg == "--":
             sh.positional = args[i + 1:]
+            sh.optind, sh.optoff = 1, -1  # (ash's setparam and shift start getopts again)
             return 0
         if arg in ("-o", "+o"):
             if i + 1 >= len(args):
@@ -174,6 +176,7 @@ def _set(args: list[str], sh: Shell) -> Process:
             i += 1
             continue
         sh.positional = args[i:]
+        sh.optind, sh.optoff = 1, -1  # (ash's setparam and shift start getopts again)
         return 0
     return 0
 
@@ -240,6 +243,8 @@ def _local(args: list[str], sh: Shell) -> Process:
             sh.set(name, value)
         else:
             sh.vars.pop(name, None)  # ash: `local x` starts x unset
+            if name == "OPTIND":
+                sh.reset_getopts("")
     return 0
 
 

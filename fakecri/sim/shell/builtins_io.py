@@ -377,61 +377,69 @@ def _signal_self(name: str, sh: Shell) -> Process:
 
 
 def _getopts(args: list[str], sh: Shell) -> Process:
+    """ash's getopts: its place is sh.optind/optoff (OPTIND is only written, except that assigning
+    it starts again); OPTARG is "" for an option without a value, unset at the end and after an
+    error that is reported, the letter after one that is not (a leading `:` or OPTERR=0)."""
     if len(args) < 2:
         yield from sh.io.error(sh.fail("getopts", "usage: getopts optstring var [arg]"))
         return 2
     spec, name = args[0], args[1]
     params = args[2:] if len(args) > 2 else sh.positional
-    silent = spec.startswith(":")
-    try:
-        index = int(sh.get("OPTIND") or "1")
-    except ValueError:
-        index = 1
-    sub = int(sh.vars.get("\x00optpos", "1"))
-    if index < 1 or index > len(params) or sub == 1 and (not params[index - 1].startswith("-")
-                                                         or params[index - 1] in ("-", "--")):
-        if index <= len(params) and params[index - 1] == "--" and sub == 1:
-            sh.set("OPTIND", str(index + 1))
-        sh.set(name, "?")
-        sh.vars.pop("OPTARG", None)
-        return 1
-    word = params[index - 1]
-    letter = word[sub]
-    sub += 1
-    if sub >= len(word):
-        index, sub = index + 1, 1
-    at = spec.find(letter)
-    if letter == ":" or at < 0:
-        sh.set(name, "?")
-        if silent:
-            sh.set("OPTARG", letter)
-        else:
+    if sh.optind > len(params) + 1:
+        sh.optind, sh.optoff = 1, -1
+    ind, off = sh.optind, sh.optoff
+    quiet = spec.startswith(":") or sh.get("OPTERR") == "0"
+    nxt = ind - 1  # the index in params of the next word
+    c = "?"
+    done = 0
+    word = params[nxt - 1] if ind > 1 and off >= 0 and len(params[nxt - 1]) >= off else None
+    pos = off
+    if word is None or pos >= len(word):
+        word = params[nxt] if nxt < len(params) else None
+        if word is None or not word.startswith("-") or word == "-" or word == "--":
+            if word == "--":
+                nxt += 1
             sh.vars.pop("OPTARG", None)
-            yield from sh.io.error(f"Illegal option -{letter}\n")
-    elif spec[at + 1:at + 2] == ":":
-        if sub > 1:
-            sh.set("OPTARG", word[sub:])
-            index, sub = index + 1, 1
-        elif index <= len(params):
-            sh.set("OPTARG", params[index - 1])
-            index += 1
+            word, done = None, 1
         else:
-            if silent:
-                sh.set(name, ":")
-                sh.set("OPTARG", letter)
+            nxt += 1
+            pos = 1
+    if word is not None:
+        c = word[pos]
+        pos += 1
+        at = spec.find(c) if c != ":" else -1
+        if at < 0:
+            if quiet:
+                sh.set("OPTARG", c)
             else:
-                sh.set(name, "?")
-                yield from sh.io.error(f"No arg for -{letter} option\n")
-            sh.set("OPTIND", str(index))
-            sh.vars["\x00optpos"] = str(sub)
-            return 0
-        sh.set(name, letter)
-    else:
-        sh.set(name, letter)
-        sh.vars.pop("OPTARG", None)
-    sh.set("OPTIND", str(index))
-    sh.vars["\x00optpos"] = str(sub)
-    return 0
+                yield from sh.io.error(f"Illegal option -{c}\n")
+                sh.vars.pop("OPTARG", None)
+            c = "?"
+        elif spec[at + 1:at + 2] == ":":
+            if pos >= len(word) and nxt >= len(params):
+                if quiet:
+                    sh.set("OPTARG", c)
+                    c = ":"
+                else:
+                    yield from sh.io.error(f"No arg for -{c} option\n")
+                    sh.vars.pop("OPTARG", None)
+                    c = "?"
+            else:
+                if pos >= len(word):
+                    value = params[nxt]
+                    nxt += 1
+                else:
+                    value = word[pos:]
+                sh.set("OPTARG", value)
+                word = None
+        else:
+            sh.set("OPTARG", "")
+    ind = nxt + 1
+    sh.vars["OPTIND"] = str(ind)  # (written without the reset an assignment makes)
+    sh.set(name, c)
+    sh.optoff = pos if word is not None and not done else -1
+    sh.optind = ind
+    return done
 
 
 def describe(name: str, sh: Shell) -> tuple[str, str] | None:

@@ -332,6 +332,8 @@ def call_function(fn: ast.FuncDef, args: list[str], sh: Shell) -> Process:
         raise ShellError(f"the script nests functions, eval or $(...) more than {MAX_NESTING} deep")
     saved = sh.positional
     sh.positional = list(args)
+    saved_getopts = sh.optind, sh.optoff  # ash's evalfun: getopts starts afresh in a function
+    sh.optind, sh.optoff = 1, -1
     sh.locals.append({"FUNCNAME": sh.vars.get("FUNCNAME")})
     sh.vars["FUNCNAME"] = fn.name
     sh.calls += 1
@@ -348,11 +350,14 @@ def call_function(fn: ast.FuncDef, args: list[str], sh: Shell) -> Process:
         sh.calls -= 1
         sh.depth -= 1
         sh.loops = loops
+        sh.optind, sh.optoff = saved_getopts
         for name, value in sh.locals.pop().items():
             if value is None:
                 sh.vars.pop(name, None)
             else:
                 sh.vars[name] = value
+            if name == "OPTIND":  # (a local OPTIND put back resets getopts, after the rest)
+                sh.reset_getopts(value or "")
     return status
 
 
@@ -365,6 +370,9 @@ def command_substitution(body: ast.Node, sh: Shell) -> Generator[Step, Reply, st
     if isinstance(body, ast.Simple) and body.words and body.words[0].literal() == "jobs":
         child.jobs, child.job_numbers = list(sh.jobs), dict(sh.job_numbers)  # ash's "job hack": `$(jobs)`
     child.depth += 1
+    # ash's evalbackcmd turns `set -e` off in it (as bash does), and a condition outside does not carry in
+    child.options.discard("e")
+    child.errexit_off = 0
     child.io = replace(sh.io, out="stdout", to_file="", capture=captured)
     status = yield from subshell(body, child)
     sh.sub_status = status  # (`$?` changes only once the command is done: an assignment's status)

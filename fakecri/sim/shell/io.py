@@ -157,6 +157,7 @@ class Io:
     argv0: str = ""  # the name the running program was called by (as its argv[0])
     builtin: bool = False  # it runs as the shell's builtin of its name (`printf`, not `busybox printf`)
     where: str = ""  # inside eval or `.`: what the shell's own messages start with after its name
+    exec_by: str = ""  # an applet that execs the program itself (env, timeout, xargs): it reports a missing one
     umask: int = 0o022  # the creating process's umask (a shell's `umask`): a new file gets 0666 less it
     failed: list[str] | None = None  # noted in: why a write to standard output failed (a closed one: EBADF)
     clock: list[int] = field(default_factory=lambda: [0])  # ns the whole process has slept so far

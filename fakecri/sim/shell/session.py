@@ -69,6 +69,21 @@ def _applets() -> Mapping[str, Command]:
     return table
 
 
+NOT_FOUND = "No such file or directory"
+DENIED = "Permission denied"
+
+
+def cannot_run(io: Io, name: str, reason: str) -> str:
+    """What is said of a program that cannot be run: the shell's `sh: NAME: not found` (or
+    `Permission denied`), or the message of the applet that execs it itself (`env: can't execute
+    'NAME': No such file or directory`, xargs' `xargs: NAME: ...`)."""
+    if io.exec_by == "xargs":
+        return f"xargs: {name}: {reason}\n"
+    if io.exec_by:
+        return f"{io.exec_by}: can't execute '{name}': {reason}\n"
+    return f"{io.shell}: {io.where}{name}: {'not found' if reason == NOT_FOUND else reason}\n"
+
+
 def run_argv(argv: Sequence[str], io: Io) -> Process:
     """Run one program with its arguments, looked up by name (the context's commands, the
     shell's table); not the shell's functions or builtins."""
@@ -83,9 +98,11 @@ def _top_argv(argv: Sequence[str], io: Io) -> Process:
         return ex.code & 0xFF
 
 
-def _strip(words: list[str]) -> tuple[list[str], dict[str, str]]:
-    """`env [NAME=V]... CMD`, `busybox CMD`, `exec CMD` as the program they run (and the env it gets)."""
+def _strip(words: list[str]) -> tuple[list[str], dict[str, str], str]:
+    """`env [NAME=V]... CMD`, `busybox CMD`, `exec CMD` as the program they run (and the env it
+    gets, and "env" when env is the one that execs it)."""
     env: dict[str, str] = {}
+    by = ""
     while words:
         head = posixpath.basename(words[0])
         if head in ("busybox", "exec") and len(words) > 1:
@@ -101,9 +118,10 @@ def _strip(words: list[str]) -> tuple[list[str], dict[str, str]]:
                     k, _, v = w.partition("=")
                     env[k] = v
                 words = words[i:]
+                by = "env"
                 continue
         break
-    return words, env
+    return words, env, by
 
 
 def _program(words: list[str], io: Io, top: bool, in_script: bool = False,
@@ -111,7 +129,9 @@ def _program(words: list[str], io: Io, top: bool, in_script: bool = False,
     """`words` run as a program: by its name from the tables, else from the container's files (a
     path, or a search of `path`: the environment's PATH when None; `sh`: the shell whose `hash`
     table the search uses)."""
-    words, env = _strip(words)
+    words, env, by = _strip(words)
+    if by:
+        io = replace(io, exec_by=by)
     if not words:
         if io.ctx.main:
             yield Sleep(None)
@@ -123,7 +143,7 @@ def _program(words: list[str], io: Io, top: bool, in_script: bool = False,
         io = replace(io, environ=lambda: {**_container_env(io), **env})
     name = posixpath.basename(words[0])
     if name not in COMMANDS and io.ctx.userland is not None and io.ctx.userland().masked_program(words[0]):
-        yield from io.error(f"{io.shell}: {words[0]}: Permission denied\n")
+        yield from io.error(cannot_run(io, words[0], DENIED))
         return 126
     command = io.ctx.commands.get(name)
     if command is not None:
@@ -136,6 +156,8 @@ def _program(words: list[str], io: Io, top: bool, in_script: bool = False,
     if name in SHELLS:
         io = replace(io, shell=words[0])
     if command is not None:
+        if io.exec_by:
+            io = replace(io, exec_by="")
         return (yield from command(words[1:], io))
     if "/" in words[0] and io.ctx.userland is not None:
         ran = yield from _file_program(words, io)
@@ -147,14 +169,14 @@ def _program(words: list[str], io: Io, top: bool, in_script: bool = False,
         if ran is not None:
             return ran
     if "/" in words[0] and name in BUSYBOX_APPLETS and not (io.ctx.main and top):
-        yield from io.error(f"{io.shell}: {io.where}{words[0]}: not found\n")
+        yield from io.error(cannot_run(io, words[0], NOT_FOUND))
         return 127
     if io.ctx.main and (top or name not in BUSYBOX_APPLETS):
         yield Sleep(None)  # a program fakecri cannot see into: as a container's command, it runs on
         return 0
     if name in BUSYBOX_APPLETS or name in UNMODELLED_BUILTINS:
         return (yield from refuse(name, io))
-    yield from io.error(f"{io.shell}: {io.where}{words[0]}: not found\n")
+    yield from io.error(cannot_run(io, words[0], NOT_FOUND))
     return 127
 
 
@@ -199,7 +221,7 @@ def _path_program(words: list[str], io: Io, path: str | None, sh: Shell | None) 
     if full is None:
         if not denied:
             return None
-        yield from io.error(f"{io.shell}: {io.where}{name}: Permission denied\n")
+        yield from io.error(cannot_run(io, name, DENIED))
         return 126
     ran = yield from _file_program([full, *words[1:]], io)
     if ran is not None:
@@ -221,11 +243,11 @@ def _file_program(words: list[str], io: Io) -> Generator[Step, Reply, int | None
     try:
         if not world.exists(path) or world.is_dir(path):
             if world.is_dir(path):
-                yield from io.error(f"{io.shell}: {path}: Permission denied\n")
+                yield from io.error(cannot_run(io, path, DENIED))
                 return 126
             return None
         if not world.may(path, 1):
-            yield from io.error(f"{io.shell}: {path}: Permission denied\n")
+            yield from io.error(cannot_run(io, path, DENIED))
             return 126
         text = world.read(path).decode("utf-8", "surrogateescape")
     except Exception:  # the userland's FileError: as a file not there
@@ -262,7 +284,8 @@ def external(argv: list[str], sh: Shell, env: Mapping[str, str], replacing: bool
         return (yield from refuse(name, sh.io, sh.name))
     cwd = sh.vars.get("PWD", sh.io.cwd)
     io = replace(sh.io, shell=sh.name, environ=lambda: {**sh.environ(), **env}, cwd=cwd,
-                 builtin=argv[0] in ASH_BUILTIN_APPLETS, umask=sh.umask(), where=sh.where())
+                 builtin=argv[0] in ASH_BUILTIN_APPLETS, umask=sh.umask(),
+                 where=f"exec: line {sh.line}: " if replacing else sh.where())  # (ash: exec's own message)
     own = not any(k == "PATH" for k in env)
     proc = _program(argv, io, top=False, in_script=True, path=(sh.get("PATH") or "") if own else env["PATH"],
                     sh=sh if own else None)
@@ -327,6 +350,7 @@ def new_shell(io: Io, name: str) -> Shell:
     pid = 1 if io.ctx.main and io.depth <= 1 else 10 + io.depth  # (its jobs get 101 and up)
     sh = Shell(io=io, name=name, env_loader=loader, pid=pid)
     sh.vars["PPID"] = "0" if pid == 1 or io.depth <= 1 else str(10 + io.depth - 1)  # (the runtime is outside)
+    sh.vars["OPTIND"] = "1"  # (ash's varinit)
     return sh
 
 
@@ -350,7 +374,7 @@ def shell(args: list[str], io: Io) -> Process:
         for c in arg[1:]:
             if c == "c":
                 command_mode = True
-            elif c in "efuxvnaC" and arg[0] == "-":
+            elif c in "efuxvnaCs" and arg[0] == "-":
                 options.add(c)
     if rest and rest[0] == "--":
         rest.pop(0)
@@ -378,10 +402,14 @@ def run_script(script: str, sh: Shell) -> Process:
     try:
         status = 0
         for node in nodes:
+            if "n" in sh.options:  # -n (or `set -n`): commands are read, not run
+                continue
             sh.line_aliases = dict(sh.aliases)
             status = yield from run_guarded(node, sh)
         if error is not None:
-            yield from sh.io.error(f"{sh.name}: syntax error: {error.message}\n")
+            # (a script file's message says the line, as ash's does; `sh -c`'s does not)
+            where = "" if sh.command_mode else f"line {error.line}: "
+            yield from sh.io.error(f"{sh.name}: {where}syntax error: {error.message}\n")
             status = 2
     except ShellExit as ex:
         status = ex.code
@@ -409,6 +437,7 @@ def _script_file(path: str, args: list[str], sh: Shell) -> Process:
         return 2
     sh.name = path
     sh.positional = args
+    sh.line_base = 1  # (ash counts a file's lines from 1, `sh -c`'s from 0)
     return (yield from run_script(text, sh))
 
 

@@ -94,6 +94,10 @@ class Shell:
     # signals its subshells sent it (`kill $$` there): (name, number), one list shared with them all
     signals: list[tuple[str, int]] = field(default_factory=list)
     subshell: bool = False  # a copy of a shell (a subshell, a pipeline's stage, a job, `$(...)`)
+    # getopts' place, ash's shellparam.optind/optoff: the next word, and the letter within the word
+    # it is in (-1: a fresh word). Assigning or unsetting OPTIND resets it (ash's getoptsreset).
+    optind: int = 1
+    optoff: int = -1
 
     def fail(self, builtin: str, message: str) -> str:
         """A builtin's error message, as ash words it."""
@@ -145,6 +149,13 @@ class Shell:
         self.vars[name] = value
         if "a" in self.options:
             self.exported.add(name)
+        if name == "OPTIND":
+            self.reset_getopts(value)
+
+    def reset_getopts(self, value: str) -> None:
+        """ash's getoptsreset: getopts starts again at word OPTIND (1 when it is not a number or 0)."""
+        self.optind = int(value) if value.isdigit() and int(value) else 1
+        self.optoff = -1
 
     def unset(self, name: str) -> None:
         if name in self.readonly:
@@ -154,6 +165,8 @@ class Shell:
             self.hashed.clear()
         self.vars.pop(name, None)
         self.exported.discard(name)
+        if name == "OPTIND":
+            self.reset_getopts("")
 
     def make_local(self, name: str) -> None:
         if not self.locals:

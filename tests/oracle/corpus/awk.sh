@@ -185,3 +185,57 @@ echo '3 4' | awk '{i++; ++i; print i}'
 for p in 'length' 'length {print "y"}' '{print a[length]}' '{print length | "cat"}' '{print length >= 2}' '{print length-1, length *2}' '{print length length}' '{print length substr($0,1,1)}' '{print x ? length : 0}' 'length > 1' '{print length ~ 3}' '{print length !x}' '{print length+1}' '{print length  ;}' '{ print length() length }' '{print (length)}' '{print length $0}' '{print length 1}' '{print length " x"}'; do echo abc | awk "$p"; echo "rc=$?"; done 2>&1
 ### incr-after-number
 for p in '{$1++; print}' '{print 1++}' '{print 1 ++x}' '{print $1--}' '{$NF++; print}' '{$(1)++; print}' '{x = $2++; print x, $0}' '{print 1--1}'; do echo '3 4' | awk "$p"; echo "rc=$?"; done 2>&1
+### awk-numeric-output
+awk 'BEGIN {print 0.1+0.2, 1e6, 1e7, 123456789012, 2147483648, -0, 0.000001234, 1/7*7, 3.0, "3.0"+0, 1e-5}'
+### awk-convfmt-in-concat-and-index
+awk 'BEGIN {x = 0.1; a[x] = 1; for (k in a) print k; CONVFMT = "%.2g"; y = 3.14159 ""; print y; z[3.14159]; for (k in z) print k}'
+### awk-empty-fields
+echo 'a,,c,' | awk -F, '{print NF; for (i = 1; i <= NF; i++) printf "[%s]", $i; print ""}'
+### awk-dollar0-assign
+echo 'a b c' | awk '{$0 = "x y"; print NF, $2; NF = 0; print "[" $0 "]"; $3 = "z"; print; print NF}'
+### awk-cmdline-assign
+printf 'l1\n' > f1; printf 'l2\n' > f2; awk '{print v, $0}' v=1 f1 v=2 f2; awk 'END {print v}' v=9 /dev/null
+### awk-argv
+awk 'BEGIN {for (i = 0; i < ARGC; i++) print i, ARGV[i]; ARGV[1] = ""} {print}' nosuch /dev/null; echo "rc=$?"
+### awk-getline-forms-2
+printf 'a\nb\nc\n' > in; awk 'BEGIN {while ((getline l < "in") > 0) n++; print n; print (getline l < "nosuch")} END {print NR}' /dev/null; echo 'x y' | awk '{getline z; print "[" z "]", $0, NR}'
+### awk-cmd-getline-loop
+awk 'BEGIN {cmd = "printf \"3\\n1\\n2\\n\" | sort"; while ((cmd | getline v) > 0) s = s v; close(cmd); print s}'
+### awk-print-stderr-and-close
+awk 'BEGIN {print "to err" > "/dev/stderr"; print "out"; r = close("/dev/stderr"); print "r=" r; print close("never-opened")}'
+### awk-rs-regex-and-multi
+printf 'a1b22c' | awk 'BEGIN {RS = "[0-9]+"} {print NR ": " $0}'; printf 'a\n\nb\n\n\n' | awk 'BEGIN {RS = ""} END {print NR}'
+### awk-regex-special-in-split
+awk 'BEGIN {n = split("a.b|c", p, "|"); print n, p[1]; n = split("a+b", q, "+"); print n; n = split("a b\tc", r, " "); print n, r[3]}'
+### awk-string-functions-2
+awk 'BEGIN {s = "foo bar foo"; print index(s, "bar"), match(s, /o+/), RSTART, RLENGTH; n = gsub(/foo/, "[&&]", s); print n, s; t = "aaa"; sub(/a/, "\\\\&", t); print t}'
+### awk-printf-edge-2
+awk 'BEGIN {printf "%5.1s|%-5c|%05.1f|%+.2e|%x|%o|%%|%c\n", "abc", "q", 3.14159, 12345, 255, 8, 256}'
+### awk-uninit-and-compare-2
+echo '10 9 abc' | awk '{print ($1 < $2), ($1 < "9"), ($3 > 5), (x < 1), (x == 0), (x == ""), length(x)}'
+### awk-in-operator-and-delete-loop
+awk 'BEGIN {for (i = 0; i < 5; i++) a[i] = i; for (k in a) if (k % 2) delete a[k]; n = 0; for (k in a) n++; print n, (1 in a), (2 in a)}'
+### awk-function-array-param
+awk 'function add(arr, k, v) {arr[k] = v} BEGIN {add(m, "x", 1); add(m, "y", 2); print length(m), m["y"]}'
+### awk-exit-codes-2
+awk 'BEGIN {exit 1}' ; echo "rc=$?"; echo | awk '{exit} END {exit 4}'; echo "rc=$?"; awk 'BEGIN {exit -1}'; echo "rc=$?"; awk 'BEGIN {exit "3x"}'; echo "rc=$?"
+### awk-tolower-fields-loop
+echo 'Alpha BETA gamma' | awk '{for (i = NF; i > 0; i--) printf "%s%s", tolower($i), (i > 1 ? " " : "\n")}'
+### awk-nextfile-fnr
+printf '1\n2\n' > a1; printf '3\n4\n' > a2; awk 'FNR == 2 {nextfile} {print FILENAME, $0}' a1 a2
+### awk-substr-unicode-bytes
+echo 'héllo' | awk '{print length($0), substr($0, 2, 2)}' | od -c | head -2
+### awk-int-and-mod-negative
+awk 'BEGIN {print int(-3.7), int("4.9x"), -7 % 3, 7 % -3, int(1e10)}'
+### awk-ternary-chain-and-precedence
+awk 'BEGIN {x = 5; print x > 3 ? "a" : "b"}' ; ls; awk 'BEGIN {print 1 - -1, 2 * -3, !0 + 1, 1 < 2 == 1, "a" "b" == "ab"}'
+### awk-regex-dynamic-escapes
+echo 'a.b a+b' | awk '{print gsub("\\.", "-"), $0; print match($0, "[+]"), RSTART}'
+### awk-field-sep-tab-and-space
+printf 'a  b\tc\n' | awk -F'[ \t]+' '{print NF, $2}'; printf 'a  b\tc\n' | awk -F' ' '{print NF}'; printf 'a:b\n' | awk -F: -v OFS=- '{$1 = $1} 1'
+### awk-printf-reuse-no
+awk 'BEGIN {printf "%s %s\n", "only"; printf "no args\n"; printf "%d%%\n", 50}'
+### awk-close-statuses
+awk 'BEGIN{print "x" | "cat >/dev/null; exit 3"; print close("cat >/dev/null; exit 3")}'; awk 'BEGIN{"exit 2" | getline; print close("exit 2")}'; awk 'BEGIN{getline l < "/nonexist"; print close("/nonexist"); print close("never")}'
+### awk-exit-wraps
+awk 'BEGIN{exit -1}'; echo "rc=$?"; awk 'BEGIN{exit 256}'; echo "rc=$?"; awk 'BEGIN{exit 257}'; echo "rc=$?"

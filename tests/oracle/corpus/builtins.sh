@@ -229,3 +229,35 @@ sleep 2 | { read -t 1 x; echo "rc=$?"; }; echo end
 (sleep 1; echo "one two three") | { read -t 1.5 a b; echo "$a|$b|$?"; }
 ### read-t-with-n
 (sleep 1; printf 'abc') | { read -t 3 -n 2 a; echo "$a|$?"; read -t 3 b; echo "$b|$?"; }
+### getopts-ash-state
+echo "start=$OPTIND"
+set -- -ab -c; getopts abc o; echo "$o $OPTIND"; getopts abc o; echo "$o $OPTIND"; OPTIND=1; getopts abc o; echo "after reset: $o $OPTIND"
+set -- -x; getopts ab o 2>&1; echo "o=$o OPTARG=${OPTARG-unset} OPTIND=$OPTIND"
+set -- -a; getopts a: o 2>&1; echo "o=$o OPTARG=${OPTARG-unset} OPTIND=$OPTIND"; getopts a: o; echo "rc=$? o=$o OPTIND=$OPTIND OPTARG=${OPTARG-unset}"
+f() { getopts q o; echo "in f: $o $OPTIND"; }; set -- -a -b; OPTIND=1; getopts ab o; f -q; getopts ab o; echo "after f: $o $OPTIND"
+set -- a b; OPTIND=1; getopts ab o; echo "rc=$? o=$o OPTIND=$OPTIND"
+set -- -a -- -b; OPTIND=1; while getopts ab o; do echo "got $o"; done; echo "OPTIND=$OPTIND o=$o"
+set -- -; OPTIND=1; getopts a o; echo "rc=$? o=$o OPTIND=$OPTIND"
+OPTIND=1; getopts a: o -a; echo "rc=$? o=$o OPTARG=${OPTARG-unset}"
+OPTIND=1; getopts ":a:" o -a; echo "rc=$? o=$o OPTARG=${OPTARG-unset}"
+OPTIND=1; getopts "a" o -:; echo "rc=$? o=$o OPTARG=${OPTARG-unset}"
+### getopts-function-local-optind
+f() { local OPTIND opt; while getopts v opt; do echo "f:$opt"; done; shift $((OPTIND-1)); echo "args:$* OPTIND=$OPTIND"; }; f -v x; f y; f -v -v z; echo "outside: $OPTIND"
+### getopts-optarg-values
+set -- -a -b val -c file; while getopts ab:c opt; do echo "$opt [${OPTARG-unset}]"; done; echo "OPTIND=$OPTIND [${OPTARG-unset}]"; OPTERR=0; OPTIND=1; getopts a o -z; echo "$o [${OPTARG-unset}]"
+### getopts-script-options
+printf 'while getopts "hn:v" o; do case $o in h) echo help;; n) echo "name=$OPTARG";; v) echo verbose;; *) echo "usage" >&2; exit 2;; esac; done; shift $((OPTIND - 1)); echo "rest: $*"\n' > opts.sh; sh opts.sh -v -n web -- a b; sh opts.sh -x; echo "rc=$?"
+### g2-a
+set -- -x; getopts ab o 2>&1; echo "o=$o"
+### g2-b
+set -- -x; getopts ab o 2>/dev/null; echo "o=$o"
+### g2-c
+getopts ab o -x 2>&1; echo "o=$o"
+### g2-d
+set -- -x; { getopts ab o; } 2>&1; echo "o=$o"
+### printf-int-ranges
+printf '%d\n' 9223372036854775807 9223372036854775808 18446744073709551615; echo "rc=$?"; printf '%u %x %o\n' 18446744073709551615 18446744073709551615 -1; printf '%u\n' 18446744073709551616; printf '%i\n' -9223372036854775808 -9223372036854775809; echo "rc=$?"
+### printf-size-modifiers
+printf '%ld %lld %hd %zd %Lf|\n' 1 2 3 4 1.5; printf '%lx %llu\n' 255 7; printf '%jd\n' 5; echo "rc=$?"; printf '%z\n' 1; echo "rc=$?"; printf '%qd\n' 1; echo "rc=$?"
+### printf-applet-errors
+busybox printf '%d\n' x; echo "rc=$?"; env printf '%jd\n' 1; echo "rc=$?"; busybox printf; echo "rc=$?"

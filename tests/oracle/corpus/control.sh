@@ -78,3 +78,13 @@ case x in (x) echo paren;; (*) echo other;; esac
 ### case-empty-body-and-last-no-semis
 case b in a) ;; b) echo bee
 esac
+### errexit-in-substitution-under-and
+f() { echo $( (set -e; echo a; false; echo not-here); echo "e=$?") 1 && echo ok; }; f
+### errexit-subshell-in-condition
+set -e; ( false; echo still ) && echo and; if (false; echo in-if); then echo then; fi; echo end
+### errexit-substitution-in-if
+set -e; if x=$(false; echo after); then echo "x=$x"; fi; y=$(set -e; false; echo no); echo "y=[$y]"
+### errexit-pipeline-and-not
+set -e; ! false; echo one; false | true; echo two; true && false || echo three; echo four
+### errexit-off-in-substitution
+set -e; z=$(false; echo foo); echo "z=$z"; w=$(echo "$-"); case $w in *e*) echo has-e;; *) echo no-e;; esac; v=$(set -e; false; echo no) || echo "failed"; echo "v=[$v]"

@@ -92,3 +92,32 @@ f
 eval 'echo ${unset_var?is unset}'; echo never
 ### lineno-in-eval-and-dot
 echo "top $LINENO"; eval 'echo "eval $LINENO"'; printf 'echo "dot $LINENO"\n' > l.sh; . ./l.sh
+### exec-not-found-forms
+sh -c 'exec nosuch'; echo "rc=$?"; sh -c 'echo a
+exec nosuch'; echo "rc=$?"; sh -c 'exec /nonexist/x'; echo "rc=$?"; sh -c 'f() { exec nosuch; }; f'; echo "rc=$?"
+### exec-permission-denied
+sh -c 'exec /etc'; echo "rc=$?"; sh -c 'exec /etc/passwd'; echo "rc=$?"
+### exec-in-script-file
+printf 'echo x\nexec nosuch\necho never\n' > es.sh; sh es.sh; echo "rc=$?"
+### exec-replaces-with-args
+sh -c 'exec sh -c "echo \$0 \$1" zero one'; sh -c 'exec env FOO=1 sh -c "echo \$FOO"'
+### dirname-glibc
+for d in //a ///a //a/b // a//b/ /a//b '' . .. a/ //a// / /a/; do printf '[%s] ' "$d"; dirname "$d"; done
+### exec-by-applets-missing
+env nosuch; echo "rc=$?"; env -i nosuch arg; echo "rc=$?"; env /etc; echo "rc=$?"; timeout 1 nosuch; echo "rc=$?"; echo a | xargs nosuch; echo "rc=$?"; env sh -c 'nosuch2'; echo "rc=$?"; env FOO=1 nosuch3; echo "rc=$?"
+### lineno-file-builtin-error
+printf 'echo one\nshift 5\necho two\n' > l.sh; sh l.sh; echo "rc=$?"
+### lineno-c-builtin-error
+sh -c 'echo one
+shift 5
+echo two'; echo "rc=$?"
+### lineno-file-syntax
+printf 'echo before\nif then\n' > bad.sh; sh bad.sh; echo "rc=$?"
+### lineno-c-syntax
+sh -c 'echo before
+if then'; echo "rc=$?"
+### lineno-var
+printf 'echo $LINENO\necho $LINENO\n' > ln.sh; sh ln.sh; sh -c 'echo $LINENO
+echo $LINENO'
+### lineno-dot-error
+printf 'echo in\nshift 9\n' > d.sh; . ./d.sh; echo "rc=$?"

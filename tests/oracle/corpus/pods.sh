@@ -250,3 +250,73 @@ i=0; while true; do i=$((i+1)); [ $i -ge 4 ] && break; done; echo $i
 outer() { local v=outer; inner() { echo "inner sees $v"; }; inner; }; outer; inner
 ### return-without-value-and-status
 f() { false; return; }; f; echo $?; g() { true; }; g; echo $?
+### init-wait-for-file
+i=0; while [ ! -f /tmp/ready ] && [ $i -lt 3 ]; do i=$((i+1)); [ $i -eq 2 ] && touch /tmp/ready; done; echo "waited $i"; rm -f /tmp/ready
+### config-render-sed
+cat > tmpl.conf <<'EOF2'
+server {
+  listen ${PORT};
+  server_name ${HOST};
+}
+EOF2
+PORT=8080 HOST=web.local; sed -e "s/\${PORT}/$PORT/" -e "s/\${HOST}/$HOST/" tmpl.conf
+### env-file-parse
+printf 'A=1\n# comment\nB="two words"\n\nC=3\n' > .env; while IFS='=' read -r k v; do case $k in ''|\#*) continue;; esac; v=${v#\"}; v=${v%\"}; echo "$k -> $v"; done < .env
+### probe-http-like-check
+resp='HTTP/1.1 503 Service Unavailable'; code=$(echo "$resp" | awk '{print $2}'); if [ "$code" -ge 200 ] && [ "$code" -lt 400 ]; then echo healthy; else echo "unhealthy $code"; exit 1; fi
+### log-rotate-like
+for i in 1 2 3; do echo "line $i" >> app.log; done; [ $(wc -l < app.log) -gt 2 ] && { mv app.log app.log.1; : > app.log; }; ls app.log*; wc -c app.log
+### json-ish-extract
+echo '{"name":"web","replicas":3,"image":"nginx:1.25"}' | sed 's/[{}"]//g' | tr ',' '\n' | awk -F: '$1=="replicas"{print $2} $1=="image"{print $2":"$3}'
+### retry-with-backoff
+n=0; until [ $n -ge 3 ]; do n=$((n+1)); if [ $n -eq 3 ]; then echo "ok after $n"; break; fi; echo "attempt $n failed"; done
+### preStop-drain
+echo "draining"; trap 'echo term' TERM; count=$(ls /proc | grep -c '^[0-9]'); [ "$count" -ge 1 ] && echo procs-ok
+### hostname-derived-ordinal
+h=web-3; ord=${h##*-}; echo "ordinal=$ord"; [ "$ord" -eq 0 ] && echo primary || echo "replica of web-0"
+### mem-limit-calc
+limit_kb=524288; echo "heap=$((limit_kb * 3 / 4 / 1024))m"; printf '%s\n' "-Xmx$((limit_kb / 1024 / 2))m"
+### csv-summary
+printf 'svc,lat\na,10\nb,30\na,20\n' | awk -F, 'NR>1{s[$1]+=$2; c[$1]++} END{for(k in s) printf "%s %.1f\n", k, s[k]/c[k]}' | sort
+### uniq-count-top
+printf 'GET /a\nGET /b\nGET /a\nPOST /a\nGET /a\n' | awk '{print $2}' | sort | uniq -c | sort -rn | head -1
+### path-manipulation
+f=/var/log/app/server.log.gz; echo "${f##*/} ${f%/*} ${f%%.*} ${f#*.}"; basename "$f" .gz; dirname "$f"
+### here-doc-with-vars
+name=world; cat <<EOF2
+hello $name
+today is $(echo tuesday)
+literal \$name
+EOF2
+### case-patterns
+for x in app.tar.gz img.PNG README noext.; do case $x in *.tar.gz) echo "$x tarball";; *.[Pp][Nn][Gg]) echo "$x image";; *.*) echo "$x dotted";; *) echo "$x plain";; esac; done
+### arithmetic-loops
+sum=0; for i in $(seq 1 10); do [ $((i % 2)) -eq 0 ] && sum=$((sum + i)); done; echo $sum; echo $(( (7 + 3) * 2 ** 3 ))
+### read-lines-with-spaces
+printf '  lead\ttab \nlast' | while IFS= read -r line || [ -n "$line" ]; do echo "[$line]"; done
+### printf-table
+printf '%-10s|%5s|%-3s\n' NAME READY AGE web-0 1/1 5m db-0 0/1 1h
+### set-positional-ops
+set -- a "b c" d; echo $#; for a in "$@"; do echo "<$a>"; done; shift; echo "$*"; IFS=,; echo "$*"
+### string-ops
+s="Hello, World"; echo ${#s} ${s:7} ${s:0:5} ${s/World/There} $(echo "$s" | tr '[:lower:]' '[:upper:]')
+### test-numeric-strings
+for v in 0 00 -1 +5 " 7" 1e3 abc ""; do if [ "$v" -eq "$v" ] 2>/dev/null; then echo "int:[$v]"; else echo "not:[$v]"; fi; done
+### find-and-xargs
+mkdir -p a/b; touch a/x.log a/b/y.log a/z.txt; find a -name '*.log' | sort | xargs -n1 basename; find a -type f | wc -l
+### sort-versions
+printf '1.10\n1.2\n1.9\n2.0\n' | sort -t. -k1,1n -k2,2n; printf 'v1.10\nv1.2\n' | sort -V
+### tee-and-pipes
+echo data | tee out1 out2 | tr a-z A-Z; cat out1 out2
+### cut-ps-like
+printf 'root 1 sleep\nnobody 22 nginx\n' | cut -d' ' -f2,3; printf 'a\tb\tc\n' | cut -f2
+### seq-printf-w
+seq -w 1 3 | while read n; do printf 'pod-%s\n' "$n"; done; seq -s' ' 5 -1 1
+### date-epoch-formats
+date -u -d @1700000000 '+%Y-%m-%dT%H:%M:%SZ'; date -u -d '2024-02-29 12:00:00' '+%j %U %a'; date -u -d @0 +%s
+### od-and-hexdump
+printf 'AB\n' | od -c | head -1; printf 'AB' | od -An -tx1; printf 'hi' | hexdump -C
+### wc-multiple
+printf 'a\nb\n' > w1; printf 'ccc' > w2; wc -l w1 w2; wc -c < w2; cat w1 w2 | wc -w
+### md5-check
+echo hello > h.txt; md5sum h.txt > sums; md5sum -c sums; echo tampered >> h.txt; md5sum -c sums; echo "rc=$?"

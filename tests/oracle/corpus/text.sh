@@ -165,3 +165,17 @@ a=apple b=banana; [ "$a" \< "$b" ] && echo "$a first"; [ "$b" \> "$a" ] && echo 
 list="one
 two
 three"; for w in $list; do echo "w=$w"; done; echo "$list" | while read l; do echo "l=$l"; done | tail -1
+### expr-colon-forms
+expr 'xab' : 'a'; expr 'ab' : 'b*'; expr 'abc' : '\(x\)*'; echo "rc=$?"; expr 'abc' : '\(a\)\(b\)'; expr 'v1.2.3' : 'v\([0-9]*\)'; expr 'abc' : '.*'; expr match 'abc' 'a\(.\)'
+### expr-caret-warning
+expr abc : '^a'; echo "rc=$?"; expr abc : '^x'; echo "rc=$?"
+### expr-or-and-nulls
+expr "" \| ""; echo "rc=$?"; expr "" \| 0; expr 0 \| ""; echo "rc=$?"; expr a \& ""; expr "" \& a; expr 0 \| 0; expr 2 \| 3; expr 0 \& 1
+### expr-string-compare
+expr abc = abc; expr abc \< abd; expr 10 \< 9; expr 10 \< 9a; expr "" = ""; expr a != b
+### expr-arith-wrap
+expr 9223372036854775807 + 1; echo "rc=$?"; expr -5 / 2; expr -5 % 2; expr 5 % -2; expr 99999999999999999999 + 1; echo "rc=$?"
+### expr-substr-index
+expr substr hello 0 2; echo "rc=$?"; expr substr hello 2 0; echo "rc=$?"; expr substr hello 4 10; expr index abc ""; echo "rc=$?"; expr index "" a; echo "rc=$?"; expr length ""; echo "rc=$?"
+### expr-keywords-as-strings
+expr + length; expr length length; expr substr substr 1 3; expr \( 1 \); expr \( 1; echo "rc=$?"

@@ -525,7 +525,7 @@ class Interp:
             pass
         except (_Next, _NextFile):
             raise AwkError("next used in BEGIN or END") from None
-        return self.exit_code
+        return self.exit_code & 0xFF  # (as the C library's exit takes it: -1 is 255)
 
     def records(self) -> Generator[Any, Any, None]:
         while True:

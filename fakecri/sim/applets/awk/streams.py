@@ -20,6 +20,7 @@ from fakecri.sim.applets.awk.machine import Machine
 from fakecri.sim.applets.awk.records import AwkArray, Reader
 from fakecri.sim.applets.awk.values import StrNum, from_text, to_num, to_text
 from fakecri.sim.shell import Input, Io, run_argv
+from fakecri.sim.shell.io import KILLED
 from fakecri.sim.userland.files import looking
 from fakecri.sim.userland.world import FileError, Userland
 
@@ -43,6 +44,7 @@ class Streams:
         self.used_file = False
         self.inputs: dict[str, Reader] = {}
         self.commands: dict[str, Reader] = {}
+        self.command_status: dict[str, int] = {}  # how each command read from ended
         self.files: dict[str, list[str]] = {}  # open output files: what is printed to them, not yet written
         self.pipes: dict[str, list[str]] = {}
         self.userland: Userland | None = None
@@ -111,21 +113,19 @@ class Streams:
             self.flush_file(dest)
 
     def close(self, name: str) -> Generator[Any, Any, float]:
-        """close(name): 0 (or a pipe's exit status); -1 when nothing of that name was open."""
-        found = False
+        """close(name) as busybox's: a command's wait status as pclose gives it (exit 3 is 768), 0
+        for a file and for a name that was never opened."""
         status = 0
         if name in self.pipes:
-            status = yield from self._run_pipe(name)
-            found = True
+            status = _wait_status((yield from self._run_pipe(name)))
         if name in self.files:
             self.flush_file(name)
             del self.files[name]
-            found = True
-        for table in (self.inputs, self.commands):
-            if name in table:
-                del table[name]
-                found = True
-        return float(status) if found else -1.0
+        self.inputs.pop(name, None)
+        if name in self.commands:
+            del self.commands[name]
+            status = _wait_status(self.command_status.pop(name, 0))
+        return float(status)
 
     def _run_pipe(self, name: str) -> Generator[Any, Any, int]:
         data = "".join(self.pipes.pop(name)).encode("latin-1", "replace")
@@ -176,7 +176,8 @@ class Streams:
         if reader is None:
             yield from self.flush_all()
             capture: list[str] = []
-            yield from run_argv(["sh", "-c", to_text(command)], self.io.piped(Input(empty=True), capture))
+            code = yield from run_argv(["sh", "-c", to_text(command)], self.io.piped(Input(empty=True), capture))
+            self.command_status[command] = code
             reader = self.commands[command] = Reader(None, from_text("".join(capture)))
         text = yield from reader.record(rs)
         return 0.0 if text is None else text
@@ -230,3 +231,8 @@ class Streams:
 
 class InputMissing(Exception):
     """An input file could not be read: busybox stops there (exit 1)."""
+
+
+def _wait_status(code: int) -> int:
+    """A shell's exit code as wait(2) reports it: the code in the second byte, or the signal."""
+    return (code & 0xFF) - 128 if code & KILLED else (code & 0xFF) << 8
