@@ -4,7 +4,7 @@ command inside a container sees.
 `Simulation` answers the engine's `Programs` port (a container's plan, its CPU use), runs
 exec commands, takes a container's own command on live when it is given input, looks at its
 files after its start or reaches the network (handing its network steps to its owner), runs
-a shell's SIGTERM trap inside when a stop begins, and knows what is inside each container
+delivers a stop's SIGTERM into a shell that traps it, and knows what is inside each container
 (its image's content, its userland, its processes, the servers its program runs and the
 sockets they listen on). It reads the engine through a `RuntimeView` and the host
 through a `HostView`; it changes neither: what it decides (a line written, an exit) comes
@@ -37,13 +37,12 @@ from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
 from fakecri.sim.host_view import HostView, NoHost
 from fakecri.sim.image_content import BUSYBOX, ImageContent
-from fakecri.sim.live import Decision, Exited, LiveInput, LiveInputs, Wrote
+from fakecri.sim.live import Decision, Exited, LiveInput, LiveInputs
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.programs import may_serve, reads_userland, server_for
 from fakecri.sim.programs.base import Here, Listen, Server
-from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Write, record, spawn
+from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Sleep, Write, spawn
 from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_figures, script_from_settings
-from fakecri.sim.steps import NO_NETWORK, of_pid1
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow
 from fakecri.sim.userland.identity import identity
@@ -103,8 +102,8 @@ class Inside:
 
     userland: Userland | None = None
     own_plan: Plan | None = None  # the plan of a command that reads its userland
-    # its command, left by the plan where it goes on live (a look, a network step), that offset and the step
-    resume: tuple[Process, int, Connect | None] | None = None
+    # its command, left by the plan where it goes on live (a look, a network step, a sleep), that offset, the step
+    resume: tuple[Process, int, Connect | Sleep | None] | None = None
     mounts_at_start: frozenset[str] | None = None  # for a private host mount: the host's mounts at start
     server: Server | None = None  # what its program serves (made on first need)
     server_made: bool = False
@@ -130,6 +129,7 @@ class Simulation:
         self._plans = PlanCache(refused=self._refuse)
         self._inside: dict[str, Inside] = {}
         self._resuming: set[str] = set()  # containers whose command a plan left to go on live, not yet live
+        self._signalled: set[str] = set()  # containers whose program a stop signal was delivered into
         self._contents: dict[str, ImageContent] = {}
         self._users: dict[tuple[int, int, tuple[int, ...]], RunAs] = {}  # one RunAs per distinct user
         self._scripts: dict[str, StatsScript | None] = {}  # each container's stats script, once read
@@ -200,7 +200,7 @@ class Simulation:
         inside = self._of(c.id)
         if inside.own_plan is None:  # a command that reads its userland has a plan of its own
 
-            def take_on(proc: Process, offset: int, step: Connect | None) -> None:
+            def take_on(proc: Process, offset: int, step: Connect | Sleep | None) -> None:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
             # the plan is made as the container starts (its started_at is not set yet): its clock starts now
@@ -505,23 +505,37 @@ class Simulation:
                 proc, offset, step = inside.resume
                 inside.resume = None
                 self._resuming.discard(cid)
-                self.live.add(cid, LiveInput(proc, step))
-                if step is None or offset > 0:
-                    self.live.arm(cid, c.started_at + offset)
+                self.live.resume(cid, proc, step, c.started_at, offset)
 
-    def signalled(self, c: Container, now_ns: int = 0) -> list[Decision]:
-        """SIGTERM reaches running container `c` (a graceful stop begins): what its command set up
-        to run on that signal (a shell's `trap`) does its work inside now, and what it writes goes
-        to the container's log (the decisions returned); how long it takes and how it exits is its
-        plan's stop outcome."""
-        if c.state != _RUNNING:
-            return []
-        handler = self._plan_now(c).term_handler
-        if not handler:
-            return []
-        done = record(spawn(handler, self._context(c, now_ns=now_ns or None)), b"", lambda step: NO_NETWORK)
-        # the trap runs in PID 1 itself: /proc/1/fd/1 is its own output, the log
-        return [Wrote(c.id, of_pid1(stream) or stream, text, now_ns) for _, stream, text in done.outputs]
+    def signalled(self, c: Container, now_ns: int,
+                  timeout_ns: int) -> tuple[list[Decision], tuple[int | None, int] | None]:
+        """SIGTERM reaches running container `c` as a graceful stop with `timeout_ns` of grace
+        begins. A program that takes the signal into itself (the plan's `term_delivered`: a shell
+        with a trap for it) gets it where it is now (`LiveInputs.deliver`). Returns the decisions
+        of now and how it ends (see Plan.stop_outcome), or None when its plan's stop outcome
+        stands (another program; it ended already; a signal was delivered to it before)."""
+        cid = c.id
+        if c.state != _RUNNING or timeout_ns <= 0 or cid in self._signalled or not self._plan_now(c).term_delivered:
+            return [], None
+        command, args = self.argv_of(c)
+        got = self.live.deliver(cid, lambda: spawn(command + args, self._main_context(c)), now_ns - c.started_at,
+                                now_ns, timeout_ns)
+        if got is None:
+            return [], None
+        self._signalled.add(cid)
+        self._resuming.discard(cid)
+        return got
+
+    def _main_context(self, c: Container) -> Context:
+        """Where the container's own command runs, as its plan had it (see `plan`)."""
+        command, args = self.argv_of(c)
+        if not _needs_own_plan(command + args):
+            return Context(main=True, commands=PROGRAM_COMMANDS, refused=self._refuse)
+        view = self._view()
+        sb = view.get_sandbox(c.sandbox_id)
+        img = view.images.get(c.image_id) if c.image_id else None
+        return replace(Context(main=True), userland=lambda: self._userland(c, sb, img),
+                       commands=_clocked(c.started_at), refused=self._refuse)
 
     def pending(self) -> tuple[list[tuple[str, Connect]], int | None]:
         """What the live programs wait for after a change, asked once: (container id, step) of
@@ -557,10 +571,12 @@ class Simulation:
     def stopped(self, cid: str) -> None:
         """The container stopped: its live process ends with it."""
         self.live.forget(cid)
+        self._signalled.discard(cid)
 
     def forget(self, cid: str) -> None:
         """The container is gone: drop everything kept for it."""
         self.live.forget(cid)
+        self._signalled.discard(cid)
         self._inside.pop(cid, None)
         self._scripts.pop(cid, None)
         self._set.pop(cid, None)
@@ -570,6 +586,7 @@ class Simulation:
         self.live.clear()
         self._inside.clear()
         self._resuming.clear()
+        self._signalled.clear()
         self._contents.clear()
         self._scripts.clear()
         self._set.clear()
