@@ -31,6 +31,9 @@ class ProbeRule:
         return 0 if late else 1
 
 
+Taken = tuple[int | None, int]  # how a program took the stop signal, as it came: (delay_ns or None, exit code)
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     outputs: tuple[tuple[int, str, str], ...]  # (offset_ns from start, stream, text)
@@ -45,17 +48,21 @@ class Plan:
     fail_start: str | None = None
     probes: tuple[ProbeRule, ...] = ()
     input_at_ns: int | None = None  # the command waits for input from this offset (None: it never reads)
-    term_handler: tuple[str, ...] = ()  # what it runs inside when SIGTERM comes (a shell's trap), for its effects
+    # SIGTERM goes into the program (a shell with a trap for it): how a stop ends is worked out as
+    # the signal comes, by running the program on from that moment (the simulation's `signalled`)
+    term_delivered: bool = False
 
-    def stop_outcome(self, timeout_ns: int) -> tuple[int, int, str]:
+    def stop_outcome(self, timeout_ns: int, taken: Taken | None = None) -> tuple[int, int, str]:
         """(delay_ns, exit_code, reason) of a StopContainer with this timeout.
 
         As containerd stops a container: a timeout above zero sends the stop signal, and the
         program ends on its own if it takes the signal within the timeout, else SIGKILL ends
-        it at the timeout; a timeout of zero sends SIGKILL at once (exit 137)."""
-        if timeout_ns > 0 and self.stop_delay_ns is not None and self.stop_delay_ns <= timeout_ns:
-            code = self.stop_exit_code
-            return self.stop_delay_ns, code, reason_for(code)
+        it at the timeout; a timeout of zero sends SIGKILL at once (exit 137). `taken`: how
+        the program took the signal, worked out as it came (see `term_delivered`), in place of
+        the plan's own `stop_delay_ns` and `stop_exit_code`."""
+        delay, code = (self.stop_delay_ns, self.stop_exit_code) if taken is None else taken
+        if timeout_ns > 0 and delay is not None and delay <= timeout_ns:
+            return delay, code, reason_for(code)
         return timeout_ns, EXIT_KILLED, reason_for(EXIT_KILLED)
 
     def probe_for(self, argv: Sequence[str]) -> ProbeRule | None:

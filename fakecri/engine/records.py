@@ -380,6 +380,9 @@ class RuntimeStore:
     container_keys: dict[tuple[str, str, int], str] = field(default_factory=dict)  # (sandbox id, name, attempt)
     timers: TimerHeap = field(default_factory=TimerHeap)
     stopping: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # cid -> (due_ns, exit_code, reason)
+    # containers whose program took the stop signal into itself and ran on from there (the
+    # simulation's): their plan's own timers (its lines, its end) no longer apply; kept until removed
+    diverted: set[str] = field(default_factory=set)
     removed_cpu: dict[str, int] = field(default_factory=dict)  # sandbox id -> CPU ns of its removed containers
     # cid -> the plan the Programs port answered for a running container (its wakes and stop read it)
     plans: dict[str, Plan] = field(default_factory=dict)
@@ -395,7 +398,19 @@ class RuntimeStore:
         if kind == STOP:
             pending = self.stopping.get(cid)
             return pending is None or pending[0] != due
-        return False
+        return cid in self.diverted
+
+    def takes_output(self, c: Container, ts_ns: int) -> bool:
+        """Whether what `c`'s program wrote at `ts_ns` is kept: it writes while it runs; one that
+        took the stop signal into itself, also by the moment it exited (the stop's end and its
+        last lines can come due together)."""
+        return c.state == ContainerState.RUNNING or (
+            c.state == ContainerState.EXITED and c.id in self.diverted and ts_ns <= c.finished_at)
+
+    def forget_stop(self, cid: str) -> None:
+        """A removed container's stop is forgotten."""
+        self.stopping.pop(cid, None)
+        self.diverted.discard(cid)
 
     def clear(self) -> None:
         """Forget every record, timer and counter (the address pool keeps its range)."""
@@ -405,6 +420,7 @@ class RuntimeStore:
         self.container_keys.clear()
         self.timers.clear()
         self.stopping.clear()
+        self.diverted.clear()
         self.removed_cpu.clear()
         self.plans.clear()
         self.ips.release_all()

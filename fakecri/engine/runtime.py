@@ -24,7 +24,7 @@ from fakecri.engine.images import ImageStore, NoRegistry, Registry
 from fakecri.engine.ipam import IpPool
 from fakecri.engine.labels import matches
 from fakecri.engine.ports import NoPrograms, Programs
-from fakecri.engine.program_plan import Plan
+from fakecri.engine.program_plan import Plan, Taken
 from fakecri.engine.records import (
     STOP,
     WAKE,
@@ -419,16 +419,17 @@ class Runtime:
     def _kill(self, c: Container) -> None:
         self._finish(c, "kill", EXIT_KILLED, ERROR, "", self.clock.now_ns())
 
-    def stop_container(self, cid: str, timeout_s: float = 0.0, lag_ns: int = 0) -> float:
+    def stop_container(self, cid: str, timeout_s: float = 0.0, lag_ns: int = 0, taken: Taken | None = None) -> float:
         """Stop; returns the seconds the stop takes (0: done). A slow stop finishes in `tick`.
         `lag_ns` makes the exit come that much later than the stop itself would (a runtime that
-        answers the stop before it has handled the exit)."""
+        answers the stop before it has handled the exit). `taken`: see Plan.stop_outcome."""
         c = self._find(self._containers, cid, "container")
         if not path_for("container", cid, "stop", MISSING if c is None else c.state):
             return 0.0
         now = self.clock.now_ns()
         plan = self._plan(c)
-        delay, code, reason = plan.stop_outcome(max(0, round(timeout_s * 1e9)))
+        self.store.diverted.update((c.id,) if taken is not None else ())  # its plan's timers stop
+        delay, code, reason = plan.stop_outcome(max(0, round(timeout_s * 1e9)), taken)
         delay += lag_ns
         pending = self.store.stopping.get(c.id)
         if pending is not None and pending[0] <= now + delay:
@@ -440,7 +441,7 @@ class Runtime:
             due = now + delay
             self.store.stopping[c.id] = (due, code, reason)
             self.store.timers.push(due, c.id, STOP)
-        if plan.end_ns is not None and now < c.started_at + plan.end_ns < due:
+        if plan.end_ns is not None and now < c.started_at + plan.end_ns < due and c.id not in self.store.diverted:
             due = c.started_at + plan.end_ns  # it exits on its own before the stop completes
         return (due - now) / 1e9
 
@@ -459,9 +460,8 @@ class Runtime:
                      self.clock.now_ns() if at_ns is None else at_ns)
 
     def write_output(self, cid: str, stream: str, text: str, ts_ns: int) -> None:
-        """What a program the simulation runs live wrote (only a running container writes)."""
-        c = self.get_container(cid)
-        if c.state == _RUNNING:
+        """What a program the simulation runs live wrote (see RuntimeStore.takes_output)."""
+        if self.store.takes_output(c := self.get_container(cid), ts_ns):
             self._write(c, stream, text, ts_ns)
 
     def remove_container(self, cid: str) -> None:
@@ -473,7 +473,7 @@ class Runtime:
                 c = self._containers.pop(c.id)
                 self._changes += 1
                 self.store.container_keys.pop((c.sandbox_id, c.name, c.attempt), None)
-                self.store.stopping.pop(c.id, None)
+                self.store.forget_stop(c.id)
                 sb = self._sandboxes.get(c.sandbox_id)
                 if sb is not None:
                     self._put_sandbox(evolve(sb, container_ids=tuple(x for x in sb.container_ids if x != c.id)))

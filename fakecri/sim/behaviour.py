@@ -18,7 +18,7 @@ from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED, reason_for
 from fakecri.engine.program_plan import DEFAULT_TICK_LINE, Plan, ProbeRule
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.recording import Trace
-from fakecri.sim.shell import SHELLS, Connect, Context, Process, ast, record, sleep_ns, spawn
+from fakecri.sim.shell import SHELLS, Connect, Context, Process, Sleep, ast, record, sleep_ns, spawn
 from fakecri.sim.shell import static as syntax
 from fakecri.sim.signals import on_sigterm
 from fakecri.sim.steps import of_pid1
@@ -96,12 +96,11 @@ def _int(settings: Mapping[str, str], key: str, lo: int, hi: int) -> int:
     return value
 
 
-def _stop(argv: tuple[str, ...], traced: Trace,
-          settings: Mapping[str, str]) -> tuple[int | None, int, tuple[str, ...]]:
-    """(delay_ns or None, exit code, handler) of a graceful stop: what the program does on
+def _stop(argv: tuple[str, ...], traced: Trace, settings: Mapping[str, str]) -> tuple[int | None, int, bool]:
+    """(delay_ns or None, exit code, delivered) of a graceful stop: what the program does on
     SIGTERM as PID 1 (sim/signals.py), changed by the annotations. `stop-exit-code` alone says
-    the program takes SIGTERM, at once unless it already takes a while. The handler (a shell's
-    trap, run inside when the signal comes) stays unless `stop-delay` overrides the program."""
+    the program takes SIGTERM, at once unless it already takes a while. `delivered`: the signal
+    goes into the program (a shell's trap), which then decides, unless an annotation does."""
     term = on_sigterm(argv, traced)
     delay, code = term.delay_ns, term.exit_code
     if STOP_EXIT_CODE in settings:
@@ -110,7 +109,7 @@ def _stop(argv: tuple[str, ...], traced: Trace,
             delay = 0
     if STOP_DELAY in settings:
         delay = _duration(settings, STOP_DELAY, allow_forever=True)
-    return delay, code, term.handler if STOP_DELAY not in settings else ()
+    return delay, code, term.delivered and STOP_DELAY not in settings and STOP_EXIT_CODE not in settings
 
 
 def _probes(text: str) -> tuple[ProbeRule, ...]:
@@ -141,16 +140,18 @@ def _probes(text: str) -> tuple[ProbeRule, ...]:
 
 
 def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[str, str],
-               ctx: Context | None = None, live: Callable[[Process, int, Connect | None], None] | None = None) -> Plan:
+               ctx: Context | None = None,
+               live: Callable[[Process, int, Connect | Sleep | None], None] | None = None) -> Plan:
     """The plan of a container; InvalidArgument naming the annotation on a bad value.
 
     `ctx`: where the command runs (its container's userland), for a command that looks
     into it; without one the plan depends on the command and annotations only. `live`: takes
     the command over where only a live run can carry it on: when it looks at its files after
-    time has passed (they may have changed by then), or takes a network step. `live(process,
-    offset, step)` gets the process stopped there (`step`: the network step it waits on, if
-    that is why), to run on live from that offset; the plan then holds what it did before and
-    runs until stopped.
+    time has passed (they may have changed by then), takes a network step, or sleeps with a
+    trap for SIGTERM set (a stop delivers the signal into it). `live(process, offset, step)`
+    gets the process stopped there (`step`: the network step it waits on, or the sleep it is
+    in, which began at that offset), to run on live from that offset; the plan then holds what
+    it did before and runs until stopped.
     """
     argv = tuple(command) + tuple(args)
     loop = logging_loop(argv)
@@ -163,7 +164,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         proc = spawn(argv, ctx or Context(main=True, commands=PROGRAM_COMMANDS))
         own = record(proc, None, hand_over=live is not None)
         if own.live_at_ns is not None and live is not None:
-            live(proc, own.live_at_ns, own.connect)
+            live(proc, own.live_at_ns, own.connect or own.asleep)
         reason = reason_for(own.exit_code)
     outputs = own.outputs
     end_ns, exit_code, input_at_ns = own.end_ns, own.exit_code, own.input_at_ns
@@ -194,7 +195,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         log_every = _duration(settings, LOG_EVERY)
         if not log_every:
             raise InvalidArgument(f"annotation {LOG_EVERY}: the interval must be above zero")
-    stop_delay, stop_code, term_handler = _stop(argv, own, settings)
+    stop_delay, stop_code, term_delivered = _stop(argv, own, settings)
     fail_start = None
     if FAIL_START in settings:
         value = settings[FAIL_START].strip()
@@ -215,7 +216,7 @@ def build_plan(command: Sequence[str], args: Sequence[str], settings: Mapping[st
         fail_start=fail_start,
         probes=_probes(settings[PROBES]) if PROBES in settings else (),
         input_at_ns=input_at_ns,
-        term_handler=term_handler,
+        term_delivered=term_delivered,
     )
 
 

@@ -198,6 +198,19 @@ class Catalog:
         except InvalidArgument:
             return BUSYBOX
 
+    def content_of_image(self, names: list[str], ref: str) -> ImageContent:
+        """What is inside an image known by `names` (its tags and digests) that a caller named
+        `ref`: the first name the catalog or the known images say more of than busybox, else
+        what `ref` names."""
+        for name in names + [ref]:
+            try:
+                content = self.content_for(normalize(name))
+            except InvalidArgument:
+                continue
+            if content is not BUSYBOX or name == ref:
+                return content
+        return BUSYBOX
+
     def is_unknown(self, ref: NormalizedRef) -> bool:
         return any(matches(p, ref) for p in self.unknown)
 

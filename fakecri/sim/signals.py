@@ -7,9 +7,9 @@ of SIGTERM (die) never reaches it. So what a stop does depends on the program:
 
 | program (as PID 1) | on SIGTERM |
 |---|---|
-| a shell running a script or a loop, or reading its input | ignores it (no handler): killed at the timeout, 137 |
+| a shell running a script, a loop or its input, no trap for TERM | ignores it (no handler): killed at the timeout |
 | a shell whose script is one command, or ends in `exec CMD` | what CMD does (the shell replaced itself) |
-| a shell with `trap '...; exit N' TERM`, a loop or `wait` | runs the action, exits N (bare `exit` after `wait`: 143) |
+| a shell with `trap ACTION TERM` | the signal goes into it: it runs on from there, as ash does (below) |
 | `top`, `less` (busybox catches it to restore the terminal, then cannot die of it) | exits 143 at once |
 | `sleep`, `cat`, `tail` and the other busybox programs | ignores it: killed at the timeout, 137 |
 | `nginx`, `httpd`, `httpd-foreground`, `apache2` | shuts down: exits 0 at once |
@@ -17,14 +17,17 @@ of SIGTERM (die) never reaches it. So what a stop does depends on the program:
 | `agnhost` | exits 2 at once (Go's exit when PID 1 cannot die of the signal) unless its subcommand handles it |
 | any other program, or none | exits 0 at once (a server written for Kubernetes handles SIGTERM) |
 
-A program says how it takes the signal by a `Trap` step (fakecri.sim.steps): a shell's `trap
-ACTION TERM` (the action's time and exit code worked out by the shell, its handler run inside
-when the signal comes), agnhost's subcommands that handle it (`netexec --delay-shutdown`,
-`serve-hostname`...), the pause image's `/pause`. That decides, except that a shell takes
-its trap only between commands: with a loop or a `wait` (where a bare `exit` keeps the 143
-`wait` returned), not while a foreground command holds it. `on_sigterm` answers from the
-command line and the program's trace (traced here when the caller has none); the
-`fakecri.io/stop-delay` and `stop-exit-code` annotations change it (sim/behaviour.py).
+A program says how it takes the signal by a `Trap` step (fakecri.sim.steps): agnhost's
+subcommands that handle it (`netexec --delay-shutdown`, `serve-hostname`...), the pause image's
+`/pause`, and a shell's `trap ACTION TERM`, which says the signal is `delivered`: nothing is
+decided up front. When the stop comes, the simulation runs the shell's command on to that
+moment, throws the signal into the interpreter there, and runs it on to see what it does
+(`Simulation.signalled`): a `wait` returns 143 and the script goes on after the trap's action;
+a foreground command finishes first (the signal went to PID 1 alone), then the action runs;
+an action's bare `exit` exits with the status the trap began with. The shell ends when its
+script does, or the kill at the timeout ends it. `on_sigterm` answers from the command line
+and the program's trace (traced here when the caller has none); the `fakecri.io/stop-delay`
+and `stop-exit-code` annotations change it (sim/behaviour.py).
 """
 from __future__ import annotations
 
@@ -47,7 +50,6 @@ CATCH_AND_EXIT = frozenset({"top", "less"})
 WEB_SERVERS = frozenset({"nginx", "httpd", "httpd-foreground", "apache2", "apache2-foreground"})
 PAUSE = frozenset({"pause"})
 GO_PID1_EXIT = 2  # a Go program without a SIGTERM handler of its own, as PID 1, exits 2
-WAIT_CUT_SHORT = 128 + 15  # what `wait` returns when SIGTERM comes
 MAX_DEPTH = 10  # shells inside shells, at most, before we stop looking
 
 
@@ -55,12 +57,12 @@ MAX_DEPTH = 10  # shells inside shells, at most, before we stop looking
 class OnTerm:
     """What the program does on SIGTERM: `delay_ns` None ignores it (the runtime's SIGKILL
     ends it at the timeout); otherwise it exits `exit_code` that long after the signal.
-    `handler`: what runs inside when the signal comes (a shell's trap), for its effects."""
+    `delivered`: the signal goes into the program (a shell's trap), which decides as it comes."""
 
     delay_ns: int | None
     exit_code: int
     program: str  # which row of the table decided: "shell", "busybox", "web server", ...
-    handler: tuple[str, ...] = ()
+    delivered: bool = False
 
 
 IGNORES_SHELL = OnTerm(None, 0, "shell")
@@ -92,7 +94,7 @@ def _program(argv: list[str], trap: Trap | None, depth: int) -> OnTerm:
     row = (WEB_SERVER if name in WEB_SERVERS else PAUSES if name in PAUSE else AGNHOST if name == "agnhost"
            else TERMINAL if name in CATCH_AND_EXIT else IGNORES_BUSYBOX if name in COMMANDS or name in BUSYBOX_APPLETS
            else UNKNOWN)
-    if trap is not None and not trap.handler:  # the program's own handler (a shell's trap has an action)
+    if trap is not None and not trap.delivered:  # the program's own handler (a shell's trap is delivered)
         return OnTerm(trap.delay_ns, trap.exit_code or 0, row.program)
     return row
 
@@ -115,10 +117,9 @@ def _shell(args: list[str], trap: Trap | None, depth: int) -> OnTerm:
     if isinstance(last, Simple) and last.words and syntax.argv_of(last)[0] == "exec" \
             and not (isinstance(node, Sequence_) and node.items[-1][1]):
         return _program(syntax.argv_of(last), trap, depth + 1)
-    names = syntax.command_names(node)
-    if trap is None or not trap.handler or trap.delay_ns is None or "trap" not in names:
-        return IGNORES_SHELL  # no trap for TERM, or one that ignores it or does not exit
-    if not syntax.has_loop(node) and "wait" not in names:
-        return IGNORES_SHELL  # the shell runs a trap between commands: its foreground command holds it
-    code = trap.exit_code if trap.exit_code is not None else (WAIT_CUT_SHORT if "wait" in names else 0)
-    return OnTerm(trap.delay_ns, code, "shell with a trap", trap.handler)
+    if trap is None or not trap.delivered:
+        return IGNORES_SHELL  # no trap for TERM, or one that ignores it
+    return TRAPPED
+
+
+TRAPPED = OnTerm(None, 0, "shell with a trap", delivered=True)

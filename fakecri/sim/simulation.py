@@ -4,7 +4,7 @@ command inside a container sees.
 `Simulation` answers the engine's `Programs` port (a container's plan, its CPU use), runs
 exec commands, takes a container's own command on live when it is given input, looks at its
 files after its start or reaches the network (handing its network steps to its owner), runs
-a shell's SIGTERM trap inside when a stop begins, and knows what is inside each container
+delivers a stop's SIGTERM into a shell that traps it, and knows what is inside each container
 (its image's content, its userland, its processes, the servers its program runs and the
 sockets they listen on). It reads the engine through a `RuntimeView` and the host
 through a `HostView`; it changes neither: what it decides (a line written, an exit) comes
@@ -21,13 +21,12 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from fakecri.engine.clock import Clock, SystemClock
-from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound, Other
-from fakecri.engine.exits import EXIT_KILLED, OOM_KILLED
-from fakecri.engine.images import ImageStore, normalize
+from fakecri.engine.errors import CoreError, FailedPrecondition, InvalidArgument, NotFound
+from fakecri.engine.images import ImageStore
 from fakecri.engine.program_plan import Plan
 from fakecri.engine.records import Container, ContainerState, Image, Resources, RunAs, Sandbox
 from fakecri.engine.specs import CONTAINER, POD, STRICT
-from fakecri.sim import stats
+from fakecri.sim import memory_limit, stats
 from fakecri.sim.applets import APPLET_COMMANDS, names_applet
 from fakecri.sim.applets.date import date_at
 from fakecri.sim.applets.nmeter import nmeter_at
@@ -35,14 +34,13 @@ from fakecri.sim.behaviour import PREFIX, ExecResult, PlanCache, behaviour_annot
 from fakecri.sim.catalog import Catalog
 from fakecri.sim.curves import Curve
 from fakecri.sim.host_view import HostView, NoHost
-from fakecri.sim.image_content import BUSYBOX, ImageContent
-from fakecri.sim.live import Decision, Exited, LiveInput, LiveInputs, Wrote
+from fakecri.sim.image_content import ImageContent
+from fakecri.sim.live import Decision, LiveInput, LiveInputs
 from fakecri.sim.programs import COMMANDS as PROGRAM_COMMANDS
 from fakecri.sim.programs import may_serve, reads_userland, server_for
 from fakecri.sim.programs.base import Here, Listen, Server
-from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Write, record, spawn
+from fakecri.sim.shell import Command, Connect, Context, NetResult, Process, Sleep, Write, spawn
 from fakecri.sim.stats_script import EMPTY, FIGURES, KEYS, StatsScript, parse_figures, script_from_settings
-from fakecri.sim.steps import NO_NETWORK, of_pid1
 from fakecri.sim.userland import USERLAND_COMMANDS, Userland, has_private_host_mount, looks_inside, userland_spec
 from fakecri.sim.userland.cgroupfs import Cgroup, CgroupNow
 from fakecri.sim.userland.identity import identity
@@ -108,8 +106,8 @@ class Inside:
 
     userland: Userland | None = None
     own_plan: Plan | None = None  # the plan of a command that reads its userland
-    # its command, left by the plan where it goes on live (a look, a network step), that offset and the step
-    resume: tuple[Process, int, Connect | None] | None = None
+    # its command, left by the plan where it goes on live (a look, a network step, a sleep), that offset, the step
+    resume: tuple[Process, int, Connect | Sleep | None] | None = None
     mounts_at_start: frozenset[str] | None = None  # for a private host mount: the host's mounts at start
     server: Server | None = None  # what its program serves (made on first need)
     server_made: bool = False
@@ -136,6 +134,7 @@ class Simulation:
         self._plans = PlanCache(refused=self._refuse)
         self._inside: dict[str, Inside] = {}
         self._resuming: set[str] = set()  # containers whose command a plan left to go on live, not yet live
+        self._signalled: set[str] = set()  # containers whose program a stop signal was delivered into
         self._contents: dict[str, ImageContent] = {}
         self._users: dict[tuple[int, int, tuple[int, ...]], RunAs] = {}  # one RunAs per distinct user
         self._runs_as: dict[tuple[object, ...], RunAs] = {}  # the user, by image and the spec's run_as_*
@@ -217,7 +216,7 @@ class Simulation:
         inside = self._of(c.id)
         if inside.own_plan is None:  # a command that reads its userland has a plan of its own
 
-            def take_on(proc: Process, offset: int, step: Connect | None) -> None:
+            def take_on(proc: Process, offset: int, step: Connect | Sleep | None) -> None:
                 inside.resume = (proc, offset, step)
                 self._resuming.add(c.id)
             # the plan is made as the container starts (its started_at is not set yet): its clock starts now
@@ -302,14 +301,7 @@ class Simulation:
 
     def _content_for(self, img: Image | None, ref: str) -> ImageContent:
         names = (list(img.repo_tags) + list(img.repo_digests)) if img is not None else []
-        for name in names + [ref]:
-            try:
-                content = self.catalog.content_for(normalize(name))
-            except InvalidArgument:
-                continue
-            if content is not BUSYBOX or name == ref:
-                return content
-        return BUSYBOX
+        return self.catalog.content_of_image(names, ref)
 
     def argv_of(self, c: Container) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(command, args) the container runs: its config's, completed by its image's default."""
@@ -388,12 +380,9 @@ class Simulation:
         return inside.userland
 
     def resize(self, c: Container, new: Resources) -> list[Decision]:
-        """What the kernel makes of a lower memory limit for running container `c`, before the
-        engine stores it. Memory it cannot reclaim is what its scripted stats say it holds (the
-        RSS, by default the working set); the default figures (its program's, sim/footprint.py)
-        are kept under any limit and never block. cgroup v1 refuses a limit below that (EBUSY):
-        containerd answers UNKNOWN with runc's words and nothing changes. cgroup v2 takes it and
-        OOM-kills the container: its exit (137, OOMKilled) follows the update."""
+        """What the kernel makes of a lower memory limit for running container `c` before the engine
+        stores it (sim/memory_limit.py), by what its scripted stats say it holds; the default figures
+        (its program's, sim/footprint.py) are kept under any limit and never block."""
         if c.state == _RUNNING and new.oom_score_adj != c.resources.oom_score_adj:
             inside = self._of(c.id)  # runc does not change a running process's oom_score_adj
             if inside.oom_score_adj is None:
@@ -403,17 +392,11 @@ class Simulation:
         if (c.state != _RUNNING or limit <= 0 or 0 < old <= limit  # no new limit, or not a lower one
                 or script is None or script.get("memory") is None):
             return []
-        now = self.cgroup_now(c.id)
-        if limit >= now.memory_rss:
-            return []
-        if self.cgroup_version == 1:
-            raise Other("UNKNOWN", f"failed to update resources: failed to update resources: unable to set memory "
-                                   f"limit to {limit} (current usage: {now.memory_usage}, peak usage: "
-                                   f"{now.memory_usage})")
+        decisions = memory_limit.lowered(c.id, limit, self.cgroup_now(c.id), self.cgroup_version, self.clock.now_ns())
         userland = self._of(c.id).userland
-        if userland is not None:
+        if decisions and userland is not None:
             userland.oom_killed = True
-        return [Exited(c.id, EXIT_KILLED, OOM_KILLED, self.clock.now_ns())]
+        return decisions
 
     def cgroup_now(self, cid: str) -> CgroupNow:
         """What container `cid`'s cgroup holds now: its resources as last set, and the usage its
@@ -523,23 +506,37 @@ class Simulation:
                 proc, offset, step = inside.resume
                 inside.resume = None
                 self._resuming.discard(cid)
-                self.live.add(cid, LiveInput(proc, step))
-                if step is None or offset > 0:
-                    self.live.arm(cid, c.started_at + offset)
+                self.live.resume(cid, proc, step, c.started_at, offset)
 
-    def signalled(self, c: Container, now_ns: int = 0) -> list[Decision]:
-        """SIGTERM reaches running container `c` (a graceful stop begins): what its command set up
-        to run on that signal (a shell's `trap`) does its work inside now, and what it writes goes
-        to the container's log (the decisions returned); how long it takes and how it exits is its
-        plan's stop outcome."""
-        if c.state != _RUNNING:
-            return []
-        handler = self._plan_now(c).term_handler
-        if not handler:
-            return []
-        done = record(spawn(handler, self._context(c, now_ns=now_ns or None)), b"", lambda step: NO_NETWORK)
-        # the trap runs in PID 1 itself: /proc/1/fd/1 is its own output, the log
-        return [Wrote(c.id, of_pid1(stream) or stream, text, now_ns) for _, stream, text in done.outputs]
+    def signalled(self, c: Container, now_ns: int,
+                  timeout_ns: int) -> tuple[list[Decision], tuple[int | None, int] | None]:
+        """SIGTERM reaches running container `c` as a graceful stop with `timeout_ns` of grace
+        begins. A program that takes the signal into itself (the plan's `term_delivered`: a shell
+        with a trap for it) gets it where it is now (`LiveInputs.deliver`). Returns the decisions
+        of now and how it ends (see Plan.stop_outcome), or None when its plan's stop outcome
+        stands (another program; it ended already; a signal was delivered to it before)."""
+        cid = c.id
+        if c.state != _RUNNING or timeout_ns <= 0 or cid in self._signalled or not self._plan_now(c).term_delivered:
+            return [], None
+        command, args = self.argv_of(c)
+        got = self.live.deliver(cid, lambda: spawn(command + args, self._main_context(c)), now_ns - c.started_at,
+                                now_ns, timeout_ns)
+        if got is None:
+            return [], None
+        self._signalled.add(cid)
+        self._resuming.discard(cid)
+        return got
+
+    def _main_context(self, c: Container) -> Context:
+        """Where the container's own command runs, as its plan had it (see `plan`)."""
+        command, args = self.argv_of(c)
+        if not _needs_own_plan(command + args):
+            return Context(main=True, commands=PROGRAM_COMMANDS, refused=self._refuse)
+        view = self._view()
+        sb = view.get_sandbox(c.sandbox_id)
+        img = view.images.get(c.image_id) if c.image_id else None
+        return replace(Context(main=True), userland=lambda: self._userland(c, sb, img),
+                       commands=_clocked(c.started_at), refused=self._refuse)
 
     def pending(self) -> tuple[list[tuple[str, Connect]], int | None]:
         """What the live programs wait for after a change, asked once: (container id, step) of
@@ -577,10 +574,12 @@ class Simulation:
     def stopped(self, cid: str) -> None:
         """The container stopped: its live process ends with it."""
         self.live.forget(cid)
+        self._signalled.discard(cid)
 
     def forget(self, cid: str) -> None:
         """The container is gone: drop everything kept for it."""
         self.live.forget(cid)
+        self._signalled.discard(cid)
         self._inside.pop(cid, None)
         self._scripts.pop(cid, None)
         self._set.pop(cid, None)
@@ -591,6 +590,7 @@ class Simulation:
         self._inside.clear()
         self.shared_mounts.clear()
         self._resuming.clear()
+        self._signalled.clear()
         self._contents.clear()
         self._runs_as.clear()
         self._scripts.clear()

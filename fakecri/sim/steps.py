@@ -89,13 +89,25 @@ NO_NETWORK = NetResult(error=UNREACHABLE)
 @dataclass(frozen=True, slots=True)
 class Trap:
     """How the process takes SIGTERM from now on: it exits with `exit_code` after `delay_ns`
-    (None: it ignores the signal and waits to be killed); `exit_code` None: with the shell's
-    `$?` of the moment the signal comes (a trap's bare `exit`). Its driver answers with None.
-    Whether the signal reaches it at all, as PID 1, is sim/signals.py's to say."""
+    (None: it ignores the signal and waits to be killed). `delivered`: it takes the signal
+    into itself and what happens is its own doing (a shell's `trap ACTION TERM`): the driver
+    throws the signal in (`Delivered`, fakecri.sim.shell.io) and runs it on from there; the
+    delay and the code then say nothing. Its driver answers with None. Whether the signal
+    reaches it at all, as PID 1, is sim/signals.py's to say."""
 
     delay_ns: int | None
     exit_code: int | None
-    handler: tuple[str, ...] = ()  # a command (`sh -c SCRIPT`) run inside when the signal comes, for its effects
+    delivered: bool = False
+
+
+class Delivered(Exception):
+    """A signal from outside the process (a runtime's stop, another process's `kill`): a live
+    driver throws it into the process where it waits (a sleep, a read, the network).
+    `elapsed_ns`: how long of that wait had passed when the signal came."""
+
+    def __init__(self, name: str, number: int, elapsed_ns: int = 0) -> None:
+        super().__init__(name)
+        self.name, self.number, self.elapsed_ns = name, number, elapsed_ns
 
 
 Step = Write | Sleep | Read | Connect | Trap

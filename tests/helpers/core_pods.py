@@ -97,6 +97,13 @@ class Joined:
         self.clock.advance(seconds)
         self.tick()
 
+    def stop(self, cid: str, timeout_s: float) -> float:
+        """StopContainer as the server runs it: the stop signal delivered into a program that
+        takes it (its output logged), then the engine's stop; the seconds the stop takes."""
+        said, taken = self.sim.signalled(self.runtime.get_container(cid), self.clock.now_ns(), round(timeout_s * 1e9))
+        self.apply(said)
+        return self.runtime.stop_container(cid, timeout_s, 0, taken)
+
     def exec_sync(self, cid: str, argv, timeout_s: float = 0.0, stdin: bytes = b""):
         """ExecSync as the server runs it: the engine says whether it may, the simulation runs it."""
         c = self.runtime.check_exec(cid)

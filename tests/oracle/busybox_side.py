@@ -19,8 +19,10 @@ same process need.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import tempfile
@@ -138,6 +140,37 @@ class BusyboxSide:
     def scratch_parent(self) -> str:
         """Where a script's fresh directory goes, as the script names it."""
         return "/tmp" if self.chroot else str(self.base / "tmp")
+
+    def _argv(self, script: str) -> tuple[list[str], str]:
+        if self.chroot:
+            return [self.unshare, "--uts", "--mount", "--", "/bin/sh", "-c", _SETUP, "oracle-setup", str(BUSYBOX),
+                    self.hostname, str(self.root), self.chroot_bin, ",".join(map(str, self.groups)), script], "/"
+        return [str(BUSYBOX), "sh", "-c", script], str(self.base)
+
+    def run_stopped(self, script: str, after_s: float, grace_s: float) -> Result:
+        """`script` in the background, stopped as a runtime stops a container: SIGTERM to the
+        shell `after_s` seconds after its start (the setup before it execs itself into the
+        shell), SIGKILL `grace_s` later if it still runs. What it left running (a `sleep &`
+        that outlived it) is killed with its session."""
+        argv, cwd = self._argv(script)
+        proc = subprocess.Popen(argv, env=self.env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        try:  # (its output is a few lines: the pipes hold it until the end)
+            try:
+                proc.wait(timeout=after_s)
+            except subprocess.TimeoutExpired:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=grace_s)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+        finally:
+            with contextlib.suppress(OSError):  # its jobs hold the pipes open
+                os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        rc = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+        return Result(out.decode(errors="replace"), err.decode(errors="replace"), rc)
 
     def run(self, script: str, timeout: float = 10.0) -> Result:
         if self.chroot:

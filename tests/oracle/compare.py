@@ -21,6 +21,10 @@ class Case:
     category: str
     script: str
     stderr: bool = True
+    # a stop: SIGTERM `signal_after_s` after the start, then SIGKILL `grace_s` later if it still runs
+    # (busybox: in the background, `kill -TERM`; fakecri: the container's command, StopContainer)
+    signal_after_s: float | None = None
+    grace_s: float = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +82,16 @@ class Judge:
         n = self._scratch()
         fallback = None if self.busybox.chroot else self.busybox.scratch_parent()
         t0 = time.time()
-        bb = self.busybox.run(self.prefixed(self.busybox.scratch_parent(), n, case.script), self.timeout)
-        t1 = time.time()
-        fc = self.fakecri.run(self.prefixed("/tmp", n, case.script), self.timeout)
+        ours = self.prefixed(self.busybox.scratch_parent(), n, case.script)
+        theirs = self.prefixed("/tmp", n, case.script)
+        if case.signal_after_s is None:
+            bb = self.busybox.run(ours, self.timeout)
+            t1 = time.time()
+            fc = self.fakecri.run(theirs, self.timeout)
+        else:
+            bb = self.busybox.run_stopped(ours, case.signal_after_s, case.grace_s)
+            t1 = time.time()
+            fc = self.fakecri.run_stopped(theirs, case.signal_after_s, case.grace_s)
         t2 = time.time()
         return Outcome(case, _normalised(bb, (t0, t1), fallback), _normalised(fc, (t1, t2), None))
 

@@ -84,6 +84,15 @@ DIFFERENCES: tuple[Difference, ...] = (
         "",
     ),
     Difference(
+        "PID 1 and the stop signal",
+        "A stopped script (`TERM@` in the corpus) is the command of a container of its own on "
+        "fakecri's side, its PID 1, which the kernel gives no signal it has no handler for: "
+        "without a trap for TERM it goes on until the kill at the end of the grace period (137). "
+        "On the host the oracle's shell is no PID 1 and dies of the signal (143). The corpus stops "
+        "only scripts that trap or ignore TERM; tests/sim/test_stop_signals.py holds the rest.",
+        "",
+    ),
+    Difference(
         "applets Debian's build leaves out",
         "Debian's busybox-static has 269 applets, the busybox image about 400 (it has e.g. `install`, "
         "`comm`, `cksum`, `printenv`, `split`), and some applets lack options or features the "

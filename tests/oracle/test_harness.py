@@ -60,6 +60,9 @@ def test_the_corpus_parses_and_every_category_has_an_owner_or_is_the_shells():
     assert case == Case("cat/name", "cat", "echo a", stderr=False)
     with pytest.raises(ValueError):
         parse("echo stray\n### x\ntrue\n", "cat")
+    stopped, graced = parse("### a TERM@0.5\nsleep 1\n### b !stderr TERM@1/3\nsleep 9\n", "signals")
+    assert (stopped.signal_after_s, stopped.grace_s, stopped.stderr) == (0.5, 2.0, True)
+    assert (graced.signal_after_s, graced.grace_s, graced.stderr) == (1.0, 3.0, False)
 
 
 def test_generated_scripts_end_quickly_and_parse_on_the_oracle(judge):

@@ -61,5 +61,5 @@ def test_a_term_trap_reads_the_clock_when_the_signal_comes():
               "trap _term TERM; sleep 100 & wait $!")
     c = pods.running(pods.sandbox(), command=("sh", "-c", script))
     joined.advance(30)
-    joined.apply(joined.sim.signalled(joined.runtime.get_container(c.id), clock.now_ns()))
+    joined.stop(c.id, 30)
     assert joined.log.lines(c.log_path) == ["00:00:30 00:00:30.0 term"]

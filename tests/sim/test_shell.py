@@ -196,21 +196,29 @@ def test_while_and_until_loops(short_traces):
     assert broken.exit_code == 2 and "expecting \"done\"" in broken.outputs[0][2]
 
 
-def test_functions_and_a_sigterm_trap():
+def test_functions_and_a_sigterm_trap(joined, pods):
     """A script that defines a function and traps SIGTERM with it (as the e2e probe specs'
-    pods do), then waits: the plan takes the stop as the handler would (30 s, exit 0) and
-    keeps the handler to run inside when the signal comes. A shell runs its trap only between
-    commands, so a foreground `sleep infinity` holds it until the kill."""
+    pods do), then waits: the stop delivers the signal into the shell, whose `wait` ends and
+    whose trap runs the function (30 s, exit 0). A shell runs its trap only between commands,
+    so a foreground `sleep infinity` holds it until the kill."""
     from fakecri.sim.behaviour import build_plan
 
-    define = "_term() {\n\trm -f /tmp/ready\n\tsleep 30\n\texit 0\n}\ntrap _term SIGTERM\n\necho up\n"
+    define = "_term() {\n\techo stopping\n\tsleep 30\n\texit 0\n}\ntrap _term SIGTERM\n\necho up\n"
     plan = build_plan(["/bin/bash", "-c", define + "sleep infinity &\nwait\n"], [], {})
-    assert plan.outputs == ((0, "stdout", "up\n"),) and plan.end_ns is None
-    assert plan.stop_outcome(60 * S) == (30 * S, 0, "Completed")
-    assert plan.stop_outcome(10 * S) == (10 * S, 137, "Error")  # the grace period ends first: killed
-    assert plan.term_handler[:2] == ("/bin/bash", "-c") and plan.term_handler[2].endswith("}\n_term\n")
-    held = build_plan(["/bin/bash", "-c", define + "sleep infinity\n"], [], {})
-    assert held.stop_outcome(60 * S) == (60 * S, 137, "Error") and held.term_handler == ()
-    ignoring = build_plan(["sh", "-c", "greet() { echo hi; }; trap 'echo bye' TERM; greet; sleep infinity"], [], {})
-    assert ignoring.outputs == ((0, "stdout", "hi\n"),)
-    assert ignoring.stop_outcome(5 * S) == (5 * S, 137, "Error")  # an action that does not exit: killed at the end
+    assert plan.outputs == ((0, "stdout", "up\n"),) and plan.end_ns is None and plan.term_delivered
+    for timeout, delay, code, lines in ((60, 30, 0, ["up", "stopping"]), (10, 10, 137, ["up", "stopping"])):
+        c = pods.running(pods.sandbox(), command=("/bin/bash", "-c", define + "sleep infinity &\nwait\n"))
+        joined.advance(1)
+        assert joined.stop(c.id, timeout) == delay  # (10 s: the grace period ends first, killed)
+        joined.advance(delay)
+        c = joined.runtime.get_container(c.id)
+        assert (c.exit_code, joined.log.lines(c.log_path)) == (code, lines)
+    held = pods.running(pods.sandbox(), command=("/bin/bash", "-c", define + "sleep infinity\n"))
+    assert joined.stop(held.id, 60) == 60.0  # the foreground sleep never ends: killed at the end
+    ignoring = pods.running(pods.sandbox(), command=(
+        "sh", "-c", "greet() { echo hi; }; trap 'echo bye' TERM; greet; sleep 100 & wait; sleep infinity"))
+    assert joined.stop(ignoring.id, 5) == 5.0  # an action that does not exit: the script goes on, killed at the end
+    joined.advance(5)
+    assert joined.log.lines(ignoring.log_path) == ["hi", "bye"]
+
+

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from helpers.shell_cases import CASES
 
-from fakecri.sim.behaviour import build_plan
+from fakecri.sim.recording import after_signal
 from fakecri.sim.shell import READ, Context, Sleep, Write, record, spawn, trace
 from fakecri.sim.shell.parser import parse
 
@@ -74,17 +74,29 @@ def test_runaway_recursion_is_bounded_with_a_message():
     assert done.exit_code == 2 and "more than 50 deep" in done.outputs[-1][2]
 
 
-@pytest.mark.parametrize("script,delay_s,code", [
-    ("trap 'kill $PID; exit 42' TERM; sleep 1000 & PID=$!; wait $PID", 0, 42),
-    ("trap 'echo stopping; exit 0' TERM; while true; do sleep 1; done", 0, 0),
-    ("cleanup() { sleep 2; exit 3; }; trap cleanup TERM; sleep infinity & wait", 2, 3),
-    ("trap exit TERM; sleep 100 & wait", 0, 143),  # a bare exit keeps the status `wait` got
+@pytest.mark.parametrize("script,at_s,outputs,end_s,code", [
+    # as host busybox (`sh -c SCRIPT &`, then `kill -TERM` at `at_s`): what it writes from then, and its end
+    ("trap 'echo got' TERM; sleep 1000 & wait; echo after $?", 1, ["got\n", "after 143\n"], 0, 0),
+    ("trap 'echo got $?; exit' TERM; sleep 3; echo after", 1, ["got 0\n"], 2, 0),  # after the foreground sleep
+    ("trap exit TERM; sleep 100 & wait", 1, [], 0, 143),  # a bare exit keeps the status `wait` got
+    ("trap 'false; exit' TERM; sleep 5", 1, [], 4, 0),  # the status the trap began with, not false's
+    ("sleep 1000 & wait; echo after $?", 1, [], 0, 143),  # no trap, not PID 1: it dies of it
+    ("trap '' TERM; sleep 2; echo after $?", 1, ["after 0\n"], 1, 0),
 ])
-def test_a_term_trap_decides_how_a_stop_ends(script, delay_s, code, short_traces):
-    plan = build_plan(["sh", "-c", script], [], {})
-    assert plan.stop_outcome(30 * S)[:2] == (delay_s * S, code)
-    assert plan.term_handler[:2] == ("sh", "-c")
-    assert "PID=" in plan.term_handler[2] or "PID" not in script  # the handler sees the shell's variables
+def test_a_signal_delivered_into_the_interpreter(script, at_s, outputs, end_s, code):
+    # (as a container's command, whose jobs end with it; PID 1 unless no trap would catch the signal)
+    ctx = Context(main="trap" in script)
+    after = after_signal(spawn(["sh", "-c", script], ctx), at_s * S, "TERM", 15, limit_ns=60 * S)
+    assert after is not None
+    assert ([text for _, _, text in after.outputs], after.end_ns, after.exit_code) == (outputs, end_s * S, code)
+
+
+def test_pid_1_never_gets_a_signal_it_has_no_trap_for():
+    main = Context(main=True)
+    after = after_signal(spawn(["sh", "-c", "sleep 1000 & wait; echo after $?"], main), S, "TERM", 15, limit_ns=60 * S)
+    assert after is not None and after.end_ns is None  # still waiting when the grace period is over
+    after = after_signal(spawn(["sh", "-c", "echo up"], main), S, "TERM", 15)
+    assert after is None  # it had ended before the signal came
 
 
 def test_a_loop_goes_on_live_once_time_has_passed():

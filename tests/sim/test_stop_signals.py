@@ -37,21 +37,72 @@ LOOP = ["sh", "-c", "while true; do echo tick; sleep 5; done"]
     (["/agnhost", "pause"], 0, 2, "agnhost"),
     (["/app/server", "--port", "8080"], 0, 0, "unknown"),
     ([], 0, 0, "unknown"),
-    # A trap for TERM that exits: taken between the loop's commands.
-    (["sh", "-c", "trap 'echo bye; exit 3' TERM; while true; do sleep 1; done"], 0, 3, "shell with a trap"),
-    # `wait` returns at the signal, 143, which a bare `exit` keeps.
-    (["sh", "-c", "trap 'exit' SIGTERM INT\nsleep 3600 & wait"], 0, 143, "shell with a trap"),
-    (["sh", "-c", "trap 'exit 0' 15; while true; do sleep 1; done"], 0, 0, "shell with a trap"),
-    # A trap that does not exit, an ignored or reset TERM, a trap for another signal: no change.
-    (["sh", "-c", "trap 'echo got it' TERM; while true; do sleep 1; done"], None, 0, "shell"),
+    # A trap for TERM (any action): the signal goes into the shell, which decides as it comes.
+    (["sh", "-c", "trap 'echo bye; exit 3' TERM; while true; do sleep 1; done"], None, 0, "shell with a trap"),
+    (["sh", "-c", "trap 'exit' SIGTERM INT\nsleep 3600 & wait"], None, 0, "shell with a trap"),
+    (["sh", "-c", "trap 'exit 0' 15; while true; do sleep 1; done"], None, 0, "shell with a trap"),
+    (["sh", "-c", "trap 'echo got it' TERM; while true; do sleep 1; done"], None, 0, "shell with a trap"),
+    (["sh", "-c", "trap 'exit 0' TERM; sleep 3600"], None, 0, "shell with a trap"),
+    # An ignored or reset TERM, a trap for another signal: no handler, nothing reaches PID 1.
     (["sh", "-c", "trap '' TERM; while true; do sleep 1; done"], None, 0, "shell"),
+    (["sh", "-c", "trap 'exit 0' TERM; trap - TERM; while true; do sleep 1; done"], None, 0, "shell"),
     (["sh", "-c", "trap 'exit 0' INT; while true; do sleep 1; done"], None, 0, "shell"),
-    # The foreground command holds the trap until the kill.
-    (["sh", "-c", "trap 'exit 0' TERM; sleep 3600"], None, 0, "shell"),
 ])
 def test_each_kind_of_program(argv, delay_ns, code, program, short_traces):
     term = on_sigterm(argv)
     assert (term.delay_ns, term.exit_code, term.program) == (delay_ns, code, program)
+    assert term.delivered == (program == "shell with a trap")
+
+
+# A shell with a trap for TERM, as a container's command, stopped 5.5 s after its start with 30 s
+# of grace: (its log, exit code, seconds from the stop to its end). Each as host busybox does it
+# (`sh -c SCRIPT &`, `kill -TERM` 5.5 s later), but where no trap catches TERM: PID 1 never gets it.
+TRAPPED = [
+    # `wait` returns 143 at the signal, the trap runs, the script goes on and ends with its last status
+    ("trap 'echo got' TERM; sleep 1000 & wait; echo after $?", ["got", "after 143"], 0, 0.0),
+    # a bare `exit` in the trap exits with the status it began with (wait's 143), `exit N` with N
+    ("trap 'echo got; exit' TERM; sleep 1000 & wait; echo after $?", ["got"], 143, 0.0),
+    ("trap 'echo got; exit 7' TERM; sleep 1000 & wait $!; echo after $?", ["got"], 7, 0.0),
+    ("trap 'kill $PID; exit 42' TERM; sleep 1000 & PID=$!; wait $PID", [], 42, 0.0),
+    ("cleanup() { sleep 2; exit 3; }; trap cleanup TERM; sleep infinity & wait", [], 3, 2.0),
+    # a foreground command holds the trap until it ends (the signal went to PID 1 only)
+    ("trap 'echo got $?' TERM; sleep 10; echo after $?", ["got 0", "after 0"], 0, 4.5),
+    ("trap 'echo got' TERM; sleep 100; echo after $?", [], 137, 30.0),  # past the grace period: killed
+    # a loop: the trap runs once the round's sleep ends; the loop goes on unless the trap exits
+    ("trap 'echo bye; sleep 3; exit 5' TERM; while true; do echo tick; sleep 2; done",
+     ["tick", "tick", "tick", "bye"], 5, 3.5),
+    ("trap 'echo got' TERM; while true; do sleep 1; done", ["got"], 137, 30.0),
+    # the trap ends a wait; a second wait waits for the job, past the grace period
+    ("trap 'echo got' TERM; sleep 100 & wait; echo after $?; wait", ["got", "after 143"], 137, 30.0),
+    # the trap was set later than the stop: none then, and PID 1 ignores the signal
+    ("sleep 8; trap 'exit 9' TERM; sleep 1000", [], 137, 30.0),
+    # set, then reset or ignored: nothing
+    ("trap 'exit 9' TERM; sleep 1; trap - TERM; sleep 1000", [], 137, 30.0),
+    ("trap 'exit 9' TERM; sleep 1; trap '' TERM; sleep 1000", [], 137, 30.0),
+]
+
+
+@pytest.mark.parametrize("script,logged,code,after_s", TRAPPED)
+def test_a_stop_delivers_sigterm_into_a_trapping_shell(joined, pods, script, logged, code, after_s):
+    c = pods.running(pods.sandbox(), command=("sh", "-c", script))
+    joined.advance(5.5)
+    delay = joined.stop(c.id, 30)
+    assert delay == pytest.approx(after_s)
+    joined.advance(delay)
+    c = joined.runtime.get_container(c.id)
+    assert (joined.log.lines(c.log_path), c.state, c.exit_code) == (logged, ContainerState.EXITED, code)
+    assert c.finished_at - c.started_at == round((5.5 + after_s) * S)
+
+
+def test_a_second_stop_does_not_deliver_the_signal_again(joined, pods):
+    c = pods.running(pods.sandbox(), command=("sh", "-c", "trap 'echo got; sleep 10; exit 4' TERM; sleep 100 & wait"))
+    joined.advance(1)
+    assert joined.stop(c.id, 30) == 10.0
+    joined.advance(2)
+    assert joined.stop(c.id, 30) == 8.0  # the pending stop's end stands
+    joined.advance(8)
+    c = joined.runtime.get_container(c.id)
+    assert (joined.log.lines(c.log_path), c.exit_code) == (["got"], 4)
 
 
 def test_a_shell_loop_is_killed_at_the_end_of_the_grace_period(pods, runtime, clock, events):

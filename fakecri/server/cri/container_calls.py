@@ -92,15 +92,17 @@ class ContainerCalls:
 
     async def StopContainer(self, request: pb.StopContainerRequest, context: Context) -> Any:
         runtime = self.runtime
+        taken = None
         if request.timeout > 0:  # a graceful stop: SIGTERM first (a timeout of 0 kills at once)
-            try:
-                self.node.apply(self.sim.signalled(runtime.get_container(request.container_id),
-                                                   self.node.now_ns()))  # a trap's output is logged
+            try:  # a program that takes the signal into itself (a shell's trap) runs on from here
+                said, taken = self.sim.signalled(runtime.get_container(request.container_id), self.node.now_ns(),
+                                                 round(request.timeout * 1e9))
+                self.node.apply(said)  # what it writes at once is logged
             except errors.NotFound:
                 pass  # stopping what is not there does nothing
         lag = self._stop_lag_ns(request.container_id)
         with self.node.changing():  # the stop has begun: what it changed is out before the wait
-            delay = runtime.stop_container(request.container_id, float(request.timeout), lag)
+            delay = runtime.stop_container(request.container_id, float(request.timeout), lag, taken)
         if lag:  # the stop-returns-while-running quirk: answered before the exit; the engine's timer ends it
             await self.node.wait(max(0.0, delay - lag / 1e9))
             return pb.StopContainerResponse()

@@ -51,7 +51,8 @@ def spawn(argv: Sequence[str], ctx: Context | None = None) -> Process:
     waits for it); a container's own command ends its jobs with it."""
     ctx = ctx or Context()
     io = Io(ctx, Input())
-    return schedule(_top_argv(argv, io), wait_for_jobs=not ctx.main, clock=io.clock)
+    io.inbox.pid1 = ctx.main
+    return schedule(_top_argv(argv, io), wait_for_jobs=not ctx.main, clock=io.clock, inbox=io.inbox)
 
 
 def trace(argv: Sequence[str], stdin: bytes | None = b"", *, main: bool = False) -> Trace:

@@ -91,7 +91,10 @@ def _number(builtin: str, text: str, sh: Shell) -> int:
 
 
 def _exit(args: list[str], sh: Shell) -> Process:
-    code = _number("exit", args[0], sh) & 0xFF if args else sh.status
+    if args:
+        code = _number("exit", args[0], sh) & 0xFF
+    else:  # in a trap's action, ash exits with the status the trap began with
+        code = sh.status if sh.trap_status is None else sh.trap_status
     raise ShellExit(code)
     yield
 

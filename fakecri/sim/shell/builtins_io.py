@@ -1,25 +1,23 @@
 """The builtins that deal with input, signals and other processes: `read`, `trap`,
 `wait`, `kill`, `getopts`, `command`, `type`.
 
-A trap on SIGTERM tells the driver how the process now takes the signal (a `Trap` step):
-its action is tried out at once on a copy of the shell, outside the container (how long it
-takes, whether it exits and with what), and carried as a script (the shell's variables
-and functions, then the action) that runs inside when the signal comes.
+A trap on SIGTERM tells the driver that the signal now goes into the shell (a `Trap` step):
+a stop then delivers it into the running interpreter (jobs.py), which runs the action as
+ash does, and sees how the shell ends from there.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Generator
 
-from fakecri.sim.recording import record
 from fakecri.sim.shell import hooks, jobs
 from fakecri.sim.shell.builtins_jobs import job_pid
-from fakecri.sim.shell.interp import run_text, take_signal
-from fakecri.sim.shell.io import KILLED, Context, Input, Io, ReadTimedOut, ShellExit, Signalled
+from fakecri.sim.shell.interp import take_signal
+from fakecri.sim.shell.io import Input, ReadTimedOut, Signalled
 from fakecri.sim.shell.lexer import is_name
 from fakecri.sim.shell.parser import RESERVED
 from fakecri.sim.shell.state import Shell, ShellError
-from fakecri.sim.steps import NO_NETWORK, Process, Reply, Step, Trap
+from fakecri.sim.steps import Process, Reply, Step, Trap
 
 SIGNALS = {"EXIT": 0, "HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT": 6, "BUS": 7, "FPE": 8,
            "KILL": 9, "USR1": 10, "SEGV": 11, "USR2": 12, "PIPE": 13, "ALRM": 14, "TERM": 15, "STKFLT": 16,
@@ -27,7 +25,6 @@ SIGNALS = {"EXIT": 0, "HUP": 1, "INT": 2, "QUIT": 3, "ILL": 4, "TRAP": 5, "ABRT"
            "XFSZ": 25, "VTALRM": 26, "PROF": 27, "WINCH": 28, "POLL": 29, "PWR": 30, "SYS": 31}
 NUMBERS = {n: name for name, n in SIGNALS.items()}
 DIED_OF = {128 + 15: "Terminated\n", 128 + 9: "Killed\n", 128 + 1: "Hangup\n"}
-AT_SIGNAL = -1  # `$?` in a trap's dry run: the status of the moment the signal comes, not known yet
 
 
 def signal_name(text: str) -> str | None:
@@ -240,41 +237,12 @@ def _trap(args: list[str], sh: Shell) -> Process:
     return status
 
 
-def handler_script(sh: Shell, action: str) -> str:
-    """The script that runs `action` inside with this shell's variables and functions."""
-    lines = [f"{k}={_quote(v)}" for k, v in sorted(sh.vars.items()) if is_name(k) and k not in sh.readonly
-             and k not in ("PPID", "OPTIND")]
-    if sh.positional:
-        lines.append("set -- " + " ".join(_quote(p) for p in sh.positional))
-    lines.extend(fn.source for fn in sh.functions.values() if fn.source)
-    return "\n".join([*lines, action]) + "\n"
-
-
 def term_trap(sh: Shell) -> Trap:
-    """How the shell takes SIGTERM now, its action tried out on a copy of it."""
+    """What the shell says of SIGTERM now: a trap with an action takes the signal into the
+    shell (a stop runs it on from the moment the signal comes to see how it ends); none, or
+    an empty one, and the signal does nothing to a container's PID 1."""
     action = sh.traps.get("TERM")
-    if action is None or action == "":
-        return Trap(None, 0)  # ignored (""), or the default, which PID 1 never gets either
-    dry = sh.copy()
-    dry.io = Io(Context(), Input(empty=True), None)
-    dry.status = AT_SIGNAL
-    dry.in_trap = True
-    dry.env_loader = None
-    exited: list[int] = []
-
-    def attempt() -> Process:
-        try:
-            yield from run_text(action, dry)
-        except ShellExit as ex:
-            exited.append(ex.code & ~KILLED if ex.code >= 0 else ex.code)
-        except Exception:  # an error in the action: it ends the handler, not the shell
-            pass
-        return 0
-
-    done = record(jobs.schedule(attempt()), b"", lambda step: NO_NETWORK)
-    delay = done.end_ns if exited else None  # an action that does not exit: the shell goes on
-    code = None if not exited or exited[0] == AT_SIGNAL else exited[0] & 0xFF
-    return Trap(delay, code, (sh.name, "-c", handler_script(sh, action)))
+    return Trap(None, 0) if not action else Trap(None, None, delivered=True)
 
 
 # ---------------------------------------------------------------- jobs
@@ -293,16 +261,14 @@ def _wait(args: list[str], sh: Shell) -> Process:
             yield from sh.io.error(sh.fail("wait", f"Illegal number: {a}"))
             return 2
         pids.append(int(a))
-    if "TERM" in sh.traps:
-        yield term_trap(sh)  # the handler as the shell stands now (a `PID=$!` since the trap was set)
     if not args:
         try:
-            yield from jobs.ask(jobs.WaitFor(0, tuple(sh.jobs)))
+            yield from jobs.ask(jobs.WaitFor(0, tuple(sh.jobs), interruptible=True))
         except Signalled:
             return 128 + (sh.signals[0][1] if sh.signals else 15)
         return 0
     try:
-        got = yield from jobs.ask(jobs.WaitFor(0, tuple(pids)))
+        got = yield from jobs.ask(jobs.WaitFor(0, tuple(pids), interruptible=True))
     except Signalled:  # a trapped signal ends the wait (its trap runs once the wait is done)
         return 128 + (sh.signals[0][1] if sh.signals else 15)
     status = got if got >= 0 else 127

@@ -11,7 +11,7 @@ from dataclasses import replace
 from fakecri.sim.shell import ast, hooks, jobs, redirect
 from fakecri.sim.shell import expand as expansion
 from fakecri.sim.shell.expand import expand_pattern, expand_string, expand_words
-from fakecri.sim.shell.io import KILLED, MAX_NESTING, Input, Io, ShellExit
+from fakecri.sim.shell.io import IGNORED_BY_DEFAULT, KILLED, MAX_NESTING, Input, Io, ShellExit
 from fakecri.sim.shell.pattern import matches
 from fakecri.sim.shell.state import Break, Continue, Return, Shell, ShellError
 from fakecri.sim.steps import LOOK, Process, Reply, Sleep, Step
@@ -42,15 +42,16 @@ def take_signal(sh: Shell, name: str, number: int) -> Process:
     trap ignores it, and with no trap the shell dies of it (but of CHLD, URG, WINCH and CONT,
     which are ignored by default)."""
     action = sh.traps.get(name)
-    if action == "" or (action is None and name in ("CHLD", "URG", "WINCH", "CONT")):
+    if action == "" or (action is None and name in IGNORED_BY_DEFAULT):
         return 0
     if action is None:
         raise ShellExit(KILLED | 128 + number)  # (it dies of the signal: its parent says so)
-    saved = sh.status
+    saved, outer = sh.status, sh.trap_status
+    sh.trap_status = saved
     try:
         yield from run_text(action, sh)
     finally:
-        sh.status = saved
+        sh.status, sh.trap_status = saved, outer
     return 0
 
 
@@ -76,6 +77,7 @@ def _sequence(node: ast.Sequence, sh: Shell) -> Process:
 def _background(node: ast.Node, sh: Shell) -> Process:
     child = sh.copy()
     child.io = replace(sh.io, stdin=Input(empty=True))
+    child.job_command = isinstance(node, ast.Simple)
     pid = yield from jobs.ask(jobs.spawn_step(subshell(node, child), background=True))
     if pid > 0:
         sh.last_bg = pid
@@ -112,7 +114,7 @@ def run_exit_trap(sh: Shell, status: int) -> Generator[Step, Reply, int]:
         return status
     from fakecri.sim.shell.parser import parse
 
-    sh.status = status
+    sh.status, sh.trap_status = status, status
     try:
         yield from run(parse(action), sh)
     except ShellExit as ex:

@@ -49,6 +49,21 @@ class Signalled(Exception):
     where it waits for its jobs (`wait`), which the signal interrupts, as in ash."""
 
 
+# signals whose default action is to do nothing (the others end the process)
+IGNORED_BY_DEFAULT = frozenset({"CHLD", "URG", "WINCH", "CONT"})
+
+
+@dataclass(slots=True)
+class Inbox:
+    """Where a signal from outside goes: the process's shell, once one runs it (its traps and
+    the list of signals it has yet to take, shared with it). `pid1`: the process is its
+    container's PID 1, which the kernel gives only the signals it has a handler for."""
+
+    pid1: bool = False
+    traps: dict[str, str] | None = None
+    pending: list[tuple[str, int]] | None = None
+
+
 class ShellExit(Exception):
     """`exit N` ends the whole shell, not just the statement."""
 
@@ -172,6 +187,7 @@ class Io:
     cwd: str = ""  # the shell's working directory after a `cd` ("": the container's working directory)
     # The environment the program gets (the shell's exported variables); None: the container's own.
     environ: Callable[[], dict[str, str]] | None = None
+    inbox: Inbox = field(default_factory=Inbox)  # one for the whole process (copies of the Io share it)
 
     def write(self, text: str) -> Generator[Step, Reply, None]:
         if text and self.to_file == CLOSED:

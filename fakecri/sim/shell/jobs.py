@@ -16,8 +16,8 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakecri.sim.shell.io import TIMED_OUT, Interrupted, ReadUntil, Signalled
-from fakecri.sim.steps import READ, Process, Reply, Sleep, Step, Write
+from fakecri.sim.shell.io import IGNORED_BY_DEFAULT, TIMED_OUT, Inbox, Interrupted, ReadUntil, Signalled
+from fakecri.sim.steps import READ, Delivered, Process, Reply, Sleep, Step, Write
 
 SIGPIPE_STATUS = 128 + 13
 INTERRUPTED = 128 + 2
@@ -63,6 +63,7 @@ class Spawn(Sleep):
 @dataclass(frozen=True, slots=True)
 class WaitFor(Sleep):
     pids: tuple[int, ...] = ()
+    interruptible: bool = False  # the `wait` builtin: a signal the shell traps ends it (Signalled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +74,7 @@ class Signal(Sleep):
 
 @dataclass(frozen=True, slots=True)
 class Notify(Sleep):
-    """A signal is pending for the shell of thread `pid`: a `wait` it is in ends (Signalled)."""
+    """A signal is pending for the shell of thread `pid`: a `wait` builtin it is in ends (Signalled)."""
 
     pid: int = 0
 
@@ -106,6 +107,7 @@ class _Thread:
     waiting: str = ""  # "", "time", "pipe", "threads", "forever"
     wake: int = 0
     wait_for: tuple[int, ...] = ()
+    interruptible: bool = False  # what it waits for is the `wait` builtin's
     exc: BaseException | None = None  # to throw in at its next step (Ctrl-C)
     timed: bool = False  # it waits for its pipe until `wake` (`read -t`): then it is told TIMED_OUT
 
@@ -117,15 +119,34 @@ class _Table:
     next_pid: int = 0
     now: int = 0
     order: int = 0
+    inbox: Inbox | None = None  # where a signal from outside goes (see `_deliver`)
+    clock: list[int] | None = None  # (see `schedule`)
+
+
+class _Died(Exception):
+    """A signal from outside ended the whole process (no handler, not PID 1)."""
+
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 def schedule(main: Process, first_pid: int = 100, wait_for_jobs: bool = True,
-             clock: list[int] | None = None) -> Process:
+             clock: list[int] | None = None, inbox: Inbox | None = None) -> Process:
     """`main` and the threads it starts; its status. `wait_for_jobs`: once `main` ends, its
     background jobs still run to their end before the process does (an exec's output stays
     open while they hold it); otherwise they end with it (a container's own command).
-    `clock[0]` follows the time the process has slept (Io.clock: `date` reads it)."""
-    table = _Table(next_pid=first_pid)
+    `clock[0]` follows the time the process has slept (Io.clock: `date` reads it). `inbox`:
+    where a signal a driver throws in (`Delivered`) goes (see `_deliver`)."""
+    try:
+        return (yield from _schedule(main, first_pid, wait_for_jobs, clock, inbox))
+    except _Died as died:
+        return died.status
+
+
+def _schedule(main: Process, first_pid: int, wait_for_jobs: bool, clock: list[int] | None,
+              inbox: Inbox | None) -> Process:
+    table = _Table(next_pid=first_pid, inbox=inbox, clock=clock)
     head = _Thread(0, main, None, None, False)
     table.threads[0] = head
     ready: list[_Thread] = [head]  # threads to step now, in order
@@ -144,13 +165,23 @@ def schedule(main: Process, first_pid: int = 100, wait_for_jobs: bool = True,
             while timers and not _due(timers[0], table):
                 heapq.heappop(timers)
             if not timers:
-                yield Sleep(None)  # everything waits for good: the process runs until stopped
+                try:
+                    yield Sleep(None)  # everything waits for good: the process runs until stopped
+                except Delivered as signal:
+                    _advance(table, signal.elapsed_ns)
+                    _deliver(signal, table, head, ready)
+                    continue
                 return head.status if head.status is not None else 0
             wake, _, pid = heapq.heappop(timers)
             if wake > table.now:
                 delta = wake - table.now
                 try:
                     yield Sleep(delta)
+                except Delivered as signal:  # part of the sleep passed, then the signal came
+                    heapq.heappush(timers, (wake, 0, pid))
+                    _advance(table, min(signal.elapsed_ns, delta))
+                    _deliver(signal, table, head, ready)
+                    continue
                 except Interrupted as exc:  # Ctrl-C while everything sleeps: to the shell in the foreground
                     heapq.heappush(timers, (wake, 0, pid))
                     if head.waiting == "threads":  # and to the pipeline it waits for
@@ -176,6 +207,32 @@ def schedule(main: Process, first_pid: int = 100, wait_for_jobs: bool = True,
         for th in list(table.threads.values()):
             if th.status is None:
                 th.proc.close()
+
+
+def _advance(table: _Table, ns: int) -> None:
+    table.now += max(0, ns)
+    if table.clock is not None:
+        table.clock[0] = table.now
+
+
+def _deliver(signal: Delivered, table: _Table, head: _Thread, ready: list[_Thread]) -> None:
+    """A signal from outside reaches the process. Its shell (the inbox's) takes it as ash does: a
+    trapped one waits in its list until the command running ends (the interpreter then runs the
+    trap), and cuts a `wait` short; an ignored one (`trap '' SIG`, or one whose default is to do
+    nothing) is dropped; an untrapped one ends the process at once (_Died), but PID 1 of a
+    container, which the kernel gives no signal it has no handler for, never sees it. A process
+    that is no shell dies of it likewise, unless it is PID 1."""
+    inbox = table.inbox
+    name, number = signal.name, signal.number
+    action = inbox.traps.get(name) if inbox is not None and inbox.traps is not None else None
+    if action == "" or (action is None and (name in IGNORED_BY_DEFAULT or (inbox is not None and inbox.pid1))):
+        return
+    if action is None or inbox is None or inbox.pending is None:
+        raise _Died(128 + number)
+    inbox.pending.append((name, number))
+    if head.status is None and head.waiting == "threads" and head.interruptible:
+        head.waiting, head.exc = "", Signalled()
+        ready.append(head)
 
 
 def _due(timer: tuple[int, int, int], table: _Table) -> bool:
@@ -228,14 +285,14 @@ def _step(th: _Thread, table: _Table, ready: list[_Thread],
             if not pending:
                 th.reply = _status_of(step.pids, table)
                 continue
-            th.waiting, th.wait_for = "threads", step.pids
+            th.waiting, th.wait_for, th.interruptible = "threads", step.pids, step.interruptible
             return
         if type(step) is Now:
             th.reply = table.now
             continue
         if type(step) is Notify:
             target = table.threads.get(step.pid)
-            if target is not None and target.status is None and target.waiting == "threads":
+            if target is not None and target.status is None and target.waiting == "threads" and target.interruptible:
                 target.waiting, target.exc = "", Signalled()
                 ready.append(target)
             th.reply = 0
@@ -253,7 +310,7 @@ def _step(th: _Thread, table: _Table, ready: list[_Thread],
             # (a stage writes into its pipe through its Io's capture, a PipeWriter: a Write of
             # "stdout" is the process's own standard output, which a descriptor duplicated from it
             # before the pipe was made (`exec 3>&1`, a subshell's unwound EXIT trap) still reaches)
-            th.reply, th.exc = yield from _outside(step)
+            th.reply, th.exc = yield from _outside(step, table, ready)
             continue
         if type(step) is ReadUntil:
             if th.stdin is not None and not th.stdin.data and not th.stdin.closed:
@@ -279,29 +336,35 @@ def _step(th: _Thread, table: _Table, ready: list[_Thread],
             if th.background:
                 th.reply = None  # a background job reads nothing (its input is /dev/null)
                 continue
-            th.reply, th.exc = yield from _outside(step)
+            th.reply, th.exc = yield from _outside(step, table, ready)
             continue
         if isinstance(step, Sleep):
             if step.ns is None:
                 th.waiting = "forever"
                 return
             if step.ns == 0:  # a LOOK: the driver may take the process on live from here
-                th.reply, th.exc = yield from _outside(step)
+                th.reply, th.exc = yield from _outside(step, table, ready)
                 continue
             th.waiting = "time"
             th.wake = table.now + step.ns
             table.order += 1
             heapq.heappush(timers, (th.wake, table.order, th.pid))
             return
-        th.reply, th.exc = yield from _outside(step)
+        th.reply, th.exc = yield from _outside(step, table, ready)
 
 
-def _outside(step: Step) -> Generator[Step, Reply, tuple[Reply, BaseException | None]]:
-    """Pass a step to the driver: (its answer, or the exception it threw in: Ctrl-C)."""
-    try:
-        return (yield step), None
-    except Interrupted as exc:
-        return None, exc
+def _outside(step: Step, table: _Table,
+             ready: list[_Thread]) -> Generator[Step, Reply, tuple[Reply, BaseException | None]]:
+    """Pass a step to the driver: (its answer, or the exception it threw in: Ctrl-C). A signal
+    thrown in while the step waits (input, the network) is delivered, and the step still waits."""
+    while True:
+        try:
+            return (yield step), None
+        except Interrupted as exc:
+            return None, exc
+        except Delivered as signal:
+            _advance(table, signal.elapsed_ns)
+            _deliver(signal, table, table.threads[0], ready)
 
 
 def _status_of(pids: tuple[int, ...], table: _Table) -> int:

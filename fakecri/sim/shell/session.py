@@ -294,7 +294,7 @@ def external(argv: list[str], sh: Shell, env: Mapping[str, str], replacing: bool
     status = yield from proc
     if status & KILLED:  # as ash reports a foreground command a signal ended (not INT, not PIPE)
         status &= 0xFF
-        if status - 128 not in (2, 13):
+        if status - 128 not in (2, 13) and not sh.job_command:
             yield from io.error(DEAD.get(status, f"Signal {status - 128}") + "\n")
     return status
 
@@ -379,6 +379,8 @@ def shell(args: list[str], io: Io) -> Process:
     if rest and rest[0] == "--":
         rest.pop(0)
     sh = new_shell(io, io.shell)
+    if io.inbox.traps is None:  # the process's own shell: a signal from outside comes to it
+        io.inbox.traps, io.inbox.pending = sh.traps, sh.signals
     sh.options |= options
     if command_mode:
         if not rest:
@@ -457,7 +459,7 @@ def interactive(sh: Shell) -> Process:
     prompt, and `> ` while a command is not complete yet."""
     # What someone types is answered: an unknown program is "not found", even in a container's shell.
     sh.io = Io(replace(sh.io.ctx, main=False), sh.io.stdin, sh.io.out, shell=sh.io.shell, depth=sh.io.depth,
-               environ=sh.io.environ)
+               environ=sh.io.environ, inbox=sh.io.inbox)
     sh.interactive = sh.io.ctx.tty
     pending = ""
     status = 0

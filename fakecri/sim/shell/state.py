@@ -78,6 +78,7 @@ class Shell:
     env_loader: Callable[[], dict[str, str]] | None = None  # the container's environment, read on first need
     errexit_off: int = 0  # inside a condition, `set -e` does not apply
     in_trap: bool = False
+    trap_status: int | None = None  # inside a trap's action: `$?` when it began (what a bare `exit` exits with)
     in_alias: bool = False
     seed: int = 1  # $RANDOM's state
     substitutions: int = 0  # command substitutions run so far (an assignment's status is its last one's)
@@ -93,6 +94,9 @@ class Shell:
     hashed: dict[str, tuple[int, bool]] = field(default_factory=dict)
     # signals its subshells sent it (`kill $$` there): (name, number), one list shared with them all
     signals: list[tuple[str, int]] = field(default_factory=list)
+    # a background job of one simple command, which ash's forked child runs in its own place: a
+    # signal that ends that command is for `wait` to report, not for the job
+    job_command: bool = False
     subshell: bool = False  # a copy of a shell (a subshell, a pipeline's stage, a job, `$(...)`)
     # getopts' place, ash's shellparam.optind/optoff: the next word, and the letter within the word
     # it is in (-1: a fresh word). Assigning or unsetting OPTIND resets it (ash's getoptsreset).
@@ -112,7 +116,8 @@ class Shell:
                        sources=dict(self.sources), options=set(self.options),
                        traps={k: v for k, v in self.traps.items() if v == ""}, jobs=[],
                        locals=[dict(d) for d in self.locals], pushed=dict(self.pushed),
-                       job_numbers={}, limits=dict(self.limits), hashed=dict(self.hashed), subshell=True)
+                       job_numbers={}, limits=dict(self.limits), hashed=dict(self.hashed), subshell=True,
+                       job_command=False)
 
     def load_env(self) -> None:
         if self.env_loader is not None:
