@@ -224,7 +224,7 @@ def test_https_servers_present_fakecris_certificate(rt):
     assert r.exit_code == 60 and b"self-signed certificate" in r.stderr
 
 
-def test_a_sigterm_trap_runs_inside_when_the_stop_begins(rt, server):
+def test_a_sigterm_trap_runs_inside_when_the_stop_begins(rt, server, short_traces):
     """The e2e readiness-while-terminating pod: its trap removes /tmp/ready as the stop begins
     (so an exec probe fails from then on), and the stop takes the handler's 30 s (at once on
     this fake clock) and exits 0."""
