@@ -37,17 +37,21 @@ KUBELET_MAX_MSG = 16 * 1024 * 1024
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 SIZES: dict[str, dict[str, Any]] = {
-    "tiny": dict(rounds=2, unary_n=20, list_sizes=[100], list_n=lambda n: 3, fan_subs=[1, 2], fan_secs=0.5,
-                 fan_rounds=1, mixed_n=20, mem_sandboxes=200, mem_per_pod=10, pleg_pods=[20], pleg_n=2,
-                 conf_examples=3, conf_steps=10, suite_examples=1, suite_steps=3),
+    # tiny: the scenarios end to end for tests/bench (no figure means anything at this size), with
+    # short measuring windows and warm-ups, and the suite's waits that decide nothing here short too.
+    "tiny": dict(rounds=2, unary_n=20, list_sizes=[100], list_n=lambda n: 3, fan_subs=[1, 2], fan_secs=0.2,
+                 fan_warm=0.1, fan_rounds=1, mixed_n=20, mem_sandboxes=200, mem_per_pod=10, pleg_pods=[20], pleg_n=2,
+                 conf_examples=3, conf_steps=10, suite_examples=1, suite_steps=3,
+                 suite_options=dict(probe_wait=0.2, relist_scale=0.25)),
     "default": dict(rounds=7, unary_n=300, list_sizes=[100, 1000, 10000],
                     list_n=lambda n: max(5, min(200, 200_000 // n)), fan_subs=[1, 10, 100], fan_secs=2.0,
-                    fan_rounds=3, mixed_n=300, mem_sandboxes=2000, mem_per_pod=10, pleg_pods=[110, 1000],
+                    fan_warm=0.3, fan_rounds=3, mixed_n=300, mem_sandboxes=2000, mem_per_pod=10, pleg_pods=[110, 1000],
                     pleg_n=5, conf_examples=30, conf_steps=30, suite_examples=5, suite_steps=10),
     "full": dict(rounds=9, unary_n=400, list_sizes=[100, 1000, 10000, 100000],
                  list_n=lambda n: max(5, min(200, 200_000 // n)), fan_subs=[1, 10, 100], fan_secs=3.0,
-                 fan_rounds=5, mixed_n=500, mem_sandboxes=10000, mem_per_pod=10, pleg_pods=[110, 1000, 10000],
-                 pleg_n=5, conf_examples=50, conf_steps=30, suite_examples=10, suite_steps=20),
+                 fan_warm=0.3, fan_rounds=5, mixed_n=500, mem_sandboxes=10000, mem_per_pod=10,
+                 pleg_pods=[110, 1000, 10000], pleg_n=5, conf_examples=50, conf_steps=30, suite_examples=10,
+                 suite_steps=20),
 }
 # Offered event rate (events/s) per subscriber count in the fan-out scenario.
 FAN_RATE = {1: 2000, 2: 1000, 10: 1000, 100: 100}
@@ -328,8 +332,9 @@ def s_fanout(ctx: dict) -> dict:
     """Deliveries/s and server CPU per delivery under pod churn, fake vs bare, per subscriber count."""
     fake, bare, cfg = ctx["fake"], ctx["bare"], ctx["cfg"]
     fake("reset")
+    warm = cfg["fan_warm"]  # churn running this long before a window opens
     fake("churn", rate=100)
-    time.sleep(0.3)
+    time.sleep(warm)
     fake("churn", rate=0)
     bare("event", hex=fake("last_event")["hex"])
     secs = cfg["fan_secs"]
@@ -337,7 +342,7 @@ def s_fanout(ctx: dict) -> dict:
 
     def window(agent: Agent, subs: Subscribers | None, rate: float) -> tuple[float, float]:
         agent("churn", rate=rate)
-        time.sleep(0.3)
+        time.sleep(warm)
         c0, t0, w0 = subs.count() if subs else 0, agent.cpu_s(), time.perf_counter()
         time.sleep(secs)
         c1, t1, w1 = subs.count() if subs else 0, agent.cpu_s(), time.perf_counter()
@@ -376,12 +381,12 @@ def s_fanout(ctx: dict) -> dict:
         for _ in range(cfg["rounds"]):
             idle.append(pct(timed(lambda: rf.unary("Version", v), cfg["mixed_n"]), 0.5))
             fake("churn", rate=500)
-            time.sleep(0.3)
+            time.sleep(warm)
             c0, w0 = subs.count(), time.perf_counter()
             busy.append(pct(timed(lambda: rf.unary("Version", v), cfg["mixed_n"]), 0.5))
             dps.append((subs.count() - c0) / (time.perf_counter() - w0))
             fake("churn", rate=0)
-            time.sleep(0.2)
+            time.sleep(warm * 2 / 3)
     finally:
         subs.close()
         rf.close()
@@ -489,7 +494,7 @@ def s_conformance(ctx: dict) -> dict:
     n0 = fake("rpc_count")["rpcs"]
     t = time.perf_counter()
     res = run_suite(Options(endpoint=fake.target, max_examples=examples, steps=steps, shrink=False, seed=1,
-                            image="registry.k8s.io/pause:3.9"))
+                            image="registry.k8s.io/pause:3.9", **cfg.get("suite_options", {})))
     secs = time.perf_counter() - t
     rpcs = fake("rpc_count")["rpcs"] - n0
     verdict = 'FAILED ' + ','.join(r.name for r in res.must_failures) if res.failed() else 'passed'

@@ -91,3 +91,14 @@ def img(channel):
 @pytest.fixture
 def ctl(channel):
     return control_pb2_grpc.ControlStub(channel)
+
+
+@pytest.fixture
+def short_traces(monkeypatch):
+    """Tracing a command that never ends stops at fakecri.sim.recording.MAX_STEPS (100,000 steps,
+    seconds of CPU for a shell loop) and takes it as endless. Tests about what such a command
+    does before and at its stop (its trap, its program kind) see the same at 2,000 steps. The
+    servers these tests start in this process trace with the same bound."""
+    from fakecri.sim import recording
+
+    monkeypatch.setattr(recording, "MAX_STEPS", 2_000)

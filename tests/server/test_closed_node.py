@@ -6,6 +6,7 @@ commit by hand, reaches through the node to its parts, or assigns to it from out
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 from pathlib import Path
 
@@ -19,6 +20,12 @@ def modules(*under: str) -> list[Path]:
     roots = [PACKAGE.joinpath(*u.split("/")) for u in under] if under else [PACKAGE]
     return sorted(p for root in roots for p in ([root] if root.suffix == ".py" else root.rglob("*.py"))
                   if "api" not in p.relative_to(PACKAGE).parts[:1])
+
+
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """`path`'s syntax tree, parsed once for all the tests that walk it (they only read it)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def shown(path: Path, node: ast.AST) -> str:
@@ -36,7 +43,7 @@ def test_no_module_commits_by_hand():
     """`commit()` is called nowhere; `_commit()` only by `Node.changing`, on its way out."""
     wrong = []
     for path in modules():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for func in ast.walk(tree):
             if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
@@ -72,7 +79,7 @@ def node_attributes() -> set[str]:
 def reach_throughs(path: Path, attributes: set[str]) -> list[str]:
     """`node.X.Y` where X is one of the Node's attributes: a part of the node used through it.
     (The shell's syntax trees have `node`s too: theirs are not the Node's attributes.)"""
-    return [shown(path, attr) for attr in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    return [shown(path, attr) for attr in ast.walk(parsed(path))
             if isinstance(attr, ast.Attribute) and isinstance(attr.value, ast.Attribute) and is_node(attr.value.value)
             and attr.value.attr in attributes
             and attr.value.attr != "log"]  # the node's logger, bound to its name, is the node's voice
@@ -101,7 +108,7 @@ def test_the_node_is_built_whole():
     for path in modules():
         if NODE_ROOM in path.parents:
             continue
-        for assign in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for assign in ast.walk(parsed(path)):
             targets = assign.targets if isinstance(assign, ast.Assign) else \
                 [assign.target] if isinstance(assign, (ast.AugAssign, ast.AnnAssign)) else []
             for target in targets:
@@ -112,7 +119,7 @@ def test_the_node_is_built_whole():
 
 def test_the_servers_read_no_engine_store():
     """The engine's store is the engine's: the server asks the Runtime."""
-    wrong = [shown(path, a) for path in modules("server") for a in ast.walk(ast.parse(path.read_text("utf-8")))
+    wrong = [shown(path, a) for path in modules("server") for a in ast.walk(parsed(path))
              if isinstance(a, ast.Attribute) and a.attr == "store"]
     assert not wrong, "\n".join(wrong)
 
@@ -122,7 +129,7 @@ def test_the_listeners_see_the_node_through_one_typed_interface():
     wrong = []
     for name in ("listeners.py", "webserver.py"):
         path = PACKAGE / "server" / "host" / name
-        for arg in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for arg in ast.walk(parsed(path)):
             if isinstance(arg, ast.arg) and arg.arg == "owner" and (
                     arg.annotation is None or ast.unparse(arg.annotation) != "ListenerOwner"):
                 wrong.append(shown(path, arg))
@@ -162,7 +169,7 @@ def test_whoever_is_given_the_node_sees_it_through_one_typed_interface(paths, mo
     `Any`, and it imports no `Node` to type it with (the builder imports it to build it)."""
     wrong = []
     for path in paths:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for arg in ast.walk(tree):
             if isinstance(arg, ast.arg) and arg.arg == "node" and (
                     arg.annotation is None or ast.unparse(arg.annotation) != name):
@@ -184,7 +191,7 @@ def test_the_node_is_built_in_one_place():
     names = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "Node"]
     assert len(calls) == 1 and names == [calls[0].func]
     elsewhere = [shown(path, c) for path in modules() if path != BUILDER and NODE_ROOM not in path.parents
-                 for c in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 for c in ast.walk(parsed(path))
                  if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "Node"]
     assert not elsewhere, "\n".join(elsewhere)
 
@@ -199,7 +206,7 @@ def test_whoever_is_given_the_node_uses_only_what_its_interface_offers(paths, mo
     reach (mypy holds the types, this the names)."""
     offered = protocol_members(module, name)
     wrong = [shown(path, attr) for path in paths
-             for attr in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             for attr in ast.walk(parsed(path))
              if isinstance(attr, ast.Attribute) and is_node(attr.value) and attr.attr not in offered]
     assert not wrong, "\n".join(wrong)
 

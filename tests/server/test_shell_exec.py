@@ -59,7 +59,7 @@ def test_what_is_not_modelled_is_refused_and_counted(served):
     ("trap 'echo stopping; exit 42' TERM; echo up; while true; do sleep 1; done", 42, "stopping"),
     ("trap 'kill $PID; echo killed; exit 0' TERM; sleep 1000 & PID=$!; wait $PID", 0, "killed"),
 ])
-def test_a_term_trap_runs_when_the_stop_begins(rt, img, tmp_path, script, code, logged):
+def test_a_term_trap_runs_when_the_stop_begins(rt, img, tmp_path, script, code, logged, short_traces):
     from helpers.cri import run_pod as run_one
 
     _, cid = run_one(rt, img, "trapped", command=["sh", "-c", script], log_directory=str(tmp_path))

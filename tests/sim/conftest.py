@@ -23,16 +23,6 @@ def sandbox_factory():
     return make_sandbox
 
 
-@pytest.fixture
-def short_traces(monkeypatch):
-    """Tracing a command that never ends stops at fakecri.sim.recording.MAX_STEPS (100,000 steps,
-    seconds of CPU for a shell loop) and takes it as endless. Tests about what such a command
-    does before and at its stop (its trap, its program kind) see the same at 2,000 steps."""
-    from fakecri.sim import recording
-
-    monkeypatch.setattr(recording, "MAX_STEPS", 2_000)
-
-
 @pytest.fixture(scope="module")
 def box():
     """(joined, container id): one running container per test module, for the applet cases
