@@ -31,6 +31,27 @@ def _false(args: list[str], sh: Shell) -> Process:
     yield
 
 
+def escape_sequence(text: str, i: int) -> tuple[str, int]:
+    """busybox's bb_process_escape_sequence on text[i:] (just after a backslash): up to three
+    octal digits while the value stays a byte, `x` and up to two hex digits, one of `abefnrtv\\`;
+    anything else is the backslash itself, the character after it left to be read."""
+    base, j, n, digits = 8, i, 0, 0
+    if text[j:j + 1] == "x":
+        base, j, digits = 16, j + 1, 1
+    while digits < 3 and j < len(text):
+        d = int(text[j], 16) if text[j] in "0123456789abcdefABCDEF" else 99
+        if d >= base or n * base + d > 0xFF:
+            break
+        n, j, digits = n * base + d, j + 1, digits + 1
+    if base == 16 and digits == 1:
+        return "\\", i  # (\x and no hex digit: the backslash, then x)
+    if digits:
+        return chr(n), j
+    if text[i:i + 1] in ECHO_ESCAPES:
+        return ECHO_ESCAPES[text[i]], i + 1
+    return "\\", i
+
+
 def echo_text(args: list[str]) -> tuple[str, bool]:
     """busybox echo: -n, -e, -E (also combined); with -e, backslash escapes (\\c ends the output).
     (the text, whether output stopped at \\c)"""
@@ -46,31 +67,17 @@ def echo_text(args: list[str]) -> tuple[str, bool]:
         i = 0
         while i < len(text):
             ch = text[i]
-            if ch == "\\" and i + 1 < len(text):
-                e = text[i + 1]
-                if e == "c":
-                    return "".join(out), True
-                if e in ECHO_ESCAPES:
-                    out.append(ECHO_ESCAPES[e])
-                    i += 2
-                    continue
-                if e == "0":
-                    j = i + 2
-                    while j < len(text) and j < i + 5 and text[j] in "01234567":
-                        j += 1
-                    out.append(chr(int(text[i + 2:j] or "0", 8) & 0xFF))
-                    i = j
-                    continue
-                if e == "x":
-                    j = i + 2
-                    while j < len(text) and j < i + 4 and text[j] in "0123456789abcdefABCDEF":
-                        j += 1
-                    if j > i + 2:
-                        out.append(chr(int(text[i + 2:j], 16)))
-                        i = j
-                        continue
-            out.append(ch)
+            if ch != "\\":
+                out.append(ch)
+                i += 1
+                continue
             i += 1
+            if text[i:i + 1] == "c":
+                return "".join(out), True
+            if text[i:i + 1] == "0" and text[i + 1:i + 2] in tuple("01234567"):
+                i += 1  # \0NNN: the 0 is skipped, as SUSv3 has it
+            c, i = escape_sequence(text, i)
+            out.append(c)
         text = "".join(out)
     return text + ("\n" if newline else ""), False
 
@@ -98,8 +105,8 @@ def _exit(args: list[str], sh: Shell) -> Process:
 
 def _return(args: list[str], sh: Shell) -> Process:
     code = _number("return", args[0], sh) & 0xFF if args else sh.status
-    if not sh.calls and not sh.in_trap:
-        raise ShellExit(code)  # ash: `return` outside a function ends a script
+    if not sh.calls and not sh.in_trap and not sh.sourcing:
+        raise ShellExit(code)  # ash: `return` outside a function and a `.` script ends a script
     raise Return(code)
     yield
 
@@ -272,19 +279,22 @@ def _source(args: list[str], sh: Shell) -> Process:
     full = path if path.startswith("/") else posixpath.join(sh.cwd(), path)
     try:
         text = world.read(full).decode("utf-8", "surrogateescape")
-    except Exception:  # the userland's FileError
-        yield from sh.io.error(sh.fail(".", f"can't open '{path}'"))
+    except Exception as exc:  # the userland's FileError
+        reason = getattr(exc, "reason", "No such file or directory")
+        yield from sh.io.error(sh.fail(".", f"can't open '{path}': {reason}"))
         raise ShellExit(2) from None
     saved = sh.positional
     if len(args) > 1:
         sh.positional = args[1:]
     sh.depth += 1
+    sh.sourcing += 1
     try:
         return (yield from run_text(text, sh, path))
     except Return as r:
         return r.code
     finally:
         sh.depth -= 1
+        sh.sourcing -= 1
         if len(args) > 1:
             sh.positional = saved
 

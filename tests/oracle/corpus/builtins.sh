@@ -261,3 +261,52 @@ printf '%d\n' 9223372036854775807 9223372036854775808 18446744073709551615; echo
 printf '%ld %lld %hd %zd %Lf|\n' 1 2 3 4 1.5; printf '%lx %llu\n' 255 7; printf '%jd\n' 5; echo "rc=$?"; printf '%z\n' 1; echo "rc=$?"; printf '%qd\n' 1; echo "rc=$?"
 ### printf-applet-errors
 busybox printf '%d\n' x; echo "rc=$?"; env printf '%jd\n' 1; echo "rc=$?"; busybox printf; echo "rc=$?"
+### test-error-messages
+[ 1 -eq a ]; echo "rc=$?"; [ 1 -lt ]; echo "rc=$?"; [ -z ]; echo "rc=$?"; [ a = ]; echo "rc=$?"; test 1 -eq 2 -o; echo "rc=$?"; [ ]; echo "rc=$?"; [ 1 2 ]; echo "rc=$?"
+### test-applet-vs-builtin-messages
+/bin/test 1 -eq x; echo "rc=$?"; /bin/[ 1 -eq 1; echo "rc=$?"; busybox test -n; echo "rc=$?"; env [ a = a ]; echo "rc=$?"
+### test-precedence
+[ ! "" ]; echo $?; [ ! ! x ]; echo $?; [ x -a "" -o y ]; echo $?; [ "" -o x -a "" ]; echo $?; [ \( x -o "" \) -a "" ]; echo $?; [ ! \( -n x \) ]; echo $?
+### test-unary-as-string
+[ -f ]; echo $?; [ -n -n ]; echo $?; [ -z -z ]; echo $?; [ = = = ]; echo $?; [ ! = ! ]; echo $?; [ -a ]; echo $?
+### test-integers
+[ -5 -lt 3 ]; echo $?; [ " 3 " -eq 3 ]; echo $?; [ +3 -eq 3 ]; echo $?; [ 08 -eq 8 ]; echo $?; [ 9223372036854775807 -gt 0 ]; echo $?; [ 9223372036854775808 -gt 0 ]; echo "rc=$?"
+### test-files-more
+touch f; chmod 600 f; [ -r f ] && echo r; [ -x f ] || echo notx; ln -s nowhere dangling; [ -e dangling ] || echo "no target"; [ -L dangling ] && echo link; [ -h dangling ] && echo h; [ -d / -a -f /etc/passwd ] && echo both; [ -S /dev/null ] || echo notsock; [ -c /dev/null ] && echo chr; [ -p f ] || echo notfifo; [ -t 0 ] || echo notty
+### test-ef-and-s
+echo x > a; ln a b; ln -s a c; [ a -ef b ] && echo hard; [ a -ef c ] && echo sym; [ -s a ] && echo nonempty; : > e; [ -s e ] || echo empty
+### echo-edge-2
+echo -e '\x41\101\0101\n' | od -c | head -2; echo -e 'a\cb'; echo 'x'; echo -n; echo -ne '\t|'; echo; echo -e '\\'; echo '\\'; echo -e 'tab\tend' | cut -f2
+### echo-options-combos
+echo -nE 'a\n'; echo; echo -en; echo -n -n x; echo; echo -enn y; echo; echo -ex 'z'; echo -
+### printf-b-and-q-2
+printf '%b|%b|%b\n' 'a\0b' '\x41' '\0101'; printf '%b\n' 'stop\chere'; echo after; printf '[%s]\n' "$(printf 'a\nb\n\n')"
+### printf-width-star-neg
+printf '[%*s][%-*s][%.*s]\n' -4 a 3 b -1 cde; printf '[%*d]\n' 3; printf '%s %s %s\n' 1 2
+### dot-args-and-return
+printf 'echo "in: $# $1"\nreturn 3\necho no\n' > r.sh; set -- outer x; . ./r.sh a; echo "rc=$? after: $# $1"; . ./r.sh; echo "rc=$? $1"
+### dot-missing-and-path
+. ./nosuch.sh; echo "rc=$?"
+### sh-script-args-and-dollar0
+printf 'echo "$0|$#|$*"\n' > s.sh; sh s.sh; sh ./s.sh a "b c"; sh -c '. ./s.sh' x y; chmod +x s.sh; ./s.sh z
+### sh-c-dollar-dollar
+sh -c 'exec sh -c "echo \$\$"' | grep -c '^[0-9][0-9]*$'; sh -c 'echo $$' | grep -c '^[0-9]'
+### sh-c-exit-status-propagation
+sh -c 'exit 42'; echo $?; sh -c 'false'; echo $?; sh -c 'kill -9 $$'; echo $?; (exit 300); echo $?
+### script-with-functions-and-trap
+cat > job.sh <<'EOF2'
+cleanup() { echo "cleanup $1"; }
+trap 'cleanup done' EXIT
+main() { echo "main $*"; return 5; }
+main "$@"
+echo "main returned $?"
+EOF2
+sh job.sh one two; echo "rc=$?"
+### script-reading-stdin
+printf 'while read l; do echo "got:$l"; done\n' > rd.sh; printf 'x\ny\n' | sh rd.sh; echo 'echo from-file' > ff.sh; sh < ff.sh
+### script-set-e-and-or
+printf 'set -e\nfalse || echo recovered\nif false; then :; fi\nfalse && echo no\necho reached\nfalse\necho never\n' > se.sh; sh se.sh; echo "rc=$?"
+### script-u-unset
+sh -u -c 'echo ${X-default}; echo $X'; echo "rc=$?"
+### test-paren-special-cases
+for t in '( -n x )' '! ( -n x )' '( ! x )' '( a = a )' '! ( a = b )' '( x )' '! ( x )' '( -z "" )' '! ! ( a = a )' '! x = y' '! -n ""' '! ! x' '( ! "" )' '! ( ! x )' '-n x -a ( y )'; do eval "test $(echo "$t" | sed 's/[()!]/\\&/g')"; echo "$t => $?"; done 2>&1
