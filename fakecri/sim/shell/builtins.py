@@ -8,6 +8,7 @@ fakecri.sim.shell.testing. Builtins ash has that fakecri does not model are refu
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable
 
 from fakecri.sim.shell import builtins_io, builtins_jobs, hooks, testing
@@ -202,6 +203,8 @@ def _declare(builtin: str, args: list[str], sh: Shell, mark: set[str]) -> Proces
             yield from sh.io.error(sh.fail(builtin, f"{name}: bad variable name"))
             return 2
         if eq:
+            if name in sh.readonly:  # (as ash's setvar says it, inside the builtin)
+                raise ShellError(f"{builtin}: line {sh.line}: {name}: is read only")
             sh.set(name, value)
         mark.add(name)
     return 0
@@ -216,6 +219,8 @@ def _readonly(args: list[str], sh: Shell) -> Process:
     for arg in names:
         name, eq, value = arg.partition("=")
         if eq and is_name(name):
+            if name in sh.readonly:
+                raise ShellError(f"readonly: line {sh.line}: {name}: is read only")
             sh.set(name, value)
     status = yield from _declare("readonly", [a.partition("=")[0] for a in args], sh, sh.readonly)
     return status
@@ -353,15 +358,48 @@ def _pwd(args: list[str], sh: Shell) -> Process:
 
 
 def _umask(args: list[str], sh: Shell) -> Process:
+    """ash's umask: `-S` shows it as `u=rwx,g=rx,o=`; a number is taken as it is, a symbolic mode
+    (`u=rwx,g=rx,o=`, `g-w`, `a+r`) says what new files may have; a bad one is `illegal mode`."""
+    symbolic = False
+    while args and args[0] == "-S":
+        symbolic, args = True, args[1:]
+    mask = int(sh.vars.get(UMASK, "0022"), 8)
     if not args:
-        yield from sh.io.write(sh.vars.get(UMASK, "0022") + "\n")
+        if symbolic:
+            yield from sh.io.write(",".join(who + "=" + "".join(p for p, bit in (("r", 4), ("w", 2), ("x", 1))
+                                                                if not mask >> shift & bit)
+                                             for who, shift in (("u", 6), ("g", 3), ("o", 0))) + "\n")
+        else:
+            yield from sh.io.write(f"{mask:04o}\n")
         return 0
-    text = args[-1]
-    if not text.isdigit() or any(c > "7" for c in text):
-        yield from sh.io.error(sh.fail("umask", f"Illegal mode: {text}"))
-        return 1
-    sh.vars[UMASK] = f"{int(text, 8):04o}"
+    text = args[0]
+    new = _umask_mode(text, mask)
+    if new is None:
+        yield from sh.io.error(sh.fail("umask", f"illegal mode: {text}"))
+        return 2
+    sh.vars[UMASK] = f"{new:04o}"
     return 0
+
+
+def _umask_mode(text: str, mask: int) -> int | None:
+    """busybox's bb_parse_mode as umask uses it: octal as it is, else clauses on the bits new files
+    may have (the mask inverted), the result inverted back."""
+    if text[:1].isdigit():
+        return int(text, 8) if text.isdigit() and all(c < "8" for c in text) and int(text, 8) <= 0o777 else None
+    allowed = ~mask & 0o777
+    for clause in text.split(","):
+        m = re.fullmatch(r"([ugoa]*)([-+=])([rwx]*)", clause)
+        if m is None:
+            return None
+        who = sum({"u": 0o700, "g": 0o070, "o": 0o007, "a": 0o777}[c] for c in set(m.group(1))) or 0o777
+        bits = sum({"r": 0o444, "w": 0o222, "x": 0o111}[c] for c in set(m.group(3))) & who
+        if m.group(2) == "=":
+            allowed = allowed & ~who | bits
+        elif m.group(2) == "+":
+            allowed |= bits
+        else:
+            allowed &= ~bits
+    return ~allowed & 0o777
 
 
 def _alias(args: list[str], sh: Shell) -> Process:

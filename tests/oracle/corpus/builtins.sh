@@ -310,3 +310,50 @@ printf 'set -e\nfalse || echo recovered\nif false; then :; fi\nfalse && echo no\
 sh -u -c 'echo ${X-default}; echo $X'; echo "rc=$?"
 ### test-paren-special-cases
 for t in '( -n x )' '! ( -n x )' '( ! x )' '( a = a )' '! ( a = b )' '( x )' '! ( x )' '( -z "" )' '! ! ( a = a )' '! x = y' '! -n ""' '! ! x' '( ! "" )' '! ( ! x )' '-n x -a ( y )'; do eval "test $(echo "$t" | sed 's/[()!]/\\&/g')"; echo "$t => $?"; done 2>&1
+### param-error-messages
+sh -c 'echo ${X:?is required}'; echo "rc=$?"; sh -c 'echo ${X?}'; echo "rc=$?"; sh -c 'set -u; echo $NOPE'; echo "rc=$?"; sh -c 'X=; echo ${X:?}'; echo "rc=$?"
+### readonly-and-unset-errors
+sh -c 'readonly R=1; R=2; echo no'; echo "rc=$?"; sh -c 'readonly R=1; unset R'; echo "rc=$?"; sh -c 'readonly R=1; export R=3'; echo "rc=$?"
+### arith-errors
+sh -c 'echo $((1/0))'; echo "rc=$?"; sh -c 'echo $((1 +))'; echo "rc=$?"; sh -c 'x=abc; echo $((x + 1))'; echo "rc=$?"; sh -c 'x=1+2; echo $((x * 3))'
+### export-p-and-env
+sh -c 'export FOO=bar; export -p | grep FOO'; sh -c 'FOO=1; export FOO; env | grep ^FOO='
+### command-v-type
+command -v echo; command -v nosuch; echo "rc=$?"; type cd; f() { :; }; type f | head -1; command -V true; alias ll='ls -l'; command -v ll
+### cd-and-pwd
+mkdir -p x/y; cd x/y; pwd; cd ..; pwd; cd -; cd /; cd nosuch; echo "rc=$?"; cd "$OLDPWD"; pwd
+### umask-forms
+umask; umask 077; umask; umask -S; (umask 022; touch um; stat -c %a um); umask 0022
+### local-scoping
+x=global; f() { local x=inner; g; echo "f sees $x"; }; g() { echo "g sees $x"; x=changed; }; f; echo "after $x"
+### unset-f-and-functions
+f() { echo f; }; unset -f f; f 2>&1; echo "rc=$?"; g() { return 7; }; g; echo "g=$?"
+### read-ifs-edge
+echo 'a:b:c' | { IFS=: read x y; echo "[$x][$y]"; }; echo '  lead trail  ' | { read v; echo "[$v]"; }; echo 'a\ b' | { read v; echo "[$v]"; }; printf 'x' | { read v; echo "rc=$? [$v]"; }
+### case-fallthrough-and-patterns
+for w in '' '*' 'a]' '-x' 'A'; do case "$w" in '') echo empty;; \*) echo star;; *]) echo bracket;; -*) echo dash;; [[:upper:]]) echo upper;; esac; done
+### arith-assign-forms
+x=5; : $((x+=2)) $((y=x*2)); echo $x $y; echo $((x>y?x:y)) $((0x10 + 010 + 2#11)); i=0; while [ $((i+=1)) -le 3 ]; do :; done; echo $i
+### string-length-and-patterns
+s='/a/b/c.tar.gz'; echo ${#s} ${s#*/} ${s##*/} ${s%.*} ${s%%.*}; v=abcabc; echo ${v/b/X} ${v//b/X} ${v/#a/S} ${v/%c/E}
+### positional-beyond-nine
+set -- 1 2 3 4 5 6 7 8 9 ten eleven; echo $10 ${10} ${11} $#; shift 10; echo $1
+### subshell-and-vars
+x=1; (x=2; echo in $x); echo out $x; y=$(x=3; echo $x); echo $x $y; { x=4; }; echo $x
+### nested-quotes
+echo "a 'b' \"c\" \$d `echo e`"; echo 'a "b" $c'; echo "$(echo "inner \"q\"")"
+### heredoc-variants
+cat <<-EOF
+	tab stripped $HOME
+	EOF
+cat <<'E'
+no $expansion `here`
+E
+### exit-trap-and-status
+sh -c 'trap "echo bye \$?" EXIT; exit 3'; echo "rc=$?"
+### alias-described
+alias ll='ls -l'; type ll; command -V ll; alias q="it's"; command -v q; type if; command -v if; unalias ll; type ll; echo "rc=$?"
+### umask-symbolic
+umask u=rwx,g=rx,o=; umask; umask g-x; umask; umask a+w; umask; umask -S; umask -S 027; umask; umask 8; echo "rc=$?"; umask 0777 x; echo "rc=$?"; umask; umask 022
+### readonly-redeclare
+sh -c 'readonly R=1; readonly R=2; echo after'; echo "rc=$?"; sh -c 'readonly R=1; export R; echo ok-export'; echo "rc=$?"

@@ -219,3 +219,27 @@ printf 'a b\nc\n' | xargs echo; printf 'a b c d\n' | xargs -n2 echo; printf 'x\n
 seq 1 3 10; seq 3 -1 1; seq -s: 3; seq 0.1 0.2 0.9; seq 10 2; echo "rc=$?"; seq -w 98 101
 ### basename-more
 basename /usr/lib/libc.so.6 .6; basename -s .sh /x/a.sh /y/b.sh 2>&1; basename -a /x/a /y/b; basename a.sh a.sh; basename /a/b/
+### grep-forms-2
+printf 'a1\nb2\nA3\n' > g; grep -i a g; grep -v a g; grep -c . g; grep -n 2 g; grep -l a g; grep -L z g; grep -q b g && echo q; grep -w b2 g; grep -x a1 g; grep -o '[0-9]' g | tr '\n' ,; echo
+### grep-e-f-and-E
+printf 'foo\nbar\nbaz\n' > g; grep -e foo -e baz g; printf 'ba.\n' > pats; grep -f pats g; grep -E 'fo+|ba[rz]$' g; grep -F 'a.' g; echo "rc=$?"
+### grep-context
+seq 1 9 > s; grep -A1 5 s; echo --; grep -B2 5 s; echo --; grep -C1 -e 3 -e 7 s
+### grep-multiple-files-and-h
+printf 'x\n' > g1; printf 'x\ny\n' > g2; grep x g1 g2; grep -h x g1 g2; grep -c x g1 g2; grep y g1 nosuch g2; echo "rc=$?"; grep -s y nosuch; echo "rc=$?"
+### grep-recursive
+mkdir -p r/s; echo hit > r/a; echo hit > r/s/b; echo miss > r/c; grep -r hit r | sort; grep -rl hit r | sort
+### grep-regex-edge
+printf 'a.b\naxb\n(x)\n' > g; grep 'a.b' g; grep 'a\.b' g; grep '(x)' g; grep -E '\(x\)' g; grep -E 'a{1}x' g; grep '^$' g; echo "rc=$?"; grep '' g | wc -l
+### grep-m-and-exit-codes
+seq 1 5 > s; grep -m2 . s; grep nomatch s; echo "rc=$?"; grep '[' s; echo "rc=$?"
+### tr-classes-2
+echo 'Hello World 123' | tr -cd '[:alpha:]'; echo; echo 'aaa   bbb' | tr -s '[:space:]'; echo 'abc' | tr '[:lower:]' '[:upper:]'; echo 'a-b' | tr -- '-' '_'; echo 'abc' | tr 'a-c' 'x'
+### head-tail-more
+seq 20 > s; head -c 5 s | od -c | head -1; tail -c 3 s | od -c | head -1; head -n 2 s s; tail -n 1 -q s s; head -5 s | tail -1
+### uniq-w-s-and-sort-t
+printf 'abc1\nabc2\nabd\n' | uniq -w3; printf 'x-a\ny-a\n' | uniq -s2; printf 'a,b\n' | sort -t ',,' 2>&1; echo "rc=$?"
+### seq-negative-decimals
+seq -1 -0.5 -3; seq 1.5 3; seq -w -3 1; seq 5 -1.5 1
+### wc-L-and-files-total
+printf 'abc\nde\n' > w1; printf 'xyzzy\n' > w2; wc -L w1 w2; wc -lc w1; wc -m w2
