@@ -143,7 +143,7 @@ class Gen:
     def builtin(self, depth: int) -> str:
         """The builtins that change or read the shell's state, in the forms scripts use."""
         v, w = self.pick(VARS), self.pick(VARS)
-        kind = self.r.randrange(12)
+        kind = self.r.randrange(16)
         if kind == 0:
             return fill('eval "<v>=\\$<w>"; echo "[$<v>]"', v=v, w=w)
         if kind == 1:
@@ -168,6 +168,18 @@ class Gen:
             return fill("exec 3> fd3; echo <word> >&3; exec 3>&-; cat fd3", word=self.literal())
         if kind == 10:
             return fill('echo "${<v>#"$<w>"}" "${<v>%%"*"}" "${<v>#*"$"}"', v=v, w=w)
+        if kind == 12:  # options as a script reads its own
+            return ('OPTIND=1; while getopts ":ab:" o; do echo "o=$o [${OPTARG-}]"; done; '
+                    'shift $((OPTIND - 1)); echo "rest:$#"')
+        if kind == 13:
+            op = self.pick(("+", "-", "\\*", "/", "%", "\\<", "=", "\\|", "\\&", ":"))
+            return fill('expr "$<v>" <op> "$<w>"; echo "x=$?"', v=v, w=w, op=op)
+        if kind == 14:
+            return fill('printf \'<fmt>\' "$<v>" "$<w>"; echo " p=$?"', v=v, w=w,
+                        fmt=self.pick(FORMATS + ("%5.2s|%-4s", "%x %o", "%c%c", "%b|%s", "%3d%%")))
+        if kind == 15:
+            return fill('[ "$<v>" <op> "$<w>" ]; echo "t=$?"', v=v, w=w,
+                        op=self.pick(("=", "!=", "-eq", "-lt", "\\<", "-a", "-o")))
         return fill('unset <v>; echo "[${<v>-unset}]"', v=v)
 
     def expansion_assignment(self) -> str:
@@ -179,7 +191,15 @@ class Gen:
 
     def filter(self) -> str:
         return self.pick(("cat", "wc -c", "tr a-z A-Z", "tr -d ' '", "sed 's/a/X/g'", "cut -c1-2", "head -n 1",
-                          "grep -c a", "{ read -r x y; echo \"<$x><$y>\"; }", "sort", "od -c | head -n 1"))
+                          "grep -c a", "{ read -r x y; echo \"<$x><$y>\"; }", "sort", "od -c | head -n 1",
+                          # the text applets as scripts use them
+                          "awk '{print NF \":\" $1}'", "awk '{n += length($0)} END {print n + 0, NR}'",
+                          "awk -F' ' '{$1 = $1; print}'", "awk '{gsub(/a/, \"[&]\"); print}'",
+                          "awk '{printf \"%-4s|%3d\\n\", $1, $2}'", "awk 'length > 1'",
+                          "sed -n '$p'", "sed 's/a*/-/g'", "sed -e 's/^/>/' -e 's/$/</'", "sed '/^$/d'",
+                          "sed 'y/ab/ba/'", "sed 's/\\(.\\)\\(.\\)/\\2\\1/'", "sed -n 's/x/y/p'",
+                          "sort -r", "sort -n", "sort -u", "uniq -c", "rev", "tr -s ' '", "cut -d' ' -f2",
+                          "cut -c2-", "tail -n 1", "wc -w", "paste -s -d,", "fold -w 2", "nl -ba"))
 
     def loop_body(self, depth: int, loops: int) -> str:
         body = self.block(depth + 1, loops + 1)

@@ -122,8 +122,12 @@ class _Parser:
             if self.take() != ")":
                 raise _Error("syntax error")
             return value
-        if word in ("|", "&", "=", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", ":", ")"):
+        if word == ")":  # (any other operator where an operand goes is that string, as in busybox's eval7)
             raise _Error("syntax error")
+        if word == "quote":  # busybox's: the next word as it is, a keyword or not
+            if self.peek() is None:
+                raise _Error("syntax error")
+            return self.take()
         if word == "length":
             return len(str(self.primary()))
         if word == "match":

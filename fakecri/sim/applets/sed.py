@@ -61,11 +61,12 @@ class _Run:
     def at_last(self) -> bool:
         return self.n >= len(self.lines)
 
-    def emit(self, text: str) -> None:
+    def emit(self, text: str, newline: bool = False) -> None:
         """Print a line of the pattern space: the input's last line without its newline if it had
-        none (a newline is put before whatever is printed after it)."""
+        none (a newline is put before whatever is printed after it), unless `newline` (busybox's
+        `p` and `P` always end theirs)."""
         self.raw(text)
-        if self.at_last() and not self.last_newline:
+        if self.at_last() and not self.last_newline and not newline:
             self.open = True
         else:
             self.out.append("\n")
@@ -195,9 +196,9 @@ class _Run:
                 if did and cmd.wfile:
                     self.files.setdefault(cmd.wfile, []).append(space + "\n")
             elif name == "p":
-                self.emit(space)
+                self.emit(space, newline=True)
             elif name == "P":
-                self.emit(space.split("\n", 1)[0])
+                self.emit(space.split("\n", 1)[0], newline=True)
             elif name == "d":
                 deleted = True
                 break

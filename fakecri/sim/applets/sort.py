@@ -27,8 +27,10 @@ from fakecri.sim.shell import Command, Io, Process
 from fakecri.sim.userland.world import FileError
 
 _MONTHS = {m: n for n, m in enumerate("JAN FEB MAR APR MAY JUN JUL AUG SEP OCT NOV DEC".split(), 1)}
-_NUMBER = re.compile(r"\s*(-?(?:\d+\.?\d*|\.\d+))")
-_GENERAL = re.compile(r"\s*([-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf|nan))", re.I)
+# What C's strtod reads at the start of a key (busybox's -n is atof, -g strtod): blanks, a sign,
+# a decimal or hex number with its exponent, inf, infinity, nan.
+_STRTOD = re.compile(r"\s*([-+]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][-+]?\d+)?"
+                     r"|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf(?:inity)?|nan))", re.I)
 
 
 @dataclass(slots=True)
@@ -78,14 +80,22 @@ def _key_text(line: str, key: _Key, sep: str | None, blanks: bool) -> str:
     return line[begin:max(begin, end)]
 
 
+def _strtod(text: str) -> float | None:
+    m = _STRTOD.match(text)
+    if m is None:
+        return None
+    t = m.group(1)
+    return float.fromhex(t) if "x" in t.lower() else float(t)
+
+
 def _number(text: str) -> float:
-    m = _NUMBER.match(text)
-    return float(m.group(1)) if m else 0.0
+    value = _strtod(text)
+    return 0.0 if value is None else value
 
 
 def _general(text: str) -> float:
-    m = _GENERAL.match(text)
-    return float(m.group(1)) if m else float("-inf")
+    value = _strtod(text)
+    return float("-inf") if value is None else value
 
 
 def _version(text: str) -> list[tuple[int, int | str]]:
@@ -136,7 +146,7 @@ def _comparer(keys: list[_Key], global_flags: str, sep: str | None, stable: bool
 
 def sort(args: list[str], io: Io) -> Process:
     synopsis = "[-nrugMcszbdfiokt] [-o FILE] [-k START[.OFS][OPTS][,END[.OFS][OPTS]] [-t CHAR] [FILE]..."
-    o = yield from options(io, "sort", args, "nrugMcszbdfiVk:t:o:TS:", synopsis, code=2)
+    o = yield from options(io, "sort", args, "nrugMcszbdfiVmS:T:k:t:o:", synopsis, code=2)
     if isinstance(o, int):
         return o
     keys = []

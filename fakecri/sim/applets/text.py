@@ -223,6 +223,8 @@ def paste(args: list[str], io: Io) -> Process:
     if o.has("s"):
         for p in paths:
             lines = by_path.get(p, [])
+            if not lines:  # (an empty input adds no line, as busybox's paste -s has it)
+                continue
             out.append("".join(line + (delims[k % len(delims)] if k < len(lines) - 1 else "")
                                for k, line in enumerate(lines)) + "\n")
     else:

@@ -8,6 +8,7 @@ fakecri.sim.shell.testing. Builtins ash has that fakecri does not model are refu
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable
 
 from fakecri.sim.shell import builtins_io, builtins_jobs, hooks, testing
@@ -31,6 +32,27 @@ def _false(args: list[str], sh: Shell) -> Process:
     yield
 
 
+def escape_sequence(text: str, i: int) -> tuple[str, int]:
+    """busybox's bb_process_escape_sequence on text[i:] (just after a backslash): up to three
+    octal digits while the value stays a byte, `x` and up to two hex digits, one of `abefnrtv\\`;
+    anything else is the backslash itself, the character after it left to be read."""
+    base, j, n, digits = 8, i, 0, 0
+    if text[j:j + 1] == "x":
+        base, j, digits = 16, j + 1, 1
+    while digits < 3 and j < len(text):
+        d = int(text[j], 16) if text[j] in "0123456789abcdefABCDEF" else 99
+        if d >= base or n * base + d > 0xFF:
+            break
+        n, j, digits = n * base + d, j + 1, digits + 1
+    if base == 16 and digits == 1:
+        return "\\", i  # (\x and no hex digit: the backslash, then x)
+    if digits:
+        return chr(n), j
+    if text[i:i + 1] in ECHO_ESCAPES:
+        return ECHO_ESCAPES[text[i]], i + 1
+    return "\\", i
+
+
 def echo_text(args: list[str]) -> tuple[str, bool]:
     """busybox echo: -n, -e, -E (also combined); with -e, backslash escapes (\\c ends the output).
     (the text, whether output stopped at \\c)"""
@@ -46,31 +68,17 @@ def echo_text(args: list[str]) -> tuple[str, bool]:
         i = 0
         while i < len(text):
             ch = text[i]
-            if ch == "\\" and i + 1 < len(text):
-                e = text[i + 1]
-                if e == "c":
-                    return "".join(out), True
-                if e in ECHO_ESCAPES:
-                    out.append(ECHO_ESCAPES[e])
-                    i += 2
-                    continue
-                if e == "0":
-                    j = i + 2
-                    while j < len(text) and j < i + 5 and text[j] in "01234567":
-                        j += 1
-                    out.append(chr(int(text[i + 2:j] or "0", 8) & 0xFF))
-                    i = j
-                    continue
-                if e == "x":
-                    j = i + 2
-                    while j < len(text) and j < i + 4 and text[j] in "0123456789abcdefABCDEF":
-                        j += 1
-                    if j > i + 2:
-                        out.append(chr(int(text[i + 2:j], 16)))
-                        i = j
-                        continue
-            out.append(ch)
+            if ch != "\\":
+                out.append(ch)
+                i += 1
+                continue
             i += 1
+            if text[i:i + 1] == "c":
+                return "".join(out), True
+            if text[i:i + 1] == "0" and text[i + 1:i + 2] in tuple("01234567"):
+                i += 1  # \0NNN: the 0 is skipped, as SUSv3 has it
+            c, i = escape_sequence(text, i)
+            out.append(c)
         text = "".join(out)
     return text + ("\n" if newline else ""), False
 
@@ -101,8 +109,8 @@ def _exit(args: list[str], sh: Shell) -> Process:
 
 def _return(args: list[str], sh: Shell) -> Process:
     code = _number("return", args[0], sh) & 0xFF if args else sh.status
-    if not sh.calls and not sh.in_trap:
-        raise ShellExit(code)  # ash: `return` outside a function ends a script
+    if not sh.calls and not sh.in_trap and not sh.sourcing:
+        raise ShellExit(code)  # ash: `return` outside a function and a `.` script ends a script
     raise Return(code)
     yield
 
@@ -198,6 +206,8 @@ def _declare(builtin: str, args: list[str], sh: Shell, mark: set[str]) -> Proces
             yield from sh.io.error(sh.fail(builtin, f"{name}: bad variable name"))
             return 2
         if eq:
+            if name in sh.readonly:  # (as ash's setvar says it, inside the builtin)
+                raise ShellError(f"{builtin}: line {sh.line}: {name}: is read only")
             sh.set(name, value)
         mark.add(name)
     return 0
@@ -212,6 +222,8 @@ def _readonly(args: list[str], sh: Shell) -> Process:
     for arg in names:
         name, eq, value = arg.partition("=")
         if eq and is_name(name):
+            if name in sh.readonly:
+                raise ShellError(f"readonly: line {sh.line}: {name}: is read only")
             sh.set(name, value)
     status = yield from _declare("readonly", [a.partition("=")[0] for a in args], sh, sh.readonly)
     return status
@@ -275,19 +287,22 @@ def _source(args: list[str], sh: Shell) -> Process:
     full = path if path.startswith("/") else posixpath.join(sh.cwd(), path)
     try:
         text = world.read(full).decode("utf-8", "surrogateescape")
-    except Exception:  # the userland's FileError
-        yield from sh.io.error(sh.fail(".", f"can't open '{path}'"))
+    except Exception as exc:  # the userland's FileError
+        reason = getattr(exc, "reason", "No such file or directory")
+        yield from sh.io.error(sh.fail(".", f"can't open '{path}': {reason}"))
         raise ShellExit(2) from None
     saved = sh.positional
     if len(args) > 1:
         sh.positional = args[1:]
     sh.depth += 1
+    sh.sourcing += 1
     try:
         return (yield from run_text(text, sh, path))
     except Return as r:
         return r.code
     finally:
         sh.depth -= 1
+        sh.sourcing -= 1
         if len(args) > 1:
             sh.positional = saved
 
@@ -346,15 +361,48 @@ def _pwd(args: list[str], sh: Shell) -> Process:
 
 
 def _umask(args: list[str], sh: Shell) -> Process:
+    """ash's umask: `-S` shows it as `u=rwx,g=rx,o=`; a number is taken as it is, a symbolic mode
+    (`u=rwx,g=rx,o=`, `g-w`, `a+r`) says what new files may have; a bad one is `illegal mode`."""
+    symbolic = False
+    while args and args[0] == "-S":
+        symbolic, args = True, args[1:]
+    mask = int(sh.vars.get(UMASK, "0022"), 8)
     if not args:
-        yield from sh.io.write(sh.vars.get(UMASK, "0022") + "\n")
+        if symbolic:
+            yield from sh.io.write(",".join(who + "=" + "".join(p for p, bit in (("r", 4), ("w", 2), ("x", 1))
+                                                                if not mask >> shift & bit)
+                                             for who, shift in (("u", 6), ("g", 3), ("o", 0))) + "\n")
+        else:
+            yield from sh.io.write(f"{mask:04o}\n")
         return 0
-    text = args[-1]
-    if not text.isdigit() or any(c > "7" for c in text):
-        yield from sh.io.error(sh.fail("umask", f"Illegal mode: {text}"))
-        return 1
-    sh.vars[UMASK] = f"{int(text, 8):04o}"
+    text = args[0]
+    new = _umask_mode(text, mask)
+    if new is None:
+        yield from sh.io.error(sh.fail("umask", f"illegal mode: {text}"))
+        return 2
+    sh.vars[UMASK] = f"{new:04o}"
     return 0
+
+
+def _umask_mode(text: str, mask: int) -> int | None:
+    """busybox's bb_parse_mode as umask uses it: octal as it is, else clauses on the bits new files
+    may have (the mask inverted), the result inverted back."""
+    if text[:1].isdigit():
+        return int(text, 8) if text.isdigit() and all(c < "8" for c in text) and int(text, 8) <= 0o777 else None
+    allowed = ~mask & 0o777
+    for clause in text.split(","):
+        m = re.fullmatch(r"([ugoa]*)([-+=])([rwx]*)", clause)
+        if m is None:
+            return None
+        who = sum({"u": 0o700, "g": 0o070, "o": 0o007, "a": 0o777}[c] for c in set(m.group(1))) or 0o777
+        bits = sum({"r": 0o444, "w": 0o222, "x": 0o111}[c] for c in set(m.group(3))) & who
+        if m.group(2) == "=":
+            allowed = allowed & ~who | bits
+        elif m.group(2) == "+":
+            allowed |= bits
+        else:
+            allowed &= ~bits
+    return ~allowed & 0o777
 
 
 def _alias(args: list[str], sh: Shell) -> Process:

@@ -409,9 +409,12 @@ def _getopts(args: list[str], sh: Shell) -> Process:
 
 
 def describe(name: str, sh: Shell) -> tuple[str, str] | None:
-    """What `name` is: ("function" | "builtin" | "command" | "reserved", its path or name)."""
+    """What `name` is: ("function" | "builtin" | "command" | "reserved", its path or name; or
+    "alias" and its text: ash looks at aliases after the keywords)."""
     if name in RESERVED or name in ("then", "done", "fi", "esac"):
         return "reserved", name
+    if name in sh.aliases:
+        return "alias", sh.aliases[name]
     if name in sh.functions:
         return "function", name
     if name in hooks.builtins:
@@ -438,6 +441,8 @@ def _command(args: list[str], sh: Shell) -> Process:
             kind, path = what
             if verbose:
                 yield from sh.io.write(_type_line(name, kind, path))
+            elif kind == "alias":
+                yield from sh.io.write(f"alias {name}={_quote(path)}\n")
             else:
                 yield from sh.io.write((path if kind == "command" else name) + "\n")
         return status
@@ -453,7 +458,7 @@ def _command(args: list[str], sh: Shell) -> Process:
 def _type_line(name: str, kind: str, path: str) -> str:
     return {"function": f"{name} is a function\n", "builtin": f"{name} is a shell builtin\n",
             "reserved": f"{name} is a shell keyword\n", "special": f"{name} is a special shell builtin\n",
-            }.get(kind, f"{name} is {path}\n")
+            "alias": f"{name} is an alias for {path}\n"}.get(kind, f"{name} is {path}\n")
 
 
 def _type(args: list[str], sh: Shell) -> Process:

@@ -101,6 +101,7 @@ class Shell:
     # getopts' place, ash's shellparam.optind/optoff: the next word, and the letter within the word
     # it is in (-1: a fresh word). Assigning or unsetting OPTIND resets it (ash's getoptsreset).
     optind: int = 1
+    sourcing: int = 0  # how many `.` scripts it is inside (`return` there ends the `.` script)
     optoff: int = -1
 
     def fail(self, builtin: str, message: str) -> str:

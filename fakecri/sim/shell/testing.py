@@ -164,24 +164,29 @@ class _Eval:
 
 
 def _posix(args: list[str], ev: _Eval) -> bool:
-    """POSIX's rules by the number of arguments (they decide before operators are read)."""
-    n = len(args)
-    if n == 0:
-        return False
-    if n == 1:
-        return args[0] != ""
-    if n == 2:
-        if args[0] == "!":
-            return args[1] == ""
-        if args[0] in UNARY:
-            return ev.unary(args[0], args[1])
-    if n == 3:
-        if args[1] in BINARY:
-            return ev.binary(args[0], args[1], args[2])
-        if args[0] == "!":
-            return not _posix(args[1:], ev)
-        if args[0] == "(" and args[2] == ")":
-            return args[1] != ""
+    """busybox's test_main: POSIX's rules by the number of arguments, leading `!`s taken off one
+    at a time, before the general parser. As in busybox, `( A B )` as the four left (after any
+    `!`) becomes `A B` by cutting the argument list at the `)`, while the general parser still
+    reads from the first argument: `[ ( -n x ) ]` and `[ ! ( -n x ) ]` are "closing paren
+    expected", and a `!` taken off before the general parser runs is not applied twice."""
+    negate = False
+    start, end = 0, len(args)
+    while True:
+        a = args[start:end]
+        if not a:
+            return negate
+        if len(a) == 1:
+            return (a[0] != "") != negate
+        if len(a) == 3 and a[1] in BINARY:
+            return ev.binary(a[0], a[1], a[2]) != negate
+        if len(a) == 4 and a[0] == "(" and a[3] == ")":
+            start, end = start + 1, start + 3
+            a = args[start:end]
+        if a[0] != "!":
+            break
+        start += 1
+        negate = not negate
+    ev.args = args[:end]
     return ev.run()
 
 

@@ -239,3 +239,35 @@ awk 'BEGIN {printf "%s %s\n", "only"; printf "no args\n"; printf "%d%%\n", 50}'
 awk 'BEGIN{print "x" | "cat >/dev/null; exit 3"; print close("cat >/dev/null; exit 3")}'; awk 'BEGIN{"exit 2" | getline; print close("exit 2")}'; awk 'BEGIN{getline l < "/nonexist"; print close("/nonexist"); print close("never")}'
 ### awk-exit-wraps
 awk 'BEGIN{exit -1}'; echo "rc=$?"; awk 'BEGIN{exit 256}'; echo "rc=$?"; awk 'BEGIN{exit 257}'; echo "rc=$?"
+### awk-split-empty-sep
+awk 'BEGIN {n = split("abc", a, ""); print n, a[1], a[3]; n = split("a b", b, //); print n}'
+### awk-fs-single-special
+echo 'a|b|c' | awk -F'|' '{print $2}'; echo 'a.b.c' | awk -F. '{print NF}'; echo 'a\b' | awk -F'\\' '{print $2}'; echo 'a+b' | awk -F+ '{print $1}'
+### awk-v-strnum
+awk -v x=10 -v y=9 'BEGIN {print (x > y), (x"" > y"")}'; echo 10 | awk -v y=9 '{print ($1 > y)}'
+### awk-getline-dash
+echo from-stdin | awk 'BEGIN {getline l < "-"; print "[" l "]"}'
+### awk-interval-regex
+echo 'aaa ab' | awk '{print match($0, /a{2,3}/), RLENGTH; print ($2 ~ /^a{1}b$/)}'
+### awk-printf-i-and-big-width
+awk 'BEGIN {printf "%i|%10.3e|%-8.3f|%G\n", 42.9, 1234.5678, 3.14159, 0.00001}'
+### awk-uninit-in-arith-and-string
+awk 'BEGIN {print x + 0, x "", length(x), (x == 0), (x == ""); y[1]; print length(y), (1 in y), y[1] + 1}'
+### awk-regexp-as-value
+echo 'abc' | awk '{x = /b/; print x; y = !/z/; print y}'
+### awk-string-escapes
+awk 'BEGIN {print "a\tb\\c\"d\/e\101\x41"}' | od -c | head -2
+### awk-long-pipeline-report
+printf 'ns1 pod-a Running\nns1 pod-b Pending\nns2 pod-c Running\n' | awk '$3 == "Running" {r[$1]++} {t[$1]++} END {for (n in t) printf "%s %d/%d\n", n, r[n], t[n]}' | sort
+### awk-header-skip-and-columns
+printf 'NAME CPU MEM\nweb 10m 20Mi\ndb 200m 1Gi\n' | awk 'NR > 1 {sub(/m$/, "", $2); cpu += $2} END {print cpu "m"}'
+### awk-substr-loop-reverse
+echo 'hello' | awk '{s = ""; for (i = length($0); i > 0; i--) s = s substr($0, i, 1); print s}'
+### awk-compare-fields-numeric-string
+printf '2 10\n10 2\nabc 1\n' | awk '{print ($1 < $2) ? "lt" : "ge"}'
+### awk-assignment-in-condition
+printf 'a\nb\nc\n' | awk '(n = NR) > 1 {print n, $0}'
+### awk-printf-percent-c-numbers
+awk 'BEGIN {for (i = 65; i < 70; i++) printf "%c", i; print ""}'
+### awk-index-of-array-numeric-string
+awk 'BEGIN {a["1"] = "one"; a[1] = "uno"; print a["1"], length(a); a[01] = "x"; print a[1]}'

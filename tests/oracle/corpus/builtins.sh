@@ -261,3 +261,99 @@ printf '%d\n' 9223372036854775807 9223372036854775808 18446744073709551615; echo
 printf '%ld %lld %hd %zd %Lf|\n' 1 2 3 4 1.5; printf '%lx %llu\n' 255 7; printf '%jd\n' 5; echo "rc=$?"; printf '%z\n' 1; echo "rc=$?"; printf '%qd\n' 1; echo "rc=$?"
 ### printf-applet-errors
 busybox printf '%d\n' x; echo "rc=$?"; env printf '%jd\n' 1; echo "rc=$?"; busybox printf; echo "rc=$?"
+### test-error-messages
+[ 1 -eq a ]; echo "rc=$?"; [ 1 -lt ]; echo "rc=$?"; [ -z ]; echo "rc=$?"; [ a = ]; echo "rc=$?"; test 1 -eq 2 -o; echo "rc=$?"; [ ]; echo "rc=$?"; [ 1 2 ]; echo "rc=$?"
+### test-applet-vs-builtin-messages
+/bin/test 1 -eq x; echo "rc=$?"; /bin/[ 1 -eq 1; echo "rc=$?"; busybox test -n; echo "rc=$?"; env [ a = a ]; echo "rc=$?"
+### test-precedence
+[ ! "" ]; echo $?; [ ! ! x ]; echo $?; [ x -a "" -o y ]; echo $?; [ "" -o x -a "" ]; echo $?; [ \( x -o "" \) -a "" ]; echo $?; [ ! \( -n x \) ]; echo $?
+### test-unary-as-string
+[ -f ]; echo $?; [ -n -n ]; echo $?; [ -z -z ]; echo $?; [ = = = ]; echo $?; [ ! = ! ]; echo $?; [ -a ]; echo $?
+### test-integers
+[ -5 -lt 3 ]; echo $?; [ " 3 " -eq 3 ]; echo $?; [ +3 -eq 3 ]; echo $?; [ 08 -eq 8 ]; echo $?; [ 9223372036854775807 -gt 0 ]; echo $?; [ 9223372036854775808 -gt 0 ]; echo "rc=$?"
+### test-files-more
+touch f; chmod 600 f; [ -r f ] && echo r; [ -x f ] || echo notx; ln -s nowhere dangling; [ -e dangling ] || echo "no target"; [ -L dangling ] && echo link; [ -h dangling ] && echo h; [ -d / -a -f /etc/passwd ] && echo both; [ -S /dev/null ] || echo notsock; [ -c /dev/null ] && echo chr; [ -p f ] || echo notfifo; [ -t 0 ] || echo notty
+### test-ef-and-s
+echo x > a; ln a b; ln -s a c; [ a -ef b ] && echo hard; [ a -ef c ] && echo sym; [ -s a ] && echo nonempty; : > e; [ -s e ] || echo empty
+### echo-edge-2
+echo -e '\x41\101\0101\n' | od -c | head -2; echo -e 'a\cb'; echo 'x'; echo -n; echo -ne '\t|'; echo; echo -e '\\'; echo '\\'; echo -e 'tab\tend' | cut -f2
+### echo-options-combos
+echo -nE 'a\n'; echo; echo -en; echo -n -n x; echo; echo -enn y; echo; echo -ex 'z'; echo -
+### printf-b-and-q-2
+printf '%b|%b|%b\n' 'a\0b' '\x41' '\0101'; printf '%b\n' 'stop\chere'; echo after; printf '[%s]\n' "$(printf 'a\nb\n\n')"
+### printf-width-star-neg
+printf '[%*s][%-*s][%.*s]\n' -4 a 3 b -1 cde; printf '[%*d]\n' 3; printf '%s %s %s\n' 1 2
+### dot-args-and-return
+printf 'echo "in: $# $1"\nreturn 3\necho no\n' > r.sh; set -- outer x; . ./r.sh a; echo "rc=$? after: $# $1"; . ./r.sh; echo "rc=$? $1"
+### dot-missing-and-path
+. ./nosuch.sh; echo "rc=$?"
+### sh-script-args-and-dollar0
+printf 'echo "$0|$#|$*"\n' > s.sh; sh s.sh; sh ./s.sh a "b c"; sh -c '. ./s.sh' x y; chmod +x s.sh; ./s.sh z
+### sh-c-dollar-dollar
+sh -c 'exec sh -c "echo \$\$"' | grep -c '^[0-9][0-9]*$'; sh -c 'echo $$' | grep -c '^[0-9]'
+### sh-c-exit-status-propagation
+sh -c 'exit 42'; echo $?; sh -c 'false'; echo $?; sh -c 'kill -9 $$'; echo $?; (exit 300); echo $?
+### script-with-functions-and-trap
+cat > job.sh <<'EOF2'
+cleanup() { echo "cleanup $1"; }
+trap 'cleanup done' EXIT
+main() { echo "main $*"; return 5; }
+main "$@"
+echo "main returned $?"
+EOF2
+sh job.sh one two; echo "rc=$?"
+### script-reading-stdin
+printf 'while read l; do echo "got:$l"; done\n' > rd.sh; printf 'x\ny\n' | sh rd.sh; echo 'echo from-file' > ff.sh; sh < ff.sh
+### script-set-e-and-or
+printf 'set -e\nfalse || echo recovered\nif false; then :; fi\nfalse && echo no\necho reached\nfalse\necho never\n' > se.sh; sh se.sh; echo "rc=$?"
+### script-u-unset
+sh -u -c 'echo ${X-default}; echo $X'; echo "rc=$?"
+### test-paren-special-cases
+for t in '( -n x )' '! ( -n x )' '( ! x )' '( a = a )' '! ( a = b )' '( x )' '! ( x )' '( -z "" )' '! ! ( a = a )' '! x = y' '! -n ""' '! ! x' '( ! "" )' '! ( ! x )' '-n x -a ( y )'; do eval "test $(echo "$t" | sed 's/[()!]/\\&/g')"; echo "$t => $?"; done 2>&1
+### param-error-messages
+sh -c 'echo ${X:?is required}'; echo "rc=$?"; sh -c 'echo ${X?}'; echo "rc=$?"; sh -c 'set -u; echo $NOPE'; echo "rc=$?"; sh -c 'X=; echo ${X:?}'; echo "rc=$?"
+### readonly-and-unset-errors
+sh -c 'readonly R=1; R=2; echo no'; echo "rc=$?"; sh -c 'readonly R=1; unset R'; echo "rc=$?"; sh -c 'readonly R=1; export R=3'; echo "rc=$?"
+### arith-errors
+sh -c 'echo $((1/0))'; echo "rc=$?"; sh -c 'echo $((1 +))'; echo "rc=$?"; sh -c 'x=abc; echo $((x + 1))'; echo "rc=$?"; sh -c 'x=1+2; echo $((x * 3))'
+### export-p-and-env
+sh -c 'export FOO=bar; export -p | grep FOO'; sh -c 'FOO=1; export FOO; env | grep ^FOO='
+### command-v-type
+command -v echo; command -v nosuch; echo "rc=$?"; type cd; f() { :; }; type f | head -1; command -V true; alias ll='ls -l'; command -v ll
+### cd-and-pwd
+mkdir -p x/y; cd x/y; pwd; cd ..; pwd; cd -; cd /; cd nosuch; echo "rc=$?"; cd "$OLDPWD"; pwd
+### umask-forms
+umask; umask 077; umask; umask -S; (umask 022; touch um; stat -c %a um); umask 0022
+### local-scoping
+x=global; f() { local x=inner; g; echo "f sees $x"; }; g() { echo "g sees $x"; x=changed; }; f; echo "after $x"
+### unset-f-and-functions
+f() { echo f; }; unset -f f; f 2>&1; echo "rc=$?"; g() { return 7; }; g; echo "g=$?"
+### read-ifs-edge
+echo 'a:b:c' | { IFS=: read x y; echo "[$x][$y]"; }; echo '  lead trail  ' | { read v; echo "[$v]"; }; echo 'a\ b' | { read v; echo "[$v]"; }; printf 'x' | { read v; echo "rc=$? [$v]"; }
+### case-fallthrough-and-patterns
+for w in '' '*' 'a]' '-x' 'A'; do case "$w" in '') echo empty;; \*) echo star;; *]) echo bracket;; -*) echo dash;; [[:upper:]]) echo upper;; esac; done
+### arith-assign-forms
+x=5; : $((x+=2)) $((y=x*2)); echo $x $y; echo $((x>y?x:y)) $((0x10 + 010 + 2#11)); i=0; while [ $((i+=1)) -le 3 ]; do :; done; echo $i
+### string-length-and-patterns
+s='/a/b/c.tar.gz'; echo ${#s} ${s#*/} ${s##*/} ${s%.*} ${s%%.*}; v=abcabc; echo ${v/b/X} ${v//b/X} ${v/#a/S} ${v/%c/E}
+### positional-beyond-nine
+set -- 1 2 3 4 5 6 7 8 9 ten eleven; echo $10 ${10} ${11} $#; shift 10; echo $1
+### subshell-and-vars
+x=1; (x=2; echo in $x); echo out $x; y=$(x=3; echo $x); echo $x $y; { x=4; }; echo $x
+### nested-quotes
+echo "a 'b' \"c\" \$d `echo e`"; echo 'a "b" $c'; echo "$(echo "inner \"q\"")"
+### heredoc-variants
+cat <<-EOF
+	tab stripped $HOME
+	EOF
+cat <<'E'
+no $expansion `here`
+E
+### exit-trap-and-status
+sh -c 'trap "echo bye \$?" EXIT; exit 3'; echo "rc=$?"
+### alias-described
+alias ll='ls -l'; type ll; command -V ll; alias q="it's"; command -v q; type if; command -v if; unalias ll; type ll; echo "rc=$?"
+### umask-symbolic
+umask u=rwx,g=rx,o=; umask; umask g-x; umask; umask a+w; umask; umask -S; umask -S 027; umask; umask 8; echo "rc=$?"; umask 0777 x; echo "rc=$?"; umask; umask 022
+### readonly-redeclare
+sh -c 'readonly R=1; readonly R=2; echo after'; echo "rc=$?"; sh -c 'readonly R=1; export R; echo ok-export'; echo "rc=$?"

@@ -109,3 +109,11 @@ for s in 'pp' 'p x' 'p 5' 'p;l' 'dp' 'hx' 'l' '$l' '1!l;p' 'l 5' 'G;l'; do print
 printf 'a\nb\n' | sed -n 'pp'; printf 'a\nb\n' | sed 'y/ab/AB/p'; printf 'a\nb\n' | sed -n '1{p}p'; printf 'a\n' | sed 'hGx'; printf 'a\n' | sed -n 'pk'; echo "rc=$?"; printf 'a\n' | sed -n '=p'; printf 'a\n' | sed 's/a/b/ p'
 ### sed-missing-files
 printf 'x\n' > hx; sed p /nonexist hx; echo "rc=$?"; sed -i 's/x/y/' /nonexist hx; echo "rc=$?"; cat hx; mkdir -p dd; sed p dd; echo "rc=$?"; sed -f /nonexist hx; echo "rc=$?"
+### sed-missing-last-newline-prints
+for s in '$p' 'p' 'p;p' 's/a/b/p' 'P' '=' 'n' '$!N;P;D' 'q' 'i\
+x' 'a\
+y'; do printf 'a' | sed -n "$s" | od -c | head -1; printf 'a' | sed "$s" | od -c | head -1; done; printf 'a\nb' | sed '$!d' | od -c | head -1
+### paste-s-empty-inputs
+printf '' | paste -s | od -c; printf '' > pe1; printf 'x\ny\n' > px1; paste -s pe1 px1; paste pe1 px1; echo -n | paste -s -d,; echo end
+### expr-operators-as-operands-2
+expr - + 1; echo "rc=$?"; expr + : +; echo "rc=$?"; expr = = =; echo "rc=$?"; expr quote length; expr quote; echo "rc=$?"; expr - \< x; expr '*' : '.*'; expr length; echo "rc=$?"; expr \( \); echo "rc=$?"

@@ -179,3 +179,67 @@ expr 9223372036854775807 + 1; echo "rc=$?"; expr -5 / 2; expr -5 % 2; expr 5 % -
 expr substr hello 0 2; echo "rc=$?"; expr substr hello 2 0; echo "rc=$?"; expr substr hello 4 10; expr index abc ""; echo "rc=$?"; expr index "" a; echo "rc=$?"; expr length ""; echo "rc=$?"
 ### expr-keywords-as-strings
 expr + length; expr length length; expr substr substr 1 3; expr \( 1 \); expr \( 1; echo "rc=$?"
+### sort-k-char-positions-2
+printf 'b2 x\na10 y\na2 z\n' | sort -k1.2n; printf 'x:b:2\ny:a:10\nz:a:2\n' | sort -t: -k2,2 -k3,3n; printf 'Ab\naB\nab\n' | sort -f -s
+### sort-numeric-edge
+printf -- '-1\n 2\n1e2\n0x10\n\n3\nabc\n' | sort -n; printf '10\n2\n1\n' | sort -rn | head -1
+### sort-c-messages
+printf 'a\nc\nb\n' | sort -c; echo "rc=$?"; printf 'a\nb\n' | sort -c; echo "rc=$?"; printf 'a\na\n' | sort -cu; echo "rc=$?"
+### sort-b-and-key-blanks
+printf '  b 1\na  2\n   c 0\n' | sort -b -k1,1; printf 'x  10\ny 9\n' | sort -k2n
+### sort-uniq-keys
+printf 'a 1\na 2\nb 1\n' | sort -u -k1,1; printf 'B\na\nA\nb\n' | sort; printf 'B\na\nA\nb\n' | sort -f
+### sort-m-and-M
+printf 'Feb\nJan\nDec\n' | sort -M; printf '1\n3\n' > s1; printf '2\n4\n' > s2; sort -m s1 s2 2>&1; echo "rc=$?"
+### tr-forms
+echo 'hello' | tr 'a-y' 'b-z'; echo 'aabbcc' | tr -s 'a-c'; echo 'a1b2' | tr -d '0-9'; echo 'abc' | tr -c 'a' 'x'; echo 'A B' | tr '[:upper:] ' '[:lower:]_'; printf 'a\nb\n' | tr '\n' ','; echo
+### tr-errors
+tr; echo "rc=$?"; echo x | tr 'a'; echo "rc=$?"; echo abc | tr -d; echo "rc=$?"
+### cut-more
+echo 'a b  c' | cut -d' ' -f3; printf 'αβγ\n' | cut -c2 | od -c | head -1; echo 'abcdef' | cut -b3-; echo '1,2,3' | cut -d, -f2- ; echo 'x' | cut -f1 -d:
+### cut-overlap-and-order
+echo 'abcdef' | cut -c4,1-2,2-3; echo 'a:b:c:d' | cut -d: -f3,1
+### wc-edge
+printf '' | wc; printf 'no newline' | wc -l; printf 'a\n\n' | wc -w; printf 'tab\there\n' | wc -L; wc -l /dev/null
+### head-tail-basic
+seq 10 | head -3; seq 10 | tail -2; seq 10 | tail -n +9; seq 5 | head -n -2; printf 'abc' | tail -c 2; echo
+### paste-and-nl
+printf '1\n2\n' > p1; printf 'a\nb\n' > p2; paste p1 p2; paste -d, p1 p2; paste -s p1; printf 'x\n\ny\n' | nl; printf 'x\ny\n' | nl -ba -w3 -s:
+### rev-tac-fold
+echo abc | rev; printf '1\n2\n3\n' | tac; echo 'abcdefghij' | fold -w 4; echo 'aa bb cc dd' | fold -s -w 5
+### tee-append
+echo a | tee -a t.log >/dev/null; echo b | tee -a t.log; cat t.log
+### base64-and-sums
+echo -n hi | base64; echo aGk= | base64 -d; echo; echo -n abc | sha256sum; echo -n abc | md5sum | cut -c1-8
+### cmp-diff
+printf 'a\nb\n' > c1; printf 'a\nc\n' > c2; cmp c1 c2; echo "rc=$?"; cmp -s c1 c1; echo "rc=$?"; diff c1 c2 | tail -2; echo "rc=$?"
+### xargs-forms
+printf 'a b\nc\n' | xargs echo; printf 'a b c d\n' | xargs -n2 echo; printf 'x\ny\n' | xargs -I{} echo '<{}>'; echo | xargs -r echo none; echo "rc=$?"; printf 'a\0b\0' | xargs -0 echo
+### seq-more
+seq 1 3 10; seq 3 -1 1; seq -s: 3; seq 0.1 0.2 0.9; seq 10 2; echo "rc=$?"; seq -w 98 101
+### basename-more
+basename /usr/lib/libc.so.6 .6; basename -s .sh /x/a.sh /y/b.sh 2>&1; basename -a /x/a /y/b; basename a.sh a.sh; basename /a/b/
+### grep-forms-2
+printf 'a1\nb2\nA3\n' > g; grep -i a g; grep -v a g; grep -c . g; grep -n 2 g; grep -l a g; grep -L z g; grep -q b g && echo q; grep -w b2 g; grep -x a1 g; grep -o '[0-9]' g | tr '\n' ,; echo
+### grep-e-f-and-E
+printf 'foo\nbar\nbaz\n' > g; grep -e foo -e baz g; printf 'ba.\n' > pats; grep -f pats g; grep -E 'fo+|ba[rz]$' g; grep -F 'a.' g; echo "rc=$?"
+### grep-context
+seq 1 9 > s; grep -A1 5 s; echo --; grep -B2 5 s; echo --; grep -C1 -e 3 -e 7 s
+### grep-multiple-files-and-h
+printf 'x\n' > g1; printf 'x\ny\n' > g2; grep x g1 g2; grep -h x g1 g2; grep -c x g1 g2; grep y g1 nosuch g2; echo "rc=$?"; grep -s y nosuch; echo "rc=$?"
+### grep-recursive
+mkdir -p r/s; echo hit > r/a; echo hit > r/s/b; echo miss > r/c; grep -r hit r | sort; grep -rl hit r | sort
+### grep-regex-edge
+printf 'a.b\naxb\n(x)\n' > g; grep 'a.b' g; grep 'a\.b' g; grep '(x)' g; grep -E '\(x\)' g; grep -E 'a{1}x' g; grep '^$' g; echo "rc=$?"; grep '' g | wc -l
+### grep-m-and-exit-codes
+seq 1 5 > s; grep -m2 . s; grep nomatch s; echo "rc=$?"; grep '[' s; echo "rc=$?"
+### tr-classes-2
+echo 'Hello World 123' | tr -cd '[:alpha:]'; echo; echo 'aaa   bbb' | tr -s '[:space:]'; echo 'abc' | tr '[:lower:]' '[:upper:]'; echo 'a-b' | tr -- '-' '_'; echo 'abc' | tr 'a-c' 'x'
+### head-tail-more
+seq 20 > s; head -c 5 s | od -c | head -1; tail -c 3 s | od -c | head -1; head -n 2 s s; tail -n 1 -q s s; head -5 s | tail -1
+### uniq-w-s-and-sort-t
+printf 'abc1\nabc2\nabd\n' | uniq -w3; printf 'x-a\ny-a\n' | uniq -s2; printf 'a,b\n' | sort -t ',,' 2>&1; echo "rc=$?"
+### seq-negative-decimals
+seq -1 -0.5 -3; seq 1.5 3; seq -w -3 1; seq 5 -1.5 1
+### wc-L-and-files-total
+printf 'abc\nde\n' > w1; printf 'xyzzy\n' > w2; wc -L w1 w2; wc -lc w1; wc -m w2

@@ -3,12 +3,15 @@ keywords and operators, with the newlines that end statements.
 
 A `/` starts a regular expression where an operand may come (after an operator, `(`, `,`,
 a newline...), and divides after one (a name, a number, `)`, `]`, `$`-less incr/decr).
-String escapes are busybox's: `\\n \\t \\r \\a \\b \\f \\v \\\\ \\"`, `\\/`, octal `\\NNN`;
-an unknown `\\z` stands for `z`. A backslash before a newline joins lines.
+String escapes are busybox's (its bb_process_escape_sequence): `\\n \\t \\r \\a \\b \\f \\v \\e
+\\\\`, octal `\\NNN` while the value is a byte, `\\xHH`; an unknown `\\z` (`\\"`, `\\/`) stands for
+`z`. A backslash before a newline joins lines.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from fakecri.sim.shell.builtins import escape_sequence
 
 KEYWORDS = frozenset("BEGIN END function func if else while for do break continue next nextfile "
                      "exit return delete in getline print printf".split())
@@ -50,19 +53,16 @@ def unescape(text: str, i: int, end_char: str) -> tuple[str, int]:
         if c == "\n":
             raise AwkSyntaxError("Unexpected end of string", 0)
         if c == "\\" and i + 1 < n:
-            d = text[i + 1]
-            if d in "01234567":
-                j = i + 1
-                while j < n and j < i + 4 and text[j] in "01234567":
-                    j += 1
-                out.append(chr(int(text[i + 1:j], 8) & 0xFF))
-                i = j
-                continue
-            if d == "\n":
+            if text[i + 1] == "\n":
                 i += 2
                 continue
-            out.append(_ESCAPES.get(d, d))
-            i += 2
+            # busybox's nextchar: bb_process_escape_sequence (octal while a byte, \xHH, \a..\v \e),
+            # and an unknown \z is z
+            ch, j = escape_sequence(text, i + 1)
+            if j == i + 1:
+                ch, j = text[i + 1], i + 2
+            out.append(ch)
+            i = j
             continue
         out.append(c)
         i += 1
