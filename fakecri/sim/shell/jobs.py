@@ -16,7 +16,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakecri.sim.shell.io import IGNORED_BY_DEFAULT, TIMED_OUT, Inbox, Interrupted, ReadUntil, Signalled
+from fakecri.sim.shell.io import IGNORED_BY_DEFAULT, KILLED, TIMED_OUT, Inbox, Interrupted, ReadUntil, Signalled
 from fakecri.sim.steps import READ, Delivered, Process, Reply, Sleep, Step, Write
 
 SIGPIPE_STATUS = 128 + 13
@@ -141,7 +141,7 @@ def schedule(main: Process, first_pid: int = 100, wait_for_jobs: bool = True,
     try:
         return (yield from _schedule(main, first_pid, wait_for_jobs, clock, inbox))
     except _Died as died:
-        return died.status
+        return KILLED | died.status  # (it died of a signal: the shell that ran it says so)
 
 
 def _schedule(main: Process, first_pid: int, wait_for_jobs: bool, clock: list[int] | None,
