@@ -135,7 +135,8 @@ def timeout(args: list[str], io: Io) -> Process:
         return 1
     if limit <= 0:  # 0 or forever: no time limit
         return (yield from run_argv(o.operands[1:], io))
-    kill_after = _seconds(o.last("k")) if o.last("k") else None
+    k = o.last("k")
+    kill_after = _seconds(k) if k else None
     # The program is a process of its own (its jobs and its shell's traps its own), and timeout is
     # that process: it sends the signal into it after the seconds (a shell may trap it), and KILL
     # `-k` seconds later if it still runs. One that dies of the signal returns KILLED | 128+N.
