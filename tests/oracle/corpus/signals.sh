@@ -124,3 +124,12 @@ timeout -k 1 1 sh -c 'trap "" TERM; sleep 5'; echo "rc=$?"
 
 ### timeout-with-kill
 timeout -s KILL 1 sleep 5; echo "rc=$?"
+
+### the-one-command-of-sh-c-takes-the-signal TERM@0.5
+sh -c 'trap "echo inner; exit 5" TERM; sleep 3 & wait'
+
+### exec-hands-the-signal-on TERM@0.5
+trap 'echo outer' TERM; exec sh -c 'trap "echo inner; exit 5" TERM; sleep 3 & wait'
+
+### a-shell-run-as-a-child-does-not-get-it TERM@0.5
+trap 'echo outer' TERM; sh -c 'trap "echo inner; exit 5" TERM; sleep 1 & wait'; echo "after $?"
