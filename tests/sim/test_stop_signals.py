@@ -18,7 +18,10 @@ LOOP = ["sh", "-c", "while true; do echo tick; sleep 5; done"]
 
 @pytest.mark.parametrize("argv,delay_ns,code,program", [
     (LOOP, None, 0, "shell"),
-    (["sh", "-c", "echo starting; sleep 3600"], None, 0, "shell"),
+    # (ash runs the last command of `sh -c` in its own place when it traps nothing: sleep is PID 1)
+    (["sh", "-c", "echo starting; sleep 3600"], None, 0, "busybox"),
+    (["sh", "-c", "echo setting up; nginx -g 'daemon off;'"], 0, 0, "web server"),
+    (["sh", "-c", "echo starting; sleep 3600 &"], None, 0, "shell"),  # (a job: the shell waits for it)
     (["/bin/sh", "-c", "while :; do date; sleep 1; done"], None, 0, "shell"),
     (["sh"], None, 0, "shell"),  # reading its input
     (["sh", "/entrypoint.sh"], None, 0, "shell"),
