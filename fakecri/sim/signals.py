@@ -8,7 +8,7 @@ of SIGTERM (die) never reaches it. So what a stop does depends on the program:
 | program (as PID 1) | on SIGTERM |
 |---|---|
 | a shell running a script, a loop or its input, no trap for TERM | ignores it (no handler): killed at the timeout |
-| a shell whose script is one command, or ends in `exec CMD` | what CMD does (the shell replaced itself) |
+| a shell whose script ends in `exec CMD`, or in CMD and traps nothing | what CMD does (the shell replaced itself) |
 | a shell with `trap ACTION TERM` | the signal goes into it: it runs on from there, as ash does (below) |
 | `top`, `less` (busybox catches it to restore the terminal, then cannot die of it) | exits 143 at once |
 | `sleep`, `cat`, `tail` and the other busybox programs | ignores it: killed at the timeout, 137 |
@@ -41,6 +41,7 @@ from fakecri.sim.shell import COMMANDS, SHELLS, Context, spawn
 from fakecri.sim.shell import static as syntax
 from fakecri.sim.shell.ast import Sequence as Sequence_
 from fakecri.sim.shell.ast import Simple
+from fakecri.sim.shell.builtins import BUILTINS
 from fakecri.sim.shell.names import BUSYBOX_APPLETS
 from fakecri.sim.steps import Trap
 
@@ -114,9 +115,10 @@ def _shell(args: list[str], trap: Trap | None, depth: int) -> OnTerm:
     last = top[-1]
     if len(top) == 1 and isinstance(last, Simple) and last.words:
         return _program(syntax.argv_of(last), trap, depth + 1)  # `sh -c CMD` execs CMD
-    if isinstance(last, Simple) and last.words and syntax.argv_of(last)[0] == "exec" \
-            and not (isinstance(node, Sequence_) and node.items[-1][1]):
-        return _program(syntax.argv_of(last), trap, depth + 1)
+    background = isinstance(node, Sequence_) and node.items[-1][1]
+    if isinstance(last, Simple) and last.words and not background and (
+            syntax.argv_of(last)[0] == "exec" or (trap is None and syntax.argv_of(last)[0] not in BUILTINS)):
+        return _program(syntax.argv_of(last), trap, depth + 1)  # (ash runs its last command in its place)
     if trap is None or not trap.delivered:
         return IGNORES_SHELL  # no trap for TERM, or one that ignores it
     return TRAPPED

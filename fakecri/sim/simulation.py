@@ -528,10 +528,11 @@ class Simulation:
         return got
 
     def _main_context(self, c: Container) -> Context:
-        """Where the container's own command runs, as its plan had it (see `plan`)."""
+        """Where the container's own command runs, as its plan had it (see `plan`; what it refuses
+        was counted with its plan)."""
         command, args = self.argv_of(c)
         if not _needs_own_plan(command + args):
-            return Context(main=True, commands=PROGRAM_COMMANDS, refused=self._refuse)
+            return Context(main=True, commands=PROGRAM_COMMANDS)
         view = self._view()
         sb = view.get_sandbox(c.sandbox_id)
         img = view.images.get(c.image_id) if c.image_id else None

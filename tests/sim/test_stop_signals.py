@@ -18,7 +18,10 @@ LOOP = ["sh", "-c", "while true; do echo tick; sleep 5; done"]
 
 @pytest.mark.parametrize("argv,delay_ns,code,program", [
     (LOOP, None, 0, "shell"),
-    (["sh", "-c", "echo starting; sleep 3600"], None, 0, "shell"),
+    # (ash runs the last command of `sh -c` in its own place when it traps nothing: sleep is PID 1)
+    (["sh", "-c", "echo starting; sleep 3600"], None, 0, "busybox"),
+    (["sh", "-c", "echo setting up; nginx -g 'daemon off;'"], 0, 0, "web server"),
+    (["sh", "-c", "echo starting; sleep 3600 &"], None, 0, "shell"),  # (a job: the shell waits for it)
     (["/bin/sh", "-c", "while :; do date; sleep 1; done"], None, 0, "shell"),
     (["sh"], None, 0, "shell"),  # reading its input
     (["sh", "/entrypoint.sh"], None, 0, "shell"),
@@ -146,3 +149,19 @@ def test_the_images_own_command_decides(joined, pods):
     assert joined.sim.argv_of(c)[1][0] == "nginx"
     assert joined.runtime.stop_container(c.id, 30) == 0.0
     assert joined.runtime.get_container(c.id).exit_code == 0
+
+
+def test_a_command_that_reads_its_files_takes_the_signal_live(joined, pods):
+    """A command with files to look at goes on live from its first sleep once it traps TERM (its
+    commands are not run twice): the stop delivers the signal into that live process."""
+    script = ("trap 'rm -f /tmp/ready; echo bye; exit 3' TERM; touch /tmp/ready; i=0\n"
+              "while true; do i=$((i+1)); echo \"round $i\" >> /tmp/rounds; sleep 2; done")
+    c = pods.running(pods.sandbox(), command=("sh", "-c", script))
+    joined.advance(5)
+    assert joined.sim.userland_of(c.id).read("/tmp/rounds") == b"round 1\nround 2\nround 3\n"
+    assert joined.stop(c.id, 30) == 1.0  # the round's sleep ends at 6 s, then the trap
+    joined.advance(1)
+    c = joined.runtime.get_container(c.id)
+    assert (joined.log.lines(c.log_path), c.exit_code) == (["bye"], 3)
+    assert not joined.sim.userland_of(c.id).exists("/tmp/ready")
+    assert joined.sim.userland_of(c.id).read("/tmp/rounds") == b"round 1\nround 2\nround 3\n"

@@ -1,6 +1,7 @@
 """The applets that run another command, as busybox 1.35's: `xargs` (-n -I -0 -t -r -s? no),
-`timeout [-s SIG] [-k S] SECS PROG...` (the program ends with the signal after SECS of its own
-simulated time: 143 for TERM, 137 for KILL), `env [-i] [-u NAME] [NAME=VALUE]... [PROG...]`,
+`timeout [-s SIG] [-k S] SECS PROG...` (the program, a process of its own, gets the signal
+after SECS of its simulated time: it dies of it, 143 for TERM, 137 for KILL, unless it is a
+shell that traps it; `-k`: KILL that much later), `env [-i] [-u NAME] [NAME=VALUE]... [PROG...]`,
 `nice [-n N] [PROG...]` (the priority itself is not modelled: nothing in the simulation
 depends on it), `nohup PROG...` (not on a terminal; on one, not modelled), `usleep N`.
 
@@ -15,9 +16,12 @@ from typing import Any
 
 from fakecri.sim.applets.common import BadUsage, decode, not_modelled, options, read_stdin, usage_error
 from fakecri.sim.shell import Command, Input, Io, Process, Sleep, run_argv, sleep_ns
-from fakecri.sim.shell.io import KILLED
+from fakecri.sim.shell.io import KILLED, Inbox
+from fakecri.sim.shell.jobs import schedule
+from fakecri.sim.steps import Delivered
 
 _SIGNALS = {"TERM": 15, "KILL": 9, "INT": 2, "HUP": 1, "QUIT": 3, "USR1": 10, "USR2": 12, "ALRM": 14}
+_NAMES = {n: name for name, n in _SIGNALS.items()}
 
 
 def _words(text: str) -> list[str] | str:
@@ -129,18 +133,30 @@ def timeout(args: list[str], io: Io) -> Process:
     if limit is None:
         yield from io.error(f"timeout: invalid number '{o.operands[0]}'\n")
         return 1
-    inner = run_argv(o.operands[1:], replace(io, exec_by="timeout"))
     if limit <= 0:  # 0 or forever: no time limit
-        return (yield from inner)
-    left = limit
+        return (yield from run_argv(o.operands[1:], replace(io, exec_by="timeout")))
+    k = o.last("k")
+    kill_after = _seconds(k) if k else None
+    # The program is a process of its own (its jobs and its shell's traps its own), and timeout is
+    # that process: it sends the signal into it after the seconds (a shell may trap it), and KILL
+    # `-k` seconds later if it still runs. One that dies of the signal returns KILLED | 128+N.
+    inbox = Inbox()
+    inner = schedule(run_argv(o.operands[1:], replace(io, inbox=inbox, exec_by="timeout")), wait_for_jobs=False, inbox=inbox)
+    left: int | None = limit
+    signalled = False
     try:
         step = inner.send(None)
         while True:
-            if isinstance(step, Sleep):
+            if isinstance(step, Sleep) and step.ns != 0 and left is not None:
                 if step.ns is None or step.ns > left:
                     yield Sleep(left)
-                    inner.close()
-                    return KILLED | 128 + sig  # the program is killed by the signal (timeout is that program)
+                    if sig == 9 or signalled:  # KILL, or -k's KILL after the signal: no program takes it
+                        inner.close()
+                        return KILLED | 128 + 9
+                    step = inner.throw(Delivered(_NAMES.get(sig, sig_name), sig, left))
+                    signalled = True
+                    left = kill_after if kill_after is not None and kill_after > 0 else None
+                    continue
                 left -= step.ns
             reply = yield step
             step = inner.send(reply)

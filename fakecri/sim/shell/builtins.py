@@ -313,6 +313,7 @@ def _exec(args: list[str], sh: Shell) -> Process:
     if not args:
         sh.io = replace(sh.io)  # its redirections stay for the rest of the script
         return 0
+    sh.io.inbox.hand_over(sh.traps)  # (signals from outside are the program's now)
     code = yield from hooks.run_external(args, sh, {}, replacing=True)
     raise ShellExit(code)
 

@@ -263,12 +263,12 @@ def _wait(args: list[str], sh: Shell) -> Process:
         pids.append(int(a))
     if not args:
         try:
-            yield from jobs.ask(jobs.WaitFor(0, tuple(sh.jobs), interruptible=True))
+            yield from jobs.ask(jobs.WaitFor(0, tuple(sh.jobs), by=sh.signals))
         except Signalled:
             return 128 + (sh.signals[0][1] if sh.signals else 15)
         return 0
     try:
-        got = yield from jobs.ask(jobs.WaitFor(0, tuple(pids), interruptible=True))
+        got = yield from jobs.ask(jobs.WaitFor(0, tuple(pids), by=sh.signals))
     except Signalled:  # a trapped signal ends the wait (its trap runs once the wait is done)
         return 128 + (sh.signals[0][1] if sh.signals else 15)
     status = got if got >= 0 else 127

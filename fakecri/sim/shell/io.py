@@ -63,6 +63,12 @@ class Inbox:
     traps: dict[str, str] | None = None
     pending: list[tuple[str, int]] | None = None
 
+    def hand_over(self, traps: dict[str, str]) -> None:
+        """The shell whose `traps` these are runs a program in its own place (`exec CMD`): a shell
+        that program is takes the signals from now on, as would any other program."""
+        if self.traps is traps:
+            self.traps = self.pending = None
+
 
 class ShellExit(Exception):
     """`exit N` ends the whole shell, not just the statement."""

@@ -16,7 +16,7 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
-from fakecri.sim.shell.io import IGNORED_BY_DEFAULT, TIMED_OUT, Inbox, Interrupted, ReadUntil, Signalled
+from fakecri.sim.shell.io import IGNORED_BY_DEFAULT, KILLED, TIMED_OUT, Inbox, Interrupted, ReadUntil, Signalled
 from fakecri.sim.steps import READ, Delivered, Process, Reply, Sleep, Step, Write
 
 SIGPIPE_STATUS = 128 + 13
@@ -63,7 +63,8 @@ class Spawn(Sleep):
 @dataclass(frozen=True, slots=True)
 class WaitFor(Sleep):
     pids: tuple[int, ...] = ()
-    interruptible: bool = False  # the `wait` builtin: a signal the shell traps ends it (Signalled)
+    # the `wait` builtin's: the list of signals its shell has yet to take; one of them ends it (Signalled)
+    by: list[tuple[str, int]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +108,7 @@ class _Thread:
     waiting: str = ""  # "", "time", "pipe", "threads", "forever"
     wake: int = 0
     wait_for: tuple[int, ...] = ()
-    interruptible: bool = False  # what it waits for is the `wait` builtin's
+    wait_by: list[tuple[str, int]] | None = None  # (WaitFor.by of what it waits for)
     exc: BaseException | None = None  # to throw in at its next step (Ctrl-C)
     timed: bool = False  # it waits for its pipe until `wake` (`read -t`): then it is told TIMED_OUT
 
@@ -141,7 +142,7 @@ def schedule(main: Process, first_pid: int = 100, wait_for_jobs: bool = True,
     try:
         return (yield from _schedule(main, first_pid, wait_for_jobs, clock, inbox))
     except _Died as died:
-        return died.status
+        return KILLED | died.status  # (it died of a signal: the shell that ran it says so)
 
 
 def _schedule(main: Process, first_pid: int, wait_for_jobs: bool, clock: list[int] | None,
@@ -218,10 +219,10 @@ def _advance(table: _Table, ns: int) -> None:
 def _deliver(signal: Delivered, table: _Table, head: _Thread, ready: list[_Thread]) -> None:
     """A signal from outside reaches the process. Its shell (the inbox's) takes it as ash does: a
     trapped one waits in its list until the command running ends (the interpreter then runs the
-    trap), and cuts a `wait` short; an ignored one (`trap '' SIG`, or one whose default is to do
-    nothing) is dropped; an untrapped one ends the process at once (_Died), but PID 1 of a
-    container, which the kernel gives no signal it has no handler for, never sees it. A process
-    that is no shell dies of it likewise, unless it is PID 1."""
+    trap), and cuts that shell's `wait` short (not one of a shell it runs); an ignored one
+    (`trap '' SIG`, or one whose default is to do nothing) is dropped; an untrapped one ends the
+    process at once (_Died), but PID 1 of a container, which the kernel gives no signal it has no
+    handler for, never sees it. A process that is no shell dies of it likewise, unless it is PID 1."""
     inbox = table.inbox
     name, number = signal.name, signal.number
     action = inbox.traps.get(name) if inbox is not None and inbox.traps is not None else None
@@ -230,7 +231,7 @@ def _deliver(signal: Delivered, table: _Table, head: _Thread, ready: list[_Threa
     if action is None or inbox is None or inbox.pending is None:
         raise _Died(128 + number)
     inbox.pending.append((name, number))
-    if head.status is None and head.waiting == "threads" and head.interruptible:
+    if head.status is None and head.waiting == "threads" and head.wait_by is inbox.pending:
         head.waiting, head.exc = "", Signalled()
         ready.append(head)
 
@@ -285,14 +286,15 @@ def _step(th: _Thread, table: _Table, ready: list[_Thread],
             if not pending:
                 th.reply = _status_of(step.pids, table)
                 continue
-            th.waiting, th.wait_for, th.interruptible = "threads", step.pids, step.interruptible
+            th.waiting, th.wait_for, th.wait_by = "threads", step.pids, step.by
             return
         if type(step) is Now:
             th.reply = table.now
             continue
         if type(step) is Notify:
             target = table.threads.get(step.pid)
-            if target is not None and target.status is None and target.waiting == "threads" and target.interruptible:
+            waiting = target is not None and target.status is None and target.waiting == "threads"
+            if target is not None and waiting and target.wait_by is not None:
                 target.waiting, target.exc = "", Signalled()
                 ready.append(target)
             th.reply = 0

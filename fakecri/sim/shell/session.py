@@ -20,7 +20,7 @@ import posixpath
 from collections.abc import Generator, Mapping, Sequence
 from dataclasses import replace
 
-from fakecri.sim.shell import hooks, search, simple
+from fakecri.sim.shell import ast, hooks, search, simple
 from fakecri.sim.shell.builtins import BUILTINS, SPECIAL
 from fakecri.sim.shell.builtins_jobs import DEAD
 from fakecri.sim.shell.interp import run, run_exit_trap, run_guarded
@@ -391,16 +391,24 @@ def shell(args: list[str], io: Io) -> Process:
             sh.name = rest[1]
             sh.positional = rest[2:]
         sh.command_mode = True
-        return (yield from run_script(script, sh))
+        return (yield from run_script(script, sh, last_in_place=True))
     if rest and "s" not in options:
         return (yield from _script_file(rest[0], rest[1:], sh))
     sh.positional = rest
     return (yield from interactive(sh))
 
 
-def run_script(script: str, sh: Shell) -> Process:
-    """A whole script in `sh`: parse errors as ash reports them (exit 2), its EXIT trap at its end."""
+def run_script(script: str, sh: Shell, last_in_place: bool = False) -> Process:
+    """A whole script in `sh`: parse errors as ash reports them (exit 2), its EXIT trap at its end.
+    `last_in_place`: the script's last command, a simple one that runs a program, runs it in the
+    shell's place when the shell traps nothing then (ash's `sh -c` forks none for it), so a signal
+    from outside goes to that program."""
     nodes, error = parse_lines(script)
+    if last_in_place and nodes and error is None:
+        last = nodes[-1]
+        while isinstance(last, ast.Sequence) and not last.items[-1][1]:
+            last = last.items[-1][0]
+        sh.in_place = last if isinstance(last, ast.Simple) else None
     try:
         status = 0
         for node in nodes:

@@ -90,6 +90,8 @@ def _run(node: ast.Simple, sh: Shell, io: Io, argv: list[str], values: list[tupl
             finally:
                 _restore(restore, sh)
         env = dict(values)
+        if node is sh.in_place and not sh.traps:  # ash runs it in its own place: signals from outside are its
+            sh.io.inbox.hand_over(sh.traps)
         return (yield from hooks.run_external(argv, sh, env))
     finally:
         if sh.io is io:

@@ -78,6 +78,7 @@ class Shell:
     env_loader: Callable[[], dict[str, str]] | None = None  # the container's environment, read on first need
     errexit_off: int = 0  # inside a condition, `set -e` does not apply
     in_trap: bool = False
+    in_place: object = None  # the simple command `sh -c` runs last, in its own place (ash forks none for it)
     trap_status: int | None = None  # inside a trap's action: `$?` when it began (what a bare `exit` exits with)
     in_alias: bool = False
     seed: int = 1  # $RANDOM's state

@@ -106,3 +106,30 @@ f() { timeout 1 sleep 3; }; f & wait $!; echo "rc=$?"
 
 ### a-timeout-in-a-pipeline
 timeout 1 sleep 3 | cat; echo "rc=$?"
+
+### timeout-signals-a-shell-that-traps-it
+timeout 1 sh -c 'trap "echo got; exit 3" TERM; sleep 5 & wait'; echo "rc=$?"
+
+### timeout-waits-for-the-trapping-shells-foreground-command
+timeout 1 sh -c 'trap "echo got" TERM; sleep 2; echo after'; echo "rc=$?"
+
+### timeout-ends-a-shell-without-a-trap
+timeout 1 sh -c 'sleep 5 & wait'; echo "rc=$?"
+
+### timeout-with-another-signal
+timeout -s INT 1 sh -c 'trap "echo int; exit 4" INT; sleep 5 & wait'; echo "rc=$?"
+
+### timeout-kills-what-ignores-its-signal
+timeout -k 1 1 sh -c 'trap "" TERM; sleep 5'; echo "rc=$?"
+
+### timeout-with-kill
+timeout -s KILL 1 sleep 5; echo "rc=$?"
+
+### the-one-command-of-sh-c-takes-the-signal TERM@0.5
+sh -c 'trap "echo inner; exit 5" TERM; sleep 3 & wait'
+
+### exec-hands-the-signal-on TERM@0.5
+trap 'echo outer' TERM; exec sh -c 'trap "echo inner; exit 5" TERM; sleep 3 & wait'
+
+### a-shell-run-as-a-child-does-not-get-it TERM@0.5
+trap 'echo outer' TERM; sh -c 'trap "echo inner; exit 5" TERM; sleep 1 & wait'; echo "after $?"
