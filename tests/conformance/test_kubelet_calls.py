@@ -38,6 +38,7 @@ def test_the_runtime_is_asked_for_the_image_by_its_id_and_log_directories_exist(
                 # A run of one example, with its statuses read back before cleanup removes them.
                 result = run_suite(Options(endpoint=server.endpoint, max_examples=1, steps=1, scripted=False,
                                            shrink=False, log_root=str(tmp_path), properties=["valid-calls-succeed"],
+                                           probe_wait=0.2,  # the stream works: any probe finds it open
                                            on_call=lambda _i, text: seen.extend(
                                                cri.container_status(c.id).status for c in cri.list_containers()
                                            ) if text.startswith("StartContainer") else None))

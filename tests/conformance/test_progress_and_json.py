@@ -16,11 +16,13 @@ from fakecri.server.process.app import FakeCRIServer
 FAKECRI = [sys.executable, "-m", "fakecri.cli"]
 QUICK = ["--steps", "2", "--no-shrink", "--property", "valid-calls-succeed", "--property", "event-order-per-container"]
 ONE = ["valid-calls-succeed"]
+PROBE = 0.2  # the in-process runs' streams work: any probe of them finds them open
 
 
 def test_the_header_counts_the_examples_asked_for_and_says_what_else_ran():
     with FakeCRIServer() as server:
-        result = run_suite(Options(endpoint=server.endpoint, max_examples=3, steps=3, shrink=False, properties=ONE))
+        result = run_suite(Options(endpoint=server.endpoint, max_examples=3, steps=3, shrink=False, properties=ONE,
+                                   probe_wait=PROBE))
     assert result.random_examples == 3 and result.scripted
     header = result.table().splitlines()[0]
     total = 3 + 1 + result.cut_short
@@ -49,7 +51,7 @@ def test_a_terminal_shows_the_example_and_the_call_being_made():
     with FakeCRIServer() as server:
         with progress:
             run_suite(Options(endpoint=server.endpoint, max_examples=2, steps=2, shrink=False, properties=ONE,
-                              progress=progress.phase, on_call=progress.call))
+                              probe_wait=PROBE, progress=progress.phase, on_call=progress.call))
     text = out.getvalue()
     assert "random examples" in text and "RunPodSandbox(" in text
     assert re.search(r"\b[12]/2\b", text), text[-2000:]
