@@ -78,10 +78,19 @@ def xargs(args: list[str], io: Io) -> Process:
     if isinstance(items, str):
         yield from io.error(f"xargs: {items}\n")
         return 1
+    eof = o.last("E") if o.has("E") else o.last("e") if o.has("e") else None
+    if eof and not o.has("0") and not o.has("I") and eof in items:  # -E STR / -eSTR: input ends at that word
+        items = items[:items.index(eof)]
     command = o.operands or ["echo"]
     per = o.last("n")
-    if per is not None and not per.isdigit():
-        yield from io.error(f"xargs: invalid number '{per}'\n")
+    for given in (per, o.last("s")):
+        if given is not None and not (given.isdigit() and int(given) > 0):
+            yield from io.error(f"xargs: invalid number '{given}'\n")
+            return 1
+    # busybox's room for arguments: -s N (else 32 KiB less 2048) less the command's own words
+    room = (int(o.last("s") or 0) or 32 * 1024 - 2048) - sum(len(w) + 1 for w in command)
+    if room <= 0:
+        yield from io.error("xargs: can't fit single argument within argument list size limit\n")
         return 1
     batches: list[list[str]]
     if o.has("I"):
@@ -89,11 +98,22 @@ def xargs(args: list[str], io: Io) -> Process:
         batches = [[w.replace(mark, item) for w in command] for item in items]
     else:
         n = int(per) if per else max(len(items), 1)
-        chunks = [items[k:k + n] for k in range(0, len(items), n)] or ([[]] if not o.has("r") else [])
+        chunks: list[list[str]] = []
+        used = room + 1
+        for item in items:  # each argument takes its length and a NUL of the room; -n N at most N of them
+            if used + len(item) + 1 > room or len(chunks[-1]) >= n:
+                chunks.append([])
+                used = 0
+            chunks[-1].append(item)
+            used += len(item) + 1
+        chunks = chunks or ([[]] if not o.has("r") else [])
         batches = [command + chunk for chunk in chunks]
     status = 0
     child = replace(io, stdin=Input(empty=True), exec_by="xargs")
     for argv in batches:
+        if not o.has("I") and len(argv) == len(command) + 1 and len(argv[-1]) + 1 > room:
+            yield from io.error("xargs: argument line too long\n")  # (one that does not fit alone)
+            return 1
         if o.has("t"):
             yield from io.error(" ".join(argv) + "\n")
         code = yield from run_argv(argv, child)
@@ -102,7 +122,8 @@ def xargs(args: list[str], io: Io) -> Process:
         if code == 255:
             yield from io.error(f"xargs: {argv[0]}: exited with status 255; aborting\n")
             return 124
-        if code >= 128:
+        if code & KILLED:
+            yield from io.error(f"xargs: '{argv[0]}' terminated by signal {(code & 0xFF) - 128}\n")
             return 125
         if code:
             status = 123

@@ -32,6 +32,10 @@ class _Quit(Exception):
     pass
 
 
+class _NoRegex(Exception):
+    """An empty regex with none before it."""
+
+
 @dataclass(slots=True)
 class _Run:
     cmds: list[Cmd]
@@ -46,10 +50,13 @@ class _Run:
     n: int = 0  # lines read so far
     hold: str = ""
     open: bool = False  # the last thing printed was a last line without its newline
+    error: str = ""  # what ended the run early (busybox's error_msg_and_die), exit 1
 
     def regex(self, text: str, flags: str = "") -> re.Pattern[str]:
         if text:
             self.last_regex = text
+        elif not self.last_regex:
+            raise _NoRegex  # (busybox dies there: what was printed before stays)
         return compile_posix(self.last_regex, self.extended, "I" in flags)
 
     def next_line(self) -> str | None:
@@ -274,6 +281,8 @@ class _Run:
                 self.cycle(line)
         except _Quit:
             pass
+        except _NoRegex:
+            self.error = "sed: no previous regexp\n"
 
 
 def _replacement(template: str, m: re.Match[str]) -> str:
@@ -360,6 +369,9 @@ def sed(args: list[str], io: Io) -> Process:
             lines, newline = _split(text)
             run = _Run(_fresh(cmds), extended, opts.has("n"), lines, newline, reads=reads)
             run.run()
+            if run.error:  # (busybox dies: the file stays as it was)
+                yield from io.error(run.error)
+                return 1
             try:
                 yield from replace_path(io, path, encode("".join(run.out)), in_place)
                 yield from _write_files(io, run)
@@ -383,6 +395,9 @@ def sed(args: list[str], io: Io) -> Process:
     run = _Run(cmds, extended, opts.has("n"), lines, newline, reads=reads)
     run.run()
     yield from io.write("".join(run.out))
+    if run.error:
+        yield from io.error(run.error)
+        return 1
     try:
         yield from _write_files(io, run)
     except FileError as exc:

@@ -218,9 +218,9 @@ def parse(script: str, *, extended: bool) -> list[Cmd]:
             delim = s[i]
             src, i = _delimited(s, i + 1, delim, "text")
             dst, i = _delimited(s, i, delim, "text")
-            cmd.src, cmd.dst = src.replace("\\\\", "\\"), dst.replace("\\\\", "\\")
-            if len(cmd.src) != len(cmd.dst):
-                raise ScriptError("strings for y command are different lengths")
+            src, dst = (t.replace("\\\\", "\0").replace("\\n", "\n").replace("\0", "\\") for t in (src, dst))
+            n = min(len(src), len(dst))  # busybox pairs them up to the shorter one (no error in 1.35)
+            cmd.src, cmd.dst = src[:n], dst[:n]
         else:
             raise ScriptError(f"unsupported command {name}")
         # No separator is needed after a command: what follows is the next one (`pd` is `p;d`,

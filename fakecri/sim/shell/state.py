@@ -129,6 +129,8 @@ class Shell:
                 if k not in self.vars:
                     self.vars[k] = v
                     self.exported.add(k)
+            if "PATH" not in self.vars:  # ash's default when the environment has none (not exported)
+                self.vars["PATH"] = "/sbin:/usr/sbin:/bin:/usr/bin"
             # as ash starts: SHLVL one up, PWD where it is (both exported)
             if "SHLVL" not in self.vars or self.vars.get("SHLVL") == env.get("SHLVL"):
                 level = env.get("SHLVL", "0")

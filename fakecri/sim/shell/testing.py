@@ -158,7 +158,8 @@ class _Eval:
                 return False
             if op == "-ef":
                 return bool(sa.inode == sb.inode and sa.device == sb.device)
-            return bool(sa.mtime_ns > sb.mtime_ns if op == "-nt" else sa.mtime_ns < sb.mtime_ns)
+            a_s, b_s = sa.mtime_ns // 1_000_000_000, sb.mtime_ns // 1_000_000_000  # (busybox: st_mtime, seconds)
+            return bool(a_s > b_s if op == "-nt" else a_s < b_s)
         x, y = _int(a), _int(b)
         return {"-eq": x == y, "-ne": x != y, "-lt": x < y, "-le": x <= y, "-gt": x > y, "-ge": x >= y}[op]
 

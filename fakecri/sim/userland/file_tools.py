@@ -117,7 +117,7 @@ class _Find:
         if kind == "-newer":
             newer = node[2]
             assert isinstance(newer, int)
-            return st.mtime_ns > newer
+            return st.mtime_ns // 1_000_000_000 > newer // 1_000_000_000  # (busybox compares st_mtime: seconds)
         if kind == "-executable":
             return self.world.may(path, X)
         if kind == "-prune":

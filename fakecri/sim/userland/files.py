@@ -159,7 +159,9 @@ def _stat(args: list[str], io: Io) -> Process:
 def _df(args: list[str], io: Io) -> Process:
     world = yield from looking(io)
     flags, values, paths = split_flags(args, "tB")
-    unit = 0 if flags & {"h", "H"} else 1024 * 1024 if "m" in flags else 512 if "P" in flags and "k" not in flags \
+    environ = io.environ() if io.environ is not None else world.env()  # (the process's own environment)
+    # 1 KiB blocks, 512-byte ones only under POSIXLY_CORRECT (busybox's df; -P alone does not change them)
+    unit = 0 if flags & {"h", "H"} else 1024 * 1024 if "m" in flags else 512 if "POSIXLY_CORRECT" in environ \
         else 1024
     out = [df_header(unit, show_type="T" in flags, posix="P" in flags)]
     status = 0

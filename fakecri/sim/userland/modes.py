@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 UMASK = 0o022  # a container process's umask, as runc leaves it
-_WHO = {"u": 0o4700, "g": 0o2070, "o": 0o1007, "a": 0o7777}
+_WHO = {"u": 0o4700, "g": 0o2070, "o": 0o0007, "a": 0o7777}  # (busybox: o covers no sticky bit: o+t does nothing)
 _CLAUSE = re.compile(r"([ugoa]*)((?:[-+=](?:[rwxXst]*|[ugo]))+)$")
 
 

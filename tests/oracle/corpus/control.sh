@@ -88,3 +88,25 @@ set -e; if x=$(false; echo after); then echo "x=$x"; fi; y=$(set -e; false; echo
 set -e; ! false; echo one; false | true; echo two; true && false || echo three; echo four
 ### errexit-off-in-substitution
 set -e; z=$(false; echo foo); echo "z=$z"; w=$(echo "$-"); case $w in *e*) echo has-e;; *) echo no-e;; esac; v=$(set -e; false; echo no) || echo "failed"; echo "v=[$v]"
+### read-builtin-forms
+printf 'a b c\n' | { read -r x rest; echo "[$x][$rest]"; }; printf 'one\ntwo\n' | { read l1; read l2; echo "$l2 $l1"; }; read -r v < /dev/null; echo "rc=$? [$v]"; printf 'k=v\n' | { IFS== read k v; echo "$k -> $v"; }
+### read-n-d-and-prompt
+printf 'abcdef' | { read -n 3 x; echo "[$x]"; }; printf 'a;b' | { read -d ';' x; echo "[$x]"; }; echo hi | { read -p 'prompt> ' x; echo "[$x]"; } 2>&1
+### for-loops-forms
+for i in 1 2 3; do printf '%s ' $i; done; echo; for f in nomatch*; do echo "[$f]"; done; set -- a b; for x; do echo $x; done; for i in $(seq 3); do :; done; echo $i
+### while-break-continue-nested
+i=0; while :; do i=$((i+1)); [ $i -eq 2 ] && continue; [ $i -gt 4 ] && break; for j in a b; do [ $j = b ] && continue 2; echo "$i$j"; done; done; echo end
+### functions-and-recursion
+fact() { [ $1 -le 1 ] && echo 1 && return; echo $(( $1 * $(fact $(($1 - 1))) )); }; fact 6; f() { echo "$# $*"; }; f "a b" c; f
+### redirect-forms
+echo out > r1; echo err >&2 2>r2; { echo a; echo b >&2; } > r3 2>&1; cat r1 r3; exec 4>r4; echo four >&4; exec 4>&-; cat r4; cat < r1 > r5; cat r5; : > r6; wc -c < r6
+### pipeline-status
+false | true; echo $?; true | false; echo $?; ! true; echo $?; set -o pipefail; false | true; echo $?
+### glob-forms
+touch g1 g2 g10 .hidden; echo g?; echo g*; echo g[12]; echo .h*; echo *.none; set -f; echo g*; set +f
+### ifs-splitting
+v='a:b::c'; IFS=:; set -- $v; echo $#; for x in $v; do printf '[%s]' "$x"; done; echo; IFS=' '; w='  x  y  '; set -- $w; echo $#
+### arithmetic-edge
+echo $((10 / 3)) $((-10 / 3)) $((10 % -3)) $((2 ** 10)) $((1 << 62)) $(( (1<<63) )) $((~0)) $((!5)) $((3 > 2 && 2 > 1))
+### command-substitution-forms
+x=$(printf 'a\n\n\n'); echo "[$x]"; y=`echo back`; echo $y; z=$(echo $(echo nested)); echo $z; echo "$(exit 3)$?"

@@ -85,3 +85,31 @@ touch --date=2021-06-07 f; stat -c %y f | cut -c1-10; touch --no-create g; ls g;
 touch -d '2001-01-01' base; touch -d '2000-01-01' older; touch -d '2002-01-01' newer; find . -newer base | sort
 ### ls-t-order
 touch -d '2001-01-01' one; touch -d '2003-01-01' three; touch -d '2002-01-01' two; ls -t; ls -tr
+### init-copy-config
+mkdir -p src/conf.d dst; echo a > src/conf.d/1.conf; echo b > src/main.conf; cp -r src/* dst/; find dst | sort; cp src/main.conf dst/main.conf.bak; ls dst
+### chmod-forms
+touch f; chmod 755 f; stat -c %a f; chmod u-x,g=r f; stat -c %a f; chmod +x f; stat -c %A f; chmod a=,u+rw f; stat -c %a f; chmod 4755 f; stat -c %A f; chmod g+s,o+t f; stat -c %A f
+### ls-l-shapes
+mkdir d; touch -d '2020-01-02 03:04' d/x; ln -s x d/l; ls -l d | sed 's/  */ /g' | cut -d' ' -f1,2,5,9-; ls -ld d | cut -c1-10; ls -a d; ls -1 d; ls -F d
+### ln-sf-and-readlink
+echo v1 > v1; echo v2 > v2; ln -sf v1 cur; readlink cur; ln -sf v2 cur; readlink cur; cat cur; ln -s v1 cur 2>&1; echo "rc=$?"
+### mv-into-dir-and-rename
+mkdir t; echo x > a; mv a t/; ls t; mv t/a t/b; ls t; mv t t2; ls t2; mv nosuch x; echo "rc=$?"
+### rm-r-and-f
+mkdir -p z/y; touch z/y/f; rm z 2>&1; echo "rc=$?"; rm -r z; ls z 2>&1; echo "rc=$?"; rm -f nosuch; echo "rc=$?"; rmdir nosuch; echo "rc=$?"
+### stat-formats
+echo hello > s; stat -c '%n %s %F %a %U %G %h' s; mkdir sd; stat -c '%F %a' sd; ln -s s sl; stat -c '%F %N' sl; stat -L -c %F sl
+### du-and-df-shapes !stderr
+mkdir -p dd; printf '%0100d' 0 > dd/f; du -s dd | cut -f2; du -a dd | wc -l; df -P / | head -1
+### mktemp-forms
+f=$(mktemp); [ -f "$f" ] && echo file; d=$(mktemp -d); [ -d "$d" ] && echo dir; mktemp /tmp/x.XXXXXX | grep -c '^/tmp/x\.'; mktemp bad 2>&1; echo "rc=$?"
+### find-common
+mkdir -p fa/b; touch fa/1.txt fa/b/2.txt fa/b/3.log; find fa -name '*.txt' | sort; find fa -type d | sort; find fa -maxdepth 1 -type f; find fa -name '*.log' -exec echo got {} \;; find fa -newer fa/1.txt -type f | sort
+### cat-n-and-concat
+printf 'a\n\nb\n' > c1; cat -n c1; cat -b c1; cat c1 - < c1 | wc -l; cat -A c1 2>&1 | head -2
+### newer-same-second
+touch a b; [ b -nt a ]; echo "nt=$?"; [ a -ot b ]; echo "ot=$?"; find . -newer a -type f | sort; touch -d '2001-01-01' old; find . -newer old -type f | sort
+### chmod-sticky-who
+touch f; chmod o+t f; stat -c %A f; chmod +t f; stat -c %A f; chmod a-t f; stat -c %A f; chmod u+s,g+s f; stat -c %a f; mkdir d; chmod 1777 d; stat -c %A d
+### df-block-sizes !stderr
+df -P / | head -1; df -Pk / | head -1; df / | head -1; POSIXLY_CORRECT=1 df -P / | head -1; POSIXLY_CORRECT=1 df / | head -1; df -m / | head -1

@@ -117,3 +117,24 @@ y'; do printf 'a' | sed -n "$s" | od -c | head -1; printf 'a' | sed "$s" | od -c
 printf '' | paste -s | od -c; printf '' > pe1; printf 'x\ny\n' > px1; paste -s pe1 px1; paste pe1 px1; echo -n | paste -s -d,; echo end
 ### expr-operators-as-operands-2
 expr - + 1; echo "rc=$?"; expr + : +; echo "rc=$?"; expr = = =; echo "rc=$?"; expr quote length; expr quote; echo "rc=$?"; expr - \< x; expr '*' : '.*'; expr length; echo "rc=$?"; expr \( \); echo "rc=$?"
+### sed-inplace-multi
+printf 'a\n' > i1; printf 'a\nb\n' > i2; sed -i 's/a/A/;$s/$/!/' i1 i2; cat i1 i2
+### sed-long-options
+printf 'x\n' | sed --expression='s/x/y/' ; printf 'x\n' | sed --quiet -e p; printf 'ab\n' | sed --regexp-extended 's/(a)(b)/\2\1/'
+### sed-append-insert-multi
+printf '1\n2\n' | sed -e '1a A' -e '1a B' -e '2i C'; printf '1\n2\n' | sed '$a\'; echo "rc=$?"
+### sed-change-negated-range
+printf '1\n2\n3\n4\n' | sed '2,3!c\X'; printf '1\n2\n3\n' | sed '/2/!c\Y'
+### sed-hold-tricks
+printf 'a\nb\nc\n' | sed -n 'H;${x;s/\n/,/g;s/^,//;p}'; printf 'k1\nv1\nk2\nv2\n' | sed 'N;s/\n/=/'
+### sed-address-zero-and-step
+printf '1\n2\n3\n' | sed -n '0,/2/p' 2>&1; echo "rc=$?"; printf '1\n2\n3\n4\n' | sed -n '1~2p' 2>&1; echo "rc=$?"
+### sed-regex-ere-specials
+echo 'a+b?c|d' | sed -E 's/\+|\?/_/g'; echo 'aaa' | sed -E 's/a{2}/X/'; echo 'abc' | sed 's/\(b\)*c/[\1]/'; echo 'tab	x' | sed 's/\t/<T>/'
+### sed-y-escapes-and-errors
+echo 'a b' | sed 'y/ /\n/'; echo abc | sed 'y/ab/x/' 2>&1; echo "rc=$?"; echo abc | sed 's/a/b/q' 2>&1; echo "rc=$?"
+### sed-empty-regex-reuse-address
+printf 'foo\nbar\n' | sed -n '/foo/{s//X/;p}'; printf 'foo\n' | sed 's//X/' 2>&1; echo "rc=$?"
+### sed-quit-exit-code-and-append
+printf '1\n2\n' | sed '1{a after
+q}'; printf '1\n2\n' | sed -n '$='

@@ -187,3 +187,15 @@ printf 'echo before\nif then\n' > bad.sh; sh bad.sh; echo "rc=$?"
 echo 'echo from stdin $1' | sh -s arg1; echo 'echo piped' | sh
 ### sh-n-syntax-check
 sh -n -c 'echo should not run'; echo "rc=$?"
+### hostname-uname
+hostname; hostname -s; uname -s; uname -n; uname -m | grep -c .; cat /etc/hostname
+### id-forms-2
+id -u root; id -g root; id -un 0 2>&1; echo "rc=$?"; id -Gn; id -nu; whoami; groups; groups root 2>&1
+### passwd-group-parsing
+awk -F: '$3 == 0 {print $1, $6, $7}' /etc/passwd; grep -c . /etc/group | grep -c .; cut -d: -f1 /etc/passwd | head -3
+### env-u-and-i-forms
+env -u PATH sh -c 'echo "${PATH-unset}"' 2>&1; env -i A=1 B=2 env | sort; env -i sh -c 'echo "[$HOME][$PATH]"'; env - X=1 env
+### nproc-and-free-shapes
+nproc | grep -c '^[0-9]'; free | head -1 | tr -s ' ' | cut -d' ' -f2-4
+### sh-login-vars
+echo "$HOME $PWD" ; echo "${SHLVL}"; sh -c 'echo $SHLVL'; echo "$0"

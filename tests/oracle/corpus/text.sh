@@ -243,3 +243,23 @@ printf 'abc1\nabc2\nabd\n' | uniq -w3; printf 'x-a\ny-a\n' | uniq -s2; printf 'a
 seq -1 -0.5 -3; seq 1.5 3; seq -w -3 1; seq 5 -1.5 1
 ### wc-L-and-files-total
 printf 'abc\nde\n' > w1; printf 'xyzzy\n' > w2; wc -L w1 w2; wc -lc w1; wc -m w2
+### cut-fields-past-the-end
+for f in 1,2,5 1,5- 2,5 1,2,5,9- 3 2- 1-3 5,1; do echo 'a b' | cut -d' ' -f$f | od -c | head -1; done; echo 'a b c' | cut -d' ' -f2,5 | od -c | head -1
+### cut-fields-forms-3
+printf 'a:b:c\nnone\n::\n:x\n' > cf; cut -d: -f2 cf; cut -d: -f1,3 cf; cut -s -d: -f2- cf; cut -d: -f3- cf; cut -d: -D -f3,1 cf; cut -F1 cf 2>&1 | head -2
+### cut-F-regex
+printf 'a  b   c\n  lead x\n' | cut -F2; printf 'a  b   c\n' | cut -F1,3; printf 'a1b22c\n' | cut -d'[0-9]+' -F2 2>&1; printf 'a,b\n' | cut -F2 -d, 
+### xargs-forms-3
+printf 'a\nb\nc\n' | xargs -n1 sh -c 'echo "[$0]"'; printf 'a b\n' | xargs -I X echo X-X; printf '1 2 3\n' | xargs -n 2; printf 'x\nSTOP\ny\n' | xargs -E STOP echo; printf "'a b' \"c d\" e\\ f\n" | xargs -n1 echo
+### xargs-exit-codes
+echo a | xargs false; echo "rc=$?"; echo a | xargs sh -c 'exit 255'; echo "rc=$?"; echo a | xargs sh -c 'kill -TERM $$'; echo "rc=$?"
+### xargs-t-and-empty
+printf 'a\n' | xargs -t echo 2>&1; printf '' | xargs echo "[empty]"; printf '\n\n' | xargs echo x
+### xargs-s-and-x
+printf 'aaaa bbbb cccc\n' | xargs -s 15 echo; printf 'aaaaaaaaaaaaaaaaaaaa\n' | xargs -s 10 -x echo 2>&1; echo "rc=$?"
+### xargs-size-limits
+printf 'aaaaaaaaaaaaaaaaaaaa b\n' | xargs -s 10 echo; echo "rc=$?"; printf 'a b c d e\n' | xargs -s 9 echo; printf 'a b\n' | xargs -s 3 echo; echo "rc=$?"; printf 'a b c\n' | xargs -n 2 -s 9 echo; printf 'x\n' | xargs -s abc echo; echo "rc=$?"; printf 'b aaaaaaaaaaaaaaaaaaaa\n' | xargs -s 10 echo; echo "rc=$?"
+### xargs-eof-strings
+printf 'x STOP y\n' | xargs -e echo; printf 'x STOP y\n' | xargs -eSTOP echo; printf 'x\nSTOP\ny\n' | xargs -E STOP echo; printf 'STOP\n' | xargs -E STOP echo none
+### xargs-child-exit-codes
+echo a | xargs sh -c 'exit 130'; echo "rc=$?"; echo a | xargs sh -c 'exit 3'; echo "rc=$?"
