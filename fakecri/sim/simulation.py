@@ -1,12 +1,11 @@
 """The container simulation of one node: what each container's program does and what a
 command inside a container sees.
 
-`Simulation` answers the engine's `Programs` port (a container's plan, its CPU use), runs
-exec commands, takes a container's own command on live when it is given input, looks at its
-files after its start or reaches the network (handing its network steps to its owner), runs
-delivers a stop's SIGTERM into a shell that traps it, and knows what is inside each container
-(its image's content, its userland, its processes, the servers its program runs and the
-sockets they listen on). It reads the engine through a `RuntimeView` and the host
+`Simulation` answers the engine's `Programs` port (a container's plan, its CPU use), runs exec
+commands, takes a container's own command on live when it is given input, looks at its files
+after its start or reaches the network (handing its network steps to its owner), delivers a
+stop's SIGTERM into a shell that traps it, and knows what is inside each container (its
+image's content, its userland, its processes, the servers its program runs and their sockets). It reads the engine through a `RuntimeView` and the host
 through a `HostView`; it changes neither: what it decides (a line written, an exit) comes
 back as values for its owner to apply.
 

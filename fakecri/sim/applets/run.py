@@ -162,7 +162,8 @@ def timeout(args: list[str], io: Io) -> Process:
     # that process: it sends the signal into it after the seconds (a shell may trap it), and KILL
     # `-k` seconds later if it still runs. One that dies of the signal returns KILLED | 128+N.
     inbox = Inbox()
-    inner = schedule(run_argv(o.operands[1:], replace(io, inbox=inbox, exec_by="timeout")), wait_for_jobs=False, inbox=inbox)
+    inner = schedule(run_argv(o.operands[1:], replace(io, inbox=inbox, exec_by="timeout")), wait_for_jobs=False,
+                     inbox=inbox)
     left: int | None = limit
     signalled = False
     try:
