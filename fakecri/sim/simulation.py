@@ -5,9 +5,9 @@ command inside a container sees.
 commands, takes a container's own command on live when it is given input, looks at its files
 after its start or reaches the network (handing its network steps to its owner), delivers a
 stop's SIGTERM into a shell that traps it, and knows what is inside each container (its
-image's content, its userland, its processes, the servers its program runs and their sockets). It reads the engine through a `RuntimeView` and the host
-through a `HostView`; it changes neither: what it decides (a line written, an exit) comes
-back as values for its owner to apply.
+image's content, its userland, its processes, the servers its program runs and their sockets).
+It reads the engine through a `RuntimeView` and the host through a `HostView`; it changes
+neither: what it decides (a line written, an exit) comes back as values for its owner to apply.
 
 Per-container state lives in one `Inside` per container, made on first need and dropped
 by `forget` when the container is removed.
