@@ -167,7 +167,6 @@ class NoRegistry:
 
 IMAGE_FS_MOUNTPOINT = "/var/lib/fakecri/images"
 BYTES_PER_INODE = 16 * 1024  # a plausible average file size inside an image
-_ID_RE = re.compile(r"sha256:[0-9a-f]{64}")
 _HEX_RE = re.compile(r"(?:sha256:)?[0-9a-f]+")
 
 
@@ -263,7 +262,7 @@ class ImageStore:
 
     def status(self, ref_or_id: str) -> Image | None:
         """The image a tag, digest reference, id or unique id prefix names, or None."""
-        if _ID_RE.fullmatch(ref_or_id):
+        if _SHA256_RE.fullmatch(ref_or_id):
             return self._images.get(ref_or_id)
         if len(ref_or_id) == 64 and _HEX_RE.fullmatch(ref_or_id):
             return self._images.get("sha256:" + ref_or_id)
@@ -355,7 +354,7 @@ class ImageStore:
         loaded: dict[str, Image] = {}
         for i, d in enumerate(items):
             img = from_data(Image, d, f"{where}.images[{i}]")
-            if not _ID_RE.fullmatch(img.id) or img.id in loaded or img.size <= 0:
+            if not _SHA256_RE.fullmatch(img.id) or img.id in loaded or img.size <= 0:
                 raise InvalidArgument(f"{where}.images[{i}]: a bad or repeated id, or a size <= 0")
             loaded[img.id] = img
         self.clear()
